@@ -1,0 +1,213 @@
+"""Reading a dump's bytes into JSON values: one object, a JSON array, JSON Lines, or SSE text.
+
+Every way a dump can be unreadable ends here in one :class:`DumpError` that names what is wrong.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeview.core.errors import DumpError
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+SSE_FIELD_LINE = re.compile(r"^(data|event|id|retry)?:")
+
+# Signatures of files people save by mistake instead of the response body.
+_BINARY_SIGNATURES = {
+    b"%PDF": "a PDF document",
+    b"\x89PNG": "a PNG image",
+    b"\xff\xd8\xff": "a JPEG image",
+    b"GIF8": "a GIF image",
+    b"PK\x03\x04": "a ZIP archive (or an Office document)",
+    b"\x1f\x8b": "a gzip-compressed file",
+}
+
+
+@dataclass
+class FramedDump:
+    """The JSON values of a dump, in order, and how they were laid out."""
+
+    framing: str  # "json" | "json-array" | "jsonl" | "sse"
+    values: list[Any]
+    event_names: list[str | None] = field(default_factory=list)  # SSE `event:` names, parallel to values
+    done_marker: bool = False  # an SSE `data: [DONE]` line was seen
+    cut_off: bool = False  # the last event was cut off mid-way and dropped
+
+
+def read_dump(raw: bytes) -> FramedDump:
+    text = decode_dump_text(raw)
+    stripped = text.lstrip()
+    if stripped.startswith("<"):
+        raise DumpError(
+            "html",
+            "This is an HTML page, not an API response. Save the response body (JSON or the event "
+            "stream) rather than the web page that showed it.",
+        )
+    if _looks_like_sse(stripped):
+        return _read_sse(text)
+    if stripped[:1] in ("{", "["):
+        return _read_json_or_jsonl(text)
+    raise DumpError(
+        "invalid_json",
+        f"This is not JSON, JSON Lines or an event stream: it starts with {_preview(stripped)}.",
+    )
+
+
+def decode_dump_text(raw: bytes) -> str:
+    if not raw.strip():
+        raise DumpError("empty", "The dump is empty: paste or upload a saved API response.")
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise DumpError("not_utf8", "The dump is UTF-16 text; citeview reads UTF-8. Save it as UTF-8 and try again.")
+    for signature, what in _BINARY_SIGNATURES.items():
+        if raw.startswith(signature):
+            raise DumpError("binary", f"This is {what}, not a saved API response.")
+    if b"\x00" in raw[:8192]:
+        raise DumpError("binary", "The dump contains binary data (NUL bytes), not a saved API response.")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = raw[exc.start]
+        raise DumpError(
+            "not_utf8",
+            f"The dump is not valid UTF-8 (byte 0x{bad:02x} at offset {exc.start}). Save it as UTF-8: "
+            "Shift_JIS, EUC-JP and other encodings are not read.",
+        ) from None
+    return text.removeprefix("\ufeff")  # a UTF-8 byte-order mark carries no content
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` that refuses what JSON does not allow and Python accepts (NaN, duplicate keys)."""
+    return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_refuse_duplicate_keys)
+
+
+def json_error(exc: Exception, text: str, where: str = "The JSON") -> DumpError:
+    if isinstance(exc, RecursionError):
+        return DumpError("too_deep", f"{where} is nested too deeply to read (thousands of levels).")
+    if isinstance(exc, json.JSONDecodeError):
+        # A string never closed runs to the end of the input: that is a cut, not a typo.
+        if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+            return DumpError(
+                "truncated_json",
+                f"{where} ends too early (line {exc.lineno}, column {exc.colno}): the dump looks cut off.",
+            )
+        return DumpError(
+            "invalid_json", f"{where} is not valid at line {exc.lineno}, column {exc.colno}: {exc.msg}."
+        )
+    return DumpError("invalid_json", f"{where} is not valid: {exc}.")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {key!r} appears twice in one object")
+            seen.add(key)
+    return obj
+
+
+def _read_json_or_jsonl(text: str) -> FramedDump:
+    try:
+        value = loads_strict(text)
+    except (ValueError, RecursionError) as exc:
+        lines = [ln for ln in LINE_BREAK.split(text) if ln.strip()]
+        if len(lines) > 1 and _parses_alone(lines[0]):
+            return _read_jsonl(lines)
+        raise json_error(exc, text) from None
+    if isinstance(value, list):
+        if not value:
+            raise DumpError("unknown_provider", "The JSON array is empty: there is no response in it.")
+        if not all(isinstance(v, dict) for v in value):
+            raise DumpError("unknown_provider", "The JSON array holds values that are not response objects or events.")
+        return FramedDump("json-array", value)
+    return FramedDump("json", [value])
+
+
+def _parses_alone(line: str) -> bool:
+    try:
+        return isinstance(loads_strict(line), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+def _read_jsonl(lines: list[str]) -> FramedDump:
+    values = []
+    for number, line in enumerate(lines, 1):
+        try:
+            values.append(loads_strict(line))
+        except (ValueError, RecursionError) as exc:
+            error = json_error(exc, line, f"Line {number} of the JSON Lines")
+            if number == len(lines) and error.code == "truncated_json":
+                return FramedDump("jsonl", values, cut_off=True)
+            raise error from None
+    return FramedDump("jsonl", values)
+
+
+def _looks_like_sse(stripped: str) -> bool:
+    first_line = LINE_BREAK.split(stripped, maxsplit=1)[0]
+    return bool(SSE_FIELD_LINE.match(first_line))
+
+
+def _read_sse(text: str) -> FramedDump:
+    """Parse SSE as the WHATWG spec reads it: blank line ends an event, ``:`` starts a comment."""
+    dump = FramedDump("sse", [])
+    name: str | None = None
+    data: list[str] = []
+    start_line = 1
+    pending_error: DumpError | None = None
+
+    def dispatch() -> None:
+        nonlocal name, data, pending_error
+        payload = "\n".join(data)
+        event_name = name
+        name, data = None, []
+        if not payload.strip():
+            return
+        if pending_error is not None:  # an unreadable event followed by another one
+            raise pending_error
+        if payload.strip() == "[DONE]":
+            dump.done_marker = True
+            return
+        try:
+            dump.values.append(loads_strict(payload))
+            dump.event_names.append(event_name)
+        except (ValueError, RecursionError) as exc:
+            pending_error = json_error(exc, payload, f"The data of the event at line {start_line}")
+
+    for number, line in enumerate(LINE_BREAK.split(text), 1):
+        if not line:
+            dispatch()
+            continue
+        if line.startswith(":"):
+            continue
+        field_name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if not data and name is None:
+            start_line = number
+        if field_name == "data":
+            data.append(value)
+        elif field_name == "event":
+            name = value
+    dispatch()
+    if pending_error is not None:
+        # Only the last event may be broken, and only by being cut short: that is an incomplete stream.
+        if pending_error.code != "truncated_json":
+            raise pending_error
+        dump.cut_off = True
+    if not dump.values:
+        raise DumpError("invalid_sse", "The event stream holds no events with JSON data.")
+    return dump
+
+
+def _preview(text: str, limit: int = 24) -> str:
+    head = text[:limit]
+    return repr(head + ("…" if len(text) > limit else ""))

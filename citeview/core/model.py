@@ -1,0 +1,147 @@
+"""The normalised citation model and its contract JSON (``../shared/docs/normalized-json.md``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+CONTRACT_VERSION = 1
+
+SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass
+class Source:
+    key: str
+    kind: str  # "web" | "document" | "file"
+    url: str | None = None
+    title: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "kind": self.kind, "url": self.url, "title": self.title, "extra": self.extra}
+
+
+@dataclass
+class Citation:
+    start: int
+    end: int
+    source_keys: list[str]
+    marker: str | None = None
+    cited_text: str | None = None
+    location: dict[str, Any] | None = None
+    confidence: list[float] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "marker": self.marker,
+            "source_keys": list(self.source_keys),
+            "cited_text": self.cited_text,
+            "location": self.location,
+            "confidence": self.confidence,
+        }
+
+
+@dataclass
+class Marker:
+    """A citation marker in the text that points at no source."""
+
+    marker: str
+    ref: str
+    start: int
+    end: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"marker": self.marker, "ref": self.ref, "start": self.start, "end": self.end}
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    severity: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "severity": self.severity, "message": self.message, "details": self.details}
+
+
+@dataclass
+class SearchBatch:
+    """One search the provider ran, as received: its queries and the sources it returned."""
+
+    queries: list[str]
+    source_keys: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"queries": list(self.queries), "source_keys": list(self.source_keys)}
+
+
+@dataclass
+class Response:
+    provider: str
+    api: str
+    streamed: bool
+    id: str | None = None
+    model: str | None = None
+    status: str = "incomplete"  # "completed" | "incomplete" | "failed"
+    status_detail: str | None = None
+    text: str = ""
+    sources: list[Source] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    unresolved: list[Marker] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    searches: list[SearchBatch] = field(default_factory=list)
+
+    def diagnose(self, code: str, severity: str, message: str, **details: Any) -> None:
+        self.diagnostics.append(Diagnostic(code, severity, message, details))
+
+    def mark_failed(self, error: Any) -> None:
+        message = error.get("message") if isinstance(error, dict) else None
+        self.status = "failed"
+        self.status_detail = str(message) if message else "the provider reported a failure without a message"
+        self.diagnose(
+            "failed_response",
+            "error",
+            f"The response failed: {self.status_detail}.",
+            error=error if isinstance(error, dict) else None,
+        )
+
+    def mark_incomplete(self, detail: str) -> None:
+        self.status = "incomplete"
+        self.status_detail = detail
+        self.diagnose("incomplete_response", "warning", f"The response is incomplete: {detail}.")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "api": self.api,
+            "streamed": self.streamed,
+            "id": self.id,
+            "model": self.model,
+            "status": self.status,
+            "status_detail": self.status_detail,
+            "text": self.text,
+            "sources": [s.to_json() for s in self.sources],
+            "citations": [c.to_json() for c in self.citations],
+            "unresolved": [m.to_json() for m in self.unresolved],
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "searches": [b.to_json() for b in self.searches],
+        }
+
+
+@dataclass
+class ParsedDump:
+    sha256: str
+    size: int
+    framing: str
+    responses: list[Response]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "citeview": CONTRACT_VERSION,
+            "dump": {"sha256": self.sha256, "bytes": self.size, "framing": self.framing},
+            "responses": [r.to_json() for r in self.responses],
+        }

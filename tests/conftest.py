@@ -1,0 +1,59 @@
+"""Shared test helpers: the real recorded fixtures beside the project, our own small dumps, people."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]
+OWN_FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SHARED_FIXTURES = PROJECT_DIR.parent / "shared" / "fixtures"
+
+
+def real_fixtures(provider: str) -> list[Path]:
+    """Every recorded dump of a provider in ../shared/fixtures.
+
+    They are required in CI: a missing folder there fails the run instead of skipping silently.
+    """
+    folder = SHARED_FIXTURES / provider
+    if not folder.is_dir():
+        if os.environ.get("CI") == "true":
+            raise RuntimeError(f"CI=true but the real fixtures are missing: {folder}")
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix in (".json", ".sse"))
+
+
+def fixture_ids(paths: list[Path]) -> list[str]:
+    return [p.name for p in paths]
+
+
+def own_fixture(name: str) -> bytes:
+    return (OWN_FIXTURES / name).read_bytes()
+
+
+def sse(*events: dict[str, Any], named: bool = True, done: bool = False, newline: str = "\n") -> bytes:
+    """A stream as a provider sends it: `event:` + `data:` lines, a blank line after each event."""
+    lines = []
+    for event in events:
+        if named and "type" in event:
+            lines.append(f"event: {event['type']}")
+        lines.append("data: " + json.dumps(event, ensure_ascii=False))
+        lines.append("")
+    if done:
+        lines += ["data: [DONE]", ""]
+    return (newline.join(lines) + newline).encode("utf-8")
+
+
+@pytest.fixture
+def editor(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(username="hanako", password="a-long-test-password")
+
+
+@pytest.fixture
+def editor_client(client: Any, editor: Any) -> Any:
+    client.force_login(editor)
+    return client

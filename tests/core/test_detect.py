@@ -1,0 +1,59 @@
+"""Detecting provider and API from content, and keeping responses apart."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from citeview.core.errors import DumpError
+from citeview.core.parse import parse_dump
+from tests.builders import agent_created, agent_deltas, agent_object, sonar_object
+from tests.conftest import own_fixture, sse
+
+
+def test_two_responses_never_share_a_number_space():
+    doc = parse_dump(own_fixture("agent-two-responses.jsonl")).to_json()
+    first, second = doc["responses"]
+    assert first["sources"][0]["url"] == "https://example.org/canberra"
+    assert second["sources"][0]["url"] == "https://example.org/wellington"
+    assert not any(d["code"] == "source_conflict" for r in doc["responses"] for d in r["diagnostics"])
+
+
+def test_two_streams_in_one_dump_are_two_responses():
+    raw = sse(agent_created(), *agent_deltas("One.")) + sse(agent_created(), *agent_deltas("Two."))
+    assert [r["text"] for r in parse_dump(raw).to_json()["responses"]] == ["One.", "Two."]
+
+
+def test_sonar_and_agent_are_told_apart_by_content():
+    assert parse_dump(json.dumps(sonar_object("x", [])).encode()).responses[0].api == "perplexity.sonar"
+    assert parse_dump(json.dumps(agent_object("x", [])).encode()).responses[0].api == "perplexity.agent"
+
+
+def test_an_openai_responses_body_is_recognised_and_declined_clearly():
+    body = {"id": "resp_68e6a1b2c3", "object": "response", "status": "completed", "output": []}
+    with pytest.raises(DumpError) as caught:
+        parse_dump(json.dumps(body).encode())
+    assert caught.value.code == "unsupported_provider" and "OpenAI Responses" in caught.value.message
+
+
+def test_a_forced_provider_reads_the_shape_as_that_provider():
+    body = {"id": "resp_68e6a1b2c3", "object": "response", "status": "completed",
+            "output": [{"type": "message", "content": [{"type": "output_text", "text": "Hi"}]}]}
+    assert parse_dump(json.dumps(body).encode(), provider="perplexity").responses[0].api == "perplexity.agent"
+    with pytest.raises(DumpError) as caught:
+        parse_dump(json.dumps(body).encode(), provider="gemini")
+    assert caught.value.code == "unknown_provider"
+
+
+def test_the_contract_json_has_exactly_the_documented_fields():
+    doc = parse_dump(own_fixture("agent-seed-incomplete.sse")).to_json()
+    assert set(doc) == {"citeview", "dump", "responses"} and doc["citeview"] == 1
+    assert set(doc["dump"]) == {"sha256", "bytes", "framing"}
+    response = doc["responses"][0]
+    assert {"provider", "api", "streamed", "id", "model", "status", "status_detail", "text", "sources",
+            "citations", "unresolved", "diagnostics"} <= set(response)
+    assert set(response["sources"][0]) == {"key", "kind", "url", "title", "extra"}
+    assert set(response["citations"][0]) == {"start", "end", "marker", "source_keys", "cited_text", "location", "confidence"}
+    assert set(response["diagnostics"][0]) == {"code", "severity", "message", "details"}
+    json.dumps(doc)  # serialisable as it is

@@ -1,0 +1,79 @@
+"""Reading a dump's framing, and the clear error for each kind of unreadable input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from citeview.core.errors import DumpError
+from citeview.core.framing import read_dump
+from citeview.core.parse import parse_dump
+from tests.builders import agent_created, agent_deltas, sonar_object
+from tests.conftest import own_fixture, sse
+
+
+def error_of(raw: bytes) -> DumpError:
+    with pytest.raises(DumpError) as caught:
+        parse_dump(raw)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    ("raw", "code", "words"),
+    [
+        (b"", "empty", "empty"),
+        (b"  \n\t ", "empty", "empty"),
+        ("{\"a\": \"日本\"}".encode("shift_jis"), "not_utf8", "Shift_JIS"),
+        ("{}".encode("utf-16"), "not_utf8", "UTF-16"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "binary", "PNG"),
+        (b"{\x00\x00\x01", "binary", "binary"),
+        (b"<!DOCTYPE html><html><body>Perplexity</body></html>", "html", "HTML page"),
+        (b'{"id": "resp_1", "output": [', "truncated_json", "cut off"),
+        (b'{"id": 1,, }', "invalid_json", "line 1, column 10"),
+        (b"[" * 100_000 + b"]" * 100_000, "too_deep", "nested too deeply"),
+        (b'{"choices": [], "x": NaN}', "invalid_json", "NaN"),
+        (b'{"id": "a", "id": "b"}', "invalid_json", "'id' appears twice"),
+        (b'{"hello": "world"}', "unknown_provider", "keys hello"),
+        (b"[1, 2, 3]", "unknown_provider", "not response objects"),
+        (b"just some words", "invalid_json", "not JSON"),
+        (b'{"type": "message", "role": "assistant", "content": []}', "unsupported_provider", "Anthropic Messages"),
+        (b"data: {not json}\n\ndata: {}\n\n", "invalid_json", "line 1"),
+    ],
+)
+def test_unreadable_dumps_get_an_error_that_says_what_is_wrong(raw: bytes, code: str, words: str):
+    error = error_of(raw)
+    assert error.code == code
+    assert words in error.message
+
+
+def test_a_dump_over_the_limit_is_refused_before_reading():
+    with pytest.raises(DumpError) as caught:
+        parse_dump(b"{}" * 10, max_bytes=19)
+    assert caught.value.code == "too_large" and "19" in caught.value.message
+    assert parse_dump(json.dumps(sonar_object("x", [])).encode(), max_bytes=10_000).responses
+
+
+def test_sse_with_crlf_comments_and_done_is_read():
+    framed = read_dump(own_fixture("sonar-stream-full-mode-crlf.sse"))
+    assert framed.framing == "sse" and framed.done_marker and len(framed.values) == 3
+
+
+def test_sse_data_split_over_several_lines_is_one_event():
+    framed = read_dump(b'event: x\ndata: {"type":\ndata: "response.created"}\n\n')
+    assert framed.values == [{"type": "response.created"}]
+    assert framed.event_names == ["x"]
+
+
+def test_a_stream_cut_off_mid_event_keeps_what_came_before():
+    raw = sse(agent_created(), *agent_deltas("前半[1]")) + b'data: {"type": "response.output_text.delta", "del'
+    doc = parse_dump(raw).to_json()
+    response = doc["responses"][0]
+    assert response["text"] == "前半[1]" and response["status"] == "incomplete"
+    assert any(d["code"] == "truncated_event" for d in response["diagnostics"])
+
+
+def test_jsonl_and_json_arrays_are_named_as_such():
+    assert read_dump(own_fixture("agent-two-responses.jsonl")).framing == "jsonl"
+    assert read_dump(b'[{"a": 1}]').framing == "json-array"
+    assert read_dump(b'\xef\xbb\xbf{"a": 1}').framing == "json"  # a UTF-8 byte-order mark is no content
