@@ -1,0 +1,58 @@
+"""Steps every parser shares once it has a response's text and sources."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from citeview.core.links import is_safe_http_url
+from citeview.core.markers import MarkerMatch, find_markers
+from citeview.core.model import Citation, Marker, Response
+
+
+def cite_markers(
+    response: Response,
+    resolve: Callable[[MarkerMatch], list[str]],
+    explain_unresolved: Callable[[MarkerMatch], str],
+) -> list[MarkerMatch]:
+    """Turn every marker in ``response.text`` into a citation, or an unresolved marker when it
+    resolves to no source (never to a guessed one). Returns the markers found."""
+    markers = find_markers(response.text)
+    for marker in markers:
+        keys = resolve(marker)
+        if keys:
+            response.citations.append(Citation(marker.start, marker.end, keys, marker=marker.text))
+            continue
+        response.unresolved.append(Marker(marker.text, marker.ref, marker.start, marker.end))
+        response.diagnose(
+            "unresolved_marker",
+            "warning",
+            explain_unresolved(marker),
+            marker=marker.text,
+            ref=marker.ref,
+            start=marker.start,
+            end=marker.end,
+        )
+    return markers
+
+
+def add_source_checks(response: Response) -> None:
+    """Order citations and flag sources a reviewer should know about: unsafe links, never cited."""
+    response.citations.sort(key=lambda c: (c.start, c.end))
+    response.unresolved.sort(key=lambda m: m.start)
+    cited = {key for citation in response.citations for key in citation.source_keys}
+    for source in response.sources:
+        if source.url is not None and not is_safe_http_url(source.url):
+            response.diagnose(
+                "unsafe_url",
+                "warning",
+                f"Source {source.key} has a URL that is not a plain http(s) link; it is shown as text, not as a link.",
+                key=source.key,
+                url=source.url,
+            )
+        if source.key not in cited:
+            response.diagnose(
+                "unused_source",
+                "info",
+                f"Source {source.key} was offered but the answer never cites it.",
+                key=source.key,
+            )

@@ -1,0 +1,30 @@
+"""Which URLs from a dump may become clickable links."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from urllib.parse import urlsplit
+
+# Whitespace and invisible characters browsers drop from a URL (``javascript\u200b:`` was a real bypass).
+_INVISIBLE = re.compile(r"[\s\u00ad\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
+
+
+def is_safe_http_url(url: object) -> bool:
+    """True only for an absolute ``http``/``https`` URL with a host, as the browser would read it."""
+    if not isinstance(url, str) or not url:
+        return False
+    if _INVISIBLE.search(url) or any(unicodedata.category(ch) == "Cc" for ch in url):
+        return False
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and url[:5].lower() in ("http:", "https")
+
+
+def url_domain(url: str | None) -> str | None:
+    if not is_safe_http_url(url):
+        return None
+    host = urlsplit(url).hostname or ""  # type: ignore[arg-type]
+    return host.removeprefix("www.") or None

@@ -1,0 +1,16 @@
+"""One module per provider; each API's parser is registered here, by API name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from citeview.core.model import Response
+from citeview.core.providers import perplexity
+
+Parser = Callable[[list[dict[str, Any]], bool], Response]
+
+PARSERS: dict[str, Parser] = {
+    "perplexity.agent": perplexity.parse_agent,
+    "perplexity.sonar": perplexity.parse_sonar,
+}

@@ -1,0 +1,267 @@
+"""Perplexity: the Agent API (Responses-style, ``perplexity.agent``) and Sonar (chat completions).
+
+Both write ``[N]`` markers into the answer; the Agent API's N is a search result's ``id``, Sonar's
+N is a 1-based position in ``citations`` (``../shared/docs/provider-formats.md`` §1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeview.core.citing import cite_markers
+from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, str_or_none, strings_in
+from citeview.core.model import Response, SearchBatch
+from citeview.core.sources import SourceTable
+
+RESULT_EXTRA_FIELDS = ("snippet", "date", "last_updated", "source")
+
+# Agent stream events that carry nothing the reader needs beyond what other events already give.
+_AGENT_QUIET_EVENTS = {
+    "response.in_progress",
+    "response.output_item.added",
+    "response.content_part.added",
+    "response.content_part.done",
+    "response.reasoning.started",
+    "response.reasoning.stopped",
+    "response.reasoning.fetch_url_queries",
+    "response.skill.loaded",
+}
+
+
+# --- Agent API -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _AgentState:
+    """What an Agent stream has delivered so far."""
+
+    deltas: dict[tuple[int, int], list[str]] = field(default_factory=dict)
+    done_texts: dict[tuple[int, int], str] = field(default_factory=dict)
+    queries_by_call: dict[str, list[str]] = field(default_factory=dict)
+    event_batches: list[SearchBatch] = field(default_factory=list)
+    item_batches: list[SearchBatch] = field(default_factory=list)
+    final: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    unknown_types: list[str] = field(default_factory=list)
+
+
+def parse_agent(values: list[dict[str, Any]], streamed: bool) -> Response:
+    response = Response("perplexity", "perplexity.agent", streamed)
+    table = SourceTable(response)
+    if streamed:
+        _read_agent_stream(response, table, values)
+    else:
+        _read_agent_object(response, table, values[0], response.searches)
+        _set_agent_status(response, values[0])
+    markers = cite_markers(
+        response,
+        lambda m: table.keys_for(m.ref),
+        lambda m: f"{m.text} points at no search result: no result has id {m.ref}.",
+    )
+    if any(m.is_web for m in markers):
+        response.diagnose(
+            "web_marker_reading",
+            "info",
+            "[web:N] markers were resolved by search result id. Some clients read N as a position in the "
+            "list of all results instead; the two readings agree only with a single search.",
+        )
+    return response
+
+
+def _read_agent_object(
+    response: Response, table: SourceTable, obj: dict[str, Any], batches: list[SearchBatch]
+) -> None:
+    response.id = obj.get("id") or response.id
+    response.model = obj.get("model") or response.model
+    parts = []
+    for item in dicts_in(obj.get("output")):
+        kind = item.get("type")
+        if kind == "search_results":
+            batches.append(_add_search_results(table, item.get("results"), item.get("queries")))
+        elif kind == "fetch_url_results":
+            _add_fetched_pages(table, item.get("contents"))
+        elif kind == "message":
+            parts.append("".join(_output_texts(item)))
+    if parts:
+        response.text = "\n\n".join(parts)
+
+
+def _set_agent_status(response: Response, obj: dict[str, Any]) -> None:
+    status = obj.get("status")
+    if status == "completed":
+        response.status = "completed"
+    elif status == "failed":
+        response.mark_failed(obj.get("error"))
+    else:
+        response.mark_incomplete(f"status {status}" if status else "the response has no status")
+
+
+def _read_agent_stream(response: Response, table: SourceTable, events: list[dict[str, Any]]) -> None:
+    state = _AgentState()
+    for event in events:
+        _read_agent_event(response, table, state, event)
+    final = state.final
+    if final is not None:
+        _read_agent_object(response, table, final, state.item_batches)
+    if not response.text:
+        response.text = _joined_stream_text(state)
+    response.searches = state.event_batches or state.item_batches
+    if state.error is not None:
+        response.mark_failed(state.error)
+    elif final is not None:
+        _set_agent_status(response, final)
+    else:
+        response.mark_incomplete("stream ended without response.completed")
+    for kind in state.unknown_types:
+        response.diagnose("unknown_event", "info", f"The stream has events of a type citeview does not know: {kind}.", type=kind)
+
+
+def _read_agent_event(response: Response, table: SourceTable, state: _AgentState, event: dict[str, Any]) -> None:
+    kind = event.get("type")
+    if kind in ("response.created", "response.in_progress"):
+        inner = dict_or_empty(event.get("response"))
+        response.id = response.id or inner.get("id")
+        response.model = inner.get("model") or response.model
+    elif kind == "response.reasoning.search_queries":
+        state.queries_by_call[str(event.get("call_id"))] = strings_in(event.get("queries"))
+    elif kind == "response.reasoning.search_results":
+        queries = state.queries_by_call.get(str(event.get("call_id")), [])
+        state.event_batches.append(_add_search_results(table, event.get("results"), queries))
+    elif kind == "response.reasoning.fetch_url_results":
+        _add_fetched_pages(table, event.get("contents"))
+    elif kind == "response.output_item.done":
+        item = dict_or_empty(event.get("item"))
+        if item.get("type") == "search_results":
+            state.item_batches.append(_add_search_results(table, item.get("results"), item.get("queries")))
+        elif item.get("type") == "fetch_url_results":
+            _add_fetched_pages(table, item.get("contents"))
+    elif kind == "response.output_text.delta":
+        state.deltas.setdefault(_part_of(event), []).append(str(event.get("delta") or ""))
+    elif kind == "response.output_text.done" and isinstance(event.get("text"), str):
+        state.done_texts[_part_of(event)] = event["text"]
+    elif kind == "response.completed" and isinstance(event.get("response"), dict):
+        state.final = event["response"]
+    elif kind == "response.failed":
+        state.error = dict_or_empty(event.get("error"))
+    elif kind == "error":
+        state.error = event
+    elif kind not in _AGENT_QUIET_EVENTS and kind not in state.unknown_types:
+        state.unknown_types.append(str(kind))
+
+
+def _joined_stream_text(state: _AgentState) -> str:
+    """The answer as streamed: per text part its ``done`` text, else its deltas, parts in order."""
+    messages: dict[int, list[str]] = {}
+    for part in sorted(set(state.deltas) | set(state.done_texts)):
+        text = state.done_texts.get(part, "".join(state.deltas.get(part, [])))
+        messages.setdefault(part[0], []).append(text)
+    return "\n\n".join("".join(parts) for _, parts in sorted(messages.items()))
+
+
+def _part_of(event: dict[str, Any]) -> tuple[int, int]:
+    return (int_or_zero(event.get("output_index")), int_or_zero(event.get("content_index")))
+
+
+def _add_search_results(table: SourceTable, results: Any, queries: Any) -> SearchBatch:
+    keys = []
+    for position, result in enumerate(dicts_in(results), 1):
+        result_id = result.get("id")
+        # Results are keyed by their id, never by position; one without an id cannot be cited.
+        key = str(result_id) if result_id is not None else f"unnumbered-{position}"
+        extra = {name: result.get(name) for name in RESULT_EXTRA_FIELDS}
+        keys.append(table.add(key, kind="web", url=str_or_none(result.get("url")), title=str_or_none(result.get("title")), extra=extra))
+    return SearchBatch(strings_in(queries), keys)
+
+
+def _add_fetched_pages(table: SourceTable, contents: Any) -> None:
+    for position, page in enumerate(dicts_in(contents), 1):
+        url = str_or_none(page.get("url"))
+        table.add(f"fetched-{url or position}", kind="web", url=url, title=str_or_none(page.get("title")), extra={"snippet": page.get("snippet"), "fetched": True})
+
+
+def _output_texts(message: dict[str, Any]) -> list[str]:
+    return [str(part.get("text") or "") for part in dicts_in(message.get("content")) if part.get("type") == "output_text"]
+
+
+# --- Sonar (chat completions) --------------------------------------------------------------------
+
+
+def parse_sonar(values: list[dict[str, Any]], streamed: bool) -> Response:
+    response = Response("perplexity", "perplexity.sonar", streamed)
+    table = SourceTable(response)
+    finish_reason = None
+    messages: list[str] = []
+    deltas: list[str] = []
+    search_results: list[dict[str, Any]] = []
+    for chunk in values:
+        response.id = response.id or str_or_none(chunk.get("id"))
+        response.model = str_or_none(chunk.get("model")) or response.model
+        # Streams repeat (or grow) the list in every chunk; a changed URL at a position is a conflict.
+        for position, url in enumerate(strings_in(chunk.get("citations")), 1):
+            table.add(str(position), kind="web", url=url, title=None)
+        search_results.extend(dicts_in(chunk.get("search_results")))
+        choice = _first_choice(chunk)
+        message_text = _content_text((choice.get("message") or {}).get("content"))
+        if message_text is not None:
+            messages.append(message_text)
+        delta_text = _content_text((choice.get("delta") or {}).get("content"))
+        if delta_text:
+            deltas.append(delta_text)
+        finish_reason = choice.get("finish_reason") or finish_reason
+        if len(chunk.get("choices") or []) > 1 and not streamed:
+            response.diagnose("other_choices", "info", "The response has several choices; citeview shows the first.")
+    # Full-mode streams carry the accumulated text in `message` and the increment in `delta`: use one, never both.
+    response.text = messages[-1] if messages and messages[-1] else "".join(deltas)
+    _attach_search_results(table, response, search_results)
+    _set_sonar_status(response, finish_reason)
+    citation_count = sum(1 for s in response.sources if not s.key.startswith("search-"))
+    cite_markers(
+        response,
+        lambda m: table.keys_for(m.ref),
+        lambda m: f"{m.text} points at no entry in citations (the response lists {citation_count}).",
+    )
+    return response
+
+
+def _attach_search_results(table: SourceTable, response: Response, results: list[dict[str, Any]]) -> None:
+    """Titles and snippets come from ``search_results``, matched by URL (their order is not the citations')."""
+    keys_by_url: dict[str, str] = {}
+    for source in response.sources:
+        if source.url is not None:
+            keys_by_url.setdefault(source.url, source.key)
+    for position, result in enumerate(results, 1):
+        url = str_or_none(result.get("url"))
+        extra = {name: result.get(name) for name in RESULT_EXTRA_FIELDS}
+        title = str_or_none(result.get("title"))
+        if url in keys_by_url:
+            table.add(keys_by_url[url].split("#")[0], kind="web", url=url, title=title, extra=extra)
+        else:
+            keys_by_url[url or f"#{position}"] = table.add(f"search-{position}", kind="web", url=url, title=title, extra=extra)
+
+
+def _set_sonar_status(response: Response, finish_reason: Any) -> None:
+    if finish_reason == "stop":
+        response.status = "completed"
+    elif finish_reason == "length":
+        response.mark_incomplete("finish_reason length: the answer was cut off at the token limit")
+    elif finish_reason:
+        response.mark_incomplete(f"finish_reason {finish_reason}")
+    elif response.streamed:
+        response.mark_incomplete("stream ended without a finish_reason")
+    else:
+        response.mark_incomplete("the response has no finish_reason")
+
+
+def _first_choice(chunk: dict[str, Any]) -> dict[str, Any]:
+    choices = dicts_in(chunk.get("choices"))
+    return next((c for c in choices if c.get("index", 0) == 0), choices[0] if choices else {})
+
+
+def _content_text(content: Any) -> str | None:
+    """``content`` is a string, or a list of typed chunks (``{"type": "text", "text": ...}``)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(c.get("text") or "") for c in dicts_in(content) if c.get("type") in (None, "text"))
+    return None

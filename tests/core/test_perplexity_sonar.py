@@ -1,0 +1,76 @@
+"""The Perplexity Sonar (chat completions) parser."""
+
+from __future__ import annotations
+
+import json
+
+from citeview.core.parse import parse_dump
+from tests.builders import sonar_object
+from tests.conftest import own_fixture, sse
+
+CITES = ["https://example.org/one", "https://example.org/two", "https://example.org/three"]
+
+
+def parse(obj: dict) -> dict:
+    return parse_dump(json.dumps(obj, ensure_ascii=False).encode()).to_json()["responses"][0]
+
+
+def test_a_marker_is_its_position_in_citations():
+    response = parse(sonar_object("A[1] and C[3].", CITES))
+    by_key = {s["key"]: s["url"] for s in response["sources"]}
+    assert [(c["marker"], by_key[c["source_keys"][0]]) for c in response["citations"]] == [
+        ("[1]", CITES[0]), ("[3]", CITES[2])]
+
+
+def test_a_number_past_the_list_is_unresolved():
+    response = parse(sonar_object("A[1] and Z[4].", CITES))
+    assert [m["ref"] for m in response["unresolved"]] == ["4"]
+    assert "lists 3" in next(d["message"] for d in response["diagnostics"] if d["code"] == "unresolved_marker")
+
+
+def test_titles_come_from_search_results_matched_by_url():
+    results = [{"title": "Three", "url": CITES[2], "snippet": "third", "date": "2026-01-02"},
+               {"title": "One", "url": CITES[0]}]
+    response = parse(sonar_object("A[1][3]", CITES, search_results=results))
+    titles = {s["key"]: (s["title"], s["extra"].get("snippet")) for s in response["sources"]}
+    assert titles == {"1": ("One", None), "2": (None, None), "3": ("Three", "third")}
+
+
+def test_finish_reason_decides_completion():
+    assert parse(sonar_object("x", CITES))["status"] == "completed"
+    cut = parse(sonar_object("x", CITES, finish_reason="length"))
+    assert cut["status"] == "incomplete" and "length" in cut["status_detail"]
+    assert parse(sonar_object("x", CITES, finish_reason=None))["status"] == "incomplete"
+
+
+def test_a_full_mode_stream_uses_the_accumulated_message_not_both():
+    response = parse_dump(own_fixture("sonar-stream-full-mode-crlf.sse")).to_json()["responses"][0]
+    assert response["streamed"] is True
+    assert response["text"] == "地震の情報は気象庁が発表します[1][2]。"
+    assert [c["marker"] for c in response["citations"]] == ["[1]", "[2]"]
+    assert response["status"] == "completed"
+
+
+def test_a_delta_only_stream_joins_its_deltas_and_finds_split_markers():
+    chunks = [{"id": "u1", "model": "sonar", "object": "chat.completion.chunk", "citations": CITES,
+               "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": reason}]}
+              for piece, reason in [("Two[", None), ("2", None), ("]", None), ("", "stop")]]
+    response = parse_dump(sse(*chunks, named=False, done=True)).to_json()["responses"][0]
+    assert response["text"] == "Two[2]"
+    assert response["citations"][0]["source_keys"] == ["2"]
+
+
+def test_a_citation_list_that_changes_mid_stream_is_a_conflict():
+    chunks = [{"id": "u1", "model": "sonar", "citations": cites,
+               "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": reason}]}
+              for cites, piece, reason in [(CITES[:2], "See[2]", None), (["https://example.org/one", "https://other.example/2"], "", "stop")]]
+    response = parse_dump(sse(*chunks, named=False)).to_json()["responses"][0]
+    assert [s["key"] for s in response["sources"]] == ["1", "2", "2#2"]
+    assert any(d["code"] == "source_conflict" for d in response["diagnostics"])
+    assert response["citations"][0]["source_keys"] == ["2", "2#2"]
+
+
+def test_content_as_a_list_of_typed_chunks_is_read():
+    obj = sonar_object("", CITES)
+    obj["choices"][0]["message"]["content"] = [{"type": "text", "text": "Part one[1] "}, {"type": "text", "text": "part two."}]
+    assert parse(obj)["text"] == "Part one[1] part two."
