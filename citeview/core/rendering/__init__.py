@@ -1,0 +1,1 @@
+"""Rendering answers to safe HTML: the Markdown renderer, its citation anchors, the sanitiser."""

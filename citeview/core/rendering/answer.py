@@ -1,0 +1,119 @@
+"""A response's answer as sanitised HTML, and the view of its source list, from the contract JSON.
+
+Both work on the normalised JSON (not on parser objects), so a stored result can be re-rendered
+and the page and the stored HTML agree on every generated id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from citeview.core.links import is_safe_http_url, url_domain
+from citeview.core.rendering.markdown import PLACEHOLDER_MARK, Anchor, AnchorLink, placeholder, render_markdown
+from citeview.core.rendering.sanitize import sanitize_html
+
+MAX_RENDERED_CHARS = 200_000  # markdown-it's worst case is ~25 µs a character: cap what we render
+
+
+def response_prefix(index: int) -> str:
+    """The prefix of every id generated for the ``index``-th response of a page."""
+    return f"cv-r{index}"
+
+
+def source_anchor(prefix: str, ordinal: int) -> str:
+    return f"{prefix}-src-{ordinal}"
+
+
+def citation_anchor(prefix: str, index: int) -> str:
+    return f"{prefix}-cite-{index}"
+
+
+def render_answer(response: dict[str, Any], prefix: str) -> str:
+    """The answer's Markdown as sanitised HTML, each citation a link to its source entry."""
+    text = response["text"].replace(PLACEHOLDER_MARK, "\ufffd")  # a dump cannot forge our placeholders
+    truncated = len(text) > MAX_RENDERED_CHARS
+    if truncated:
+        text = text[:MAX_RENDERED_CHARS]
+    ordinals = {source["key"]: n for n, source in enumerate(response["sources"], 1)}
+    titles = {source["key"]: _link_title(source) for source in response["sources"]}
+    conflicts = _conflicting_keys(response)
+    explanations = _unresolved_explanations(response)
+
+    anchors: list[Anchor] = []
+    places: list[tuple[int, int, bool]] = []  # (start, end, replace the span) for each anchor
+    for index, citation in enumerate(response["citations"]):
+        links = [AnchorLink(f"#{source_anchor(prefix, ordinals[k])}", _link_label(citation, k, first=i == 0), titles[k])
+                 for i, k in enumerate(citation["source_keys"]) if k in ordinals]
+        anchors.append(Anchor(citation_anchor(prefix, index), citation["marker"] or "", links,
+                              conflict=any(k in conflicts for k in citation["source_keys"])))
+        places.append((citation["start"], citation["end"], citation["marker"] is not None))
+    for index, marker in enumerate(response["unresolved"]):
+        explanation = explanations.get(marker["start"], f"{marker['marker']} points at no source.")
+        anchors.append(Anchor(f"{prefix}-unresolved-{index}", marker["marker"], explanation=explanation))
+        places.append((marker["start"], marker["end"], True))
+
+    html = render_markdown(_with_placeholders(text, places), anchors)
+    if truncated:
+        html += f'<p class="cv-truncated">The answer is longer than {MAX_RENDERED_CHARS:,} characters; the rest is in the raw dump.</p>'
+    return sanitize_html(html)
+
+
+def source_entries(response: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """What the source list shows for each source, in the response's order."""
+    cited_by: dict[str, list[dict[str, str]]] = {}
+    for index, citation in enumerate(response["citations"]):
+        for key in citation["source_keys"]:
+            cited_by.setdefault(key, []).append({"anchor": citation_anchor(prefix, index), "marker": citation["marker"] or "↩"})
+    conflicts = _conflicting_keys(response)
+    entries = []
+    for ordinal, source in enumerate(response["sources"], 1):
+        extra = dict(source["extra"])
+        entries.append({
+            "anchor": source_anchor(prefix, ordinal),
+            "label": source["key"] if len(source["key"]) <= 8 else str(ordinal),
+            "key": source["key"],
+            "kind": source["kind"],
+            "title": source["title"],
+            "url": source["url"],
+            "link": source["url"] if is_safe_http_url(source["url"]) else None,
+            "domain": url_domain(source["url"]),
+            "snippet": extra.pop("snippet", None),
+            "extra": extra,
+            "cited_by": cited_by.get(source["key"], []),
+            "conflict": source["key"] in conflicts,
+        })
+    return entries
+
+
+def _with_placeholders(text: str, places: list[tuple[int, int, bool]]) -> str:
+    """Replace each marker by its placeholder; put a span citation's placeholder after its span."""
+    pieces = []
+    position = 0
+    for index, (start, end, replace) in sorted(enumerate(places), key=lambda p: (p[1][1], p[1][0])):
+        if start < position or end > len(text):
+            continue  # overlapping or beyond the rendered text: listed with the sources, not placed
+        pieces.append(text[position : start if replace else end])
+        pieces.append(placeholder(index))
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _link_label(citation: dict[str, Any], key: str, *, first: bool) -> str:
+    if first and citation["marker"]:
+        return str(citation["marker"])
+    return f"[{key}]"
+
+
+def _link_title(source: dict[str, Any]) -> str:
+    return " — ".join(part for part in (source["title"], source["url"]) if part)
+
+
+def _conflicting_keys(response: dict[str, Any]) -> set[str]:
+    return {key for d in response["diagnostics"] if d["code"] == "source_conflict" for key in d["details"].get("keys", [])}
+
+
+def _unresolved_explanations(response: dict[str, Any]) -> dict[int, str]:
+    return {d["details"].get("start"): d["message"] for d in response["diagnostics"] if d["code"] == "unresolved_marker"}
+
+

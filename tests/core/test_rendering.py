@@ -1,0 +1,87 @@
+"""The answer as HTML: footnote links, unresolved markers that explain themselves, nothing unsafe."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+
+from citeview.core.parse import parse_dump
+from citeview.core.rendering.answer import render_answer, source_entries
+from citeview.core.rendering.sanitize import sanitize_html
+from tests.builders import agent_object
+from tests.conftest import own_fixture
+
+
+class Elements(HTMLParser):
+    """Every start tag with its attributes, in order."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def find(self, tag: str, **attrs: str) -> list[dict[str, str | None]]:
+        return [a for t, a in self.tags if t == tag and all(a.get(k.replace("_", "-")) == v for k, v in attrs.items())]
+
+
+def rendered(text: str, results: list[tuple[int, str, str]]) -> tuple[str, dict]:
+    response = parse_dump(json.dumps(agent_object(text, results)).encode()).to_json()["responses"][0]
+    return render_answer(response, "cv-r0"), response
+
+
+def test_each_resolved_marker_links_to_its_source_entry():
+    html, response = rendered("東京は首都です[1]。", [(1, "https://example.org/tokyo", "東京")])
+    link = Elements(html).find("a", id="cv-r0-cite-0")[0]
+    assert link["href"] == "#cv-r0-src-1" and "https://example.org/tokyo" in link["title"]
+    entry = source_entries(response, "cv-r0")[0]
+    assert entry["anchor"] == "cv-r0-src-1" and entry["cited_by"] == [{"anchor": "cv-r0-cite-0", "marker": "[1]"}]
+
+
+def test_an_unresolved_marker_is_focusable_and_explains_itself():
+    html, _ = rendered("根拠なし[4]", [])
+    span = Elements(html).find("span", **{"class": "cv-unresolved"})[0]
+    assert span["tabindex"] == "0" and span["aria-describedby"] == "cv-r0-unresolved-0-tip"
+    assert "⚠" in html and "no source" in html and "no result has id 4" in html
+
+
+def test_a_conflicting_number_links_to_both_sources():
+    response = parse_dump(own_fixture("agent-seed-incomplete.sse")).to_json()["responses"][0]
+    html = render_answer(response, "cv-r0")
+    hrefs = [a["href"] for a in Elements(html).find("a") if a.get("href", "").startswith("#")]
+    assert hrefs == ["#cv-r0-src-1", "#cv-r0-src-3", "#cv-r0-src-2"]  # [2] → 2 and 2#2, then [9]
+    assert "cv-cite-conflict" in html
+
+
+def test_markdown_renders_but_raw_html_images_and_unsafe_links_do_not():
+    html, _ = rendered(
+        "**太字** <script>alert(1)</script> ![x](https://t.example/p.png) [a](javascript:alert(1)) "
+        "[b](//evil.example) [ok](https://example.org/ok)", [])
+    tags = Elements(html)
+    assert tags.find("strong") and not tags.find("script") and not tags.find("img")
+    # The image is never loaded (no tracking pixel); its address stays visible as a plain link.
+    assert [a["href"] for a in tags.find("a")] == ["https://t.example/p.png", "https://example.org/ok"]
+    ok = tags.find("a")[1]
+    assert (ok["target"], ok["rel"]) == ("_blank", "noopener noreferrer nofollow")
+    assert "&lt;script&gt;" in html
+
+
+def test_the_text_cannot_forge_a_citation_placeholder():
+    html, _ = rendered("fake [\ufdd00] here[1]", [(1, "https://example.org/a", "A")])
+    assert len(Elements(html).find("sup")) == 1
+
+
+def test_markers_inside_code_render_as_code():
+    html, _ = rendered("`a[1]` b[1]", [(1, "https://example.org/a", "A")])
+    assert "<code>a[1]</code>" in html and html.count("cv-cite-link") == 1
+
+
+def test_the_sanitiser_drops_what_is_not_ours():
+    dirty = ('<p id="login" class="evil" onclick="x()">t</p><a href="javascript:x()">j</a>'
+             '<svg><script>x()</script></svg><span class="cv-tip" style="x">s</span>')
+    clean = Elements(sanitize_html(dirty))
+    assert not any("onclick" in a or "style" in a or a.get("id") == "login" for _, a in clean.tags)
+    assert all(t in ("p", "a", "span") for t, _ in clean.tags)
+    assert clean.find("a")[0].get("href") is None
