@@ -1,0 +1,44 @@
+"""``python manage.py parsedump FILE [--provider NAME]``: the normalised JSON of a dump, on stdout."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+
+from citeview.core.detect import API_NAMES, PROVIDERS
+from citeview.core.errors import DumpError
+from citeview.core.parse import parse_dump
+
+
+class Command(BaseCommand):
+    help = "Print the normalised citation JSON of a saved API response (FILE, or - for standard input)."
+    requires_system_checks: list[str] = []  # a pure read: no database, no checks
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", help="the dump to read, or - for standard input")
+        parser.add_argument(
+            "--provider",
+            choices=[*PROVIDERS, *API_NAMES],
+            help="read the dump as this provider (or API) instead of detecting it",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            raw = sys.stdin.buffer.read() if options["file"] == "-" else Path(options["file"]).read_bytes()
+            parsed = parse_dump(raw, provider=options["provider"], max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES)
+        except OSError as error:
+            self._fail(f"cannot read {options['file']}: {error.strerror or error}")
+        except DumpError as error:
+            self._fail(f"{options['file']}: {error.message}")
+        output = json.dumps(parsed.to_json(), ensure_ascii=False, indent=2) + "\n"
+        sys.stdout.buffer.write(output.encode("utf-8"))  # UTF-8 whatever the locale says
+        sys.stdout.buffer.flush()
+
+    def _fail(self, message: str) -> None:
+        sys.stderr.write(f"parsedump: {message}\n")
+        sys.exit(2)

@@ -1,0 +1,38 @@
+"""Refusing an oversized request body before anything reads it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from citeview.core.errors import too_large_error
+from citeview.dumps.forms import DumpForm
+from citeview.dumps.views import home_page
+
+# A form post carries the dump plus a few small fields and the multipart framing.
+FORM_OVERHEAD_BYTES = 64 * 1024
+
+
+class DumpSizeLimitMiddleware:
+    """``FILE_UPLOAD_MAX_MEMORY_SIZE`` is no cap and ``DATA_UPLOAD_MAX_MEMORY_SIZE`` fails as a bare 400,
+    so a declared body over the dump limit is answered here, with a message that names the limit."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = settings.CITEVIEW_MAX_DUMP_BYTES
+        try:
+            declared = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            declared = 0
+        if declared <= limit + FORM_OVERHEAD_BYTES:
+            return self.get_response(request)
+        error = too_large_error(declared, limit)
+        if request.path.startswith("/api/"):
+            return JsonResponse(error.to_json(), status=413)
+        if not request.user.is_authenticated:
+            return HttpResponse(error.message, status=413, content_type="text/plain; charset=utf-8")
+        return home_page(request, DumpForm(), status=413, page_error=error.message)

@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+
+class Dump(models.Model):
+    """A saved API response, stored verbatim, with what citeview read from it.
+
+    ``raw`` is never modified; ``result`` and ``rendered`` are derived from it and can be rebuilt
+    whenever the parsers or the renderer change (``result_version``).
+    """
+
+    sha256 = models.CharField(_("SHA-256"), max_length=64, unique=True)
+    raw = models.BinaryField(_("raw bytes"))
+    size = models.PositiveIntegerField(_("size in bytes"))
+    filename = models.CharField(_("file name"), max_length=255, blank=True)
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="dumps"
+    )
+    created_at = models.DateTimeField(_("stored at"), auto_now_add=True, db_index=True)
+
+    framing = models.CharField(_("framing"), max_length=16)
+    apis = models.CharField(_("detected APIs"), max_length=200)
+    status = models.CharField(_("status"), max_length=16)  # the worst status of its responses
+    headline = models.CharField(_("headline"), max_length=200, blank=True)
+    citation_count = models.PositiveIntegerField(default=0)
+    unresolved_count = models.PositiveIntegerField(default=0)
+    source_count = models.PositiveIntegerField(default=0)
+    result = models.JSONField(_("normalised JSON"))
+    rendered = models.JSONField(_("rendered answers"))  # sanitised HTML, one per response
+    result_version = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("dump")
+        verbose_name_plural = _("dumps")
+
+    def __str__(self) -> str:
+        return self.filename or self.headline or self.sha256[:12]
+
+    def get_absolute_url(self) -> str:
+        return reverse("dumps:detail", args=[self.pk])

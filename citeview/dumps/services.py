@@ -1,0 +1,81 @@
+"""Writes: storing dumps and (re)building what is derived from them."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import IntegrityError, transaction
+
+from citeview.core.parse import RESULT_VERSION, parse_dump
+from citeview.core.rendering.answer import render_answer, response_prefix
+from citeview.dumps.models import Dump
+
+_STATUS_RANK = {"completed": 0, "incomplete": 1, "failed": 2}
+
+
+def dump_ingest(
+    *, raw: bytes, uploaded_by: AbstractBaseUser | AnonymousUser | None, filename: str = "", provider: str | None = None
+) -> tuple[Dump, bool]:
+    """Store a dump unless the same bytes are stored already. Returns the dump and whether it is new.
+
+    Raises :class:`citeview.core.errors.DumpError` for a dump that cannot be read; nothing is stored then.
+    """
+    sha256 = hashlib.sha256(raw).hexdigest()
+    existing = Dump.objects.filter(sha256=sha256).first()
+    if existing is not None:
+        return existing, False
+    derived = _derived_fields(raw, provider)
+    user = uploaded_by if uploaded_by is not None and uploaded_by.is_authenticated else None
+    try:
+        with transaction.atomic():
+            dump = Dump.objects.create(
+                sha256=sha256, raw=raw, size=len(raw), filename=filename[:255], uploaded_by=user, **derived
+            )
+    except IntegrityError:  # the same bytes stored by a concurrent request a moment ago
+        return Dump.objects.get(sha256=sha256), False
+    return dump, True
+
+
+def dump_refresh_result(*, dump: Dump) -> Dump:
+    """Rebuild the parsed and rendered result from the stored bytes after the parsers changed."""
+    for name, value in _derived_fields(bytes(dump.raw), None).items():
+        setattr(dump, name, value)
+    dump.save(update_fields=[*_derived_field_names()])
+    return dump
+
+
+def _derived_fields(raw: bytes, provider: str | None) -> dict[str, Any]:
+    result = parse_dump(raw, provider=provider, max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES).to_json()
+    responses = result["responses"]
+    return {
+        "framing": result["dump"]["framing"],
+        "apis": ", ".join(dict.fromkeys(r["api"] for r in responses)),
+        "status": max((r["status"] for r in responses), key=_STATUS_RANK.__getitem__),
+        "headline": _headline(responses),
+        "citation_count": sum(len(r["citations"]) for r in responses),
+        "unresolved_count": sum(len(r["unresolved"]) for r in responses),
+        "source_count": sum(len(r["sources"]) for r in responses),
+        "result": result,
+        "rendered": [render_answer(r, response_prefix(i)) for i, r in enumerate(responses)],
+        "result_version": RESULT_VERSION,
+    }
+
+
+def _derived_field_names() -> list[str]:
+    return [
+        "framing", "apis", "status", "headline", "citation_count", "unresolved_count",
+        "source_count", "result", "rendered", "result_version",
+    ]
+
+
+def _headline(responses: list[dict[str, Any]]) -> str:
+    """The first line of the first answer, without Markdown emphasis, to recognise a dump in a list."""
+    for response in responses:
+        for line in response["text"].splitlines():
+            line = line.strip().lstrip("#>-* ").replace("**", "")
+            if line:
+                return line[:200]
+    return ""

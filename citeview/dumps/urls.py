@@ -1,0 +1,11 @@
+from django.urls import path
+
+from citeview.dumps import views
+
+app_name = "dumps"
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("dumps/<int:pk>/", views.dump_detail, name="detail"),
+    path("dumps/<int:pk>/normalized.json", views.dump_normalized, name="normalized"),
+    path("dumps/<int:pk>/raw", views.dump_raw, name="raw"),
+]

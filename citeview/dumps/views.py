@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods
+
+from citeview.core.errors import DumpError
+from citeview.core.pretty import pretty_dump_text
+from citeview.core.rendering.answer import response_prefix, source_entries
+from citeview.dumps.forms import DumpForm
+from citeview.dumps.http_status import status_for
+from citeview.dumps.models import Dump
+from citeview.dumps.selectors import dump_get, dump_list
+from citeview.dumps.services import dump_ingest
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+_FORM_ERROR_STATUS = {"too_large": 413, "unsupported_media_type": 415}
+
+
+@require_http_methods(["GET", "POST"])
+def home(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        return home_page(request, DumpForm())
+    form = DumpForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return home_page(request, form, status=_form_error_status(form))
+    try:
+        dump, created = dump_ingest(
+            raw=form.cleaned_data["raw"], uploaded_by=request.user, filename=form.cleaned_data["filename"]
+        )
+    except DumpError as error:
+        form.add_dump_error(error)
+        return home_page(request, form, status=status_for(error))
+    if not created:
+        messages.info(request, _("These exact bytes were stored already; here is that dump."))
+    return redirect(dump)
+
+
+@require_GET
+def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = dump_get(pk=pk)
+    raw_text, raw_shortened = pretty_dump_text(bytes(dump.raw), dump.framing)
+    context = {
+        "dump": dump,
+        "responses": [_response_view(dump, index, response) for index, response in enumerate(dump.result["responses"])],
+        "raw_text": raw_text,
+        "raw_shortened": raw_shortened,
+    }
+    return render(request, "dumps/detail.html", context)
+
+
+@require_GET
+def dump_normalized(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = dump_get(pk=pk)
+    response = JsonResponse(dump.result, json_dumps_params={"ensure_ascii": False, "indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}.json"'
+    return response
+
+
+@require_GET
+def dump_raw(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = dump_get(pk=pk)
+    # Served as a download, never rendered: the bytes are untrusted.
+    response = HttpResponse(bytes(dump.raw), content_type="application/octet-stream")
+    response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}-raw.{_raw_suffix(dump)}"'
+    return response
+
+
+def home_page(request: HttpRequest, form: DumpForm, status: int = 200, page_error: str | None = None) -> HttpResponse:
+    context = {
+        "form": form,
+        "dumps": dump_list(),
+        "page_error": page_error,
+        "max_dump_bytes": settings.CITEVIEW_MAX_DUMP_BYTES,
+        "max_dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / (1024 * 1024), 1),
+    }
+    return render(request, "dumps/home.html", context, status=status)
+
+
+def _form_error_status(form: DumpForm) -> int:
+    codes = [error.code for errors in form.errors.as_data().values() for error in errors]
+    return next((_FORM_ERROR_STATUS[c] for c in codes if c in _FORM_ERROR_STATUS), 400)
+
+
+def _response_view(dump: Dump, index: int, response: dict[str, Any]) -> dict[str, Any]:
+    prefix = response_prefix(index)
+    sources = source_entries(response, prefix)
+    labels = {entry["key"]: entry for entry in sources}
+    return {
+        "data": response,
+        "prefix": prefix,
+        "answer_html": dump.rendered[index],
+        "sources": sources,
+        "diagnostics": sorted(response["diagnostics"], key=lambda d: _SEVERITY_ORDER.get(d["severity"], 3)),
+        "problem_count": sum(1 for d in response["diagnostics"] if d["severity"] != "info"),
+        "searches": [
+            {"queries": batch["queries"], "sources": [labels[k] for k in batch["source_keys"] if k in labels]}
+            for batch in response.get("searches", [])
+        ],
+    }
+
+
+def _raw_suffix(dump: Dump) -> str:
+    return {"sse": "sse", "jsonl": "jsonl"}.get(dump.framing, "json")

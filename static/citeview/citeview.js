@@ -1,0 +1,24 @@
+// citeview: small progressive enhancements. Every page works without this file.
+"use strict";
+
+document.addEventListener("DOMContentLoaded", () => {
+  const form = document.querySelector(".cv-intake-form");
+  if (!form) return;
+  const maxBytes = Number(form.dataset.maxBytes || 0);
+  const busy = form.querySelector(".cv-busy");
+  const button = form.querySelector("button[type=submit]");
+
+  form.addEventListener("submit", (event) => {
+    const text = form.querySelector("textarea");
+    const file = form.querySelector("input[type=file]");
+    const size = file && file.files.length ? file.files[0].size : new Blob([text ? text.value : ""]).size;
+    if (maxBytes && size > maxBytes) {
+      // Refuse before sending: the paste stays in the box.
+      event.preventDefault();
+      busy.textContent = `${form.dataset.tooLarge} ${(maxBytes / 1048576).toFixed(1)} MiB (${size.toLocaleString()} bytes).`;
+      return;
+    }
+    busy.textContent = form.dataset.busy;
+    button.disabled = true;
+  });
+});

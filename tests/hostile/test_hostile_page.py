@@ -1,0 +1,119 @@
+"""Hostile text from a dump, in every place it reaches the viewer page, stays inert.
+
+Each case is checked on the parsed HTML of the real page: no script from input, no event-handler
+attribute, no link that is not http(s) or our own, no element id taken from the dump.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from urllib.parse import urlsplit
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from citeview.dumps.models import Dump
+from tests.builders import agent_object
+
+pytestmark = pytest.mark.django_db
+
+SCRIPTY = [
+    "<script>alert(1)</script>",
+    '"><img src=x onerror=alert(1)>',
+    "<svg onload=alert(1)><math><mi xlink:href=javascript:alert(1)>x</mi></math>",
+    "<a href=\"javascript:alert(1)\" id=\"cv-r0-src-1\">clobber</a>",
+    "<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\">",
+    "<form id=\"login\"><input name=\"attributes\"></form>",
+]
+UNSAFE_URLS = [
+    "javascript:alert(1)",
+    "JaVaScRiPt:alert(1)",
+    "java\u200bscript:alert(1)",
+    " javascript:alert(1)",
+    "jav&#x09;ascript:alert(1)",
+    "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+    "vbscript:msgbox(1)",
+    "//evil.example/path",
+    "https:/\\evil.example",
+]
+ANSWER_MARKDOWN = [
+    "[x](javascript:alert(1))",
+    "[x](&#106;avascript:alert(1))",
+    "[x](data:text/html,<script>alert(1)</script>)",
+    "<a href=\"javascript:alert(1)\">raw</a>",
+    "[x](//evil.example)",
+    "<iframe src=\"https://evil.example\"></iframe>",
+    "![pixel](https://tracker.example/p.gif)",
+    "[x]( javascript:alert(1) )",
+    "<details open ontoggle=alert(1)>",
+    "`<script>alert(1)</script>`",
+]
+
+
+class PageElements(HTMLParser):
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, {k: v or "" for k, v in attrs}))
+
+
+OUR_IDS = re.compile(r"^(cv-r\d+(-[a-z]+)*(-\d+)?(-tip)?|main|id_text|id_file|intake-title|intake-error|list-title)$")
+
+
+def assert_inert(html: str) -> None:
+    for tag, attrs in PageElements(html).tags:
+        assert tag not in ("iframe", "object", "embed", "svg", "math", "img", "noscript"), (tag, attrs)
+        if tag == "form":
+            assert attrs.get("action", "/").startswith("/") and "id" not in attrs, attrs
+        if tag == "script":
+            assert attrs.get("src", "").startswith("/static/"), attrs
+        for name, value in attrs.items():
+            assert not name.startswith("on"), (tag, name, value)
+            assert name != "style", (tag, attrs)
+        if "href" in attrs:
+            href = attrs["href"]
+            scheme = urlsplit(href).scheme.lower()
+            assert scheme in ("http", "https") or (scheme == "" and href.startswith(("/", "#")) and not href.startswith("//")), href
+            if scheme:
+                assert urlsplit(href).netloc, href
+        if "id" in attrs:
+            assert OUR_IDS.match(attrs["id"]), attrs["id"]
+
+
+def hostile_dump(title: str, url: str, text: str) -> bytes:
+    results = [(1, url, title), (2, "https://ok.example/a", title)]
+    obj = agent_object(f"{text} claim[1][2] and [3]", results)
+    obj["output"][0]["results"][0]["snippet"] = title
+    return json.dumps(obj).encode()
+
+
+def viewer_page(client, raw: bytes, filename: str = "dump.json") -> str:
+    client.post("/", {"file": SimpleUploadedFile(filename, raw)})
+    dump = Dump.objects.get()
+    return client.get(dump.get_absolute_url()).content.decode() + client.get("/").content.decode()
+
+
+@pytest.mark.parametrize("payload", SCRIPTY)
+def test_titles_snippets_and_file_names_cannot_inject_markup(editor_client, payload):
+    html = viewer_page(editor_client, hostile_dump(payload, "https://ok.example/x", "ok"), filename=f"{payload}.json")
+    assert_inert(html)
+
+
+@pytest.mark.parametrize("url", UNSAFE_URLS)
+def test_source_urls_that_are_not_plain_http_are_text_with_a_warning(editor_client, url):
+    html = viewer_page(editor_client, hostile_dump("t", url, "ok"))
+    assert_inert(html)
+    assert "Not an http(s) link" in html
+    dump = Dump.objects.get()
+    assert any(d["code"] == "unsafe_url" for d in dump.result["responses"][0]["diagnostics"])
+
+
+@pytest.mark.parametrize("text", ANSWER_MARKDOWN)
+def test_answer_markdown_cannot_inject_markup_or_unsafe_links(editor_client, text):
+    html = viewer_page(editor_client, hostile_dump("t", "https://ok.example/x", text))
+    assert_inert(html)
