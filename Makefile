@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test venv dev-venv migrate clean
+.PHONY: run test lint venv dev-venv migrate clean
 
 run: venv migrate
 	@$(PY) manage.py ensure_local_account
@@ -12,8 +12,12 @@ run: venv migrate
 	@echo "citeview is at http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-test: dev-venv
+test: lint
 	$(PY) -m pytest
+
+lint: dev-venv
+	$(VENV)/bin/ruff check citeview tests
+	$(VENV)/bin/ruff format --check citeview tests
 
 venv: $(VENV)/.installed-run
 dev-venv: $(VENV)/.installed-dev

@@ -33,8 +33,13 @@ _FAMILY_APIS = {
     "interactions": {"gemini": "gemini.interactions"},
 }
 _ANTHROPIC_EVENTS = {
-    "message_start", "message_delta", "message_stop", "content_block_start",
-    "content_block_delta", "content_block_stop", "ping",
+    "message_start",
+    "message_delta",
+    "message_stop",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "ping",
 }
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 
@@ -70,6 +75,9 @@ def _group(dump: FramedDump) -> list[ResponseValues]:
         family, is_event = _family_of(value)
         if family is None:
             continue  # the parser of the surrounding stream reports what it does not know
+        if value.get("type") == "error" and current is not None:
+            current.values.append(value)  # an error event ends the stream it interrupts, whatever its API
+            continue
         if not is_event or one_object:
             groups.append(ResponseValues(family, False, [value]))
             current = None
@@ -108,10 +116,14 @@ def _family_of(value: Any) -> tuple[str | None, bool]:
 
 def _starts_new_response(group: ResponseValues, value: dict[str, Any]) -> bool:
     if group.family == "responses":
-        return value.get("type") == "response.created" and any(v.get("type") == "response.created" for v in group.values)
+        return value.get("type") == "response.created" and any(
+            v.get("type") == "response.created" for v in group.values
+        )
     if group.family == "chat":
         # Recorders redact ids unevenly, so a new id alone does not end a response: a finished one does.
-        finished = any(c.get("finish_reason") for v in group.values for c in v.get("choices") or [] if isinstance(c, dict))
+        finished = any(
+            c.get("finish_reason") for v in group.values for c in v.get("choices") or [] if isinstance(c, dict)
+        )
         return finished and value.get("id") != group.values[-1].get("id")
     if group.family == "messages":
         return value.get("type") == "message_start" and any(v.get("type") == "message_start" for v in group.values)
@@ -122,7 +134,9 @@ def _api_for(group: ResponseValues, provider: str | None) -> str:
     apis = _FAMILY_APIS[group.family]
     if provider in API_NAMES:
         if provider not in apis.values():
-            raise DumpError("unknown_provider", f"This dump does not have the shape of a {API_NAMES[provider]} response.")
+            raise DumpError(
+                "unknown_provider", f"This dump does not have the shape of a {API_NAMES[provider]} response."
+            )
         return provider
     if provider is not None:
         if provider not in apis:

@@ -21,4 +21,6 @@ class DumpError(Exception):
 
 
 def too_large_error(size: int, limit: int) -> DumpError:
-    return DumpError("too_large", f"The dump is {size:,} bytes; the limit is {limit:,} bytes ({limit // (1024 * 1024)} MiB).")
+    return DumpError(
+        "too_large", f"The dump is {size:,} bytes; the limit is {limit:,} bytes ({limit // (1024 * 1024)} MiB)."
+    )

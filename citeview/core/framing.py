@@ -94,9 +94,7 @@ def json_error(exc: Exception, text: str, where: str = "The JSON") -> DumpError:
                 "truncated_json",
                 f"{where} ends too early (line {exc.lineno}, column {exc.colno}): the dump looks cut off.",
             )
-        return DumpError(
-            "invalid_json", f"{where} is not valid at line {exc.lineno}, column {exc.colno}: {exc.msg}."
-        )
+        return DumpError("invalid_json", f"{where} is not valid at line {exc.lineno}, column {exc.colno}: {exc.msg}.")
     return DumpError("invalid_json", f"{where} is not valid: {exc}.")
 
 

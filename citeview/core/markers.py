@@ -6,7 +6,9 @@ block parser, so the rule matches the rendering exactly) and inline code spans.
 
 from __future__ import annotations
 
+import math
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -112,7 +114,9 @@ def _closing_run(text: str, i: int, end: int, length: int) -> int | None:
 
 
 def _inside(position: int, ranges: list[tuple[int, int]]) -> bool:
-    return any(start <= position < end for start, end in ranges)
+    """Whether ``position`` falls in one of the sorted, non-overlapping ``ranges``."""
+    index = bisect_right(ranges, (position, math.inf)) - 1
+    return index >= 0 and ranges[index][0] <= position < ranges[index][1]
 
 
 def _is_link_label(text: str, start: int, end: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 MAX_PRETTY_BYTES = 2 * 1024 * 1024  # beyond this the page shows the start; the download has it all
@@ -12,8 +13,6 @@ def pretty_dump_text(raw: bytes, framing: str) -> tuple[str, bool]:
     shortened = len(raw) > MAX_PRETTY_BYTES
     text = raw[:MAX_PRETTY_BYTES].decode("utf-8", errors="replace").removeprefix("\ufeff")
     if framing in ("json", "json-array") and not shortened:
-        try:
+        with contextlib.suppress(ValueError, RecursionError):  # otherwise shown as stored
             text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-        except (ValueError, RecursionError):
-            pass  # shown as stored
     return text, shortened

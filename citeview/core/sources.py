@@ -15,7 +15,9 @@ class SourceTable:
         self._keys_for: dict[str, list[str]] = {}  # provider key -> our keys ("2", "2#2", ...)
         self._by_key: dict[str, Source] = {}
 
-    def add(self, key: str, *, kind: str, url: str | None, title: str | None, extra: dict[str, Any] | None = None) -> str:
+    def add(
+        self, key: str, *, kind: str, url: str | None, title: str | None, extra: dict[str, Any] | None = None
+    ) -> str:
         """Add a source offered under ``key``; return the key it is stored under.
 
         The same key with the same URL is the same source (its missing fields are filled in). The

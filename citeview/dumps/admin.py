@@ -10,6 +10,16 @@ class DumpAdmin(admin.ModelAdmin):
     search_fields = ("filename", "headline", "sha256")
     exclude = ("raw", "result", "rendered")
     readonly_fields = (
-        "sha256", "size", "filename", "uploaded_by", "framing", "apis", "status", "headline",
-        "citation_count", "unresolved_count", "source_count", "result_version",
+        "sha256",
+        "size",
+        "filename",
+        "uploaded_by",
+        "framing",
+        "apis",
+        "status",
+        "headline",
+        "citation_count",
+        "unresolved_count",
+        "source_count",
+        "result_version",
     )

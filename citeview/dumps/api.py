@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
-from django.http import HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, JsonResponse
 
 from citeview.core.errors import DumpError, too_large_error
 from citeview.dumps.http_status import status_for
@@ -19,8 +19,14 @@ from citeview.dumps.services import dump_ingest
 
 # What a dump may be sent as; form encodings are refused so a body is never half-parsed as a form.
 ACCEPTED_CONTENT_TYPES = {
-    "", "application/json", "application/x-ndjson", "application/jsonl", "application/json-seq",
-    "text/event-stream", "text/plain", "application/octet-stream",
+    "",
+    "application/json",
+    "application/x-ndjson",
+    "application/jsonl",
+    "application/json-seq",
+    "text/event-stream",
+    "text/plain",
+    "application/octet-stream",
 }
 
 
@@ -32,7 +38,11 @@ def dumps_collection(request: HttpRequest) -> JsonResponse:
         return _error(405, "method_not_allowed", "Use POST with the raw dump as the request body.", allow="POST")
     content_type = request.content_type or ""
     if content_type not in ACCEPTED_CONTENT_TYPES:
-        return _error(415, "unsupported_media_type", f"Send the raw dump as the body (for example application/json or text/event-stream), not {content_type}.")
+        return _error(
+            415,
+            "unsupported_media_type",
+            f"Send the raw dump as the body (for example application/json or text/event-stream), not {content_type}.",
+        )
     limit = settings.CITEVIEW_MAX_DUMP_BYTES
     declared = int(request.META.get("CONTENT_LENGTH") or 0)
     if declared > limit:
@@ -42,7 +52,9 @@ def dumps_collection(request: HttpRequest) -> JsonResponse:
         dump, created = dump_ingest(raw=raw, uploaded_by=request.user, filename=request.headers.get("X-Filename", ""))
     except DumpError as error:
         return _dump_error(error)
-    return JsonResponse(_dump_json(request, dump), status=201 if created else 200, json_dumps_params={"ensure_ascii": False})
+    return JsonResponse(
+        _dump_json(request, dump), status=201 if created else 200, json_dumps_params={"ensure_ascii": False}
+    )
 
 
 @login_not_required
@@ -51,9 +63,11 @@ def dump_item(request: HttpRequest, pk: int) -> JsonResponse:
         return _error(401, "not_authenticated", "Log in first: the API uses the browser session for now.")
     if request.method != "GET":
         return _error(405, "method_not_allowed", "Use GET.", allow="GET")
-    if not Dump.objects.filter(pk=pk).exists():
+    try:
+        dump = dump_get(pk=pk)
+    except Http404:
         return _error(404, "not_found", f"There is no dump {pk}.")
-    return JsonResponse(_dump_json(request, dump_get(pk=pk)), json_dumps_params={"ensure_ascii": False})
+    return JsonResponse(_dump_json(request, dump), json_dumps_params={"ensure_ascii": False})
 
 
 def _dump_json(request: HttpRequest, dump: Dump) -> dict[str, Any]:
@@ -69,5 +83,3 @@ def _error(status: int, code: str, message: str, allow: str | None = None) -> Js
     if allow:
         response["Allow"] = allow
     return response
-
-

@@ -55,6 +55,5 @@ class DumpForm(forms.Form):
         self.add_error(None, forms.ValidationError(error.message, code=error.code))
 
 
-
 def _too_large_message(size: int) -> str:
     return too_large_error(size, settings.CITEVIEW_MAX_DUMP_BYTES).message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from citeview.core.rendering.answer import render_answer, response_prefix
 from citeview.dumps.models import Dump
 
 _STATUS_RANK = {"completed": 0, "incomplete": 1, "failed": 2}
+_HEADLINE_NOISE = re.compile(r"\[(?:web:)?\d+\]|\*\*|__|`")
 
 
 def dump_ingest(
@@ -66,16 +68,24 @@ def _derived_fields(raw: bytes, provider: str | None) -> dict[str, Any]:
 
 def _derived_field_names() -> list[str]:
     return [
-        "framing", "apis", "status", "headline", "citation_count", "unresolved_count",
-        "source_count", "result", "rendered", "result_version",
+        "framing",
+        "apis",
+        "status",
+        "headline",
+        "citation_count",
+        "unresolved_count",
+        "source_count",
+        "result",
+        "rendered",
+        "result_version",
     ]
 
 
 def _headline(responses: list[dict[str, Any]]) -> str:
-    """The first line of the first answer, without Markdown emphasis, to recognise a dump in a list."""
+    """The first line of the first answer, without Markdown marks or citation markers, to recognise a dump by."""
     for response in responses:
         for line in response["text"].splitlines():
-            line = line.strip().lstrip("#>-* ").replace("**", "")
+            line = _HEADLINE_NOISE.sub("", line).strip().lstrip("#>-*| ")
             if line:
                 return line[:200]
     return ""

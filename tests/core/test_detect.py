@@ -38,8 +38,12 @@ def test_an_openai_responses_body_is_recognised_and_declined_clearly():
 
 
 def test_a_forced_provider_reads_the_shape_as_that_provider():
-    body = {"id": "resp_68e6a1b2c3", "object": "response", "status": "completed",
-            "output": [{"type": "message", "content": [{"type": "output_text", "text": "Hi"}]}]}
+    body = {
+        "id": "resp_68e6a1b2c3",
+        "object": "response",
+        "status": "completed",
+        "output": [{"type": "message", "content": [{"type": "output_text", "text": "Hi"}]}],
+    }
     assert parse_dump(json.dumps(body).encode(), provider="perplexity").responses[0].api == "perplexity.agent"
     with pytest.raises(DumpError) as caught:
         parse_dump(json.dumps(body).encode(), provider="gemini")
@@ -51,9 +55,29 @@ def test_the_contract_json_has_exactly_the_documented_fields():
     assert set(doc) == {"citeview", "dump", "responses"} and doc["citeview"] == 1
     assert set(doc["dump"]) == {"sha256", "bytes", "framing"}
     response = doc["responses"][0]
-    assert {"provider", "api", "streamed", "id", "model", "status", "status_detail", "text", "sources",
-            "citations", "unresolved", "diagnostics"} <= set(response)
+    assert {
+        "provider",
+        "api",
+        "streamed",
+        "id",
+        "model",
+        "status",
+        "status_detail",
+        "text",
+        "sources",
+        "citations",
+        "unresolved",
+        "diagnostics",
+    } <= set(response)
     assert set(response["sources"][0]) == {"key", "kind", "url", "title", "extra"}
-    assert set(response["citations"][0]) == {"start", "end", "marker", "source_keys", "cited_text", "location", "confidence"}
+    assert set(response["citations"][0]) == {
+        "start",
+        "end",
+        "marker",
+        "source_keys",
+        "cited_text",
+        "location",
+        "confidence",
+    }
     assert set(response["diagnostics"][0]) == {"code", "severity", "message", "details"}
     json.dumps(doc)  # serialisable as it is

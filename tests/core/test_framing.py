@@ -24,7 +24,7 @@ def error_of(raw: bytes) -> DumpError:
     [
         (b"", "empty", "empty"),
         (b"  \n\t ", "empty", "empty"),
-        ("{\"a\": \"日本\"}".encode("shift_jis"), "not_utf8", "Shift_JIS"),
+        ('{"a": "日本"}'.encode("shift_jis"), "not_utf8", "Shift_JIS"),
         ("{}".encode("utf-16"), "not_utf8", "UTF-16"),
         (b"\x89PNG\r\n\x1a\n\x00\x00", "binary", "PNG"),
         (b"{\x00\x00\x01", "binary", "binary"),

@@ -12,7 +12,9 @@ def markers(text: str) -> list[str]:
 def test_plain_and_web_markers_are_found_with_code_point_offsets():
     found = find_markers("東京[1]、大阪[web:2]")
     assert [(m.text, m.ref, m.start, m.end, m.is_web) for m in found] == [
-        ("[1]", "1", 2, 5, False), ("[web:2]", "2", 8, 15, True)]
+        ("[1]", "1", 2, 5, False),
+        ("[web:2]", "2", 8, 15, True),
+    ]
 
 
 def test_code_spans_fences_and_indented_code_hide_markers():

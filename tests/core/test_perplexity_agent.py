@@ -63,7 +63,12 @@ def test_a_stream_without_completion_is_incomplete():
 def test_it_is_completed_only_after_response_completed():
     text = "首都はキャンベラです。[1]"
     results = [(1, "https://example.org/canberra", "Canberra")]
-    events = [agent_created(), *agent_search("c1", "首都", results), *agent_deltas(text), agent_completed(text, results)]
+    events = [
+        agent_created(),
+        *agent_search("c1", "首都", results),
+        *agent_deltas(text),
+        agent_completed(text, results),
+    ]
     response = parse_dump(sse(*events)).to_json()["responses"][0]
     assert response["status"] == "completed" and response["status_detail"] is None
     assert response["model"] == "openai/gpt-5.2"  # the final model, not the preset name "fast"
@@ -72,8 +77,11 @@ def test_it_is_completed_only_after_response_completed():
 
 
 def test_a_failed_stream_keeps_its_message():
-    events = [agent_created(), *agent_deltas("途中まで"),
-              {"type": "response.failed", "error": {"message": "upstream search timed out", "code": "timeout"}}]
+    events = [
+        agent_created(),
+        *agent_deltas("途中まで"),
+        {"type": "response.failed", "error": {"message": "upstream search timed out", "code": "timeout"}},
+    ]
     response = parse_dump(sse(*events)).to_json()["responses"][0]
     assert response["status"] == "failed"
     assert response["status_detail"] == "upstream search timed out"
@@ -115,5 +123,7 @@ def test_a_non_streamed_response_reports_its_status():
 def test_an_unknown_event_type_is_reported_not_fatal():
     events = [agent_created(), {"type": "response.sandbox.started"}, *agent_deltas("hi")]
     response = parse_dump(sse(*events)).to_json()["responses"][0]
-    assert any(d["code"] == "unknown_event" and "response.sandbox.started" in d["message"] for d in response["diagnostics"])
+    assert any(
+        d["code"] == "unknown_event" and "response.sandbox.started" in d["message"] for d in response["diagnostics"]
+    )
     assert response["text"] == "hi"

@@ -19,7 +19,9 @@ def test_a_marker_is_its_position_in_citations():
     response = parse(sonar_object("A[1] and C[3].", CITES))
     by_key = {s["key"]: s["url"] for s in response["sources"]}
     assert [(c["marker"], by_key[c["source_keys"][0]]) for c in response["citations"]] == [
-        ("[1]", CITES[0]), ("[3]", CITES[2])]
+        ("[1]", CITES[0]),
+        ("[3]", CITES[2]),
+    ]
 
 
 def test_a_number_past_the_list_is_unresolved():
@@ -29,8 +31,10 @@ def test_a_number_past_the_list_is_unresolved():
 
 
 def test_titles_come_from_search_results_matched_by_url():
-    results = [{"title": "Three", "url": CITES[2], "snippet": "third", "date": "2026-01-02"},
-               {"title": "One", "url": CITES[0]}]
+    results = [
+        {"title": "Three", "url": CITES[2], "snippet": "third", "date": "2026-01-02"},
+        {"title": "One", "url": CITES[0]},
+    ]
     response = parse(sonar_object("A[1][3]", CITES, search_results=results))
     titles = {s["key"]: (s["title"], s["extra"].get("snippet")) for s in response["sources"]}
     assert titles == {"1": ("One", None), "2": (None, None), "3": ("Three", "third")}
@@ -52,18 +56,34 @@ def test_a_full_mode_stream_uses_the_accumulated_message_not_both():
 
 
 def test_a_delta_only_stream_joins_its_deltas_and_finds_split_markers():
-    chunks = [{"id": "u1", "model": "sonar", "object": "chat.completion.chunk", "citations": CITES,
-               "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": reason}]}
-              for piece, reason in [("Two[", None), ("2", None), ("]", None), ("", "stop")]]
+    chunks = [
+        {
+            "id": "u1",
+            "model": "sonar",
+            "object": "chat.completion.chunk",
+            "citations": CITES,
+            "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": reason}],
+        }
+        for piece, reason in [("Two[", None), ("2", None), ("]", None), ("", "stop")]
+    ]
     response = parse_dump(sse(*chunks, named=False, done=True)).to_json()["responses"][0]
     assert response["text"] == "Two[2]"
     assert response["citations"][0]["source_keys"] == ["2"]
 
 
 def test_a_citation_list_that_changes_mid_stream_is_a_conflict():
-    chunks = [{"id": "u1", "model": "sonar", "citations": cites,
-               "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": reason}]}
-              for cites, piece, reason in [(CITES[:2], "See[2]", None), (["https://example.org/one", "https://other.example/2"], "", "stop")]]
+    chunks = [
+        {
+            "id": "u1",
+            "model": "sonar",
+            "citations": cites,
+            "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": reason}],
+        }
+        for cites, piece, reason in [
+            (CITES[:2], "See[2]", None),
+            (["https://example.org/one", "https://other.example/2"], "", "stop"),
+        ]
+    ]
     response = parse_dump(sse(*chunks, named=False)).to_json()["responses"][0]
     assert [s["key"] for s in response["sources"]] == ["1", "2", "2#2"]
     assert any(d["code"] == "source_conflict" for d in response["diagnostics"])
@@ -72,5 +92,8 @@ def test_a_citation_list_that_changes_mid_stream_is_a_conflict():
 
 def test_content_as_a_list_of_typed_chunks_is_read():
     obj = sonar_object("", CITES)
-    obj["choices"][0]["message"]["content"] = [{"type": "text", "text": "Part one[1] "}, {"type": "text", "text": "part two."}]
+    obj["choices"][0]["message"]["content"] = [
+        {"type": "text", "text": "Part one[1] "},
+        {"type": "text", "text": "part two."},
+    ]
     assert parse(obj)["text"] == "Part one[1] part two."

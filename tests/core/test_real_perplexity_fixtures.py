@@ -46,5 +46,7 @@ def test_the_agent_stream_and_its_final_body_agree():
     assert response["text"].endswith("syntax for types.[7]")
     seven = response["citations"][-1]
     assert seven["marker"] == "[7]"
-    assert {s["key"]: s["url"] for s in response["sources"]}[seven["source_keys"][0]] == "https://www.typescriptlang.org/"
+    assert {s["key"]: s["url"] for s in response["sources"]}[
+        seven["source_keys"][0]
+    ] == "https://www.typescriptlang.org/"
     assert len(response["sources"]) == 10 and len(response["searches"]) == 1

@@ -37,7 +37,14 @@ def test_each_resolved_marker_links_to_its_source_entry():
     link = Elements(html).find("a", id="cv-r0-cite-0")[0]
     assert link["href"] == "#cv-r0-src-1" and "https://example.org/tokyo" in link["title"]
     entry = source_entries(response, "cv-r0")[0]
-    assert entry["anchor"] == "cv-r0-src-1" and entry["cited_by"] == [{"anchor": "cv-r0-cite-0", "marker": "[1]"}]
+    assert entry["anchor"] == "cv-r0-src-1"
+    assert entry["cited_by"] == [{"anchor": "cv-r0-cite-0", "marker": "[1]", "place": "a"}]
+
+
+def test_a_source_cited_twice_links_back_to_both_places():
+    _, response = rendered("一[1]、二[1]。", [(1, "https://example.org/a", "A")])
+    places = source_entries(response, "cv-r0")[0]["cited_by"]
+    assert [(p["anchor"], p["place"]) for p in places] == [("cv-r0-cite-0", "a"), ("cv-r0-cite-1", "b")]
 
 
 def test_an_unresolved_marker_is_focusable_and_explains_itself():
@@ -58,7 +65,9 @@ def test_a_conflicting_number_links_to_both_sources():
 def test_markdown_renders_but_raw_html_images_and_unsafe_links_do_not():
     html, _ = rendered(
         "**太字** <script>alert(1)</script> ![x](https://t.example/p.png) [a](javascript:alert(1)) "
-        "[b](//evil.example) [ok](https://example.org/ok)", [])
+        "[b](//evil.example) [ok](https://example.org/ok)",
+        [],
+    )
     tags = Elements(html)
     assert tags.find("strong") and not tags.find("script") and not tags.find("img")
     # The image is never loaded (no tracking pixel); its address stays visible as a plain link.
@@ -79,8 +88,10 @@ def test_markers_inside_code_render_as_code():
 
 
 def test_the_sanitiser_drops_what_is_not_ours():
-    dirty = ('<p id="login" class="evil" onclick="x()">t</p><a href="javascript:x()">j</a>'
-             '<svg><script>x()</script></svg><span class="cv-tip" style="x">s</span>')
+    dirty = (
+        '<p id="login" class="evil" onclick="x()">t</p><a href="javascript:x()">j</a>'
+        '<svg><script>x()</script></svg><span class="cv-tip" style="x">s</span>'
+    )
     clean = Elements(sanitize_html(dirty))
     assert not any("onclick" in a or "style" in a or a.get("id") == "login" for _, a in clean.tags)
     assert all(t in ("p", "a", "span") for t, _ in clean.tags)

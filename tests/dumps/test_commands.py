@@ -17,8 +17,14 @@ from tests.conftest import OWN_FIXTURES, PROJECT_DIR
 
 def parsedump(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, "PYTHONIOENCODING": "ascii", "LC_ALL": "C"}  # output must not depend on the locale
-    return subprocess.run([sys.executable, "manage.py", "parsedump", *args], cwd=PROJECT_DIR, input=stdin,
-                          capture_output=True, env=env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "manage.py", "parsedump", *args],
+        cwd=PROJECT_DIR,
+        input=stdin,
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
 
 
 def test_parsedump_prints_the_normalised_json():
@@ -34,7 +40,9 @@ def test_parsedump_reads_standard_input_and_takes_a_provider():
     assert result.returncode == 0 and len(json.loads(result.stdout)["responses"]) == 2
 
 
-@pytest.mark.parametrize(("content", "words"), [(b"", "empty"), (b"<html>", "HTML page"), (b'{"x": 1}', "not a response")])
+@pytest.mark.parametrize(
+    ("content", "words"), [(b"", "empty"), (b"<html>", "HTML page"), (b'{"x": 1}', "not a response")]
+)
 def test_parsedump_exits_2_with_one_line_for_an_unreadable_dump(tmp_path, content, words):
     path = tmp_path / "bad.json"
     path.write_bytes(content)

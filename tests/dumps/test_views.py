@@ -73,7 +73,7 @@ def test_a_bad_paste_gets_its_message_and_stays_in_the_box(editor_client, text, 
 
 
 def test_a_binary_or_non_utf8_file_is_refused_with_a_message(editor_client):
-    response = editor_client.post(HOME, {"file": SimpleUploadedFile("dump.json", "{\"a\": \"東京\"}".encode("shift_jis"))})
+    response = editor_client.post(HOME, {"file": SimpleUploadedFile("dump.json", '{"a": "東京"}'.encode("shift_jis"))})
     assert response.status_code == 415 and "not valid UTF-8" in response.content.decode()
     response = editor_client.post(HOME, {"file": SimpleUploadedFile("dump.json", b"%PDF-1.7\n...")})
     assert response.status_code == 415 and "PDF" in response.content.decode()
@@ -120,7 +120,7 @@ def test_the_viewer_shows_status_diagnostics_sources_searches_and_raw(editor_cli
     assert "was given with two different URLs" in page  # the conflict diagnostic, in words
     assert "https://news.example.com/2026/jouken" in page and "https://www.mhlw.go.jp/stf/jouken-a.html" in page
     assert "2 searches, as received" in page
-    assert "<details class=\"cv-card cv-raw\">" in page and "response.reasoning.search_results" in page
+    assert '<details class="cv-card cv-raw">' in page and "response.reasoning.search_results" in page
     assert reverse("dumps:normalized", args=[dump.pk]) in page
 
 

@@ -23,9 +23,9 @@ SCRIPTY = [
     "<script>alert(1)</script>",
     '"><img src=x onerror=alert(1)>',
     "<svg onload=alert(1)><math><mi xlink:href=javascript:alert(1)>x</mi></math>",
-    "<a href=\"javascript:alert(1)\" id=\"cv-r0-src-1\">clobber</a>",
-    "<noscript><p title=\"</noscript><img src=x onerror=alert(1)>\">",
-    "<form id=\"login\"><input name=\"attributes\"></form>",
+    '<a href="javascript:alert(1)" id="cv-r0-src-1">clobber</a>',
+    '<noscript><p title="</noscript><img src=x onerror=alert(1)>">',
+    '<form id="login"><input name="attributes"></form>',
 ]
 UNSAFE_URLS = [
     "javascript:alert(1)",
@@ -42,9 +42,9 @@ ANSWER_MARKDOWN = [
     "[x](javascript:alert(1))",
     "[x](&#106;avascript:alert(1))",
     "[x](data:text/html,<script>alert(1)</script>)",
-    "<a href=\"javascript:alert(1)\">raw</a>",
+    '<a href="javascript:alert(1)">raw</a>',
     "[x](//evil.example)",
-    "<iframe src=\"https://evil.example\"></iframe>",
+    '<iframe src="https://evil.example"></iframe>',
     "![pixel](https://tracker.example/p.gif)",
     "[x]( javascript:alert(1) )",
     "<details open ontoggle=alert(1)>",
@@ -78,7 +78,9 @@ def assert_inert(html: str) -> None:
         if "href" in attrs:
             href = attrs["href"]
             scheme = urlsplit(href).scheme.lower()
-            assert scheme in ("http", "https") or (scheme == "" and href.startswith(("/", "#")) and not href.startswith("//")), href
+            assert scheme in ("http", "https") or (
+                scheme == "" and href.startswith(("/", "#")) and not href.startswith("//")
+            ), href
             if scheme:
                 assert urlsplit(href).netloc, href
         if "id" in attrs:

@@ -69,9 +69,7 @@ def parse_agent(values: list[dict[str, Any]], streamed: bool) -> Response:
     return response
 
 
-def _read_agent_object(
-    response: Response, table: SourceTable, obj: dict[str, Any], batches: list[SearchBatch]
-) -> None:
+def _read_agent_object(response: Response, table: SourceTable, obj: dict[str, Any], batches: list[SearchBatch]) -> None:
     response.id = obj.get("id") or response.id
     response.model = obj.get("model") or response.model
     parts = []
@@ -114,7 +112,9 @@ def _read_agent_stream(response: Response, table: SourceTable, events: list[dict
     else:
         response.mark_incomplete("stream ended without response.completed")
     for kind in state.unknown_types:
-        response.diagnose("unknown_event", "info", f"The stream has events of a type citeview does not know: {kind}.", type=kind)
+        response.diagnose(
+            "unknown_event", "info", f"The stream has events of a type citeview does not know: {kind}.", type=kind
+        )
 
 
 def _read_agent_event(response: Response, table: SourceTable, state: _AgentState, event: dict[str, Any]) -> None:
@@ -170,18 +170,30 @@ def _add_search_results(table: SourceTable, results: Any, queries: Any) -> Searc
         # Results are keyed by their id, never by position; one without an id cannot be cited.
         key = str(result_id) if result_id is not None else f"unnumbered-{position}"
         extra = {name: result.get(name) for name in RESULT_EXTRA_FIELDS}
-        keys.append(table.add(key, kind="web", url=str_or_none(result.get("url")), title=str_or_none(result.get("title")), extra=extra))
+        keys.append(
+            table.add(
+                key, kind="web", url=str_or_none(result.get("url")), title=str_or_none(result.get("title")), extra=extra
+            )
+        )
     return SearchBatch(strings_in(queries), keys)
 
 
 def _add_fetched_pages(table: SourceTable, contents: Any) -> None:
     for position, page in enumerate(dicts_in(contents), 1):
         url = str_or_none(page.get("url"))
-        table.add(f"fetched-{url or position}", kind="web", url=url, title=str_or_none(page.get("title")), extra={"snippet": page.get("snippet"), "fetched": True})
+        table.add(
+            f"fetched-{url or position}",
+            kind="web",
+            url=url,
+            title=str_or_none(page.get("title")),
+            extra={"snippet": page.get("snippet"), "fetched": True},
+        )
 
 
 def _output_texts(message: dict[str, Any]) -> list[str]:
-    return [str(part.get("text") or "") for part in dicts_in(message.get("content")) if part.get("type") == "output_text"]
+    return [
+        str(part.get("text") or "") for part in dicts_in(message.get("content")) if part.get("type") == "output_text"
+    ]
 
 
 # --- Sonar (chat completions) --------------------------------------------------------------------
@@ -237,7 +249,9 @@ def _attach_search_results(table: SourceTable, response: Response, results: list
         if url in keys_by_url:
             table.add(keys_by_url[url].split("#")[0], kind="web", url=url, title=title, extra=extra)
         else:
-            keys_by_url[url or f"#{position}"] = table.add(f"search-{position}", kind="web", url=url, title=title, extra=extra)
+            keys_by_url[url or f"#{position}"] = table.add(
+                f"search-{position}", kind="web", url=url, title=title, extra=extra
+            )
 
 
 def _set_sonar_status(response: Response, finish_reason: Any) -> None:

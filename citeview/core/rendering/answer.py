@@ -42,10 +42,19 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
     anchors: list[Anchor] = []
     places: list[tuple[int, int, bool]] = []  # (start, end, replace the span) for each anchor
     for index, citation in enumerate(response["citations"]):
-        links = [AnchorLink(f"#{source_anchor(prefix, ordinals[k])}", _link_label(citation, k, first=i == 0), titles[k])
-                 for i, k in enumerate(citation["source_keys"]) if k in ordinals]
-        anchors.append(Anchor(citation_anchor(prefix, index), citation["marker"] or "", links,
-                              conflict=any(k in conflicts for k in citation["source_keys"])))
+        links = [
+            AnchorLink(f"#{source_anchor(prefix, ordinals[k])}", _link_label(citation, k, first=i == 0), titles[k])
+            for i, k in enumerate(citation["source_keys"])
+            if k in ordinals
+        ]
+        anchors.append(
+            Anchor(
+                citation_anchor(prefix, index),
+                citation["marker"] or "",
+                links,
+                conflict=any(k in conflicts for k in citation["source_keys"]),
+            )
+        )
         places.append((citation["start"], citation["end"], citation["marker"] is not None))
     for index, marker in enumerate(response["unresolved"]):
         explanation = explanations.get(marker["start"], f"{marker['marker']} points at no source.")
@@ -63,25 +72,34 @@ def source_entries(response: dict[str, Any], prefix: str) -> list[dict[str, Any]
     cited_by: dict[str, list[dict[str, str]]] = {}
     for index, citation in enumerate(response["citations"]):
         for key in citation["source_keys"]:
-            cited_by.setdefault(key, []).append({"anchor": citation_anchor(prefix, index), "marker": citation["marker"] or "↩"})
+            places = cited_by.setdefault(key, [])
+            places.append(
+                {
+                    "anchor": citation_anchor(prefix, index),
+                    "marker": citation["marker"] or "",
+                    "place": _place_label(len(places)),
+                }
+            )
     conflicts = _conflicting_keys(response)
     entries = []
     for ordinal, source in enumerate(response["sources"], 1):
         extra = dict(source["extra"])
-        entries.append({
-            "anchor": source_anchor(prefix, ordinal),
-            "label": source["key"] if len(source["key"]) <= 8 else str(ordinal),
-            "key": source["key"],
-            "kind": source["kind"],
-            "title": source["title"],
-            "url": source["url"],
-            "link": source["url"] if is_safe_http_url(source["url"]) else None,
-            "domain": url_domain(source["url"]),
-            "snippet": extra.pop("snippet", None),
-            "extra": extra,
-            "cited_by": cited_by.get(source["key"], []),
-            "conflict": source["key"] in conflicts,
-        })
+        entries.append(
+            {
+                "anchor": source_anchor(prefix, ordinal),
+                "label": source["key"] if len(source["key"]) <= 8 else str(ordinal),
+                "key": source["key"],
+                "kind": source["kind"],
+                "title": source["title"],
+                "url": source["url"],
+                "link": source["url"] if is_safe_http_url(source["url"]) else None,
+                "domain": url_domain(source["url"]),
+                "snippet": extra.pop("snippet", None),
+                "extra": extra,
+                "cited_by": cited_by.get(source["key"], []),
+                "conflict": source["key"] in conflicts,
+            }
+        )
     return entries
 
 
@@ -99,6 +117,16 @@ def _with_placeholders(text: str, places: list[tuple[int, int, bool]]) -> str:
     return "".join(pieces)
 
 
+def _place_label(position: int) -> str:
+    """a, b, …, z, aa, ab, … — which of a source's citations a back-link returns to."""
+    letters = ""
+    position += 1
+    while position:
+        position, rest = divmod(position - 1, 26)
+        letters = chr(ord("a") + rest) + letters
+    return letters
+
+
 def _link_label(citation: dict[str, Any], key: str, *, first: bool) -> str:
     if first and citation["marker"]:
         return str(citation["marker"])
@@ -110,10 +138,12 @@ def _link_title(source: dict[str, Any]) -> str:
 
 
 def _conflicting_keys(response: dict[str, Any]) -> set[str]:
-    return {key for d in response["diagnostics"] if d["code"] == "source_conflict" for key in d["details"].get("keys", [])}
+    return {
+        key for d in response["diagnostics"] if d["code"] == "source_conflict" for key in d["details"].get("keys", [])
+    }
 
 
 def _unresolved_explanations(response: dict[str, Any]) -> dict[int, str]:
-    return {d["details"].get("start"): d["message"] for d in response["diagnostics"] if d["code"] == "unresolved_marker"}
-
-
+    return {
+        d["details"].get("start"): d["message"] for d in response["diagnostics"] if d["code"] == "unresolved_marker"
+    }

@@ -14,7 +14,36 @@ import bleach
 from citeview.core.links import is_safe_http_url
 
 ALLOWED_TAGS = frozenset(
-    "p br hr h1 h2 h3 h4 h5 h6 em strong code pre blockquote ul ol li a sup table thead tbody tr th td s del span".split()
+    [
+        "p",
+        "br",
+        "hr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "em",
+        "strong",
+        "code",
+        "pre",
+        "blockquote",
+        "ul",
+        "ol",
+        "li",
+        "a",
+        "sup",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "s",
+        "del",
+        "span",
+    ]
 )
 _OWN_ID = re.compile(r"^cv-[a-z0-9-]+$")
 _OWN_CLASSES = re.compile(r"^(cv-[a-z-]+)( cv-[a-z-]+)*$")
