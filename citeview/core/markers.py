@@ -17,6 +17,8 @@ from markdown_it import MarkdownIt
 from citeview.core.framing import LINE_BREAK
 
 MARKER = re.compile(r"\[(web:)?(\d{1,6})\]")
+# Reasoning models have put their thinking before the answer; its brackets cite nothing the reader sees.
+THINKING = re.compile(r"<think>.*?(?:</think>|\Z)", re.S)
 _BLANK_LINE = re.compile(r"(?:\r\n|\r|\n)[ \t]*(?=\r\n|\r|\n|$)")
 
 
@@ -30,7 +32,7 @@ class MarkerMatch:
 
 
 def find_markers(text: str) -> list[MarkerMatch]:
-    code = code_ranges(text)
+    code = _merged([*code_ranges(text), *(m.span() for m in THINKING.finditer(text))])
     found = []
     for match in MARKER.finditer(text):
         start, end = match.span()
@@ -111,6 +113,16 @@ def _closing_run(text: str, i: int, end: int, length: int) -> int | None:
         if run_end - found == length:
             return run_end
         i = run_end
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _inside(position: int, ranges: list[tuple[int, int]]) -> bool:

@@ -32,3 +32,8 @@ def test_link_labels_definitions_and_escapes_are_not_markers():
 
 def test_an_unclosed_backtick_does_not_hide_the_rest():
     assert markers("it costs `5 dollars[1]") == ["[1]"]
+
+
+def test_a_reasoning_section_cites_nothing():
+    assert markers("<think>maybe [1] or `x[2]` [3]</think>The answer[4]") == ["[4]"]
+    assert markers("<think>cut off while thinking [5]") == []
