@@ -55,8 +55,9 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 # The largest dump citeview accepts, in bytes. Enforced by citeview itself on every way in; the web
 # server in front should allow request bodies at least this large.
 CITEVIEW_MAX_DUMP_BYTES = env_int("CITEVIEW_MAX_DUMP_BYTES", 10 * 1024 * 1024)
-# Form posts carry the pasted dump as a field; leave room for it and the other fields.
-DATA_UPLOAD_MAX_MEMORY_SIZE = CITEVIEW_MAX_DUMP_BYTES + 64 * 1024
+# Form posts carry the pasted dump as a field. Up to twice the limit is read so that an oversized
+# paste can be refused with the paste kept in the box; beyond that the body is refused unread.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * CITEVIEW_MAX_DUMP_BYTES + 64 * 1024
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -82,6 +83,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "citeview.urls"
+CSRF_FAILURE_VIEW = "citeview.dumps.api.csrf_failure"
 WSGI_APPLICATION = "citeview.wsgi.application"
 
 TEMPLATES = [
@@ -144,6 +146,10 @@ SECURE_CSP = {
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", False) else None
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)

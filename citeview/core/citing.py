@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from citeview.core.links import is_safe_http_url
-from citeview.core.markers import MarkerMatch, find_markers
+from citeview.core.markers import MarkerMatch, find_markers, thinking_end
 from citeview.core.model import Citation, Marker, Response
+from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
 
 
 def cite_markers(
@@ -17,6 +18,19 @@ def cite_markers(
     """Turn every marker in ``response.text`` into a citation, or an unresolved marker when it
     resolves to no source (never to a guessed one). Returns the markers found."""
     markers = find_markers(response.text)
+    if thinking_end(response.text):
+        response.diagnose(
+            "reasoning_section",
+            "info",
+            "The answer starts with a reasoning section (<think>…</think>); brackets in it are not read as citations.",
+        )
+    if len(response.text) > MAX_MARKDOWN_CHARS:
+        response.diagnose(
+            "answer_too_long",
+            "warning",
+            f"The answer is {len(response.text):,} characters; citeview renders the first {MAX_MARKDOWN_CHARS:,}. "
+            "Markers past that point are counted without checking whether they stand in code.",
+        )
     for marker in markers:
         keys = resolve(marker)
         if keys:

@@ -52,82 +52,134 @@ class ResponseValues:
     streamed: bool
     values: list[dict[str, Any]]
     api: str = ""
+    ignored: int = 0  # values of no known shape that no stream around them could take
 
 
 def split_responses(dump: FramedDump, provider: str | None = None) -> list[ResponseValues]:
-    groups = _group(dump)
+    groups, ignored = _group(dump)
     if not groups:
         raise DumpError(
             "unknown_provider",
             "This JSON is not a response from a provider citeview knows (Perplexity, Claude, Gemini, "
             f"OpenAI){_keys_hint(dump.values)}.",
         )
+    groups[0].ignored = ignored
     for group in groups:
         group.api = _api_for(group, provider)
+    # A stream piece with no provider's mark of its own (deltas after a cut) belongs with its neighbours.
+    marked = {g.family: g.api for g in groups if _has_provider_mark(g)}
+    for group in groups:
+        if provider is None and not _has_provider_mark(group) and group.family in marked:
+            group.api = marked[group.family]
     return groups
 
 
-def _group(dump: FramedDump) -> list[ResponseValues]:
+def _group(dump: FramedDump) -> tuple[list[ResponseValues], int]:
     groups: list[ResponseValues] = []
     current: ResponseValues | None = None
-    one_object = dump.framing == "json"
+    waiting: list[dict[str, Any]] = []  # values of no known shape before any stream: the next stream takes them
     for value in dump.values:
-        family, is_event = _family_of(value)
+        family, shape = _family_of(value)
         if family is None:
-            continue  # the parser of the surrounding stream reports what it does not know
-        if value.get("type") == "error" and current is not None:
-            current.values.append(value)  # an error event ends the stream it interrupts, whatever its API
+            # A ping, an error or an unknown event belongs to the stream around it; its parser reports it.
+            (current.values if current is not None else waiting).append(value)
             continue
-        if not is_event or one_object:
+        if shape == "whole" or (shape == "chunk" and dump.framing == "json"):
             groups.append(ResponseValues(family, False, [value]))
             current = None
             continue
         if current is None or current.family != family or _starts_new_response(current, value):
-            current = ResponseValues(family, True, [])
+            current = ResponseValues(family, True, waiting)
+            waiting = []
             groups.append(current)
         current.values.append(value)
-    return groups
+    for group in groups:
+        if group.family == "chat" and len(group.values) == 1 and _is_whole_completion(group.values[0]):
+            group.streamed = False
+    return groups, len(waiting)
 
 
-def _family_of(value: Any) -> tuple[str | None, bool]:
-    """The shape family of one value, and whether it is a stream event (rather than a whole response)."""
+def _family_of(value: Any) -> tuple[str | None, str]:
+    """The shape family of one value, and its shape: ``event`` of a stream, ``whole`` response, or a
+    chat ``chunk`` (a whole response when it stands alone)."""
     if not isinstance(value, dict):
-        return None, False
+        return None, "unknown"
     kind = value.get("type")
-    if isinstance(kind, str) and (kind.startswith("response.") or kind == "error"):
-        return "responses", True
+    if kind in ("error", "ping"):
+        return None, "neutral"
+    if isinstance(kind, str) and kind.startswith("response."):
+        return "responses", "event"
     if value.get("object") == "response" and "output" in value:
-        return "responses", False
+        return "responses", "whole"
     if "choices" in value:
-        # One chat object alone is a whole response; in an array, stream or JSONL, a chunk.
-        return "chat", True
-    if kind in _ANTHROPIC_EVENTS or kind == "error":
-        return "messages", True
+        return "chat", "chunk"
+    if kind in _ANTHROPIC_EVENTS:
+        return "messages", "event"
     if kind == "message" and value.get("role") == "assistant":
-        return "messages", False
+        return "messages", "whole"
     if "candidates" in value or "usageMetadata" in value or "usage_metadata" in value:
-        return "gemini", True
+        return "gemini", "chunk"
     if isinstance(value.get("event_type"), str) and value["event_type"].startswith(("interaction.", "content.")):
-        return "interactions", True
+        return "interactions", "event"
     if "steps" in value or ("outputs" in value and "status" in value):
-        return "interactions", False
-    return None, False
+        return "interactions", "whole"
+    return None, "unknown"
+
+
+_TERMINAL_EVENTS = {"response.completed", "response.failed", "response.incomplete"}
 
 
 def _starts_new_response(group: ResponseValues, value: dict[str, Any]) -> bool:
     if group.family == "responses":
+        if any(v.get("type") in _TERMINAL_EVENTS for v in group.values):
+            return True  # nothing of a response comes after its end
+        seen = {_event_response_id(v) for v in group.values} - {None}
+        new_id = _event_response_id(value)
+        if new_id is not None and seen and new_id not in seen:
+            return True
         return value.get("type") == "response.created" and any(
             v.get("type") == "response.created" for v in group.values
         )
     if group.family == "chat":
-        # Recorders redact ids unevenly, so a new id alone does not end a response: a finished one does.
-        finished = any(
-            c.get("finish_reason") for v in group.values for c in v.get("choices") or [] if isinstance(c, dict)
-        )
-        return finished and value.get("id") != group.values[-1].get("id")
+        return _starts_new_chat_response(group, value)
     if group.family == "messages":
         return value.get("type") == "message_start" and any(v.get("type") == "message_start" for v in group.values)
     return False
+
+
+def _event_response_id(event: dict[str, Any]) -> str | None:
+    inner = event.get("response")
+    return inner.get("id") if isinstance(inner, dict) and isinstance(inner.get("id"), str) else None
+
+
+def _starts_new_chat_response(group: ResponseValues, value: dict[str, Any]) -> bool:
+    finished = any(_finish_reason(v) for v in group.values)
+    if value.get("id") == group.values[-1].get("id"):
+        return finished and _is_whole_completion(value)
+    # Recorders redact ids unevenly: a chunk whose accumulated text extends the stream's continues it.
+    so_far = next((t for t in map(_message_text, reversed(group.values)) if t), "")
+    text = _message_text(value)
+    return not (so_far and text and text.startswith(so_far))
+
+
+def _first_choice(value: dict[str, Any]) -> dict[str, Any]:
+    choices = value.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    return first if isinstance(first, dict) else {}
+
+
+def _finish_reason(value: dict[str, Any]) -> Any:
+    return _first_choice(value).get("finish_reason")
+
+
+def _message_text(value: dict[str, Any]) -> str:
+    message = _first_choice(value).get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) else ""
+
+
+def _is_whole_completion(value: dict[str, Any]) -> bool:
+    return value.get("object") == "chat.completion" and bool(_finish_reason(value)) and bool(_message_text(value))
 
 
 def _api_for(group: ResponseValues, provider: str | None) -> str:
@@ -147,6 +199,16 @@ def _api_for(group: ResponseValues, provider: str | None) -> str:
     if group.family == "chat":
         return "perplexity.sonar" if any(_is_perplexity_sonar(v) for v in group.values) else "openai.chat_completions"
     return next(iter(apis.values()))
+
+
+def _has_provider_mark(group: ResponseValues) -> bool:
+    if group.family == "responses":
+        return any(
+            _is_perplexity_agent(v) or _event_response_id(v) or v.get("object") == "response" for v in group.values
+        )
+    if group.family == "chat":
+        return any(_is_perplexity_sonar(v) or str(v.get("id", "")).startswith("chatcmpl-") for v in group.values)
+    return True
 
 
 def _is_perplexity_agent(value: dict[str, Any]) -> bool:

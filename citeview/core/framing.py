@@ -36,10 +36,23 @@ class FramedDump:
     event_names: list[str | None] = field(default_factory=list)  # SSE `event:` names, parallel to values
     done_marker: bool = False  # an SSE `data: [DONE]` line was seen
     cut_off: bool = False  # the last event was cut off mid-way and dropped
+    repaired_strings: int = 0  # strings whose lone surrogates were replaced by U+FFFD
+
+
+MAX_DEPTH = 64  # provider responses nest a dozen levels; far deeper is an attack or a mistake
 
 
 def read_dump(raw: bytes) -> FramedDump:
-    text = decode_dump_text(raw)
+    text, cut_in_character = decode_dump_text(raw)
+    dump = _read_text(text)
+    if cut_in_character and dump.framing in ("json", "json-array"):
+        raise DumpError("truncated_json", "The dump ends in the middle of a character: it looks cut off.")
+    dump.cut_off = dump.cut_off or cut_in_character
+    dump.repaired_strings = _check_values(dump.values)
+    return dump
+
+
+def _read_text(text: str) -> FramedDump:
     stripped = text.lstrip()
     if stripped.startswith("<"):
         raise DumpError(
@@ -57,7 +70,8 @@ def read_dump(raw: bytes) -> FramedDump:
     )
 
 
-def decode_dump_text(raw: bytes) -> str:
+def decode_dump_text(raw: bytes) -> tuple[str, bool]:
+    """The dump as text, and whether its last character was cut off (a stream saved mid-character)."""
     if not raw.strip():
         raise DumpError("empty", "The dump is empty: paste or upload a saved API response.")
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
@@ -69,14 +83,17 @@ def decode_dump_text(raw: bytes) -> str:
         raise DumpError("binary", "The dump contains binary data (NUL bytes), not a saved API response.")
     try:
         text = raw.decode("utf-8")
+        cut = False
     except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data" and exc.end == len(raw):
+            return raw[: exc.start].decode("utf-8", errors="strict").removeprefix("\ufeff"), True
         bad = raw[exc.start]
         raise DumpError(
             "not_utf8",
             f"The dump is not valid UTF-8 (byte 0x{bad:02x} at offset {exc.start}). Save it as UTF-8: "
             "Shift_JIS, EUC-JP and other encodings are not read.",
         ) from None
-    return text.removeprefix("\ufeff")  # a UTF-8 byte-order mark carries no content
+    return text.removeprefix("\ufeff"), cut  # a UTF-8 byte-order mark carries no content
 
 
 def loads_strict(text: str) -> Any:
@@ -96,6 +113,37 @@ def json_error(exc: Exception, text: str, where: str = "The JSON") -> DumpError:
             )
         return DumpError("invalid_json", f"{where} is not valid at line {exc.lineno}, column {exc.colno}: {exc.msg}.")
     return DumpError("invalid_json", f"{where} is not valid: {exc}.")
+
+
+def _check_values(values: list[Any]) -> int:
+    """Refuse nesting deeper than :data:`MAX_DEPTH`, and replace lone surrogates (``"\\udc00"``, valid
+    JSON but not Unicode: a snippet cut between the halves of an emoji) so the text can be shown."""
+    stack: list[tuple[Any, int]] = [(v, 1) for v in values]
+    repaired = 0
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise DumpError(
+                "too_deep", f"The JSON is nested more than {MAX_DEPTH} levels deep; no provider response is."
+            )
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(item, str) and _LONE_SURROGATE.search(item):
+                    value[key] = _LONE_SURROGATE.sub("\ufffd", item)
+                    repaired += 1
+                else:
+                    stack.append((item, depth + 1))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, str) and _LONE_SURROGATE.search(item):
+                    value[index] = _LONE_SURROGATE.sub("\ufffd", item)
+                    repaired += 1
+                else:
+                    stack.append((item, depth + 1))
+    return repaired
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _refuse_constant(name: str) -> Any:
@@ -143,11 +191,26 @@ def _read_jsonl(lines: list[str]) -> FramedDump:
         try:
             values.append(loads_strict(line))
         except (ValueError, RecursionError) as exc:
-            error = json_error(exc, line, f"Line {number} of the JSON Lines")
-            if number == len(lines) and error.code == "truncated_json":
+            if number == len(lines):  # only the last line may be broken: the stream was cut there
                 return FramedDump("jsonl", values, cut_off=True)
-            raise error from None
+            raise json_error(exc, line, f"Line {number} of the JSON Lines") from None
     return FramedDump("jsonl", values)
+
+
+def _each_line_alone(lines: list[str]) -> list[Any] | None:
+    """Each line as a JSON object, or None unless every line is one."""
+    if len(lines) < 2:
+        return None
+    values = []
+    for line in lines:
+        try:
+            value = loads_strict(line)
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(value, dict):
+            return None
+        values.append(value)
+    return values
 
 
 def _looks_like_sse(stripped: str) -> bool:
@@ -166,7 +229,7 @@ def _read_sse(text: str) -> FramedDump:
     def dispatch() -> None:
         nonlocal name, data, pending_error
         payload = "\n".join(data)
-        event_name = name
+        event_name, lines_of_event = name, data
         name, data = None, []
         if not payload.strip():
             return
@@ -179,7 +242,13 @@ def _read_sse(text: str) -> FramedDump:
             dump.values.append(loads_strict(payload))
             dump.event_names.append(event_name)
         except (ValueError, RecursionError) as exc:
-            pending_error = json_error(exc, payload, f"The data of the event at line {start_line}")
+            separate = _each_line_alone(lines_of_event)
+            if separate is None:
+                pending_error = json_error(exc, payload, f"The data of the event at line {start_line}")
+                return
+            # Saved without the blank lines between events: each data line is an event of its own.
+            dump.values.extend(separate)
+            dump.event_names.extend([event_name] * len(separate))
 
     for number, line in enumerate(LINE_BREAK.split(text), 1):
         if not line:
@@ -197,10 +266,7 @@ def _read_sse(text: str) -> FramedDump:
             name = value
     dispatch()
     if pending_error is not None:
-        # Only the last event may be broken, and only by being cut short: that is an incomplete stream.
-        if pending_error.code != "truncated_json":
-            raise pending_error
-        dump.cut_off = True
+        dump.cut_off = True  # only the last event may be broken: the stream was cut there
     if not dump.values:
         raise DumpError("invalid_sse", "The event stream holds no events with JSON data.")
     return dump

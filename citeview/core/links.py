@@ -16,6 +16,8 @@ def is_safe_http_url(url: object) -> bool:
         return False
     if _INVISIBLE.search(url) or any(unicodedata.category(ch) == "Cc" for ch in url):
         return False
+    if "\\" in url:
+        return False  # browsers read a backslash as "/", urlsplit does not: the host shown would not be the one visited
     try:
         parts = urlsplit(url)
     except ValueError:

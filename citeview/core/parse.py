@@ -29,13 +29,26 @@ def parse_dump(raw: bytes, *, provider: str | None = None, max_bytes: int = DEFA
         if parser is None:
             raise DumpError(
                 "unsupported_provider",
-                f"This is a {API_NAMES[group.api]} dump; citeview cannot read {API_NAMES[group.api]} dumps yet.",
+                f"This dump was recognised as {API_NAMES[group.api]}, which citeview cannot read yet.",
             )
         response = parser(group.values, group.streamed)
+        if group.ignored:
+            response.diagnose(
+                "unknown_event",
+                "info",
+                f"{group.ignored} value(s) in the dump have no shape citeview knows and were not read.",
+            )
         add_source_checks(response)
         responses.append(response)
     if framed.cut_off:
         _note_cut_off(responses[-1])
+    if framed.repaired_strings:
+        responses[0].diagnose(
+            "invalid_unicode",
+            "warning",
+            f"{framed.repaired_strings} string(s) in the dump hold half of a character (a lone surrogate escape); "
+            "it is shown as \ufffd. The raw dump keeps it as sent.",
+        )
     return ParsedDump(hashlib.sha256(raw).hexdigest(), len(raw), framed.framing, responses)
 
 

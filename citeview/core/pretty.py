@@ -1,9 +1,11 @@
-"""The raw dump as a reader can follow it: JSON indented, streams as sent."""
+"""The raw dump as a reader can follow it: JSON indented, each event of a stream on its own."""
 
 from __future__ import annotations
 
-import contextlib
 import json
+from typing import Any
+
+from citeview.core.framing import LINE_BREAK
 
 MAX_PRETTY_BYTES = 2 * 1024 * 1024  # beyond this the page shows the start; the download has it all
 
@@ -12,7 +14,31 @@ def pretty_dump_text(raw: bytes, framing: str) -> tuple[str, bool]:
     """The text to show for a stored dump, and whether it was shortened."""
     shortened = len(raw) > MAX_PRETTY_BYTES
     text = raw[:MAX_PRETTY_BYTES].decode("utf-8", errors="replace").removeprefix("\ufeff")
-    if framing in ("json", "json-array") and not shortened:
-        with contextlib.suppress(ValueError, RecursionError):  # otherwise shown as stored
-            text = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    return text, shortened
+    if shortened:
+        return text, True
+    if framing in ("json", "json-array"):
+        return _indented(text) or text, False
+    if framing == "jsonl":
+        return "\n\n".join(_indented(line) or line for line in LINE_BREAK.split(text) if line.strip()), False
+    return "\n".join(_sse_line(line) for line in LINE_BREAK.split(text)), False
+
+
+def _sse_line(line: str) -> str:
+    """A ``data:`` line with its JSON indented under it; every other line as sent."""
+    if not line.startswith("data:"):
+        return line
+    payload = _indented(line[5:])
+    return f"data: {payload}" if payload else line
+
+
+def _indented(text: str) -> str | None:
+    try:
+        value: Any = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict | list):
+        return None
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return None

@@ -23,7 +23,8 @@ class SourceTable:
         The same key with the same URL is the same source (its missing fields are filled in). The
         same key with another URL is a conflict: both are kept and a ``source_conflict`` is raised.
         """
-        extra = {k: v for k, v in (extra or {}).items() if v not in (None, "", [], {})}
+        # Only scalars are shown; anything deeper stays in the raw dump.
+        extra = {k: v for k, v in (extra or {}).items() if isinstance(v, str | int | float | bool) and v != ""}
         for stored_key in self._keys_for.get(key, []):
             source = self.get(stored_key)
             if source.url == url:
@@ -32,7 +33,7 @@ class SourceTable:
                     source.extra.setdefault(name, value)
                 return stored_key
         existing = self._keys_for.setdefault(key, [])
-        stored_key = key if not existing else f"{key}#{len(existing) + 1}"
+        stored_key = self._free_key(key, len(existing) + 1)
         existing.append(stored_key)
         source = Source(stored_key, kind, url, title, extra)
         self._by_key[stored_key] = source
@@ -49,6 +50,14 @@ class SourceTable:
                 urls=[self.get(k).url for k in existing],
             )
         return stored_key
+
+    def _free_key(self, key: str, number: int) -> str:
+        """``key`` itself for the first source under it, then ``key#2``, ``key#3``… — never one in use."""
+        candidate = key if number == 1 else f"{key}#{number}"
+        while candidate in self._by_key:
+            number += 1
+            candidate = f"{key}#{number}"
+        return candidate
 
     def keys_for(self, key: str) -> list[str]:
         """Every stored key offered under the provider's ``key`` (more than one means a conflict)."""

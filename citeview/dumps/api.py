@@ -9,10 +9,12 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.csrf import csrf_failure as default_csrf_failure
 
 from citeview.core.errors import DumpError, too_large_error
 from citeview.dumps.http_status import status_for
+from citeview.dumps.middleware import declared_body_size
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get
 from citeview.dumps.services import dump_ingest
@@ -44,7 +46,7 @@ def dumps_collection(request: HttpRequest) -> JsonResponse:
             f"Send the raw dump as the body (for example application/json or text/event-stream), not {content_type}.",
         )
     limit = settings.CITEVIEW_MAX_DUMP_BYTES
-    declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    declared = declared_body_size(request)
     if declared > limit:
         return _dump_error(too_large_error(declared, limit))
     raw = request.read(limit + 1)
@@ -68,6 +70,15 @@ def dump_item(request: HttpRequest, pk: int) -> JsonResponse:
     except Http404:
         return _error(404, "not_found", f"There is no dump {pk}.")
     return JsonResponse(_dump_json(request, dump), json_dumps_params={"ensure_ascii": False})
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """The API answers a CSRF failure in its own JSON shape; pages keep Django's page."""
+    if request.path.startswith("/api/"):
+        return _error(
+            403, "csrf_failed", f"CSRF check failed ({reason}): send the csrftoken cookie's value as X-CSRFToken."
+        )
+    return default_csrf_failure(request, reason)
 
 
 def _dump_json(request: HttpRequest, dump: Dump) -> dict[str, Any]:

@@ -15,20 +15,25 @@ from citeview.dumps.views import home_page
 FORM_OVERHEAD_BYTES = 64 * 1024
 
 
+def declared_body_size(request: HttpRequest) -> int:
+    try:
+        return max(int(request.META.get("CONTENT_LENGTH") or 0), 0)
+    except ValueError:
+        return 0
+
+
 class DumpSizeLimitMiddleware:
     """``FILE_UPLOAD_MAX_MEMORY_SIZE`` is no cap and ``DATA_UPLOAD_MAX_MEMORY_SIZE`` fails as a bare 400,
-    so a declared body over the dump limit is answered here, with a message that names the limit."""
+    so a declared body far over the dump limit is answered here, unread, with a message that names the limit."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         limit = settings.CITEVIEW_MAX_DUMP_BYTES
-        try:
-            declared = int(request.META.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            declared = 0
-        if declared <= limit + FORM_OVERHEAD_BYTES:
+        declared = declared_body_size(request)
+        # Up to twice the limit the form still reads the body, refuses it and keeps the paste in the box.
+        if declared <= 2 * limit + FORM_OVERHEAD_BYTES:
             return self.get_response(request)
         error = too_large_error(declared, limit)
         if request.path.startswith("/api/"):

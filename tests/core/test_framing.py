@@ -77,3 +77,38 @@ def test_jsonl_and_json_arrays_are_named_as_such():
     assert read_dump(own_fixture("agent-two-responses.jsonl")).framing == "jsonl"
     assert read_dump(b'[{"a": 1}]').framing == "json-array"
     assert read_dump(b'\xef\xbb\xbf{"a": 1}').framing == "json"  # a UTF-8 byte-order mark is no content
+
+
+def test_a_lone_surrogate_is_shown_as_a_replacement_character_and_reported():
+    raw = json.dumps(sonar_object("a\udc00b[1]", ["https://x.example"])).encode()
+    response = parse_dump(raw).to_json()["responses"][0]
+    assert response["text"] == "a\ufffdb[1]"
+    assert any(d["code"] == "invalid_unicode" for d in response["diagnostics"])
+
+
+def test_deep_nesting_inside_any_field_is_refused():
+    obj = sonar_object("x", [])
+    obj["search_results"] = [{"url": "https://x.example", "date": json.loads("[" * 70 + "]" * 70)}]
+    assert error_of(json.dumps(obj).encode()).code == "too_deep"
+
+
+@pytest.mark.parametrize(
+    "tail", [b'data: {"type": "response.output_text.delta", "delta": tr', b'data: {"a": 1.', b'data: {"a": "\\u30']
+)
+def test_a_last_event_cut_anywhere_leaves_an_incomplete_response(tail: bytes):
+    raw = sse(agent_created(), *agent_deltas("前半")) + tail
+    response = parse_dump(raw).to_json()["responses"][0]
+    assert response["text"] == "前半" and response["status"] == "incomplete"
+
+
+def test_a_stream_cut_inside_a_character_is_incomplete_not_refused():
+    raw = sse(agent_created(), *agent_deltas("条件A[2]、条件B")) + 'data: {"delta": "条'.encode()[:-1]
+    response = parse_dump(raw).to_json()["responses"][0]
+    assert response["status"] == "incomplete" and response["text"] == "条件A[2]、条件B"
+
+
+def test_data_lines_saved_without_blank_lines_are_separate_events():
+    raw = b"\n".join(
+        line for line in sse(agent_created(), *agent_deltas("a", "b")).split(b"\n") if line.startswith(b"data:")
+    )
+    assert parse_dump(raw).to_json()["responses"][0]["text"] == "ab"

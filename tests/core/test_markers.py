@@ -37,3 +37,22 @@ def test_an_unclosed_backtick_does_not_hide_the_rest():
 def test_a_reasoning_section_cites_nothing():
     assert markers("<think>maybe [1] or `x[2]` [3]</think>The answer[4]") == ["[4]"]
     assert markers("<think>cut off while thinking [5]") == []
+
+
+def test_brackets_in_link_destinations_autolinks_and_link_text_are_not_markers():
+    text = "See [docs](https://x.example/?q=[1]) and <https://y.example/[2]> and [text [3]](https://z.example) end[4]"
+    assert markers(text) == ["[4]"]
+
+
+def test_a_backtick_does_not_pair_across_list_items_or_headings():
+    assert markers("- Type `ls\n- Then read the manual[1] and `man ls`.") == ["[1]"]
+    assert markers("Old manuals call it `grep' in quotes[1].\n## Usage\nRun `grep -r` here[2].") == ["[1]", "[2]"]
+
+
+def test_only_a_leading_think_section_hides_markers():
+    assert markers("Models emit a `<think>` block.[1] Also see[2].") == ["[1]", "[2]"]
+    assert markers("Text <think> inline [1]") == ["[1]"]
+
+
+def test_full_width_and_other_digits_are_not_markers():
+    assert markers("条件[２] and [٢] and [02]") == ["[02]"]

@@ -127,3 +127,51 @@ def test_an_unknown_event_type_is_reported_not_fatal():
         d["code"] == "unknown_event" and "response.sandbox.started" in d["message"] for d in response["diagnostics"]
     )
     assert response["text"] == "hi"
+
+
+def test_events_after_a_completed_response_start_the_next_one():
+    results = [(1, "https://example.org/one", "One")]
+    raw = sse(agent_created(), *agent_deltas("one[1]"), agent_completed("one[1]", results), *agent_deltas("two[1]"))
+    first, second = parse_dump(raw).to_json()["responses"]
+    assert (first["status"], second["status"], second["text"]) == ("completed", "incomplete", "two[1]")
+    assert second["unresolved"][0]["marker"] == "[1]"  # the first response's sources are not the second's
+
+
+def test_a_ping_or_an_event_without_a_type_does_not_derail_the_stream():
+    text = "x[1]"
+    results = [(1, "https://example.org/x", "X")]
+    raw = sse(agent_created(), {"type": "ping"}, {"foo": "bar"}, *agent_deltas(text), agent_completed(text, results))
+    (response,) = parse_dump(raw).to_json()["responses"]
+    assert response["status"] == "completed" and response["api"] == "perplexity.agent"
+    assert any("without a type" in d["message"] for d in response["diagnostics"] if d["code"] == "unknown_event")
+
+
+def test_a_single_saved_completed_event_is_read_as_its_response():
+    text = "x[1]"
+    raw = json.dumps(agent_completed(text, [(1, "https://example.org/x", "X")])).encode()
+    (response,) = parse_dump(raw).to_json()["responses"]
+    assert (response["text"], response["status"], len(response["citations"])) == (text, "completed", 1)
+
+
+def test_fields_of_the_wrong_type_are_not_copied_into_the_contract():
+    obj = agent_object("x[1][2]", [])
+    obj.update(id=123, model={"x": [1]})
+    obj["output"][0]["results"] = [
+        {"id": 1.0, "url": "https://a.example", "title": 5},
+        {"id": True, "url": "https://b.example", "title": "b"},
+    ]
+    response = parse_dump(json.dumps(obj).encode()).to_json()["responses"][0]
+    assert (response["id"], response["model"]) == (None, None)
+    assert [(s["key"], s["title"]) for s in response["sources"]] == [("1", None), ("unnumbered-2", "b")]
+    assert [m["marker"] for m in response["unresolved"]] == ["[2]"]
+
+
+def test_a_string_id_that_looks_like_a_conflict_key_stays_distinct():
+    obj = agent_object("x[2]", [])
+    obj["output"][0]["results"] = [
+        {"id": "2#2", "url": "https://a.example"},
+        {"id": 2, "url": "https://b.example"},
+        {"id": 2, "url": "https://c.example"},
+    ]
+    keys = [s["key"] for s in parse_dump(json.dumps(obj).encode()).to_json()["responses"][0]["sources"]]
+    assert len(keys) == len(set(keys)) == 3

@@ -97,3 +97,81 @@ def test_content_as_a_list_of_typed_chunks_is_read():
         {"type": "text", "text": "part two."},
     ]
     assert parse(obj)["text"] == "Part one[1] part two."
+
+
+def test_odd_types_in_choices_are_read_without_crashing():
+    for choices in (5, [{"index": 0, "message": "text", "delta": "x", "finish_reason": "stop"}], ["x"]):
+        obj = sonar_object("x", CITES)
+        obj["choices"] = choices
+        response = parse(obj)
+        assert response["text"] == "" and response["api"] == "perplexity.sonar"
+
+
+def test_an_entry_that_is_not_a_url_keeps_every_other_position():
+    response = parse(sonar_object("a[1] b[2] c[3] d[4]", [None, "https://b.example", {"x": 1}, "https://d.example"]))
+    by_key = {s["key"]: s["url"] for s in response["sources"]}
+    assert {c["marker"]: by_key[c["source_keys"][0]] for c in response["citations"]} == {
+        "[2]": "https://b.example",
+        "[4]": "https://d.example",
+    }
+    assert [m["marker"] for m in response["unresolved"]] == ["[1]", "[3]"]
+    assert sum(d["code"] == "invalid_source" for d in response["diagnostics"]) == 2
+
+
+def test_search_results_repeated_in_every_chunk_are_one_batch():
+    results = [{"title": "One", "url": CITES[0]}, {"title": "No URL", "snippet": "s"}]
+    chunks = [
+        {
+            "id": "u1",
+            "model": "sonar",
+            "citations": CITES,
+            "search_results": results,
+            "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": reason}],
+        }
+        for piece, reason in [("a[1]", None), (" b", None), ("", "stop")]
+    ]
+    response = parse_dump(sse(*chunks, named=False)).to_json()["responses"][0]
+    assert [s["title"] for s in response["sources"]] == ["One", None, None, "No URL"]
+    assert response["searches"] == [{"queries": [], "source_keys": ["1", "search-2"]}]
+
+
+def test_two_streams_with_different_ids_are_two_responses():
+    def chunk(chunk_id, piece, reason=None):
+        return {
+            "id": chunk_id,
+            "model": "sonar",
+            "citations": [f"https://{chunk_id}.example"],
+            "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": reason}],
+        }
+
+    raw = sse(chunk("a", "first[1]"), chunk("b", "second[1]"), chunk("b", "", "stop"), named=False)
+    first, second = parse_dump(raw).to_json()["responses"]
+    assert (first["text"], first["status"]) == ("first[1]", "incomplete")
+    assert second["sources"][0]["url"] == "https://b.example" and second["status"] == "completed"
+
+
+def test_a_redacted_id_on_the_last_chunk_does_not_split_the_stream():
+    chunks = [
+        {
+            "id": "chatcmpl-REDACTED",
+            "model": "sonar",
+            "citations": CITES,
+            "choices": [{"index": 0, "delta": {"content": "Hello"}, "message": {"content": "Hello"}}],
+        },
+        {
+            "id": "0f0e0d0c-1111-4222-8333-444455556666",
+            "model": "sonar",
+            "citations": CITES,
+            "choices": [
+                {"index": 0, "finish_reason": "stop", "delta": {"content": ""}, "message": {"content": "Hello[1]"}}
+            ],
+        },
+    ]
+    responses = parse_dump(sse(*chunks, named=False)).to_json()["responses"]
+    assert [(r["text"], r["status"]) for r in responses] == [("Hello[1]", "completed")]
+
+
+def test_whole_completions_in_an_array_are_separate_unstreamed_responses():
+    raw = json.dumps([sonar_object("x[1]", CITES), sonar_object("y[1]", CITES[1:])]).encode()
+    responses = parse_dump(raw).to_json()["responses"]
+    assert [(r["text"], r["streamed"]) for r in responses] == [("x[1]", False), ("y[1]", False)]

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from citeview.core.markers import code_ranges
 from citeview.core.parse import parse_dump
 from tests.conftest import fixture_ids, real_fixtures
 
 FIXTURES = real_fixtures("perplexity")
 MARKER = re.compile(r"\[(?:web:)?(\d+)\]")
+# Code as a reader recognises it, found independently of the parser under test.
+CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=fixture_ids(FIXTURES))
@@ -22,7 +23,7 @@ def test_every_marker_outside_code_is_a_citation_or_unresolved(path: Path):
     for response in doc["responses"]:
         assert response["provider"] == "perplexity"
         assert response["text"].strip()
-        code = code_ranges(response["text"])
+        code = [m.span() for m in CODE.finditer(response["text"])]
         places = {c["start"] for c in response["citations"]} | {m["start"] for m in response["unresolved"]}
         for match in MARKER.finditer(response["text"]):
             if not any(start <= match.start() < end for start, end in code):

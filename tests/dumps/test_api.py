@@ -81,9 +81,15 @@ def test_an_unknown_id_is_a_json_404(editor_client):
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
 
 
-def test_the_api_post_is_csrf_protected_for_sessions(editor):
+def test_a_nonsense_content_length_is_not_a_server_error(editor_client):
+    response = editor_client.generic("POST", "/api/dumps", b"{}", content_type="application/json", CONTENT_LENGTH="abc")
+    assert response.status_code < 500
+
+
+def test_a_csrf_failure_is_answered_in_the_api_shape(editor):
     from django.test import Client
 
     strict = Client(enforce_csrf_checks=True)
     strict.force_login(editor)
-    assert post(strict, own_fixture("agent-seed-incomplete.sse")).status_code == 403
+    response = post(strict, own_fixture("agent-seed-incomplete.sse"))
+    assert response.status_code == 403 and response.json()["error"]["code"] == "csrf_failed"

@@ -105,6 +105,14 @@ def test_a_body_far_over_the_limit_is_refused_before_it_is_read(editor_client, s
     assert response.status_code == 413 and "the limit is 1,000 bytes" in response.content.decode()
 
 
+def test_a_paste_somewhat_over_the_limit_is_refused_and_kept_in_the_box(editor_client, settings):
+    settings.CITEVIEW_MAX_DUMP_BYTES = 1000
+    paste = "条" * 500  # 1,500 bytes in UTF-8
+    response = editor_client.post(HOME, {"text": paste})
+    assert response.status_code == 413 and "limit is 1,000 bytes" in response.content.decode()
+    assert response.context["form"]["text"].value() == paste
+
+
 def test_the_home_page_lists_dumps_newest_first(editor_client):
     for word in ("older", "newer"):
         editor_client.post(HOME, {"text": json.dumps(sonar_object(f"{word} answer", []))})

@@ -6,6 +6,7 @@ N is a 1-based position in ``citations`` (``../shared/docs/provider-formats.md``
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,7 @@ _AGENT_QUIET_EVENTS = {
     "response.reasoning.stopped",
     "response.reasoning.fetch_url_queries",
     "response.skill.loaded",
+    "ping",
 }
 
 
@@ -70,8 +72,8 @@ def parse_agent(values: list[dict[str, Any]], streamed: bool) -> Response:
 
 
 def _read_agent_object(response: Response, table: SourceTable, obj: dict[str, Any], batches: list[SearchBatch]) -> None:
-    response.id = obj.get("id") or response.id
-    response.model = obj.get("model") or response.model
+    response.id = str_or_none(obj.get("id")) or response.id
+    response.model = str_or_none(obj.get("model")) or response.model
     parts = []
     for item in dicts_in(obj.get("output")):
         kind = item.get("type")
@@ -121,8 +123,8 @@ def _read_agent_event(response: Response, table: SourceTable, state: _AgentState
     kind = event.get("type")
     if kind in ("response.created", "response.in_progress"):
         inner = dict_or_empty(event.get("response"))
-        response.id = response.id or inner.get("id")
-        response.model = inner.get("model") or response.model
+        response.id = response.id or str_or_none(inner.get("id"))
+        response.model = str_or_none(inner.get("model")) or response.model
     elif kind == "response.reasoning.search_queries":
         state.queries_by_call[str(event.get("call_id"))] = strings_in(event.get("queries"))
     elif kind == "response.reasoning.search_results":
@@ -137,7 +139,7 @@ def _read_agent_event(response: Response, table: SourceTable, state: _AgentState
         elif item.get("type") == "fetch_url_results":
             _add_fetched_pages(table, item.get("contents"))
     elif kind == "response.output_text.delta":
-        state.deltas.setdefault(_part_of(event), []).append(str(event.get("delta") or ""))
+        state.deltas.setdefault(_part_of(event), []).append(str_or_none(event.get("delta")) or "")
     elif kind == "response.output_text.done" and isinstance(event.get("text"), str):
         state.done_texts[_part_of(event)] = event["text"]
     elif kind == "response.completed" and isinstance(event.get("response"), dict):
@@ -146,8 +148,10 @@ def _read_agent_event(response: Response, table: SourceTable, state: _AgentState
         state.error = dict_or_empty(event.get("error"))
     elif kind == "error":
         state.error = event
-    elif kind not in _AGENT_QUIET_EVENTS and kind not in state.unknown_types:
-        state.unknown_types.append(str(kind))
+    elif kind not in _AGENT_QUIET_EVENTS:
+        label = str(kind) if kind is not None else "(an event without a type)"
+        if label not in state.unknown_types:
+            state.unknown_types.append(label)
 
 
 def _joined_stream_text(state: _AgentState) -> str:
@@ -166,9 +170,8 @@ def _part_of(event: dict[str, Any]) -> tuple[int, int]:
 def _add_search_results(table: SourceTable, results: Any, queries: Any) -> SearchBatch:
     keys = []
     for position, result in enumerate(dicts_in(results), 1):
-        result_id = result.get("id")
         # Results are keyed by their id, never by position; one without an id cannot be cited.
-        key = str(result_id) if result_id is not None else f"unnumbered-{position}"
+        key = _result_key(result.get("id")) or f"unnumbered-{position}"
         extra = {name: result.get(name) for name in RESULT_EXTRA_FIELDS}
         keys.append(
             table.add(
@@ -176,6 +179,17 @@ def _add_search_results(table: SourceTable, results: Any, queries: Any) -> Searc
             )
         )
     return SearchBatch(strings_in(queries), keys)
+
+
+def _result_key(result_id: Any) -> str | None:
+    """The marker number a result answers to: ``7``, ``7.0`` and ``"7"`` are all ``"7"``."""
+    if isinstance(result_id, bool) or result_id is None:
+        return None
+    if isinstance(result_id, float) and result_id.is_integer():
+        result_id = int(result_id)
+    if isinstance(result_id, int | float):
+        return str(result_id)
+    return result_id.strip() or None if isinstance(result_id, str) else None
 
 
 def _add_fetched_pages(table: SourceTable, contents: Any) -> None:
@@ -192,7 +206,9 @@ def _add_fetched_pages(table: SourceTable, contents: Any) -> None:
 
 def _output_texts(message: dict[str, Any]) -> list[str]:
     return [
-        str(part.get("text") or "") for part in dicts_in(message.get("content")) if part.get("type") == "output_text"
+        str_or_none(part.get("text")) or ""
+        for part in dicts_in(message.get("content"))
+        if part.get("type") == "output_text"
     ]
 
 
@@ -205,35 +221,55 @@ def parse_sonar(values: list[dict[str, Any]], streamed: bool) -> Response:
     finish_reason = None
     messages: list[str] = []
     deltas: list[str] = []
-    search_results: list[dict[str, Any]] = []
+    results: dict[str, dict[str, Any]] = {}  # streams repeat them in every chunk: each once, first seen first
+    listed = 0
     for chunk in values:
         response.id = response.id or str_or_none(chunk.get("id"))
         response.model = str_or_none(chunk.get("model")) or response.model
-        # Streams repeat (or grow) the list in every chunk; a changed URL at a position is a conflict.
-        for position, url in enumerate(strings_in(chunk.get("citations")), 1):
-            table.add(str(position), kind="web", url=url, title=None)
-        search_results.extend(dicts_in(chunk.get("search_results")))
-        choice = _first_choice(chunk)
-        message_text = _content_text((choice.get("message") or {}).get("content"))
+        listed = max(listed, _add_citations(response, table, chunk.get("citations")))
+        for result in dicts_in(chunk.get("search_results")):
+            results.setdefault(json.dumps(result, sort_keys=True), result)
+        choices = dicts_in(chunk.get("choices"))
+        choice = next((c for c in choices if c.get("index", 0) == 0), choices[0] if choices else {})
+        message_text = _content_text(dict_or_empty(choice.get("message")).get("content"))
         if message_text is not None:
             messages.append(message_text)
-        delta_text = _content_text((choice.get("delta") or {}).get("content"))
+        delta_text = _content_text(dict_or_empty(choice.get("delta")).get("content"))
         if delta_text:
             deltas.append(delta_text)
-        finish_reason = choice.get("finish_reason") or finish_reason
-        if len(chunk.get("choices") or []) > 1 and not streamed:
+        finish_reason = str_or_none(choice.get("finish_reason")) or finish_reason
+        if len(choices) > 1 and not any(d.code == "other_choices" for d in response.diagnostics):
             response.diagnose("other_choices", "info", "The response has several choices; citeview shows the first.")
     # Full-mode streams carry the accumulated text in `message` and the increment in `delta`: use one, never both.
     response.text = messages[-1] if messages and messages[-1] else "".join(deltas)
-    _attach_search_results(table, response, search_results)
+    _attach_search_results(table, response, list(results.values()))
     _set_sonar_status(response, finish_reason)
-    citation_count = sum(1 for s in response.sources if not s.key.startswith("search-"))
     cite_markers(
         response,
         lambda m: table.keys_for(m.ref),
-        lambda m: f"{m.text} points at no entry in citations (the response lists {citation_count}).",
+        lambda m: f"{m.text} points at no entry in citations (the response lists {listed}).",
     )
     return response
+
+
+def _add_citations(response: Response, table: SourceTable, citations: Any) -> int:
+    """Add ``citations`` (URL strings, 1-based); return how many there are. Streams repeat or grow
+    the list in every chunk: a changed URL at a position is a conflict, kept and reported."""
+    if not isinstance(citations, list):
+        return 0
+    for position, url in enumerate(citations, 1):
+        if isinstance(url, str):
+            table.add(str(position), kind="web", url=url, title=None)
+        elif not any(
+            d.code == "invalid_source" and d.details.get("position") == position for d in response.diagnostics
+        ):
+            response.diagnose(
+                "invalid_source",
+                "warning",
+                f"citations[{position - 1}] is not a URL but {json.dumps(url)[:80]}; [{position}] cannot point at it.",
+                position=position,
+            )
+    return len(citations)
 
 
 def _attach_search_results(table: SourceTable, response: Response, results: list[dict[str, Any]]) -> None:
@@ -242,16 +278,18 @@ def _attach_search_results(table: SourceTable, response: Response, results: list
     for source in response.sources:
         if source.url is not None:
             keys_by_url.setdefault(source.url, source.key)
+    batch = []
     for position, result in enumerate(results, 1):
         url = str_or_none(result.get("url"))
         extra = {name: result.get(name) for name in RESULT_EXTRA_FIELDS}
         title = str_or_none(result.get("title"))
-        if url in keys_by_url:
-            table.add(keys_by_url[url].split("#")[0], kind="web", url=url, title=title, extra=extra)
+        if url is not None and url in keys_by_url:
+            provider_key = keys_by_url[url].split("#")[0]
+            batch.append(table.add(provider_key, kind="web", url=url, title=title, extra=extra))
         else:
-            keys_by_url[url or f"#{position}"] = table.add(
-                f"search-{position}", kind="web", url=url, title=title, extra=extra
-            )
+            batch.append(table.add(f"search-{position}", kind="web", url=url, title=title, extra=extra))
+    if batch:
+        response.searches.append(SearchBatch([], batch))
 
 
 def _set_sonar_status(response: Response, finish_reason: Any) -> None:
@@ -267,15 +305,10 @@ def _set_sonar_status(response: Response, finish_reason: Any) -> None:
         response.mark_incomplete("the response has no finish_reason")
 
 
-def _first_choice(chunk: dict[str, Any]) -> dict[str, Any]:
-    choices = dicts_in(chunk.get("choices"))
-    return next((c for c in choices if c.get("index", 0) == 0), choices[0] if choices else {})
-
-
 def _content_text(content: Any) -> str | None:
     """``content`` is a string, or a list of typed chunks (``{"type": "text", "text": ...}``)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(str(c.get("text") or "") for c in dicts_in(content) if c.get("type") in (None, "text"))
+        return "".join(str_or_none(c.get("text")) or "" for c in dicts_in(content) if c.get("type") in (None, "text"))
     return None

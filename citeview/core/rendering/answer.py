@@ -9,10 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from citeview.core.links import is_safe_http_url, url_domain
-from citeview.core.rendering.markdown import PLACEHOLDER_MARK, Anchor, AnchorLink, placeholder, render_markdown
+from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, Anchor, AnchorLink, render_markdown
 from citeview.core.rendering.sanitize import sanitize_html
-
-MAX_RENDERED_CHARS = 200_000  # markdown-it's worst case is ~25 µs a character: cap what we render
 
 
 def response_prefix(index: int) -> str:
@@ -30,10 +28,7 @@ def citation_anchor(prefix: str, index: int) -> str:
 
 def render_answer(response: dict[str, Any], prefix: str) -> str:
     """The answer's Markdown as sanitised HTML, each citation a link to its source entry."""
-    text = response["text"].replace(PLACEHOLDER_MARK, "\ufffd")  # a dump cannot forge our placeholders
-    truncated = len(text) > MAX_RENDERED_CHARS
-    if truncated:
-        text = text[:MAX_RENDERED_CHARS]
+    text = response["text"][:MAX_MARKDOWN_CHARS]
     ordinals = {source["key"]: n for n, source in enumerate(response["sources"], 1)}
     titles = {source["key"]: _link_title(source) for source in response["sources"]}
     conflicts = _conflicting_keys(response)
@@ -61,9 +56,12 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
         anchors.append(Anchor(f"{prefix}-unresolved-{index}", marker["marker"], explanation=explanation))
         places.append((marker["start"], marker["end"], True))
 
-    html = render_markdown(_with_placeholders(text, places), anchors)
-    if truncated:
-        html += f'<p class="cv-truncated">The answer is longer than {MAX_RENDERED_CHARS:,} characters; the rest is in the raw dump.</p>'
+    html = render_markdown(text, places, anchors)
+    if len(response["text"]) > MAX_MARKDOWN_CHARS:
+        html += (
+            f'<p class="cv-truncated">The answer is longer than {MAX_MARKDOWN_CHARS:,} characters; '
+            "the rest is in the raw dump and the normalised JSON.</p>"
+        )
     return sanitize_html(html)
 
 
@@ -101,20 +99,6 @@ def source_entries(response: dict[str, Any], prefix: str) -> list[dict[str, Any]
             }
         )
     return entries
-
-
-def _with_placeholders(text: str, places: list[tuple[int, int, bool]]) -> str:
-    """Replace each marker by its placeholder; put a span citation's placeholder after its span."""
-    pieces = []
-    position = 0
-    for index, (start, end, replace) in sorted(enumerate(places), key=lambda p: (p[1][1], p[1][0])):
-        if start < position or end > len(text):
-            continue  # overlapping or beyond the rendered text: listed with the sources, not placed
-        pieces.append(text[position : start if replace else end])
-        pieces.append(placeholder(index))
-        position = end
-    pieces.append(text[position:])
-    return "".join(pieces)
 
 
 def _place_label(position: int) -> str:

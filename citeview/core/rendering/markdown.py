@@ -1,8 +1,12 @@
 """The Markdown renderer for answers, and its citation-anchor plugin.
 
-Before rendering, the answer's citation markers are replaced by placeholders
-``[\\uFDD0<n>]`` (U+FDD0 is a Unicode noncharacter, reserved for exactly this kind of internal
-use); the plugin's inline rule turns each into a token, and one render rule writes its HTML.
+Citation markers are replaced by placeholders ``[\\uFDD0<n>]`` (U+FDD0 is a Unicode noncharacter,
+reserved for exactly this kind of internal use) before markdown-it sees the text. The plugin's
+inline rule turns each placeholder into a token and one render rule writes its HTML.
+
+The same rule, in probe mode, tells the parsers which markers Markdown shows as plain text: not in
+code, not in a link's destination or label. So "is this a citation" and "where is its footnote"
+are answered by one parser, never by two that could disagree.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from markdown_it.rules_inline import StateInline
 from citeview.core.links import is_safe_http_url
 
 PLACEHOLDER_MARK = "\ufdd0"
+# markdown-it costs about 25 µs a character in its worst case: render (and probe) at most this much.
+MAX_MARKDOWN_CHARS = 100_000
 
 
 @dataclass(frozen=True)
@@ -38,10 +44,6 @@ class Anchor:
     conflict: bool = False
 
 
-def placeholder(index: int) -> str:
-    return f"[{PLACEHOLDER_MARK}{index}]"
-
-
 @lru_cache(maxsize=1)
 def answer_renderer() -> MarkdownIt:
     """CommonMark + tables + strikethrough, raw HTML off, images off, only http(s) links."""
@@ -54,28 +56,63 @@ def answer_renderer() -> MarkdownIt:
     return md
 
 
-def render_markdown(text: str, anchors: list[Anchor]) -> str:
-    return answer_renderer().render(text, {"citeview_anchors": anchors})
+def with_placeholders(text: str, places: list[tuple[int, int, bool]]) -> str:
+    """``text`` with the ``i``-th place marked by placeholder ``i``: replacing the span when the
+    third item is true (a marker), else just after it (a cited span). Overlapping places are skipped."""
+    text = text.replace(PLACEHOLDER_MARK, "\ufffd")  # a dump cannot forge our placeholders
+    pieces = []
+    position = 0
+    for index, (start, end, replace) in sorted(enumerate(places), key=lambda p: (p[1][1], p[1][0])):
+        if start < position or end > len(text):
+            continue
+        pieces.append(text[position : start if replace else end])
+        pieces.append(f"[{PLACEHOLDER_MARK}{index}]")
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def spans_shown_as_text(text: str, spans: list[tuple[int, int]]) -> set[int]:
+    """Indexes of the spans Markdown shows as plain text: not code, not inside a link or autolink."""
+    env: dict[str, Any] = {"citeview_probe": set()}
+    answer_renderer().parse(with_placeholders(text, [(s, e, True) for s, e in spans]), env)
+    return env["citeview_probe"]
+
+
+def render_markdown(text: str, places: list[tuple[int, int, bool]], anchors: list[Anchor]) -> str:
+    return answer_renderer().render(with_placeholders(text, places), {"citeview_anchors": anchors})
 
 
 def _parse_anchor(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
-    if not src.startswith(f"[{PLACEHOLDER_MARK}", pos):
+    # Silent calls come from link-label scanning: there a placeholder is plain text, so a link whose
+    # label holds one still parses as the link it is.
+    if silent or not src.startswith(f"[{PLACEHOLDER_MARK}", pos):
         return False
     close = src.find("]", pos + 2)
     digits = src[pos + 2 : close] if close > 0 else ""
-    anchors = state.env.get("citeview_anchors") or []
-    if not digits.isdigit() or int(digits) >= len(anchors):
+    if not digits.isdigit():
         return False
-    if not silent:
+    index = int(digits)
+    probe: set[int] | None = state.env.get("citeview_probe")
+    if probe is not None:
+        if state.linkLevel > 0:
+            return False  # inside a link's label: the text of a link, not a citation
+        probe.add(index)
+    elif index >= len(state.env.get("citeview_anchors") or []):
+        return False
+    else:
         token = state.push("citeview_anchor", "", 0)
-        token.meta = {"index": int(digits)}
+        token.meta = {"index": index, "in_link": state.linkLevel > 0}
     state.pos = close + 1
     return True
 
 
 def _render_anchor(self: Any, tokens: list[Any], idx: int, options: Any, env: dict[str, Any]) -> str:
-    anchor: Anchor = env["citeview_anchors"][tokens[idx].meta["index"]]
+    meta = tokens[idx].meta
+    anchor: Anchor = env["citeview_anchors"][meta["index"]]
+    if meta["in_link"]:  # a span's footnote that falls inside link text: no link within a link
+        return f'<sup class="cv-cite">{escape(anchor.marker or "*")}</sup>'
     if not anchor.links:
         tip_id = f"{anchor.id}-tip"
         return (
