@@ -6,11 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 from citeview.core.model import Response
-from citeview.core.providers import perplexity
+from citeview.core.providers import anthropic, perplexity
 
 Parser = Callable[[list[dict[str, Any]], bool], Response]
 
 PARSERS: dict[str, Parser] = {
     "perplexity.agent": perplexity.parse_agent,
     "perplexity.sonar": perplexity.parse_sonar,
+    "anthropic.messages": anthropic.parse_messages,
 }

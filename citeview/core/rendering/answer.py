@@ -6,6 +6,7 @@ and the page and the stored HTML agree on every generated id.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from citeview.core.links import is_safe_http_url, url_domain
@@ -26,6 +27,40 @@ def citation_anchor(prefix: str, index: int) -> str:
     return f"{prefix}-cite-{index}"
 
 
+@dataclass(frozen=True)
+class Footnote:
+    """One mark drawn in the answer: a marker replaced in place, or a footnote after a cited span."""
+
+    anchor: str
+    start: int
+    end: int
+    replaces_span: bool
+    marker: str  # the marker as written, "" for span citations
+    source_keys: list[str]
+
+
+def footnotes(response: dict[str, Any], prefix: str) -> list[Footnote]:
+    """The marks an answer gets. Markers stay where they are; a span cited by several citations of
+    one source (a Claude block quoting a page twice) gets one footnote per source after its end."""
+    marks: list[Footnote] = []
+    seen_spans: set[tuple[int, str]] = set()
+    for index, citation in enumerate(response["citations"]):
+        anchor = citation_anchor(prefix, index)
+        if citation["marker"]:
+            marks.append(
+                Footnote(anchor, citation["start"], citation["end"], True, citation["marker"], citation["source_keys"])
+            )
+            continue
+        keys = citation["source_keys"]
+        for position, key in enumerate(keys):
+            if (citation["end"], key) in seen_spans:
+                continue
+            seen_spans.add((citation["end"], key))
+            own = anchor if len(keys) == 1 else f"{anchor}-{position + 1}"
+            marks.append(Footnote(own, citation["start"], citation["end"], False, "", [key]))
+    return marks
+
+
 def render_answer(response: dict[str, Any], prefix: str) -> str:
     """The answer's Markdown as sanitised HTML, each citation a link to its source entry."""
     text = response["text"][:MAX_MARKDOWN_CHARS]
@@ -36,21 +71,18 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
 
     anchors: list[Anchor] = []
     places: list[tuple[int, int, bool]] = []  # (start, end, replace the span) for each anchor
-    for index, citation in enumerate(response["citations"]):
+    for mark in footnotes(response, prefix):
         links = [
-            AnchorLink(f"#{source_anchor(prefix, ordinals[k])}", _link_label(citation, k, first=i == 0), titles[k])
-            for i, k in enumerate(citation["source_keys"])
+            AnchorLink(
+                f"#{source_anchor(prefix, ordinals[k])}",
+                mark.marker if i == 0 and mark.marker else f"[{ordinals[k]}]",
+                titles[k],
+            )
+            for i, k in enumerate(mark.source_keys)
             if k in ordinals
         ]
-        anchors.append(
-            Anchor(
-                citation_anchor(prefix, index),
-                citation["marker"] or "",
-                links,
-                conflict=any(k in conflicts for k in citation["source_keys"]),
-            )
-        )
-        places.append((citation["start"], citation["end"], citation["marker"] is not None))
+        anchors.append(Anchor(mark.anchor, mark.marker, links, conflict=any(k in conflicts for k in mark.source_keys)))
+        places.append((mark.start, mark.end, mark.replaces_span))
     for index, marker in enumerate(response["unresolved"]):
         explanation = explanations.get(marker["start"], f"{marker['marker']} points at no source.")
         anchors.append(Anchor(f"{prefix}-unresolved-{index}", marker["marker"], explanation=explanation))
@@ -68,24 +100,20 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
 def source_entries(response: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
     """What the source list shows for each source, in the response's order."""
     cited_by: dict[str, list[dict[str, str]]] = {}
-    for index, citation in enumerate(response["citations"]):
-        for key in citation["source_keys"]:
+    for mark in footnotes(response, prefix):
+        for key in mark.source_keys:
             places = cited_by.setdefault(key, [])
-            places.append(
-                {
-                    "anchor": citation_anchor(prefix, index),
-                    "marker": citation["marker"] or "",
-                    "place": _place_label(len(places)),
-                }
-            )
+            places.append({"anchor": mark.anchor, "marker": mark.marker, "place": _place_label(len(places))})
     conflicts = _conflicting_keys(response)
+    uses_markers = any(c["marker"] for c in response["citations"])
     entries = []
     for ordinal, source in enumerate(response["sources"], 1):
         extra = dict(source["extra"])
         entries.append(
             {
                 "anchor": source_anchor(prefix, ordinal),
-                "label": source["key"] if len(source["key"]) <= 8 else str(ordinal),
+                # Marker numbers are the provider's (Perplexity's ids); otherwise footnotes count sources.
+                "label": source["key"] if uses_markers and len(source["key"]) <= 8 else str(ordinal),
                 "key": source["key"],
                 "kind": source["kind"],
                 "title": source["title"],
@@ -109,12 +137,6 @@ def _place_label(position: int) -> str:
         position, rest = divmod(position - 1, 26)
         letters = chr(ord("a") + rest) + letters
     return letters
-
-
-def _link_label(citation: dict[str, Any], key: str, *, first: bool) -> str:
-    if first and citation["marker"]:
-        return str(citation["marker"])
-    return f"[{key}]"
 
 
 def _link_title(source: dict[str, Any]) -> str:

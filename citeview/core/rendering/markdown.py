@@ -63,8 +63,8 @@ def with_placeholders(text: str, places: list[tuple[int, int, bool]]) -> str:
     pieces = []
     position = 0
     for index, (start, end, replace) in sorted(enumerate(places), key=lambda p: (p[1][1], p[1][0])):
-        if start < position or end > len(text):
-            continue
+        if end > len(text) or (start < position if replace else end < position):
+            continue  # several footnotes may follow one span; replaced markers never overlap
         pieces.append(text[position : start if replace else end])
         pieces.append(f"[{PLACEHOLDER_MARK}{index}]")
         position = end

@@ -1,0 +1,268 @@
+"""Anthropic Claude Messages API (``anthropic.messages``): citations on text blocks.
+
+A cited text block's span in the answer is the whole block; each citation carries the quoted
+evidence (``cited_text``) and where it sits in the source (``../shared/docs/provider-formats.md`` §2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
+from citeview.core.links import is_safe_http_url
+from citeview.core.model import Citation, Response, SearchBatch
+from citeview.core.sources import SourceTable
+
+COMPLETED_STOP_REASONS = {"end_turn", "stop_sequence", "tool_use"}
+INCOMPLETE_STOP_REASONS = {
+    "max_tokens": "the answer hit the token limit",
+    "pause_turn": "the server paused a long turn; its continuation is another response",
+    "refusal": "the model refused",
+    "model_context_window_exceeded": "the context window is full",
+}
+_QUIET_EVENTS = {"ping", "content_block_stop", "message_stop"}
+
+
+@dataclass
+class _Stream:
+    """What a Messages stream has delivered: blocks by index, in the order their starts came."""
+
+    blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
+    message: dict[str, Any] = field(default_factory=dict)
+    stop_reason: str | None = None
+    stop_details: Any = None
+    stopped: bool = False
+    error: dict[str, Any] | None = None
+    unknown_types: list[str] = field(default_factory=list)
+
+
+def parse_messages(values: list[dict[str, Any]], streamed: bool) -> Response:
+    response = Response("anthropic", "anthropic.messages", streamed)
+    if streamed:
+        stream = _read_stream(values)
+        message = {**stream.message, "content": [stream.blocks[i] for i in sorted(stream.blocks)]}
+        _read_message(response, message)
+        _set_stream_status(response, stream)
+        for kind in stream.unknown_types:
+            response.diagnose(
+                "unknown_event", "info", f"The stream has events of a type citeview does not know: {kind}.", type=kind
+            )
+    else:
+        _read_message(response, values[0])
+        _set_status(response, str_or_none(values[0].get("stop_reason")), values[0].get("stop_details"))
+    return response
+
+
+def _read_stream(events: list[dict[str, Any]]) -> _Stream:
+    stream = _Stream()
+    for event in events:
+        kind = event.get("type")
+        if kind == "message_start":
+            stream.message = dict_or_empty(event.get("message"))
+        elif kind == "content_block_start":
+            block = dict(dict_or_empty(event.get("content_block")))
+            if block.get("type") == "text":
+                block["citations"] = list(dicts_in(block.get("citations")))
+            stream.blocks[_index(event)] = block
+        elif kind == "content_block_delta":
+            _apply_delta(
+                stream.blocks.setdefault(_index(event), {"type": "text", "text": "", "citations": []}),
+                dict_or_empty(event.get("delta")),
+            )
+        elif kind == "message_delta":
+            delta = dict_or_empty(event.get("delta"))
+            stream.stop_reason = str_or_none(delta.get("stop_reason")) or stream.stop_reason
+            stream.stop_details = delta.get("stop_details") or stream.stop_details
+        elif kind == "message_stop":
+            stream.stopped = True
+        elif kind == "error":
+            stream.error = dict_or_empty(event.get("error")) or event
+        elif kind not in _QUIET_EVENTS:
+            label = str(kind) if kind is not None else "(an event without a type)"
+            if label not in stream.unknown_types:
+                stream.unknown_types.append(label)
+    return stream
+
+
+def _apply_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
+    """Citations attach to their block by index, whether they come before or after its text."""
+    kind = delta.get("type")
+    if kind == "text_delta":
+        block["text"] = (str_or_none(block.get("text")) or "") + (str_or_none(delta.get("text")) or "")
+    elif kind == "citations_delta" and isinstance(delta.get("citation"), dict):
+        block.setdefault("citations", [])
+        if not isinstance(block["citations"], list):
+            block["citations"] = []
+        block["citations"].append(delta["citation"])
+
+
+def _index(event: dict[str, Any]) -> int:
+    index = event.get("index")
+    return index if isinstance(index, int) and not isinstance(index, bool) else 0
+
+
+def _read_message(response: Response, message: dict[str, Any]) -> None:
+    response.id = str_or_none(message.get("id"))
+    response.model = str_or_none(message.get("model"))
+    table = SourceTable(response)
+    blocks = dicts_in(message.get("content"))
+    result_urls = _web_results(blocks)
+    parts: list[str] = []
+    position = 0
+    for block in blocks:
+        if block.get("type") != "text":
+            continue
+        text = str_or_none(block.get("text")) or ""
+        parts.append(text)
+        for citation in dicts_in(block.get("citations")):
+            _cite(response, table, citation, position, position + len(text))
+        position += len(text)
+    response.text = "".join(parts)
+    _add_web_results(response, table, blocks)
+    _note_earlier_results(response, result_urls)
+
+
+def _cite(response: Response, table: SourceTable, citation: dict[str, Any], start: int, end: int) -> None:
+    kind = citation.get("type")
+    cited_text = str_or_none(citation.get("cited_text"))
+    if kind in ("char_location", "page_location", "content_block_location"):
+        key, location = _document_source(table, citation)
+    elif kind == "web_search_result_location":
+        url = str_or_none(citation.get("url"))
+        key = table.add(url or "web:unknown", kind="web", url=url, title=str_or_none(citation.get("title")))
+        location = None
+    elif kind == "search_result_location":
+        key, location = _search_result_source(table, citation)
+    else:
+        response.diagnose(
+            "unknown_citation",
+            "info",
+            f"A citation of a type citeview does not know ({kind}) is listed but not placed.",
+            type=str(kind),
+        )
+        return
+    response.citations.append(Citation(start, end, [key], cited_text=cited_text, location=location))
+
+
+def _document_source(table: SourceTable, citation: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    index = citation.get("document_index")
+    number = index if isinstance(index, int) and not isinstance(index, bool) else None
+    extra = {"document_index": number, "file_id": str_or_none(citation.get("file_id"))}
+    key = table.add(
+        f"doc:{number if number is not None else '?'}",
+        kind="document",
+        url=None,
+        title=str_or_none(citation.get("document_title")),
+        extra=extra,
+    )
+    kind = citation.get("type")
+    if kind == "char_location":
+        location = _range("char", citation.get("start_char_index"), citation.get("end_char_index"))
+    elif kind == "page_location":
+        location = _range("page", citation.get("start_page_number"), citation.get("end_page_number"))
+    else:
+        location = _range("block", citation.get("start_block_index"), citation.get("end_block_index"))
+    return key, location
+
+
+def _search_result_source(table: SourceTable, citation: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    index = citation.get("search_result_index")
+    number = index if isinstance(index, int) and not isinstance(index, bool) else "?"
+    origin = str_or_none(citation.get("source"))
+    # `source` is whatever the request named the result by: a link only when it is one.
+    url = origin if is_safe_http_url(origin) else None
+    key = table.add(
+        f"search_result:{number}",
+        kind="document",
+        url=url,
+        title=str_or_none(citation.get("title")),
+        extra={"search_result_index": index, "source": origin},
+    )
+    return key, _range("block", citation.get("start_block_index"), citation.get("end_block_index"))
+
+
+def _range(unit: str, start: Any, end: Any) -> dict[str, Any] | None:
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+        return None
+    return {"type": unit, "start": start, "end": end}
+
+
+def _web_results(blocks: list[dict[str, Any]]) -> set[str]:
+    return {
+        url
+        for block in blocks
+        if block.get("type") == "web_search_tool_result"
+        for result in dicts_in(block.get("content"))
+        if (url := str_or_none(result.get("url")))
+    }
+
+
+def _add_web_results(response: Response, table: SourceTable, blocks: list[dict[str, Any]]) -> None:
+    """Every search result offered, cited or not, with its title and age; one batch per search."""
+    queries = {
+        str(b.get("id")): str_or_none(dict_or_empty(b.get("input")).get("query"))
+        for b in blocks
+        if b.get("type") == "server_tool_use"
+    }
+    for block in blocks:
+        if block.get("type") != "web_search_tool_result":
+            continue
+        content = block.get("content")
+        if isinstance(content, dict):
+            error = str_or_none(content.get("error_code")) or "unknown"
+            response.diagnose("search_failed", "warning", f"A web search failed: {error}.", error_code=error)
+            continue
+        keys = []
+        for result in dicts_in(content):
+            url = str_or_none(result.get("url"))
+            if url is None:
+                continue
+            keys.append(
+                table.add(
+                    url,
+                    kind="web",
+                    url=url,
+                    title=str_or_none(result.get("title")),
+                    extra={"page_age": result.get("page_age")},
+                )
+            )
+        query = queries.get(str(block.get("tool_use_id")))
+        response.searches.append(SearchBatch([query] if query else [], keys))
+
+
+def _note_earlier_results(response: Response, result_urls: set[str]) -> None:
+    """A continuation after ``pause_turn`` cites pages an earlier response found: kept, and said so."""
+    earlier = sorted(
+        {k for c in response.citations for k in c.source_keys if k.startswith("http") and k not in result_urls}
+    )
+    if earlier:
+        response.diagnose(
+            "source_from_earlier_response",
+            "info",
+            f"{len(earlier)} cited page(s) are not among this response's search results; a continuation "
+            "(after pause_turn) may cite results an earlier response received. The citations are kept.",
+            urls=earlier,
+        )
+
+
+def _set_status(response: Response, stop_reason: str | None, stop_details: Any) -> None:
+    if stop_reason in COMPLETED_STOP_REASONS:
+        response.status = "completed"
+    elif stop_reason in INCOMPLETE_STOP_REASONS:
+        detail = f"stop_reason {stop_reason}: {INCOMPLETE_STOP_REASONS[stop_reason]}"
+        explanation = str_or_none(dict_or_empty(stop_details).get("explanation"))
+        response.mark_incomplete(f"{detail} ({explanation})" if explanation else detail)
+    elif stop_reason:
+        response.mark_incomplete(f"stop_reason {stop_reason}")
+    else:
+        response.mark_incomplete("the response has no stop_reason")
+
+
+def _set_stream_status(response: Response, stream: _Stream) -> None:
+    if stream.error is not None:
+        response.mark_failed(stream.error)
+    elif not stream.stopped:
+        response.mark_incomplete("stream ended without message_stop")
+    else:
+        _set_status(response, stream.stop_reason, stream.stop_details)
