@@ -31,6 +31,11 @@ class Citation:
     cited_text: str | None = None
     location: dict[str, Any] | None = None
     confidence: list[float] | None = None
+    # Added fields (contract v1 allows additions): how cited_text compared with the request's document,
+    # {"result": "match" | "mismatch", "unit": "code_points" | "utf16" | "utf8" | null}, and the
+    # document text around the quote, {"before", "quote", "after"} (or {"blocks": [...]}).
+    quote_check: dict[str, Any] | None = None
+    context: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -41,6 +46,8 @@ class Citation:
             "cited_text": self.cited_text,
             "location": self.location,
             "confidence": self.confidence,
+            "quote_check": self.quote_check,
+            "context": self.context,
         }
 
 

@@ -3,26 +3,34 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from citeview.core.citing import add_source_checks
 from citeview.core.detect import API_NAMES, PROVIDERS, split_responses
 from citeview.core.errors import DumpError, too_large_error
-from citeview.core.framing import read_dump
+from citeview.core.framing import FramedDump, read_dump
 from citeview.core.model import ParsedDump, Response
-from citeview.core.providers import PARSERS
+from citeview.core.providers import PARSERS, REQUEST_CHECKS
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 # Bump when parsers or the renderer change what they produce: stored dumps are then rebuilt from their bytes.
-RESULT_VERSION = 1
+RESULT_VERSION = 2
 
 
-def parse_dump(raw: bytes, *, provider: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedDump:
+def parse_dump(
+    raw: bytes, *, provider: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, request: bytes | None = None
+) -> ParsedDump:
+    """Read a dump. ``request`` is the request that produced it, when the reviewer has it; a dump of
+    the shape ``{"request": {...}, "response": ...}`` carries its own."""
     if len(raw) > max_bytes:
         raise too_large_error(len(raw), max_bytes)
     if provider is not None and provider not in PROVIDERS and provider not in API_NAMES:
         names = ", ".join([*PROVIDERS, *API_NAMES])
         raise DumpError("unknown_provider", f"Unknown provider {provider!r}; use one of: {names}.")
     framed = read_dump(raw)
+    request_value = read_request(request) if request is not None else None
+    framed, wrapped_request = _unwrap_exchange(framed)
+    request_value = request_value if request_value is not None else wrapped_request
     responses = []
     for group in split_responses(framed, provider):
         parser = PARSERS.get(group.api)
@@ -38,6 +46,8 @@ def parse_dump(raw: bytes, *, provider: str | None = None, max_bytes: int = DEFA
                 "info",
                 f"{group.ignored} value(s) in the dump have no shape citeview knows and were not read.",
             )
+        if request_value is not None:
+            _check_against_request(response, request_value)
         add_source_checks(response)
         responses.append(response)
     if framed.cut_off:
@@ -50,6 +60,46 @@ def parse_dump(raw: bytes, *, provider: str | None = None, max_bytes: int = DEFA
             "it is shown as \ufffd. The raw dump keeps it as sent.",
         )
     return ParsedDump(hashlib.sha256(raw).hexdigest(), len(raw), framed.framing, responses)
+
+
+def read_request(raw: bytes) -> dict[str, Any]:
+    """The attached request: one JSON object, or a DumpError that says it is the request that is wrong."""
+    try:
+        framed = read_dump(raw)
+    except DumpError as error:
+        raise DumpError("invalid_request", f"The attached request cannot be read: {error.message}") from None
+    if framed.framing != "json" or not isinstance(framed.values[0], dict):
+        raise DumpError("invalid_request", "The attached request must be one JSON object (the request body).")
+    return framed.values[0]
+
+
+def _unwrap_exchange(framed: FramedDump) -> tuple[FramedDump, dict[str, Any] | None]:
+    """``{"request": {...}, "response": ...}``: the response to read, and its request."""
+    value = framed.values[0] if framed.framing == "json" else None
+    if not (isinstance(value, dict) and isinstance(value.get("request"), dict) and "response" in value):
+        return framed, None
+    inner = value["response"]
+    if isinstance(inner, dict):
+        return FramedDump("json", [inner]), value["request"]
+    if isinstance(inner, list) and inner and all(isinstance(v, dict) for v in inner):
+        return FramedDump("json-array", inner), value["request"]
+    if isinstance(inner, str):
+        return read_dump(inner.encode("utf-8")), value["request"]
+    raise DumpError(
+        "invalid_json", 'The dump\'s "response" is neither a response object, a list of events nor a saved stream.'
+    )
+
+
+def _check_against_request(response: Response, request: dict[str, Any]) -> None:
+    check = REQUEST_CHECKS.get(response.api)
+    if check is None:
+        response.diagnose(
+            "request_not_used",
+            "info",
+            "A request is attached, but citeview checks quotes against requests only for Claude.",
+        )
+        return
+    check(response, request)
 
 
 def _note_cut_off(response: Response) -> None:

@@ -15,6 +15,15 @@ class SourceTable:
         self._keys_for: dict[str, list[str]] = {}  # provider key -> our keys ("2", "2#2", ...)
         self._by_key: dict[str, Source] = {}
 
+    @classmethod
+    def of(cls, response: Response) -> SourceTable:
+        """A table over a response that already has sources, to add more later."""
+        table = cls(response)
+        for source in response.sources:
+            table._by_key[source.key] = source
+            table._keys_for.setdefault(source.key.split("#")[0], []).append(source.key)
+        return table
+
     def add(
         self, key: str, *, kind: str, url: str | None, title: str | None, extra: dict[str, Any] | None = None
     ) -> str:

@@ -26,18 +26,38 @@ class DumpForm(forms.Form):
         widget=forms.ClearableFileInput(attrs={"accept": ",".join(DUMP_FILE_SUFFIXES)}),
     )
 
+    request_text = forms.CharField(
+        label=_("Paste the request (its documents let citeview check each quote)"),
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false", "autocomplete": "off"}),
+    )
+    request_file = forms.FileField(
+        label=_("or upload the request"),
+        required=False,
+        widget=forms.ClearableFileInput(attrs={"accept": ",".join(DUMP_FILE_SUFFIXES)}),
+    )
+
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
-        text, upload = cleaned.get("text") or "", cleaned.get("file")
-        if upload and text.strip():
-            raise forms.ValidationError(_("Paste a dump or choose a file, not both."), code="both")
-        if upload:
-            cleaned["raw"], cleaned["filename"] = self._read_upload(upload)
-        else:
-            cleaned["raw"], cleaned["filename"] = text.encode("utf-8"), ""
-        if len(cleaned["raw"]) > settings.CITEVIEW_MAX_DUMP_BYTES:
-            raise forms.ValidationError(_too_large_message(len(cleaned["raw"])), code="too_large")
+        cleaned["raw"], cleaned["filename"] = self._one_of(cleaned.get("text") or "", cleaned.get("file"))
+        request, _name = self._one_of(cleaned.get("request_text") or "", cleaned.get("request_file"), is_request=True)
+        cleaned["request"] = request if request.strip() else None
         return cleaned
+
+    def _one_of(self, text: str, upload: object, is_request: bool = False) -> tuple[bytes, str]:
+        """The bytes pasted or uploaded (exactly one of them), and the file's name."""
+        if upload and text.strip():
+            message = (
+                _("Paste the request or choose its file, not both.")
+                if is_request
+                else _("Paste a dump or choose a file, not both.")
+            )
+            raise forms.ValidationError(message, code="both")
+        raw, name = self._read_upload(upload) if upload else (text.encode("utf-8"), "")
+        if len(raw) > settings.CITEVIEW_MAX_DUMP_BYTES:
+            raise forms.ValidationError(_too_large_message(len(raw)), code="too_large")
+        return raw, name
 
     def _read_upload(self, upload: object) -> tuple[bytes, str]:
         name = PurePath(getattr(upload, "name", "") or "").name

@@ -15,6 +15,8 @@ class Dump(models.Model):
 
     sha256 = models.CharField(_("SHA-256"), max_length=64, unique=True)
     raw = models.BinaryField(_("raw bytes"))
+    # The request that produced the response, when a reviewer attached it (also stored verbatim).
+    request_raw = models.BinaryField(_("request bytes"), null=True, blank=True)
     size = models.PositiveIntegerField(_("size in bytes"))
     filename = models.CharField(_("file name"), max_length=255, blank=True)
     uploaded_by = models.ForeignKey(

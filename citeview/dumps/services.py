@@ -19,38 +19,63 @@ _HEADLINE_NOISE = re.compile(r"\[(?:web:)?\d+\]|\*\*|__|`")
 
 
 def dump_ingest(
-    *, raw: bytes, uploaded_by: AbstractBaseUser | AnonymousUser | None, filename: str = "", provider: str | None = None
+    *,
+    raw: bytes,
+    uploaded_by: AbstractBaseUser | AnonymousUser | None,
+    filename: str = "",
+    provider: str | None = None,
+    request: bytes | None = None,
 ) -> tuple[Dump, bool]:
     """Store a dump unless the same bytes are stored already. Returns the dump and whether it is new.
 
+    A request given with bytes already stored is attached to that dump if it has none yet.
     Raises :class:`citeview.core.errors.DumpError` for a dump that cannot be read; nothing is stored then.
     """
     sha256 = hashlib.sha256(raw).hexdigest()
     existing = Dump.objects.filter(sha256=sha256).first()
     if existing is not None:
+        if request and not existing.request_raw:
+            existing = dump_attach_request(dump=existing, request=request)
         return existing, False
-    derived = _derived_fields(raw, provider)
+    derived = _derived_fields(raw, provider, request)
     user = uploaded_by if uploaded_by is not None and uploaded_by.is_authenticated else None
     try:
         with transaction.atomic():
             dump = Dump.objects.create(
-                sha256=sha256, raw=raw, size=len(raw), filename=filename[:255], uploaded_by=user, **derived
+                sha256=sha256,
+                raw=raw,
+                request_raw=request or None,
+                size=len(raw),
+                filename=filename[:255],
+                uploaded_by=user,
+                **derived,
             )
     except IntegrityError:  # the same bytes stored by a concurrent request a moment ago
         return Dump.objects.get(sha256=sha256), False
     return dump, True
 
 
+def dump_attach_request(*, dump: Dump, request: bytes) -> Dump:
+    """Attach the request that produced a stored response, and check its quotes against it."""
+    derived = _derived_fields(bytes(dump.raw), None, request)
+    for name, value in derived.items():
+        setattr(dump, name, value)
+    dump.request_raw = request
+    dump.save(update_fields=["request_raw", *_derived_field_names()])
+    return dump
+
+
 def dump_refresh_result(*, dump: Dump) -> Dump:
     """Rebuild the parsed and rendered result from the stored bytes after the parsers changed."""
-    for name, value in _derived_fields(bytes(dump.raw), None).items():
+    request = bytes(dump.request_raw) if dump.request_raw else None
+    for name, value in _derived_fields(bytes(dump.raw), None, request).items():
         setattr(dump, name, value)
     dump.save(update_fields=[*_derived_field_names()])
     return dump
 
 
-def _derived_fields(raw: bytes, provider: str | None) -> dict[str, Any]:
-    result = parse_dump(raw, provider=provider, max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES).to_json()
+def _derived_fields(raw: bytes, provider: str | None, request: bytes | None) -> dict[str, Any]:
+    result = parse_dump(raw, provider=provider, max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES, request=request).to_json()
     responses = result["responses"]
     return {
         "framing": result["dump"]["framing"],

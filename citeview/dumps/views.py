@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from citeview.core.errors import DumpError
 from citeview.core.pretty import pretty_dump_text
 from citeview.core.rendering.answer import response_prefix, source_entries
+from citeview.core.rendering.evidence import evidence_rows
 from citeview.dumps.forms import DumpForm
 from citeview.dumps.http_status import status_for
 from citeview.dumps.models import Dump
@@ -31,7 +32,10 @@ def home(request: HttpRequest) -> HttpResponse:
         return home_page(request, form, status=_form_error_status(form))
     try:
         dump, created = dump_ingest(
-            raw=form.cleaned_data["raw"], uploaded_by=request.user, filename=form.cleaned_data["filename"]
+            raw=form.cleaned_data["raw"],
+            uploaded_by=request.user,
+            filename=form.cleaned_data["filename"],
+            request=form.cleaned_data["request"],
         )
     except DumpError as error:
         form.add_dump_error(error)
@@ -47,6 +51,7 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     raw_text, raw_shortened = pretty_dump_text(bytes(dump.raw), dump.framing)
     context = {
         "dump": dump,
+        "request_text": pretty_dump_text(bytes(dump.request_raw), "json")[0] if dump.request_raw else None,
         "responses": [_response_view(dump, index, response) for index, response in enumerate(dump.result["responses"])],
         "raw_text": raw_text,
         "raw_shortened": raw_shortened,
@@ -92,6 +97,7 @@ def _response_view(dump: Dump, index: int, response: dict[str, Any]) -> dict[str
     sources = source_entries(response, prefix)
     labels = {entry["key"]: entry for entry in sources}
     return {
+        "evidence": evidence_rows(response, {key: entry["label"] for key, entry in labels.items()}),
         "data": response,
         "prefix": prefix,
         "answer_html": dump.rendered[index],

@@ -62,7 +62,7 @@ class PageElements(HTMLParser):
         self.tags.append((tag, {k: v or "" for k, v in attrs}))
 
 
-OUR_IDS = re.compile(r"^(cv-r\d+(-[a-z]+)*(-\d+)?(-tip)?|main|id_text|id_file|intake-title|intake-error|list-title)$")
+OUR_IDS = re.compile(r"^(cv-r\d+(-[a-z]+)*(-\d+)?(-tip)?|main|id_text|id_file|id_request_text|id_request_file|intake-title|intake-error|list-title)$")
 
 
 def assert_inert(html: str) -> None:

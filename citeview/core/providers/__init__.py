@@ -6,12 +6,18 @@ from collections.abc import Callable
 from typing import Any
 
 from citeview.core.model import Response
-from citeview.core.providers import anthropic, perplexity
+from citeview.core.providers import anthropic, anthropic_request, perplexity
 
 Parser = Callable[[list[dict[str, Any]], bool], Response]
+RequestCheck = Callable[[Response, dict[str, Any]], None]
 
 PARSERS: dict[str, Parser] = {
     "perplexity.agent": perplexity.parse_agent,
     "perplexity.sonar": perplexity.parse_sonar,
     "anthropic.messages": anthropic.parse_messages,
+}
+
+# APIs whose citations can be checked against the request that produced them.
+REQUEST_CHECKS: dict[str, RequestCheck] = {
+    "anthropic.messages": anthropic_request.check_quotes,
 }

@@ -21,6 +21,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the dump to read, or - for standard input")
+        parser.add_argument("--request", help="the request that produced the response, to check quotes against")
         parser.add_argument(
             "--provider",
             choices=[*PROVIDERS, *API_NAMES],
@@ -30,9 +31,12 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             raw = sys.stdin.buffer.read() if options["file"] == "-" else Path(options["file"]).read_bytes()
-            parsed = parse_dump(raw, provider=options["provider"], max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES)
+            request = Path(options["request"]).read_bytes() if options["request"] else None
+            parsed = parse_dump(
+                raw, provider=options["provider"], max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES, request=request
+            )
         except OSError as error:
-            self._fail(f"cannot read {options['file']}: {error.strerror or error}")
+            self._fail(f"cannot read {error.filename or options['file']}: {error.strerror or error}")
         except DumpError as error:
             self._fail(f"{options['file']}: {error.message}")
         output = json.dumps(parsed.to_json(), ensure_ascii=False, indent=2) + "\n"

@@ -1,0 +1,210 @@
+"""The request behind a Claude answer: its documents, and each quote checked against them.
+
+``document_index`` counts document blocks in the request in order of appearance (user messages and
+the tool results inside them); ``search_result_index`` counts ``search_result`` blocks separately.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
+from citeview.core.links import is_safe_http_url
+from citeview.core.model import Citation, Response
+from citeview.core.sources import SourceTable
+
+CONTEXT_CHARS = 400  # how much of the paragraph around a quote the evidence view shows, each side
+
+
+@dataclass
+class RequestDocument:
+    key: str
+    title: str | None
+    kind: str  # "text" | "content" | "pdf" | "file" | "search_result"
+    text: str | None = None  # plain-text documents
+    blocks: list[str] = field(default_factory=list)  # custom-content documents and search results
+    origin: str | None = None  # a search result's `source`
+
+
+def request_documents(request: dict[str, Any]) -> list[RequestDocument]:
+    documents: list[RequestDocument] = []
+    search_results: list[RequestDocument] = []
+    for message in dicts_in(request.get("messages")):
+        content = message.get("content")
+        for block in dicts_in(content):
+            _collect(block, documents, search_results)
+            if block.get("type") == "tool_result":
+                for inner in dicts_in(block.get("content")):
+                    _collect(inner, documents, search_results)
+    return documents + search_results
+
+
+def _collect(block: dict[str, Any], documents: list[RequestDocument], search_results: list[RequestDocument]) -> None:
+    kind = block.get("type")
+    title = str_or_none(block.get("title"))
+    if kind == "search_result":
+        blocks = [str_or_none(b.get("text")) or "" for b in dicts_in(block.get("content")) if b.get("type") == "text"]
+        origin = str_or_none(block.get("source"))
+        search_results.append(
+            RequestDocument(
+                f"search_result:{len(search_results)}", title, "search_result", blocks=blocks, origin=origin
+            )
+        )
+        return
+    if kind != "document":
+        return
+    source = dict_or_empty(block.get("source"))
+    key = f"doc:{len(documents)}"
+    source_type = source.get("type")
+    if source_type == "text":
+        documents.append(RequestDocument(key, title, "text", text=str_or_none(source.get("data")) or ""))
+    elif source_type == "content":
+        inner = source.get("content")
+        blocks = (
+            [inner]
+            if isinstance(inner, str)
+            else [str_or_none(b.get("text")) or "" for b in dicts_in(inner) if b.get("type") == "text"]
+        )
+        documents.append(RequestDocument(key, title, "content", blocks=blocks))
+    elif source_type in ("base64", "url"):
+        documents.append(RequestDocument(key, title, "pdf"))
+    else:
+        documents.append(RequestDocument(key, title, "file"))
+
+
+def check_quotes(response: Response, request: dict[str, Any]) -> None:
+    """Compare every quote with the document it cites, and list the request's documents as sources."""
+    documents = {d.key: d for d in request_documents(request)}
+    table = SourceTable.of(response)
+    for document in documents.values():
+        extra = {"document_kind": document.kind, "source": document.origin}
+        existing = table.keys_for(document.key)
+        if existing:  # cited already: the request only adds what the citation lacked
+            source = table.get(existing[0])
+            source.title = source.title or document.title
+            for name, value in extra.items():
+                if value is not None:
+                    source.extra.setdefault(name, value)
+            continue
+        url = document.origin if is_safe_http_url(document.origin) else None
+        table.add(document.key, kind="document", url=url, title=document.title, extra=extra)
+    for citation in response.citations:
+        document = documents.get(citation.source_keys[0]) if citation.source_keys else None
+        if document is None or citation.cited_text is None or citation.location is None:
+            continue
+        if citation.location["type"] == "char" and document.text is not None:
+            _check_characters(response, citation, document)
+        elif citation.location["type"] == "block" and document.blocks:
+            _check_blocks(response, citation, document)
+
+
+def _check_characters(response: Response, citation: Citation, document: RequestDocument) -> None:
+    """Code points first, as the formats note assumes; then UTF-16 units and UTF-8 bytes, said so."""
+    assert citation.location is not None and document.text is not None and citation.cited_text is not None
+    start, end = citation.location["start"], citation.location["end"]
+    for unit in ("code_points", "utf16", "utf8"):
+        span = _span_in(document.text, start, end, unit)
+        if span is not None and document.text[span[0] : span[1]] == citation.cited_text:
+            citation.quote_check = {"result": "match", "unit": unit}
+            citation.context = _context(document.text, *span)
+            if unit != "code_points":
+                response.diagnose(
+                    "cited_text_mismatch",
+                    "info",
+                    f"The quote from {_name(document)} matches its document only when chars {start}–{end} are read as "
+                    f"{_UNIT_WORDS[unit]}, not as characters (code points).",
+                    key=document.key,
+                    start=start,
+                    end=end,
+                    unit=unit,
+                )
+            return
+    citation.quote_check = {"result": "mismatch", "unit": None}
+    inside = 0 <= start <= end <= len(document.text)
+    found = document.text[start:end] if inside else ""
+    citation.context = _context(document.text, start, end) if inside else None
+    response.diagnose(
+        "cited_text_mismatch",
+        "warning",
+        f"The quote from {_name(document)} at chars {start}–{end} differs from the document: "
+        + (
+            _difference(citation.cited_text, found)
+            if inside
+            else f"the document has only {len(document.text)} characters."
+        ),
+        key=document.key,
+        start=start,
+        end=end,
+        document_text=found,
+        cited_text=citation.cited_text,
+    )
+
+
+def _check_blocks(response: Response, citation: Citation, document: RequestDocument) -> None:
+    assert citation.location is not None and citation.cited_text is not None
+    start, end = citation.location["start"], citation.location["end"]
+    cited_blocks = document.blocks[start:end]
+    citation.context = {"blocks": cited_blocks}
+    if "".join(cited_blocks) == citation.cited_text:
+        citation.quote_check = {"result": "match", "unit": None}
+        return
+    citation.quote_check = {"result": "mismatch", "unit": None}
+    response.diagnose(
+        "cited_text_mismatch",
+        "warning",
+        f"The quote from {_name(document)}, blocks {start}–{end - 1}, differs from those blocks: "
+        + _difference(citation.cited_text, "".join(cited_blocks)),
+        key=document.key,
+        start=start,
+        end=end,
+    )
+
+
+_UNIT_WORDS = {"code_points": "characters", "utf16": "UTF-16 code units", "utf8": "UTF-8 bytes"}
+
+
+def _span_in(text: str, start: int, end: int, unit: str) -> tuple[int, int] | None:
+    """The code-point span of ``text`` that ``start``..``end`` in ``unit`` denotes, if it is whole characters."""
+    if unit == "code_points":
+        return (start, end) if 0 <= start <= end <= len(text) else None
+    encoding, width = ("utf-16-le", 2) if unit == "utf16" else ("utf-8", 1)
+    data = text.encode(encoding, errors="surrogatepass")
+    if not 0 <= start <= end <= len(data) // width:
+        return None
+    try:
+        before = data[: start * width].decode(encoding)
+        inside = data[start * width : end * width].decode(encoding)
+    except UnicodeDecodeError:
+        return None  # the offsets cut a character in two
+    return len(before), len(before) + len(inside)
+
+
+def _context(text: str, start: int, end: int) -> dict[str, str]:
+    """The quote inside its paragraph (blank lines bound it), at most CONTEXT_CHARS each side."""
+    paragraph_start = text.rfind("\n\n", 0, start)
+    paragraph_start = 0 if paragraph_start < 0 else paragraph_start + 2
+    paragraph_end = text.find("\n\n", end)
+    paragraph_end = len(text) if paragraph_end < 0 else paragraph_end
+    before_start = max(paragraph_start, start - CONTEXT_CHARS)
+    after_end = min(paragraph_end, end + CONTEXT_CHARS)
+    return {
+        "before": ("…" if before_start > paragraph_start else "") + text[before_start:start],
+        "quote": text[start:end],
+        "after": text[end:after_end] + ("…" if after_end < paragraph_end else ""),
+    }
+
+
+def _difference(quote: str, found: str) -> str:
+    """Where two texts part, in words a reviewer can check: the first differing stretch of each."""
+    position = next(
+        (i for i, (a, b) in enumerate(zip(quote, found, strict=False)) if a != b), min(len(quote), len(found))
+    )
+    return (
+        f"from character {position} the quote has {quote[position : position + 30]!r} "
+        f"where the document has {found[position : position + 30]!r}."
+    )
+
+
+def _name(document: RequestDocument) -> str:
+    return f"{document.key} ({document.title})" if document.title else document.key

@@ -1,0 +1,87 @@
+"""The side-by-side evidence view: each cited span of the answer beside the passages it quotes."""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from typing import Any
+from urllib.parse import quote
+
+from citeview.core.links import is_safe_http_url, url_domain
+from citeview.core.numbers import mark_numbers_in_html, number_values
+from citeview.core.rendering.markdown import render_markdown
+from citeview.core.rendering.sanitize import sanitize_html
+
+_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
+
+
+def evidence_rows(response: dict[str, Any], source_labels: dict[str, str]) -> list[dict[str, Any]]:
+    """One row per cited span that carries quoted evidence, in the order of the answer."""
+    spans: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for citation in response["citations"]:
+        if citation["cited_text"] is not None:
+            spans.setdefault((citation["start"], citation["end"]), []).append(citation)
+    sources = {s["key"]: s for s in response["sources"]}
+    rows = []
+    for (start, end), citations in spans.items():
+        claim = response["text"][start:end]
+        quotes = [c["cited_text"] for c in citations]
+        claim_numbers = number_values(claim)
+        quoted_numbers = set().union(*(number_values(q) for q in quotes))
+        rows.append(
+            {
+                "claim_html": sanitize_html(
+                    mark_numbers_in_html(render_markdown(claim, [], []), claim_numbers - quoted_numbers)
+                ),
+                "numbers_differ": claim_numbers != quoted_numbers and bool(claim_numbers - quoted_numbers),
+                "passages": [_passage(c, sources, source_labels, claim_numbers) for c in citations],
+            }
+        )
+    return rows
+
+
+def _passage(
+    citation: dict[str, Any], sources: dict[str, Any], labels: dict[str, str], claim_numbers: set[str]
+) -> dict[str, Any]:
+    key = citation["source_keys"][0] if citation["source_keys"] else ""
+    source = sources.get(key, {"title": None, "url": None})
+    missing = number_values(citation["cited_text"]) - claim_numbers
+    context = citation.get("context") or {}
+    return {
+        "label": labels.get(key, "?"),
+        "title": source["title"] or source["url"] or key,
+        "where": location_words(citation["location"], source),
+        "quote_html": sanitize_html(mark_numbers_in_html(escape(citation["cited_text"]), missing)),
+        "link": text_fragment_url(source["url"], citation["cited_text"]) if is_safe_http_url(source["url"]) else None,
+        "check": citation.get("quote_check"),
+        "context": context or None,
+    }
+
+
+def location_words(location: dict[str, Any] | None, source: dict[str, Any]) -> str:
+    """Where a quote sits, as a reader says it: chars 120–245, p. 3–4, blocks 2–3, or the page's domain."""
+    if location is None:
+        return url_domain(source.get("url")) or ""
+    start, end = location["start"], location["end"]
+    if location["type"] == "char":
+        return f"chars {start}–{end}"
+    last = end - 1  # pages and blocks: end is exclusive
+    if location["type"] == "page":
+        return f"p. {start}" if last <= start else f"p. {start}–{last}"
+    return f"block {start}" if last <= start else f"blocks {start}–{last}"
+
+
+def text_fragment_url(url: str, cited_text: str) -> str:
+    """``url`` opening at the quoted passage (``#:~:text=``), from the longest unelided stretch of it."""
+    stretch = max(_ELLIPSIS.split(cited_text.strip()), key=len).strip()
+    words = stretch.split()
+    if len(words) > 10:
+        directive = f"{_fragment_part(' '.join(words[:5]))},{_fragment_part(' '.join(words[-5:]))}"
+    else:
+        directive = _fragment_part(stretch)
+    separator = ":~:" if "#" in url else "#:~:"
+    return f"{url}{separator}text={directive}"
+
+
+def _fragment_part(text: str) -> str:
+    return quote(text, safe="").replace("-", "%2D")
