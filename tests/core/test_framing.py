@@ -37,7 +37,11 @@ def error_of(raw: bytes) -> DumpError:
         (b'{"hello": "world"}', "unknown_provider", "keys hello"),
         (b"[1, 2, 3]", "unknown_provider", "not response objects"),
         (b"just some words", "invalid_json", "not JSON"),
-        (b'{"candidates": [{"content": {"parts": [{"text": "x"}]}}]}', "unsupported_provider", "Gemini generateContent"),
+        (
+            b'{"candidates": [{"content": {"parts": [{"text": "x"}]}}]}',
+            "unsupported_provider",
+            "Gemini generateContent",
+        ),
         (b"data: {not json}\n\ndata: {}\n\n", "invalid_json", "line 1"),
     ],
 )

@@ -62,7 +62,9 @@ class PageElements(HTMLParser):
         self.tags.append((tag, {k: v or "" for k, v in attrs}))
 
 
-OUR_IDS = re.compile(r"^(cv-r\d+(-[a-z]+)*(-\d+)?(-tip)?|main|id_text|id_file|id_request_text|id_request_file|intake-title|intake-error|list-title)$")
+OUR_IDS = re.compile(
+    r"^(cv-r\d+(-[a-z]+)*(-\d+)?(-tip)?|main|id_text|id_file|id_request_text|id_request_file|intake-title|intake-error|list-title)$"
+)
 
 
 def assert_inert(html: str) -> None:
@@ -118,4 +120,41 @@ def test_source_urls_that_are_not_plain_http_are_text_with_a_warning(editor_clie
 @pytest.mark.parametrize("text", ANSWER_MARKDOWN)
 def test_answer_markdown_cannot_inject_markup_or_unsafe_links(editor_client, text):
     html = viewer_page(editor_client, hostile_dump("t", "https://ok.example/x", text))
+    assert_inert(html)
+
+
+@pytest.mark.parametrize("payload", SCRIPTY)
+def test_claude_quotes_and_document_titles_cannot_inject_markup(editor_client, payload):
+    citation = {
+        "type": "char_location",
+        "cited_text": payload + " 80%",
+        "document_index": 0,
+        "document_title": payload,
+        "start_char_index": 0,
+        "end_char_index": 3,
+    }
+    web = {"type": "web_search_result_location", "url": "https://ok.example/x", "title": payload, "cited_text": payload}
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": payload + " 62%", "citations": [citation, web]}],
+    }
+    request = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "document",
+                        "title": payload,
+                        "source": {"type": "text", "media_type": "text/plain", "data": payload},
+                    }
+                ],
+            }
+        ]
+    }
+    html = viewer_page(editor_client, json.dumps({"request": request, "response": message}).encode())
+    assert "Evidence, side by side" in html
     assert_inert(html)

@@ -13,38 +13,10 @@ import bleach
 
 from citeview.core.links import is_safe_http_url
 
-ALLOWED_TAGS = frozenset(
-    [
-        "p",
-        "br",
-        "hr",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "em",
-        "strong",
-        "code",
-        "pre",
-        "blockquote",
-        "ul",
-        "ol",
-        "li",
-        "a",
-        "sup",
-        "table",
-        "thead",
-        "tbody",
-        "tr",
-        "th",
-        "td",
-        "s",
-        "del",
-        "span",
-    ]
-)
+_BLOCK_TAGS = ("p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "ul", "ol", "li")
+_TABLE_TAGS = ("table", "thead", "tbody", "tr", "th", "td")
+_INLINE_TAGS = ("em", "strong", "code", "a", "sup", "s", "del", "span", "mark")
+ALLOWED_TAGS = frozenset(_BLOCK_TAGS + _TABLE_TAGS + _INLINE_TAGS)
 _OWN_ID = re.compile(r"^cv-[a-z0-9-]+$")
 _OWN_CLASSES = re.compile(r"^(cv-[a-z-]+)( cv-[a-z-]+)*$")
 _CODE_LANGUAGE = re.compile(r"^language-[\w+-]{1,40}$")

@@ -1,0 +1,49 @@
+"""Numbers compared between claim and quote, locations in words, links to the quoted passage."""
+
+from __future__ import annotations
+
+from citeview.core.numbers import mark_numbers_in_html, number_values
+from citeview.core.parse import parse_dump
+from citeview.core.rendering.evidence import evidence_rows, location_words, text_fragment_url
+from tests.conftest import own_fixture
+
+
+def test_full_width_and_grouped_numbers_are_the_same_value():
+    assert number_values("２０２６年、1,250万人、2.50ドル") == number_values("2026年 1250万人 2.5ドル")
+
+
+def test_a_changed_percentage_is_marked_on_both_sides():
+    rows = evidence_rows(parse_dump(own_fixture("claude-ja-documents-exchange.json")).to_json()["responses"][0], {})
+    first, second, third = rows
+    assert '<mark class="cv-number-diff">80</mark>' in first["claim_html"]
+    assert '<mark class="cv-number-diff">62</mark>' in first["passages"][0]["quote_html"]
+    assert first["numbers_differ"] and not second["numbers_differ"]  # ２０２６年４月１日 = 2026年4月1日
+    assert '<mark class="cv-number-diff">1,520</mark>' in third["passages"][0]["quote_html"]
+
+
+def test_marking_never_breaks_an_entity_or_a_tag():
+    html = '<a href="#cv-r0-src-12" title="x">&#39;12&#39;</a> 12'
+    assert mark_numbers_in_html(html, {"12"}) == (
+        '<a href="#cv-r0-src-12" title="x">&#39;<mark class="cv-number-diff">12</mark>&#39;</a> '
+        '<mark class="cv-number-diff">12</mark>'
+    )
+
+
+def test_locations_read_as_words():
+    assert location_words({"type": "char", "start": 120, "end": 245}, {}) == "chars 120–245"
+    assert location_words({"type": "page", "start": 3, "end": 5}, {}) == "p. 3–4"
+    assert location_words({"type": "page", "start": 3, "end": 4}, {}) == "p. 3"
+    assert location_words({"type": "block", "start": 2, "end": 4}, {}) == "blocks 2–3"
+    assert location_words(None, {"url": "https://www.example.org/x"}) == "example.org"
+
+
+def test_web_quotes_link_to_the_passage_with_a_text_fragment():
+    url = text_fragment_url("https://example.org/a", "Canberra is the capital ... the federal parliament sits")
+    assert url == "https://example.org/a#:~:text=the%20federal%20parliament%20sits"  # the longest unelided stretch
+    long = text_fragment_url(
+        "https://example.org/a#top", "one two three four five six seven eight nine ten eleven-twelve"
+    )
+    assert (
+        long
+        == "https://example.org/a#top:~:text=one%20two%20three%20four%20five,seven%20eight%20nine%20ten%20eleven%2Dtwelve"
+    )
