@@ -101,6 +101,10 @@ class Response:
     unresolved: list[Marker] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     searches: list[SearchBatch] = field(default_factory=list)
+    # Added fields (contract v1 allows additions): which candidate this is when a Gemini response has
+    # several, and Gemini's Search Suggestions HTML exactly as provided (shown only in a sandbox).
+    candidate: int | None = None
+    search_suggestions: str | None = None
 
     def diagnose(self, code: str, severity: str, message: str, **details: Any) -> None:
         self.diagnostics.append(Diagnostic(code, severity, message, details))
@@ -136,6 +140,8 @@ class Response:
             "unresolved": [m.to_json() for m in self.unresolved],
             "diagnostics": [d.to_json() for d in self.diagnostics],
             "searches": [b.to_json() for b in self.searches],
+            "candidate": self.candidate,
+            "search_suggestions": self.search_suggestions,
         }
 
 

@@ -39,17 +39,18 @@ def parse_dump(
                 "unsupported_provider",
                 f"This dump was recognised as {API_NAMES[group.api]}, which citeview cannot read yet.",
             )
-        response = parser(group.values, group.streamed)
-        if group.ignored:
-            response.diagnose(
-                "unknown_event",
-                "info",
-                f"{group.ignored} value(s) in the dump have no shape citeview knows and were not read.",
-            )
-        if request_value is not None:
-            _check_against_request(response, request_value)
-        add_source_checks(response)
-        responses.append(response)
+        parsed = parser(group.values, group.streamed)
+        for response in parsed if isinstance(parsed, list) else [parsed]:
+            if group.ignored:
+                response.diagnose(
+                    "unknown_event",
+                    "info",
+                    f"{group.ignored} value(s) in the dump have no shape citeview knows and were not read.",
+                )
+            if request_value is not None:
+                _check_against_request(response, request_value)
+            add_source_checks(response)
+            responses.append(response)
     if framed.cut_off:
         _note_cut_off(responses[-1])
     if framed.repaired_strings:

@@ -1,0 +1,82 @@
+"""Offsets in other units than code points, converted and checked against the text they claim to mark."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NEAR_CHARS = 64  # how far from its offset a segment's text may be found again and still count as its place
+
+
+class ByteOffsets:
+    """UTF-8 byte offsets of one text, turned into code-point offsets."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.data = text.encode("utf-8", errors="surrogatepass")
+        # The byte offset where each code point starts, plus the end.
+        self._starts: dict[int, int] = {}
+        position = 0
+        for index, char in enumerate(text):
+            self._starts[position] = index
+            position += len(char.encode("utf-8", errors="surrogatepass"))
+        self._starts[position] = len(text)
+
+    def codepoint(self, byte_offset: int) -> int | None:
+        """The code point at ``byte_offset``; None when the offset falls inside a character or past the end."""
+        return self._starts.get(byte_offset)
+
+    def in_range(self, byte_offset: int) -> bool:
+        return 0 <= byte_offset <= len(self.data)
+
+
+@dataclass(frozen=True)
+class Placement:
+    start: int | None  # code points; None when the span could not be placed
+    end: int | None
+    problem: str | None  # a diagnostic code, when the offsets did not simply fit
+    detail: str = ""
+
+
+def place_byte_span(offsets: ByteOffsets, start: int, end: int, expected_text: str | None) -> Placement:
+    """Place a byte span on the text; check it against ``expected_text`` when the provider gave one.
+
+    A span whose offsets do not fit is placed only where ``expected_text`` occurs exactly once near
+    where the offsets point; otherwise it stays unplaced, never at a guessed position.
+    """
+    if not (offsets.in_range(start) and offsets.in_range(end)) or start > end:
+        problem, detail = "offset_out_of_range", f"bytes {start}–{end} but the text has {len(offsets.data)} bytes"
+    elif offsets.codepoint(start) is None or offsets.codepoint(end) is None:
+        problem, detail = "offset_inside_character", f"bytes {start}–{end} cut a character in two"
+    else:
+        cp_start, cp_end = offsets.codepoint(start), offsets.codepoint(end)
+        assert cp_start is not None and cp_end is not None
+        found = offsets.text[cp_start:cp_end]
+        if expected_text is None or found == expected_text:
+            return Placement(cp_start, cp_end, None)
+        problem, detail = (
+            "segment_text_mismatch",
+            f"bytes {start}–{end} hold {found[:40]!r}, not {expected_text[:40]!r}",
+        )
+    near = _find_near(offsets.text, expected_text, _approximate_codepoint(offsets, start))
+    if near is None:
+        return Placement(None, None, problem, detail)
+    return Placement(near, near + len(expected_text or ""), problem, detail + "; placed where that text stands nearby")
+
+
+def _approximate_codepoint(offsets: ByteOffsets, byte_offset: int) -> int:
+    clamped = max(0, min(byte_offset, len(offsets.data)))
+    return len(offsets.data[:clamped].decode("utf-8", errors="ignore"))
+
+
+def _find_near(text: str, wanted: str | None, around: int) -> int | None:
+    """The one occurrence of ``wanted`` within NEAR_CHARS of ``around``; None if there is none or several."""
+    if not wanted or len(wanted.strip()) < 4:
+        return None  # a short segment ("**") would match anywhere
+    window_start = max(0, around - NEAR_CHARS - len(wanted))
+    window_end = min(len(text), around + NEAR_CHARS + len(wanted))
+    hits = []
+    position = text.find(wanted, window_start, window_end)
+    while position >= 0:
+        hits.append(position)
+        position = text.find(wanted, position + 1, window_end)
+    return hits[0] if len(hits) == 1 else None
