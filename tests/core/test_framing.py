@@ -38,9 +38,9 @@ def error_of(raw: bytes) -> DumpError:
         (b"[1, 2, 3]", "unknown_provider", "not response objects"),
         (b"just some words", "invalid_json", "not JSON"),
         (
-            b'{"candidates": [{"content": {"parts": [{"text": "x"}]}}]}',
+            b'{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"message": {"content": "x"}}]}',
             "unsupported_provider",
-            "Gemini generateContent",
+            "OpenAI Chat Completions",
         ),
         (b"data: {not json}\n\ndata: {}\n\n", "invalid_json", "line 1"),
     ],
