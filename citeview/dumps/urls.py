@@ -8,4 +8,5 @@ urlpatterns = [
     path("dumps/<int:pk>/", views.dump_detail, name="detail"),
     path("dumps/<int:pk>/normalized.json", views.dump_normalized, name="normalized"),
     path("dumps/<int:pk>/raw", views.dump_raw, name="raw"),
+    path("dumps/<int:pk>/responses/<int:index>/search-suggestions", views.dump_suggestions, name="suggestions"),
 ]

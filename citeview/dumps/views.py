@@ -4,9 +4,12 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.csp import CSP
 from django.utils.translation import gettext as _
+from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_http_methods
 
 from citeview.core.errors import DumpError
@@ -76,6 +79,35 @@ def dump_raw(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
+# Google's Search Suggestions must be shown exactly as provided, so they are isolated instead of
+# sanitised: their own document, no script, an opaque origin, and framed only by our own pages.
+SUGGESTIONS_CSP = {
+    "default-src": [CSP.NONE],
+    "style-src": [CSP.UNSAFE_INLINE],
+    "img-src": ["data:"],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.NONE],
+    "frame-ancestors": [CSP.SELF],
+    "sandbox": ["allow-popups", "allow-popups-to-escape-sandbox"],
+}
+
+
+@require_GET
+@xframe_options_sameorigin
+@csp_override(SUGGESTIONS_CSP)
+def dump_suggestions(request: HttpRequest, pk: int, index: int) -> HttpResponse:
+    dump = dump_get(pk=pk)
+    responses = dump.result["responses"]
+    snippet = responses[index].get("search_suggestions") if index < len(responses) else None
+    if not snippet:
+        raise Http404("This response has no Search Suggestions.")
+    # Links open outside the sandboxed frame; the snippet itself is served byte for byte.
+    document = '<!doctype html><meta charset="utf-8"><base target="_blank">' + snippet
+    response = HttpResponse(document, content_type="text/html; charset=utf-8")
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
 def home_page(request: HttpRequest, form: DumpForm, status: int = 200, page_error: str | None = None) -> HttpResponse:
     context = {
         "form": form,
@@ -97,6 +129,7 @@ def _response_view(dump: Dump, index: int, response: dict[str, Any]) -> dict[str
     sources = source_entries(response, prefix)
     labels = {entry["key"]: entry for entry in sources}
     return {
+        "index": index,
         "evidence": evidence_rows(response, {key: entry["label"] for key, entry in labels.items()}),
         "data": response,
         "prefix": prefix,

@@ -1,6 +1,15 @@
 // citeview: small progressive enhancements. Every page works without this file.
 "use strict";
 
+// Hovering or focusing a footnote marks its source in the list.
+function hintSource(event) {
+  const link = event.target.closest && event.target.closest(".cv-cite-link");
+  if (!link) return;
+  const entry = document.getElementById(link.getAttribute("href").slice(1));
+  if (entry) entry.classList.toggle("cv-source-hinted", event.type === "mouseover" || event.type === "focusin");
+}
+["mouseover", "mouseout", "focusin", "focusout"].forEach((type) => document.addEventListener(type, hintSource));
+
 document.addEventListener("DOMContentLoaded", () => {
   const form = document.querySelector(".cv-intake-form");
   if (!form) return;

@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from citeview.core.links import is_safe_http_url, url_domain
-from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, Anchor, AnchorLink, render_markdown
+from citeview.core.rendering.markdown import (
+    MAX_MARKDOWN_CHARS,
+    Anchor,
+    AnchorLink,
+    Place,
+    placeholders_shown,
+    render_markdown,
+)
 from citeview.core.rendering.sanitize import sanitize_html
 
 
@@ -62,39 +69,64 @@ def footnotes(response: dict[str, Any], prefix: str) -> list[Footnote]:
 
 
 def render_answer(response: dict[str, Any], prefix: str) -> str:
-    """The answer's Markdown as sanitised HTML, each citation a link to its source entry."""
+    """The answer's Markdown as sanitised HTML, each citation a link to its source entry and each
+    cited span (a Gemini segment, a Claude block) subtly highlighted."""
     text = response["text"][:MAX_MARKDOWN_CHARS]
     ordinals = {source["key"]: n for n, source in enumerate(response["sources"], 1)}
-    titles = {source["key"]: _link_title(source) for source in response["sources"]}
+    sources = {source["key"]: source for source in response["sources"]}
     conflicts = _conflicting_keys(response)
     explanations = _unresolved_explanations(response)
+    confidence = _confidence_by_span(response)
 
     anchors: list[Anchor] = []
-    places: list[tuple[int, int, bool]] = []  # (start, end, replace the span) for each anchor
+    places: list[Place] = []
     for mark in footnotes(response, prefix):
         links = [
             AnchorLink(
                 f"#{source_anchor(prefix, ordinals[k])}",
                 mark.marker if i == 0 and mark.marker else f"[{ordinals[k]}]",
-                titles[k],
+                _link_title(sources[k], confidence.get((mark.start, mark.end, k))),
             )
             for i, k in enumerate(mark.source_keys)
             if k in ordinals
         ]
         anchors.append(Anchor(mark.anchor, mark.marker, links, conflict=any(k in conflicts for k in mark.source_keys)))
-        places.append((mark.start, mark.end, mark.replaces_span))
+        places.append(Place(mark.start, mark.end, replace=mark.replaces_span))
     for index, marker in enumerate(response["unresolved"]):
         explanation = explanations.get(marker["start"], f"{marker['marker']} points at no source.")
         anchors.append(Anchor(f"{prefix}-unresolved-{index}", marker["marker"], explanation=explanation))
-        places.append((marker["start"], marker["end"], True))
+        places.append(Place(marker["start"], marker["end"], replace=True))
+    spans = sorted({(c["start"], c["end"]) for c in response["citations"] if not c["marker"] and c["end"] > c["start"]})
+    for pair, (start, end) in enumerate(spans):
+        anchors.append(Anchor("", "", kind="open", pair=pair))
+        places.append(Place(start, start, priority=2))
+        anchors.append(Anchor("", "", kind="close", pair=pair))
+        places.append(Place(end, end, priority=0))
 
-    html = render_markdown(text, places, anchors)
+    html = render_markdown(text, _visible_places(text, places), anchors)
     if len(response["text"]) > MAX_MARKDOWN_CHARS:
         html += (
             f'<p class="cv-truncated">The answer is longer than {MAX_MARKDOWN_CHARS:,} characters; '
             "the rest is in the raw dump and the normalised JSON.</p>"
         )
     return sanitize_html(html)
+
+
+def _visible_places(text: str, places: list[Place]) -> list[Place]:
+    """A footnote whose span ends inside code or a link moves to the end of that paragraph, where it
+    can be seen; a highlight that cannot be drawn is left out (its footnote stays)."""
+    shown = placeholders_shown(text, places)
+    moved = list(places)
+    for index, place in enumerate(places):
+        if index in shown or place.replace:
+            continue
+        if place.priority == 1:
+            paragraph_end = text.find("\n\n", place.end)
+            end = len(text.rstrip()) if paragraph_end < 0 else paragraph_end
+            moved[index] = Place(end, end)
+        else:
+            moved[index] = Place(len(text) + 1, len(text) + 1)  # past the end: never placed
+    return moved
 
 
 def source_entries(response: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
@@ -139,8 +171,20 @@ def _place_label(position: int) -> str:
     return letters
 
 
-def _link_title(source: dict[str, Any]) -> str:
-    return " — ".join(part for part in (source["title"], source["url"]) if part)
+def _link_title(source: dict[str, Any], confidence: float | None = None) -> str:
+    parts = [source["title"], source["url"]]
+    if confidence is not None:
+        parts.append(f"confidence {confidence:.2f}")
+    return " — ".join(part for part in parts if part)
+
+
+def _confidence_by_span(response: dict[str, Any]) -> dict[tuple[int, int, str], float]:
+    """Gemini's confidence of each (span, source), where the provider gave one."""
+    scores = {}
+    for citation in response["citations"]:
+        for key, score in zip(citation["source_keys"], citation.get("confidence") or [], strict=False):
+            scores[(citation["start"], citation["end"], key)] = score
+    return scores
 
 
 def _conflicting_keys(response: dict[str, Any]) -> set[str]:

@@ -42,6 +42,8 @@ class Anchor:
     links: list[AnchorLink] = field(default_factory=list)
     explanation: str = ""
     conflict: bool = False
+    kind: str = "cite"  # "cite" | "open" | "close": a cited span's highlight begins or ends here
+    pair: int = -1  # which opening and closing mark belong together
 
 
 @lru_cache(maxsize=1)
@@ -51,35 +53,55 @@ def answer_renderer() -> MarkdownIt:
     md.disable("image")
     md.validateLink = is_safe_http_url  # type: ignore[method-assign]
     md.inline.ruler.before("link", "citeview_anchor", _parse_anchor)
+    md.core.ruler.push("citeview_balance_spans", _balance_span_marks)
     md.add_render_rule("citeview_anchor", _render_anchor)
     md.add_render_rule("link_open", _render_link_open)
     return md
 
 
-def with_placeholders(text: str, places: list[tuple[int, int, bool]]) -> str:
-    """``text`` with the ``i``-th place marked by placeholder ``i``: replacing the span when the
-    third item is true (a marker), else just after it (a cited span). Overlapping places are skipped."""
+@dataclass(frozen=True)
+class Place:
+    """Where an anchor goes: replacing ``start``..``end`` (a marker), or inserted at ``end``.
+    At one position, closing marks come first (priority 0), then footnotes (1), then opening marks (2)."""
+
+    start: int
+    end: int
+    replace: bool = False
+    priority: int = 1
+
+    @property
+    def position(self) -> int:
+        return self.start if self.replace else self.end
+
+
+def with_placeholders(text: str, places: list[Place]) -> str:
+    """``text`` with the ``i``-th place marked by placeholder ``i``; a replacement overlapping an
+    earlier one is skipped."""
     text = text.replace(PLACEHOLDER_MARK, "\ufffd")  # a dump cannot forge our placeholders
     pieces = []
     position = 0
-    for index, (start, end, replace) in sorted(enumerate(places), key=lambda p: (p[1][1], p[1][0])):
-        if end > len(text) or (start < position if replace else end < position):
-            continue  # several footnotes may follow one span; replaced markers never overlap
-        pieces.append(text[position : start if replace else end])
+    for index, place in sorted(enumerate(places), key=lambda p: (p[1].position, p[1].priority, p[0])):
+        if place.end > len(text) or place.position < position:
+            continue
+        pieces.append(text[position : place.position])
         pieces.append(f"[{PLACEHOLDER_MARK}{index}]")
-        position = end
+        position = place.end if place.replace else place.position
     pieces.append(text[position:])
     return "".join(pieces)
 
 
-def spans_shown_as_text(text: str, spans: list[tuple[int, int]]) -> set[int]:
-    """Indexes of the spans Markdown shows as plain text: not code, not inside a link or autolink."""
+def placeholders_shown(text: str, places: list[Place]) -> set[int]:
+    """Indexes of the places Markdown would show as plain text: not code, not inside a link or autolink."""
     env: dict[str, Any] = {"citeview_probe": set()}
-    answer_renderer().parse(with_placeholders(text, [(s, e, True) for s, e in spans]), env)
+    answer_renderer().parse(with_placeholders(text, places), env)
     return env["citeview_probe"]
 
 
-def render_markdown(text: str, places: list[tuple[int, int, bool]], anchors: list[Anchor]) -> str:
+def spans_shown_as_text(text: str, spans: list[tuple[int, int]]) -> set[int]:
+    return placeholders_shown(text, [Place(s, e, replace=True) for s, e in spans])
+
+
+def render_markdown(text: str, places: list[Place], anchors: list[Anchor]) -> str:
     return answer_renderer().render(with_placeholders(text, places), {"citeview_anchors": anchors})
 
 
@@ -108,9 +130,49 @@ def _parse_anchor(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _balance_span_marks(state: Any) -> None:
+    """Keep a span's highlight only where it opens and closes at one level of the same paragraph;
+    a span crossing emphasis or a block boundary keeps its footnote and loses the highlight."""
+    anchors: list[Anchor] = state.env.get("citeview_anchors") or []
+    for block in state.tokens:
+        children = block.children or []
+        opened: dict[int, int] = {}
+        depth = 0
+        for position, token in enumerate(children):
+            depth += token.nesting
+            if token.type != "citeview_anchor":
+                continue
+            anchor = anchors[token.meta["index"]]
+            token.meta["depth"] = depth
+            if anchor.kind == "open":
+                opened[anchor.pair] = position
+            elif anchor.kind == "close":
+                start = opened.pop(anchor.pair, None)
+                if start is None or children[start].meta["depth"] != depth or _dips(children, start, position):
+                    token.meta["drop"] = True
+                    if start is not None:
+                        children[start].meta["drop"] = True
+        for position in opened.values():
+            children[position].meta["drop"] = True
+
+
+def _dips(children: list[Any], start: int, end: int) -> bool:
+    """Whether the tokens between two marks close something opened before the first."""
+    depth = 0
+    for token in children[start + 1 : end]:
+        depth += token.nesting
+        if depth < 0:
+            return True
+    return depth != 0
+
+
 def _render_anchor(self: Any, tokens: list[Any], idx: int, options: Any, env: dict[str, Any]) -> str:
     meta = tokens[idx].meta
     anchor: Anchor = env["citeview_anchors"][meta["index"]]
+    if anchor.kind in ("open", "close"):
+        if meta.get("drop") or meta["in_link"]:
+            return ""
+        return '<span class="cv-supported">' if anchor.kind == "open" else "</span>"
     if meta["in_link"]:  # a span's footnote that falls inside link text: no link within a link
         return f'<sup class="cv-cite">{escape(anchor.marker or "*")}</sup>'
     if not anchor.links:
