@@ -104,7 +104,7 @@ def _family_of(value: Any) -> tuple[str | None, str]:
     chat ``chunk`` (a whole response when it stands alone)."""
     if not isinstance(value, dict):
         return None, "unknown"
-    kind = value.get("type")
+    kind = value.get("type") if isinstance(value.get("type"), str) else None
     if kind in ("error", "ping"):
         return None, "neutral"
     if isinstance(kind, str) and kind.startswith("response."):

@@ -7,8 +7,14 @@ import re
 from decimal import Decimal, InvalidOperation
 
 # One character for one character, so offsets found in the folded text hold in the original.
-_FOLD = str.maketrans("０１２３４５６７８９．，", "0123456789.,")
-NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_FOLD = str.maketrans("０１２３４５６７８９．，−－＋", "0123456789.,--+")
+# A number stands on its own: not inside a word or a name like GPT-4 or COVID-19. A comma groups
+# thousands only before exactly three digits; otherwise it is a decimal comma (2,5 %).
+NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)"
+    r"[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?|\.\d+)"
+)
+_THOUSANDS = re.compile(r"^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 # Markup and entities are not text: never look for numbers inside them.
 _MARKUP = re.compile(r"(<[^>]*>|&#?[0-9A-Za-z]+;)")
 
@@ -38,8 +44,8 @@ def mark_numbers_in_html(html: str, missing: set[str]) -> str:
 
 
 def _value(number: str) -> str:
-    """``1,234`` and ``1234`` are one value; so are ``2.50`` and ``2.5``."""
-    digits = number.replace(",", "")
+    """``1,234`` and ``1234`` are one value; so are ``2.50`` and ``2.5``, and ``2,5`` and ``2.5``."""
+    digits = number.replace(",", "") if _THOUSANDS.match(number) else number.replace(",", ".")
     try:
         value = Decimal(digits).normalize()
     except InvalidOperation:

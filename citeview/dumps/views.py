@@ -45,6 +45,9 @@ def home(request: HttpRequest) -> HttpResponse:
         return home_page(request, form, status=status_for(error))
     if not created:
         messages.info(request, _("These exact bytes were stored already; here is that dump."))
+        attached = form.cleaned_data["request"]
+        if attached and bytes(dump.request_raw or b"") != attached:
+            messages.warning(request, _("That dump already has another request attached; it was kept."))
     return redirect(dump)
 
 

@@ -262,3 +262,80 @@ def test_footnotes_follow_each_block_one_per_source_numbered_by_first_appearance
     assert html.index(">[1]<") < html.index(">[2]<")
     entries = source_entries(response, "cv-r0")
     assert [(e["label"], e["url"], len(e["cited_by"])) for e in entries] == [("1", b, 2), ("2", a, 1)]
+
+
+def test_a_block_start_after_its_deltas_keeps_them():
+    quote = web("https://example.org/q", "abc")
+    events = stream_events(
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": " world"}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta", "citation": quote}},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "text", "text": "Hello", "citations": []},
+        },
+    )
+    response = parse_dump(sse(*events)).to_json()["responses"][0]
+    assert response["text"] == "Hello world" and [c["cited_text"] for c in response["citations"]] == ["abc"]
+
+
+def test_a_streamed_search_keeps_its_query_from_the_input_deltas():
+    events = stream_events(
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "server_tool_use", "id": "srv1", "name": "web_search", "input": {}},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"query": "東京'},
+        },
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": ' 人口"}'}},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {
+                "type": "web_search_tool_result",
+                "tool_use_id": "srv1",
+                "content": [{"type": "web_search_result", "url": "https://example.org/a", "title": "A"}],
+            },
+        },
+    )
+    response = parse_dump(sse(*events)).to_json()["responses"][0]
+    assert response["searches"] == [{"queries": ["東京 人口"], "source_keys": ["https://example.org/a"]}]
+
+
+def test_a_web_source_takes_its_title_from_the_search_result():
+    response = parse(
+        message(
+            text("Claim.", web("https://example.org/a", "q", title="citation title")),
+            {
+                "type": "web_search_tool_result",
+                "tool_use_id": "s",
+                "content": [{"type": "web_search_result", "url": "https://example.org/a", "title": "Result title"}],
+            },
+        )
+    )
+    assert response["sources"][0]["title"] == "Result title"
+
+
+def test_a_type_that_is_not_a_string_is_no_provider_not_a_crash():
+    from citeview.core.errors import DumpError
+
+    with pytest.raises(DumpError) as caught:
+        parse_dump(b'{"type": {"x": 1}, "role": "assistant", "content": []}')
+    assert caught.value.code == "unknown_provider"
+
+
+def test_a_footnote_after_a_block_ending_inside_code_is_moved_where_it_can_be_seen():
+    response = parse(message(text("Use `foo", web("https://example.org/a", "q")), text("bar` now.\n\nNext.")))
+    html = render_answer(response, "cv-r0")
+    assert "\ufdd0" not in html and "cv-cite-link" in html
+    assert html.index("<code>foobar</code>") < html.index("cv-cite-link") < html.index("Next.")
+
+
+def test_a_footnote_after_a_block_ending_in_a_blank_line_stays_in_its_paragraph():
+    response = parse(message(text("First.\n\n", web("https://example.org/a", "q")), text("Second.")))
+    html = render_answer(response, "cv-r0")
+    assert html.index("cv-cite-link") < html.index("</p>")

@@ -135,3 +135,33 @@ def test_a_request_for_a_provider_without_quote_checks_is_noted():
     raw = own_fixture("agent-two-responses.jsonl")
     response = parse_dump(raw, request=b'{"messages": []}').to_json()["responses"][0]
     assert any(d["code"] == "request_not_used" for d in response["diagnostics"])
+
+
+def test_a_citation_of_a_document_the_request_does_not_have_is_reported():
+    request = json.loads(own_fixture("claude-content-blocks-search-results.request.json"))
+    request["messages"][0]["content"] = [b for b in request["messages"][0]["content"] if b["type"] != "document"]
+    response = parse_dump(
+        own_fixture("claude-content-blocks-search-results.json"), request=json.dumps(request).encode()
+    ).to_json()["responses"][0]
+    (note,) = [d for d in response["diagnostics"] if d["code"] == "unknown_document"]
+    assert note["details"]["key"] == "doc:0" and "0 such item" in note["message"]
+
+
+def test_a_title_that_differs_from_the_requests_document_warns_of_miscounting():
+    request = json.loads(own_fixture("claude-content-blocks-search-results.request.json"))
+    request["messages"][0]["content"][0]["title"] = "別の資料"
+    response = parse_dump(
+        own_fixture("claude-content-blocks-search-results.json"), request=json.dumps(request).encode()
+    ).to_json()["responses"][0]
+    assert any(d["code"] == "document_title_mismatch" for d in response["diagnostics"])
+
+
+def test_an_image_block_counts_in_the_indices_and_makes_its_quote_uncheckable():
+    request = json.loads(own_fixture("claude-content-blocks-search-results.request.json"))
+    blocks = request["messages"][0]["content"][0]["source"]["content"]
+    blocks.insert(1, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}})
+    response = parse_dump(
+        own_fixture("claude-content-blocks-search-results.json"), request=json.dumps(request).encode()
+    ).to_json()["responses"][0]
+    assert response["citations"][0]["quote_check"] == {"result": "unchecked", "unit": None}
+    assert any(d["code"] == "location_unverifiable" for d in response["diagnostics"])

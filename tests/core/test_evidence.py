@@ -47,3 +47,10 @@ def test_web_quotes_link_to_the_passage_with_a_text_fragment():
         long
         == "https://example.org/a#top:~:text=one%20two%20three%20four%20five,seven%20eight%20nine%20ten%20eleven%2Dtwelve"
     )
+
+
+def test_signs_decimal_commas_and_names_with_digits_are_read_as_a_reader_would():
+    assert number_values("25%") != number_values("2,5%")
+    assert number_values("-5 °C") != number_values("5 °C")
+    assert number_values("COVID-19 と GPT-4 の 80%") == {"80"}
+    assert number_values("回答者の80%") == {"80"}

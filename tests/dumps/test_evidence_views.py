@@ -37,7 +37,11 @@ def test_the_request_can_be_uploaded_beside_the_response(editor_client):
     dump = Dump.objects.get()
     assert bytes(dump.request_raw) == own_fixture(REQUEST)
     page = editor_client.get(dump.get_absolute_url()).content.decode()
-    assert page.count("quote matches the document") == 3 and "Attached request" in page
+    assert page.count("quote matches the document") == 3 and page.count("Attached request") == 1
+    title = page.split("<title>")[1].split("</title>")[0]
+    assert "messages" not in title
+    title = page.split("<title>")[1].split("</title>")[0]
+    assert "Attached request" not in title and "messages" not in title
     assert "The cited blocks of the document" in page and "blocks 0–1" in page
 
 
@@ -69,3 +73,19 @@ def test_parsedump_takes_the_request_as_an_option():
     result = parsedump(str(OWN_FIXTURES / RESPONSE), "--request", str(OWN_FIXTURES / REQUEST))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["responses"][0]["citations"][0]["context"]["blocks"]
+
+
+def test_another_request_for_a_stored_response_is_not_silently_dropped(editor_client):
+    editor_client.post(
+        "/",
+        {"file": SimpleUploadedFile(RESPONSE, own_fixture(RESPONSE)), "request_text": own_fixture(REQUEST).decode()},
+    )
+    other = json.loads(own_fixture(REQUEST))
+    other["model"] = "another"
+    page = editor_client.post(
+        "/",
+        {"file": SimpleUploadedFile(RESPONSE, own_fixture(RESPONSE)), "request_text": json.dumps(other)},
+        follow=True,
+    )
+    assert "another request attached; it was kept" in page.content.decode()
+    assert bytes(Dump.objects.get().request_raw) == own_fixture(REQUEST)

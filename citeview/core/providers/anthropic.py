@@ -6,6 +6,7 @@ evidence (``cited_text``) and where it sits in the source (``../shared/docs/prov
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,15 +62,10 @@ def _read_stream(events: list[dict[str, Any]]) -> _Stream:
         if kind == "message_start":
             stream.message = dict_or_empty(event.get("message"))
         elif kind == "content_block_start":
-            block = dict(dict_or_empty(event.get("content_block")))
-            if block.get("type") == "text":
-                block["citations"] = list(dicts_in(block.get("citations")))
-            stream.blocks[_index(event)] = block
+            _start_block(stream, _index(event), dict_or_empty(event.get("content_block")))
         elif kind == "content_block_delta":
-            _apply_delta(
-                stream.blocks.setdefault(_index(event), {"type": "text", "text": "", "citations": []}),
-                dict_or_empty(event.get("delta")),
-            )
+            block = stream.blocks.setdefault(_index(event), {"type": "text", "text": "", "citations": []})
+            _apply_delta(block, dict_or_empty(event.get("delta")))
         elif kind == "message_delta":
             delta = dict_or_empty(event.get("delta"))
             stream.stop_reason = str_or_none(delta.get("stop_reason")) or stream.stop_reason
@@ -85,11 +81,28 @@ def _read_stream(events: list[dict[str, Any]]) -> _Stream:
     return stream
 
 
+def _start_block(stream: _Stream, index: int, started: dict[str, Any]) -> None:
+    """A block's start; deltas that arrived before it (a reordered dump) are kept after its text."""
+    block = dict(started)
+    if block.get("type") == "text":
+        block["citations"] = list(dicts_in(block.get("citations")))
+    early = stream.blocks.get(index)
+    if early is not None:
+        block["text"] = (str_or_none(block.get("text")) or "") + (str_or_none(early.get("text")) or "")
+        block["citations"] = [*dicts_in(block.get("citations")), *dicts_in(early.get("citations"))]
+        block["partial_json"] = early.get("partial_json", "")
+    stream.blocks[index] = block
+
+
 def _apply_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
     """Citations attach to their block by index, whether they come before or after its text."""
     kind = delta.get("type")
     if kind == "text_delta":
         block["text"] = (str_or_none(block.get("text")) or "") + (str_or_none(delta.get("text")) or "")
+    elif kind == "input_json_delta":  # a server tool's input (the web search query) arrives in pieces
+        block["partial_json"] = (str_or_none(block.get("partial_json")) or "") + (
+            str_or_none(delta.get("partial_json")) or ""
+        )
     elif kind == "citations_delta" and isinstance(delta.get("citation"), dict):
         block.setdefault("citations", [])
         if not isinstance(block["citations"], list):
@@ -200,11 +213,7 @@ def _web_results(blocks: list[dict[str, Any]]) -> set[str]:
 
 def _add_web_results(response: Response, table: SourceTable, blocks: list[dict[str, Any]]) -> None:
     """Every search result offered, cited or not, with its title and age; one batch per search."""
-    queries = {
-        str(b.get("id")): str_or_none(dict_or_empty(b.get("input")).get("query"))
-        for b in blocks
-        if b.get("type") == "server_tool_use"
-    }
+    queries = {str(b.get("id")): _tool_query(b) for b in blocks if b.get("type") == "server_tool_use"}
     for block in blocks:
         if block.get("type") != "web_search_tool_result":
             continue
@@ -218,17 +227,23 @@ def _add_web_results(response: Response, table: SourceTable, blocks: list[dict[s
             url = str_or_none(result.get("url"))
             if url is None:
                 continue
-            keys.append(
-                table.add(
-                    url,
-                    kind="web",
-                    url=url,
-                    title=str_or_none(result.get("title")),
-                    extra={"page_age": result.get("page_age")},
-                )
-            )
+            title = str_or_none(result.get("title"))
+            key = table.add(url, kind="web", url=url, title=title, extra={"page_age": result.get("page_age")})
+            if title:  # the search result's own title, over the one a citation repeated
+                table.get(key).title = title
+            keys.append(key)
         query = queries.get(str(block.get("tool_use_id")))
         response.searches.append(SearchBatch([query] if query else [], keys))
+
+
+def _tool_query(block: dict[str, Any]) -> str | None:
+    tool_input = block.get("input")
+    if not tool_input and block.get("partial_json"):
+        try:
+            tool_input = json.loads(block["partial_json"])
+        except ValueError:
+            return None
+    return str_or_none(dict_or_empty(tool_input).get("query"))
 
 
 def _note_earlier_results(response: Response, result_urls: set[str]) -> None:

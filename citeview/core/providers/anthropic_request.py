@@ -23,7 +23,7 @@ class RequestDocument:
     title: str | None
     kind: str  # "text" | "content" | "pdf" | "file" | "search_result"
     text: str | None = None  # plain-text documents
-    blocks: list[str] = field(default_factory=list)  # custom-content documents and search results
+    blocks: list[str | None] = field(default_factory=list)  # custom content and search results; None: not text
     origin: str | None = None  # a search result's `source`
 
 
@@ -44,7 +44,7 @@ def _collect(block: dict[str, Any], documents: list[RequestDocument], search_res
     kind = block.get("type")
     title = str_or_none(block.get("title"))
     if kind == "search_result":
-        blocks = [str_or_none(b.get("text")) or "" for b in dicts_in(block.get("content")) if b.get("type") == "text"]
+        blocks = _text_blocks(block.get("content"))
         origin = str_or_none(block.get("source"))
         search_results.append(
             RequestDocument(
@@ -61,11 +61,7 @@ def _collect(block: dict[str, Any], documents: list[RequestDocument], search_res
         documents.append(RequestDocument(key, title, "text", text=str_or_none(source.get("data")) or ""))
     elif source_type == "content":
         inner = source.get("content")
-        blocks = (
-            [inner]
-            if isinstance(inner, str)
-            else [str_or_none(b.get("text")) or "" for b in dicts_in(inner) if b.get("type") == "text"]
-        )
+        blocks = [inner] if isinstance(inner, str) else _text_blocks(inner)
         documents.append(RequestDocument(key, title, "content", blocks=blocks))
     elif source_type in ("base64", "url"):
         documents.append(RequestDocument(key, title, "pdf"))
@@ -73,15 +69,31 @@ def _collect(block: dict[str, Any], documents: list[RequestDocument], search_res
         documents.append(RequestDocument(key, title, "file"))
 
 
+def _text_blocks(content: Any) -> list[str | None]:
+    """Every block of a content list, in order; a block that is not text (an image) is None, so the
+    block indices citations give still count it."""
+    return [(str_or_none(b.get("text")) or "") if b.get("type") == "text" else None for b in dicts_in(content)]
+
+
 def check_quotes(response: Response, request: dict[str, Any]) -> None:
     """Compare every quote with the document it cites, and list the request's documents as sources."""
     documents = {d.key: d for d in request_documents(request)}
     table = SourceTable.of(response)
+    _note_unknown_documents(response, documents)
     for document in documents.values():
         extra = {"document_kind": document.kind, "source": document.origin}
         existing = table.keys_for(document.key)
         if existing:  # cited already: the request only adds what the citation lacked
             source = table.get(existing[0])
+            if source.title and document.title and source.title != document.title:
+                response.diagnose(
+                    "document_title_mismatch",
+                    "warning",
+                    f"{document.key} is cited with the title {source.title!r} but the request's document there is "
+                    f"{document.title!r}: the documents may be counted differently, so its quotes may be checked "
+                    "against the wrong document.",
+                    key=document.key,
+                )
             source.title = source.title or document.title
             for name, value in extra.items():
                 if value is not None:
@@ -95,8 +107,29 @@ def check_quotes(response: Response, request: dict[str, Any]) -> None:
             continue
         if citation.location["type"] == "char" and document.text is not None:
             _check_characters(response, citation, document)
-        elif citation.location["type"] == "block" and document.blocks:
+        elif citation.location["type"] == "block" and document.kind in ("content", "search_result"):
             _check_blocks(response, citation, document)
+        elif citation.location["type"] != "page" or document.kind != "pdf":
+            response.diagnose(
+                "location_unverifiable",
+                "info",
+                f"A {citation.location['type']} location cannot be checked against {_name(document)}, "
+                f"a {document.kind} document.",
+                key=document.key,
+            )
+
+
+def _note_unknown_documents(response: Response, documents: dict[str, RequestDocument]) -> None:
+    cited = {k for c in response.citations for k in c.source_keys if k.startswith(("doc:", "search_result:"))}
+    for key in sorted(cited - set(documents)):
+        count = sum(1 for k in documents if k.split(":")[0] == key.split(":")[0])
+        response.diagnose(
+            "unknown_document",
+            "warning",
+            f"Citations point at {key}, but the attached request has {count} such item(s), counted in order of "
+            "appearance; their quotes cannot be checked.",
+            key=key,
+        )
 
 
 def _check_characters(response: Response, citation: Citation, document: RequestDocument) -> None:
@@ -121,18 +154,24 @@ def _check_characters(response: Response, citation: Citation, document: RequestD
                 )
             return
     citation.quote_check = {"result": "mismatch", "unit": None}
-    inside = 0 <= start <= end <= len(document.text)
-    found = document.text[start:end] if inside else ""
-    citation.context = _context(document.text, start, end) if inside else None
+    if not 0 <= start <= end <= len(document.text):
+        response.diagnose(
+            "cited_text_mismatch",
+            "warning",
+            f"The quote from {_name(document)} cites chars {start}–{end}, which is no range of a document of "
+            f"{len(document.text)} characters.",
+            key=document.key,
+            start=start,
+            end=end,
+        )
+        return
+    found = document.text[start:end]
+    citation.context = _context(document.text, start, end)
     response.diagnose(
         "cited_text_mismatch",
         "warning",
         f"The quote from {_name(document)} at chars {start}–{end} differs from the document: "
-        + (
-            _difference(citation.cited_text, found)
-            if inside
-            else f"the document has only {len(document.text)} characters."
-        ),
+        + _difference(citation.cited_text, found),
         key=document.key,
         start=start,
         end=end,
@@ -144,8 +183,29 @@ def _check_characters(response: Response, citation: Citation, document: RequestD
 def _check_blocks(response: Response, citation: Citation, document: RequestDocument) -> None:
     assert citation.location is not None and citation.cited_text is not None
     start, end = citation.location["start"], citation.location["end"]
-    cited_blocks = document.blocks[start:end]
-    citation.context = {"blocks": cited_blocks}
+    if not 0 <= start < end <= len(document.blocks):
+        citation.quote_check = {"result": "mismatch", "unit": None}
+        response.diagnose(
+            "cited_text_mismatch",
+            "warning",
+            f"The quote from {_name(document)} cites blocks {start}–{end - 1}, but it has {len(document.blocks)} block(s).",
+            key=document.key,
+            start=start,
+            end=end,
+        )
+        return
+    cited = document.blocks[start:end]
+    citation.context = {"blocks": [b for b in cited if b is not None]}
+    cited_blocks = [b for b in cited if b is not None]
+    if len(cited_blocks) < len(cited):
+        citation.quote_check = {"result": "unchecked", "unit": None}
+        response.diagnose(
+            "location_unverifiable",
+            "info",
+            f"The quote from {_name(document)} spans a block that is not text (an image); it cannot be compared.",
+            key=document.key,
+        )
+        return
     if "".join(cited_blocks) == citation.cited_text:
         citation.quote_check = {"result": "match", "unit": None}
         return

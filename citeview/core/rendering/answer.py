@@ -91,7 +91,8 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
             if k in ordinals
         ]
         anchors.append(Anchor(mark.anchor, mark.marker, links, conflict=any(k in conflicts for k in mark.source_keys)))
-        places.append(Place(mark.start, mark.end, replace=mark.replaces_span))
+        end = mark.end if mark.replaces_span else _before_trailing_space(text, mark.start, mark.end)
+        places.append(Place(mark.start, end, replace=mark.replaces_span))
     for index, marker in enumerate(response["unresolved"]):
         explanation = explanations.get(marker["start"], f"{marker['marker']} points at no source.")
         anchors.append(Anchor(f"{prefix}-unresolved-{index}", marker["marker"], explanation=explanation))
@@ -101,6 +102,7 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
         anchors.append(Anchor("", "", kind="open", pair=pair))
         places.append(Place(start, start, priority=2))
         anchors.append(Anchor("", "", kind="close", pair=pair))
+        end = _before_trailing_space(text, start, end)
         places.append(Place(end, end, priority=0))
 
     html = render_markdown(text, _visible_places(text, places), anchors)
@@ -110,6 +112,14 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
             "the rest is in the raw dump and the normalised JSON.</p>"
         )
     return sanitize_html(html)
+
+
+def _before_trailing_space(text: str, start: int, end: int) -> int:
+    """A footnote goes after the span's last visible character: a block ending in a blank line keeps
+    its footnote in its own paragraph."""
+    while end > start and end <= len(text) and text[end - 1].isspace():
+        end -= 1
+    return end
 
 
 def _visible_places(text: str, places: list[Place]) -> list[Place]:

@@ -13,6 +13,7 @@ from citeview.core.rendering.markdown import render_markdown
 from citeview.core.rendering.sanitize import sanitize_html
 
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
+_LINK_TARGET = re.compile(r"(?<=\])\([^)]*\)|<https?://[^>]*>")
 
 
 def evidence_rows(response: dict[str, Any], source_labels: dict[str, str]) -> list[dict[str, Any]]:
@@ -26,7 +27,7 @@ def evidence_rows(response: dict[str, Any], source_labels: dict[str, str]) -> li
     for (start, end), citations in spans.items():
         claim = response["text"][start:end]
         quotes = [c["cited_text"] for c in citations]
-        claim_numbers = number_values(claim)
+        claim_numbers = number_values(_LINK_TARGET.sub("", claim))  # what a reader sees, not link addresses
         quoted_numbers = set().union(*(number_values(q) for q in quotes))
         rows.append(
             {
