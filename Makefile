@@ -4,7 +4,9 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint venv dev-venv migrate clean
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: run test lint browser venv dev-venv migrate clean
 
 run: venv migrate
 	@$(PY) manage.py ensure_local_account
@@ -12,8 +14,19 @@ run: venv migrate
 	@echo "citeview is at http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
-test: lint
+test: lint browser
 	$(PY) -m pytest
+
+# The browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
+browser:
+	@test -x $(CHROMIUM) || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing Chromium and Japanese fonts for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; \
+	  else \
+	    echo "The browser tests need Chromium: sudo apt-get install chromium fonts-noto-cjk (or make test CHROMIUM=/path/to/chromium)"; \
+	    exit 1; \
+	  fi; }
 
 lint: dev-venv
 	$(VENV)/bin/ruff check citeview tests
