@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import PROJECT_DIR, SHARED_FIXTURES
 
 CHECKER = SHARED_FIXTURES.parent / "tools" / "check_fixtures.py"
-SUPPORTED_PROVIDERS = ["perplexity", "anthropic", "gemini"]
+SUPPORTED_PROVIDERS = ["perplexity", "anthropic", "gemini", "openai"]
 
 
 @pytest.mark.parametrize("provider", SUPPORTED_PROVIDERS)

@@ -30,7 +30,15 @@ def test_sonar_and_agent_are_told_apart_by_content():
     assert parse_dump(json.dumps(agent_object("x", [])).encode()).responses[0].api == "perplexity.agent"
 
 
-def test_an_openai_responses_body_is_recognised_and_declined_clearly():
+def test_an_openai_responses_body_is_told_from_perplexity_by_content():
+    body = {"id": "resp_68e6a1b2c3", "object": "response", "status": "completed", "output": []}
+    assert parse_dump(json.dumps(body).encode()).responses[0].api == "openai.responses"
+
+
+def test_an_api_recognised_but_without_a_parser_is_declined_clearly(monkeypatch):
+    from citeview.core import parse as parse_module
+
+    monkeypatch.delitem(parse_module.PARSERS, "openai.responses")
     body = {"id": "resp_68e6a1b2c3", "object": "response", "status": "completed", "output": []}
     with pytest.raises(DumpError) as caught:
         parse_dump(json.dumps(body).encode())

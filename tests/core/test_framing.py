@@ -37,11 +37,6 @@ def error_of(raw: bytes) -> DumpError:
         (b'{"hello": "world"}', "unknown_provider", "keys hello"),
         (b"[1, 2, 3]", "unknown_provider", "not response objects"),
         (b"just some words", "invalid_json", "not JSON"),
-        (
-            b'{"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"message": {"content": "x"}}]}',
-            "unsupported_provider",
-            "OpenAI Chat Completions",
-        ),
         (b"data: {not json}\n\ndata: {}\n\n", "invalid_json", "line 1"),
     ],
 )

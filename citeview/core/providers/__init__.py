@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from citeview.core.model import Response
-from citeview.core.providers import anthropic, anthropic_request, gemini, perplexity
+from citeview.core.providers import anthropic, anthropic_request, gemini, openai, perplexity
 
 # A parser reads one response's values; Gemini answers with one Response per candidate.
 Parser = Callable[[list[dict[str, Any]], bool], Response | list[Response]]
@@ -18,6 +18,8 @@ PARSERS: dict[str, Parser] = {
     "anthropic.messages": anthropic.parse_messages,
     "gemini.generate_content": gemini.parse_generate_content,
     "gemini.interactions": gemini.parse_interactions,
+    "openai.responses": openai.parse_responses,
+    "openai.chat_completions": openai.parse_chat_completions,
 }
 
 # APIs whose citations can be checked against the request that produced them.

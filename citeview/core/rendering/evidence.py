@@ -18,15 +18,19 @@ _LINK_TARGET = re.compile(r"(?<=\])\([^)]*\)|<https?://[^>]*>")
 
 def evidence_rows(response: dict[str, Any], source_labels: dict[str, str]) -> list[dict[str, Any]]:
     """One row per cited span that carries quoted evidence, in the order of the answer."""
+    sources = {s["key"]: s for s in response["sources"]}
     spans: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for citation in response["citations"]:
-        if citation["cited_text"] is not None:
-            spans.setdefault((citation["start"], citation["end"]), []).append(citation)
-    sources = {s["key"]: s for s in response["sources"]}
+        if _evidence_of(citation, sources) is None:
+            continue
+        span = (citation["start"], citation["end"])
+        if span[0] == span[1]:  # an insertion point (a file citation): the sentence it closes is the claim
+            span = (_sentence_start(response["text"], span[0]), min(span[0] + 1, len(response["text"])))
+        spans.setdefault(span, []).append(citation)
     rows = []
     for (start, end), citations in spans.items():
         claim = response["text"][start:end]
-        quotes = [c["cited_text"] for c in citations]
+        quotes = [_evidence_of(c, sources) or "" for c in citations]
         claim_numbers = number_values(_LINK_TARGET.sub("", claim))  # what a reader sees, not link addresses
         quoted_numbers = set().union(*(number_values(q) for q in quotes))
         rows.append(
@@ -46,17 +50,35 @@ def _passage(
 ) -> dict[str, Any]:
     key = citation["source_keys"][0] if citation["source_keys"] else ""
     source = sources.get(key, {"title": None, "url": None})
-    missing = number_values(citation["cited_text"]) - claim_numbers
+    quote = _evidence_of(citation, sources) or ""
+    missing = number_values(quote) - claim_numbers
     context = citation.get("context") or {}
     return {
         "label": labels.get(key, "?"),
         "title": source["title"] or source["url"] or key,
         "where": location_words(citation["location"], source),
-        "quote_html": sanitize_html(mark_numbers_in_html(escape(citation["cited_text"]), missing)),
-        "link": text_fragment_url(source["url"], citation["cited_text"]) if is_safe_http_url(source["url"]) else None,
+        "quote_html": sanitize_html(mark_numbers_in_html(escape(quote), missing)),
+        "link": text_fragment_url(source["url"], quote) if is_safe_http_url(source["url"]) else None,
         "check": citation.get("quote_check"),
         "context": context or None,
     }
+
+
+def _evidence_of(citation: dict[str, Any], sources: dict[str, Any]) -> str | None:
+    """The passage a citation rests on: the quote the provider returned (Claude), or the text a file
+    search retrieved for a cited file (OpenAI, when the dump includes the results)."""
+    if citation["cited_text"] is not None:
+        return str(citation["cited_text"])
+    source = sources.get(citation["source_keys"][0]) if citation["source_keys"] else None
+    if source and source["kind"] == "file" and isinstance(source["extra"].get("snippet"), str):
+        return str(source["extra"]["snippet"])
+    return None
+
+
+def _sentence_start(text: str, end: int) -> int:
+    """Where the sentence that ends at ``end`` begins: after the previous sentence's end or line break."""
+    position = max(text.rfind(mark, 0, max(end - 1, 0)) for mark in (". ", "。", "! ", "? ", "\n"))
+    return 0 if position < 0 else position + (1 if text[position] in "。\n" else 2)
 
 
 def location_words(location: dict[str, Any] | None, source: dict[str, Any]) -> str:

@@ -1,0 +1,363 @@
+"""OpenAI: the Responses API (``openai.responses``) and Chat Completions (``openai.chat_completions``).
+
+Citations are annotations on the output text: ``url_citation`` spans (usually the inline
+``([domain](url))`` link the model wrote), ``file_citation`` insertion points, container files
+(``../shared/docs/provider-formats.md`` §4). Offsets count code points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strings_in
+from citeview.core.model import Citation, Response, SearchBatch
+from citeview.core.sources import SourceTable
+
+_TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
+
+
+@dataclass
+class _Part:
+    """One output_text (or refusal) part: its text and its annotations, each once."""
+
+    text: str | None = None
+    deltas: list[str] = field(default_factory=list)
+    annotations: dict[int, dict[str, Any]] = field(default_factory=dict)
+    refusal: bool = False
+
+    def add_annotations(self, annotations: list[dict[str, Any]]) -> None:
+        for position, annotation in enumerate(annotations):
+            self.annotations.setdefault(position, annotation)
+
+    @property
+    def full_text(self) -> str:
+        return self.text if self.text is not None else "".join(self.deltas)
+
+
+@dataclass
+class _Output:
+    """What a Responses body or stream says: message parts by (output index, part index), other items."""
+
+    parts: dict[tuple[int, int], _Part] = field(default_factory=dict)
+    items: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def part(self, output_index: int, content_index: int) -> _Part:
+        return self.parts.setdefault((output_index, content_index), _Part())
+
+    def read_item(self, output_index: int, item: dict[str, Any]) -> None:
+        self.items[output_index] = item
+        if item.get("type") != "message":
+            return
+        for content_index, content in enumerate(dicts_in(item.get("content"))):
+            kind = content.get("type")
+            if kind not in ("output_text", "refusal"):
+                continue
+            part = self.part(output_index, content_index)
+            text = str_or_none(content.get("text")) if kind == "output_text" else str_or_none(content.get("refusal"))
+            if text is not None and part.text is None:
+                part.text = text
+            part.refusal = kind == "refusal"
+            part.add_annotations(dicts_in(content.get("annotations")))
+
+
+# --- Responses ------------------------------------------------------------------------------------
+
+
+def parse_responses(values: list[dict[str, Any]], streamed: bool) -> Response:
+    response = Response("openai", "openai.responses", streamed)
+    output = _Output()
+    if streamed:
+        final, error = _read_stream(response, output, values)
+    else:
+        final, error = values[0], None
+        for index, item in enumerate(dicts_in(values[0].get("output"))):
+            output.read_item(index, item)
+    if final is not None:
+        response.id = str_or_none(final.get("id")) or response.id
+        response.model = str_or_none(final.get("model")) or response.model
+    _read_output(response, output)
+    _set_status(response, final, error)
+    return response
+
+
+def _read_stream(
+    response: Response, output: _Output, events: list[dict[str, Any]]
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    final: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    for event in events:
+        kind = event.get("type")
+        inner = dict_or_empty(event.get("response"))
+        if inner:
+            response.id = response.id or str_or_none(inner.get("id"))
+            response.model = str_or_none(inner.get("model")) or response.model
+        where = (_int(event.get("output_index")), _int(event.get("content_index")))
+        if kind == "response.output_text.delta":
+            output.part(*where).deltas.append(str_or_none(event.get("delta")) or "")
+        elif kind == "response.output_text.done" and isinstance(event.get("text"), str):
+            output.part(*where).text = event["text"]
+        elif kind == "response.output_text.annotation.added" and isinstance(event.get("annotation"), dict):
+            output.part(*where).annotations.setdefault(_int(event.get("annotation_index")), event["annotation"])
+        elif kind in ("response.content_part.done", "response.content_part.added"):
+            content = dict_or_empty(event.get("part"))
+            output.part(*where).add_annotations(dicts_in(content.get("annotations")))
+        elif kind in ("response.output_item.done", "response.output_item.added") and isinstance(
+            event.get("item"), dict
+        ):
+            if kind.endswith("done") or where[0] not in output.items:
+                output.read_item(where[0], event["item"])
+        elif kind in _TERMINAL:
+            final = inner
+            # The final body repeats every item; annotations it lost (gateways drop them) stay from the stream.
+            for index, item in enumerate(dicts_in(inner.get("output"))):
+                output.read_item(index, item)
+        elif kind == "error":
+            error = event
+    if final is None and error is None:
+        response.mark_incomplete("stream ended without response.completed")
+    return final, error
+
+
+def _read_output(response: Response, output: _Output) -> None:
+    table = SourceTable(response)
+    pieces: list[str] = []
+    position = 0
+    last_item = None
+    for (item_index, _), part in sorted(output.parts.items()):
+        if last_item is not None and item_index != last_item:
+            pieces.append("\n\n")  # a new message item starts a new paragraph
+            position += 2
+        last_item = item_index
+        text = part.full_text
+        if part.refusal:
+            response.diagnose("refusal", "warning", "The model refused; its refusal is shown as the answer.")
+        for number, annotation in sorted(part.annotations.items()):
+            _annotate(response, table, text, position, number, annotation)
+        pieces.append(text)
+        position += len(text)
+    response.text = "".join(pieces)
+    for _, item in sorted(output.items.items()):
+        _read_tool_item(response, table, item)
+
+
+def _annotate(
+    response: Response, table: SourceTable, text: str, shift: int, number: int, annotation: dict[str, Any]
+) -> None:
+    kind = annotation.get("type")
+    if kind == "url_citation":
+        url = str_or_none(annotation.get("url"))
+        key = table.add(url or f"annotation-{number}", kind="web", url=url, title=str_or_none(annotation.get("title")))
+        _place_span(response, text, shift, number, annotation.get("start_index"), annotation.get("end_index"), key, url)
+    elif kind in ("file_citation", "file_path"):
+        key = _file_source(table, annotation)
+        index = annotation.get("index")
+        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index <= len(text):
+            response.citations.append(Citation(shift + index, shift + index, [key]))
+        else:
+            response.diagnose(
+                "offset_out_of_range",
+                "warning",
+                f"The {kind} of {key} has no index inside the text; it is listed, not placed.",
+                key=key,
+            )
+    elif kind == "container_file_citation":
+        key = _file_source(table, annotation)
+        _place_span(
+            response, text, shift, number, annotation.get("start_index"), annotation.get("end_index"), key, None
+        )
+    else:
+        response.diagnose(
+            "unknown_citation",
+            "info",
+            f"An annotation of a type citeview does not know ({kind}) is not placed.",
+            type=str(kind),
+        )
+
+
+def _file_source(table: SourceTable, annotation: dict[str, Any]) -> str:
+    file_id = str_or_none(annotation.get("file_id")) or "file:unknown"
+    extra = {
+        "filename": str_or_none(annotation.get("filename")),
+        "container_id": str_or_none(annotation.get("container_id")),
+    }
+    return table.add(file_id, kind="file", url=None, title=str_or_none(annotation.get("filename")), extra=extra)
+
+
+def _place_span(
+    response: Response, text: str, shift: int, number: int, start: Any, end: Any, key: str, url: str | None
+) -> None:
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+        response.diagnose(
+            "offset_out_of_range",
+            "warning",
+            f"Annotation {number} for {key} has no span; it is listed, not placed.",
+            key=key,
+        )
+        return
+    if start == end:
+        response.diagnose(
+            "empty_span",
+            "info",
+            f"Annotation {number} for {key} marks no text (start = end = {start}); it is listed, not placed.",
+            key=key,
+        )
+        return
+    if not 0 <= start < end <= len(text):
+        response.diagnose(
+            "offset_out_of_range",
+            "warning",
+            f"Annotation {number} for {key} spans characters {start}–{end}, outside its text of {len(text)}; not placed.",
+            key=key,
+            start=start,
+            end=end,
+        )
+        return
+    covered = text[start:end]
+    if url is not None and not _covers_link(covered, url):
+        in_units = _utf16_span(text, start, end)
+        if in_units is not None and _covers_link(text[in_units[0] : in_units[1]], url):
+            response.diagnose(
+                "offset_unit",
+                "info",
+                f"Annotation {number} fits its link only when its offsets are read as UTF-16 code units.",
+                key=key,
+                start=start,
+                end=end,
+            )
+            response.citations.append(Citation(shift + in_units[0], shift + in_units[1], [key]))
+            return
+        response.diagnose(
+            "segment_text_mismatch",
+            "warning",
+            f"Annotation {number} should cover the link to {_domain(url)}, but its span holds {covered[:60]!r}; "
+            "the text may have been changed after the offsets were computed.",
+            key=key,
+            start=start,
+            end=end,
+        )
+    response.citations.append(Citation(shift + start, shift + end, [key]))
+
+
+def _utf16_span(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The code-point span that UTF-16 offsets ``start``..``end`` denote, if they fall between characters."""
+    units = {0: 0}
+    position = 0
+    for index, char in enumerate(text, 1):
+        position += 2 if ord(char) > 0xFFFF else 1
+        units[position] = index
+    if start not in units or end not in units:
+        return None
+    return units[start], units[end]
+
+
+def _covers_link(covered: str, url: str) -> bool:
+    """The span should be exactly the link the model wrote: ``([domain](url))``, ``[title](url)``,
+    or the bare URL or domain; a span that starts or ends elsewhere was computed on another text."""
+    if covered.startswith(("([", "[")) and covered.endswith(")"):
+        return True
+    return covered in (url, url.split("?")[0], _domain(url))
+
+
+def _domain(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").removeprefix("www.")
+    except ValueError:
+        return ""
+
+
+def _read_tool_item(response: Response, table: SourceTable, item: dict[str, Any]) -> None:
+    kind = item.get("type")
+    if kind == "web_search_call":
+        action = dict_or_empty(item.get("action"))
+        queries = [q for q in [str_or_none(action.get("query"))] if q] + strings_in(action.get("queries"))
+        keys = []
+        for source in dicts_in(action.get("sources")):
+            url = str_or_none(source.get("url"))
+            if url:
+                keys.append(table.add(url, kind="web", url=url, title=str_or_none(source.get("title"))))
+        if queries or keys:
+            response.searches.append(SearchBatch(list(dict.fromkeys(queries)), keys))
+    elif kind == "file_search_call":
+        keys = []
+        for result in dicts_in(item.get("results")):
+            file_id = str_or_none(result.get("file_id")) or "file:unknown"
+            extra = {"filename": str_or_none(result.get("filename")), "score": result.get("score")}
+            key = table.add(file_id, kind="file", url=None, title=str_or_none(result.get("filename")), extra=extra)
+            passage = str_or_none(result.get("text"))
+            if passage:
+                source = table.get(key)
+                joined = source.extra.get("snippet")
+                source.extra["snippet"] = passage if not joined else f"{joined}\n\n…\n\n{passage}"
+            keys.append(key)
+        response.searches.append(SearchBatch(strings_in(item.get("queries")), list(dict.fromkeys(keys))))
+
+
+def _set_status(response: Response, final: dict[str, Any] | None, error: dict[str, Any] | None) -> None:
+    if error is not None:
+        response.mark_failed(error)
+        return
+    if final is None:
+        return  # the stream reader said what is missing
+    status = final.get("status")
+    if status == "completed":
+        response.status = "completed"
+    elif status == "failed":
+        response.mark_failed(final.get("error") or {"message": "status failed"})
+    elif status == "incomplete":
+        reason = str_or_none(dict_or_empty(final.get("incomplete_details")).get("reason"))
+        response.mark_incomplete(f"status incomplete: {reason}" if reason else "status incomplete")
+    else:
+        response.mark_incomplete(f"status {status}" if status else "the response has no status")
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+# --- Chat Completions -----------------------------------------------------------------------------
+
+
+def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Response:
+    response = Response("openai", "openai.chat_completions", streamed)
+    messages: list[str] = []
+    deltas: list[str] = []
+    annotations: list[dict[str, Any]] = []
+    finish_reason = None
+    for chunk in values:
+        response.id = response.id or str_or_none(chunk.get("id"))
+        response.model = str_or_none(chunk.get("model")) or response.model
+        choices = dicts_in(chunk.get("choices"))
+        choice = next((c for c in choices if c.get("index", 0) == 0), choices[0] if choices else {})
+        message, delta = dict_or_empty(choice.get("message")), dict_or_empty(choice.get("delta"))
+        if isinstance(message.get("content"), str):
+            messages.append(message["content"])
+        if isinstance(delta.get("content"), str):
+            deltas.append(delta["content"])
+        # The last content chunk can carry a delta with only annotations; repeats are the same citation.
+        for annotation in dicts_in(message.get("annotations")) + dicts_in(delta.get("annotations")):
+            if annotation not in annotations:
+                annotations.append(annotation)
+        finish_reason = str_or_none(choice.get("finish_reason")) or finish_reason
+    response.text = messages[-1] if messages and messages[-1] else "".join(deltas)
+    table = SourceTable(response)
+    for number, annotation in enumerate(annotations):
+        nested = dict_or_empty(annotation.get("url_citation"))
+        flat = {"type": annotation.get("type"), **nested} if nested else annotation
+        if flat.get("type") == "url_citation" and isinstance(nested.get("content"), str):
+            url = str_or_none(flat.get("url"))
+            if url:
+                table.add(
+                    url, kind="web", url=url, title=str_or_none(flat.get("title")), extra={"snippet": nested["content"]}
+                )
+        _annotate(response, table, response.text, 0, number, flat)
+    if finish_reason in ("stop", "tool_calls", "function_call"):
+        response.status = "completed"
+    elif finish_reason:
+        response.mark_incomplete(f"finish_reason {finish_reason}")
+    else:
+        response.mark_incomplete(
+            "stream ended without a finish_reason" if streamed else "the response has no finish_reason"
+        )
+    return response
