@@ -144,7 +144,41 @@ def _starts_new_response(group: ResponseValues, value: dict[str, Any]) -> bool:
         return _starts_new_chat_response(group, value)
     if group.family == "messages":
         return value.get("type") == "message_start" and any(v.get("type") == "message_start" for v in group.values)
+    if group.family == "gemini":
+        return _starts_new_gemini_response(group, value)
     return False
+
+
+def _starts_new_gemini_response(group: ResponseValues, value: dict[str, Any]) -> bool:
+    """A new responseId starts a new response; without ids, text after a finished chunk does."""
+    ids = {i for i in map(_gemini_response_id, group.values) if i}
+    new_id = _gemini_response_id(value)
+    if new_id and ids:
+        return new_id not in ids
+    finished = any(_gemini_field(c, "finishReason") for v in group.values for c in _gemini_candidates(v))
+    has_text = any(
+        isinstance(p, dict) and p.get("text")
+        for c in _gemini_candidates(value)
+        for p in (_gemini_field(_gemini_field(c, "content") or {}, "parts") or [])
+    )
+    return finished and has_text
+
+
+def _gemini_field(value: Any, camel: str) -> Any:
+    if not isinstance(value, dict):
+        return None
+    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", camel).lower()
+    return value.get(camel) if value.get(camel) is not None else value.get(snake)
+
+
+def _gemini_response_id(value: dict[str, Any]) -> str | None:
+    found = _gemini_field(value, "responseId")
+    return found if isinstance(found, str) else None
+
+
+def _gemini_candidates(value: dict[str, Any]) -> list[dict[str, Any]]:
+    found = _gemini_field(value, "candidates")
+    return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
 
 
 def _event_response_id(event: dict[str, Any]) -> str | None:

@@ -14,7 +14,11 @@ def is_safe_http_url(url: object) -> bool:
     """True only for an absolute ``http``/``https`` URL with a host, as the browser would read it."""
     if not isinstance(url, str) or not url:
         return False
-    if _INVISIBLE.search(url) or any(unicodedata.category(ch) == "Cc" for ch in url):
+    # Plain spaces may stand in a query (Google's own search links have them); any other whitespace,
+    # an invisible character or a control character anywhere is refused.
+    if _INVISIBLE.search(url.replace(" ", "")) or any(unicodedata.category(ch) == "Cc" for ch in url):
+        return False
+    if " " in url.split("?")[0]:
         return False
     if "\\" in url:
         return False  # browsers read a backslash as "/", urlsplit does not: the host shown would not be the one visited

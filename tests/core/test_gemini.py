@@ -331,3 +331,118 @@ def test_an_interactions_stream_accumulates_its_step_deltas():
     assert [cut["text"][c["start"] : c["end"]] for c in cut["citations"]] == ["world."]
     events.append({"event_type": "interaction.completed", "interaction": {"id": "v1_y", "status": "completed"}})
     assert parse_dump(json.dumps(events).encode()).to_json()["responses"][0]["status"] == "completed"
+
+
+def test_a_highlight_never_breaks_a_list_heading_or_quote():
+    answer = "## 見出しです\n\n* 一つ目の項目です。\n1. 二つ目の項目です。\n> 引用された文です。"
+    texts = ["見出しです", "一つ目の項目です。", "二つ目の項目です。", "引用された文です。"]
+    lines = ["## 見出しです", "* 一つ目の項目です。", "1. 二つ目の項目です。", "> 引用された文です。"]
+    supports = [{"segment": segment(line, answer), "groundingChunkIndices": [0]} for line in lines]
+    html = render_answer(parse(body(answer, supports)), "cv-r0")
+    assert "<h2>" in html and "<ul>" in html and "<ol>" in html and "<blockquote>" in html
+    assert "* " not in html and "## " not in html
+    assert html.count('<span class="cv-supported">') == len(texts)
+
+
+def test_two_whole_responses_in_one_dump_stay_apart():
+    first = body(
+        "一つ目の答え。", [{"segment": segment("一つ目の答え。", "一つ目の答え。"), "groundingChunkIndices": [0]}]
+    )
+    second = body(
+        "二つ目の答え。", [{"segment": segment("二つ目の答え。", "二つ目の答え。"), "groundingChunkIndices": [1]}]
+    )
+    second["responseId"] = "other"
+    raw = (json.dumps(first, ensure_ascii=False) + "\n" + json.dumps(second, ensure_ascii=False) + "\n").encode()
+    one, two = parse_dump(raw).to_json()["responses"]
+    assert (one["text"], two["text"]) == ("一つ目の答え。", "二つ目の答え。")
+    assert [c["source_keys"] for c in two["citations"]] == [["1"]]
+
+
+@pytest.mark.parametrize("field", ["groundingChunkIndices", "confidenceScores"])
+def test_a_scalar_where_a_list_belongs_is_read_not_a_crash(field):
+    answer = "東京は日本の首都です。"
+    support = {"segment": segment(answer, answer), "groundingChunkIndices": [0]}
+    support[field] = 1
+    response = parse(body(answer, [support]))
+    assert response["provider"] == "gemini"
+
+
+def test_an_explicit_part_index_counts_every_part_of_the_content():
+    obj = body("", [])
+    parts = [
+        {"text": "考え中", "thought": True},
+        {"text": "前半です。"},
+        {"functionCall": {"name": "f"}},
+        {"text": "後半です。"},
+    ]
+    obj["candidates"][0]["content"]["parts"] = parts
+    seg = {"partIndex": 3, "endIndex": len("後半です。".encode()), "text": "後半です。"}
+    obj["candidates"][0]["groundingMetadata"]["groundingSupports"] = [{"segment": seg, "groundingChunkIndices": [0]}]
+    response = parse(obj)
+    (citation,) = response["citations"]
+    assert response["text"][citation["start"] : citation["end"]] == "後半です。"
+    assert not [d for d in response["diagnostics"] if d["code"] in PLACEMENT_PROBLEMS]
+
+
+def test_confidence_stays_with_its_chunk_when_an_unknown_chunk_is_dropped():
+    answer = "東京は日本の首都です。"
+    support = {
+        "segment": segment(answer, answer),
+        "groundingChunkIndices": [0, 7, 1],
+        "confidenceScores": [0.1, 0.5, 0.9],
+    }
+    (citation,) = parse(body(answer, [support]))["citations"]
+    assert citation["source_keys"] == ["0", "1"] and citation["confidence"] == [0.1, 0.9]
+
+
+def test_a_support_without_an_end_is_not_placed_at_the_start():
+    support = {"segment": {"text": "東京"}, "groundingChunkIndices": [0]}
+    response = parse(body("東京は日本の首都です。", [support]))
+    assert response["citations"] == [] and any(d["code"] == "offset_out_of_range" for d in response["diagnostics"])
+
+
+def test_an_error_in_a_stream_fails_it_with_its_message():
+    chunks = [
+        {"candidates": [{"content": {"parts": [{"text": "途中"}]}}]},
+        {"error": {"code": 500, "message": "Internal error"}},
+    ]
+    response = parse_dump(json.dumps(chunks, ensure_ascii=False).encode()).to_json()["responses"][0]
+    assert (response["status"], response["status_detail"]) == ("failed", "Internal error")
+
+
+def test_a_cumulative_stream_is_not_read_twice():
+    chunks = [
+        {"candidates": [{"content": {"parts": [{"text": t}]}, **extra}]}
+        for t, extra in [("東京は", {}), ("東京は首都", {}), ("東京は首都です。", {"finishReason": "STOP"})]
+    ]
+    response = parse_dump(json.dumps(chunks, ensure_ascii=False).encode()).to_json()["responses"][0]
+    assert response["text"] == "東京は首都です。" and any(
+        d["code"] == "cumulative_stream" for d in response["diagnostics"]
+    )
+
+
+def test_interactions_keep_their_queries_and_suggestions():
+    interaction = {
+        "id": "v1_z",
+        "status": "completed",
+        "steps": [
+            {"type": "google_search_call", "arguments": {"queries": ["東京 人口"]}},
+            {"type": "google_search_result", "result": [{"search_suggestions": "<div>chips</div>"}]},
+            {
+                "type": "model_output",
+                "content": [
+                    {"type": "text", "text": "x", "annotations": [{"type": "url_citation", "url": "https://e.example"}]}
+                ],
+            },
+        ],
+    }
+    response = parse(interaction)
+    assert response["searches"][0]["queries"] == ["東京 人口"] and response["search_suggestions"] == "<div>chips</div>"
+    assert response["citations"] == []  # no end_index: listed, not placed at the start
+
+
+def test_google_search_links_with_spaces_in_their_query_stay_clickable():
+    from citeview.core.links import is_safe_http_url
+
+    assert is_safe_http_url("https://www.google.com/search?q=weather+in+San Francisco, CA,+US")
+    assert not is_safe_http_url("https://www.google.com/a b")

@@ -38,23 +38,27 @@ class _Candidate:
     parts: list[str] = field(default_factory=list)  # the non-thought text parts, in order
     finish_reason: str | None = None
     grounding: dict[str, Any] = field(default_factory=dict)  # the last non-empty groundingMetadata
+    # Byte start, in the answer, of each part by its index in `content.parts` (thought and tool parts
+    # count there); known only when one body carried all the parts, as partIndex means nothing in a stream.
+    part_starts: dict[int, int] = field(default_factory=dict)
+    cumulative: bool = False
 
 
 def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list[Response]:
     candidates: dict[int, _Candidate] = {}
     block_reason = None
+    error: dict[str, Any] | None = None
     response_id = model = None
     for chunk in values:
         response_id = response_id or str_or_none(get(chunk, "responseId"))
         model = str_or_none(get(chunk, "modelVersion")) or model
         block_reason = str_or_none(get(get(chunk, "promptFeedback"), "blockReason")) or block_reason
+        if isinstance(chunk.get("error"), dict):  # an error object in the middle of a stream
+            error = chunk["error"]
         for raw in dicts_in(get(chunk, "candidates")):
             index = _int(get(raw, "index"))
             candidate = candidates.setdefault(index, _Candidate(index))
-            for part in dicts_in(get(get(raw, "content"), "parts")):
-                text = str_or_none(get(part, "text"))
-                if text is not None and get(part, "thought") is not True:
-                    candidate.parts.append(text)
+            _read_parts(candidate, dicts_in(get(get(raw, "content"), "parts")), one_body=len(values) == 1)
             candidate.finish_reason = str_or_none(get(raw, "finishReason")) or candidate.finish_reason
             grounding = get(raw, "groundingMetadata")
             if isinstance(grounding, dict) and any(v not in (None, [], {}) for v in grounding.values()):
@@ -66,9 +70,33 @@ def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list
         response = Response("gemini", "gemini.generate_content", streamed, id=response_id, model=model)
         response.candidate = index if len(candidates) > 1 else None
         _read_candidate(response, candidates[index])
-        _set_status(response, candidates[index].finish_reason, block_reason)
+        if candidates[index].cumulative:
+            response.diagnose(
+                "cumulative_stream",
+                "info",
+                "The stream's chunks repeat the text so far instead of adding to it; the last full text is used.",
+            )
+        if error is not None:
+            response.mark_failed(error)
+        else:
+            _set_status(response, candidates[index].finish_reason, block_reason)
         responses.append(response)
     return responses
+
+
+def _read_parts(candidate: _Candidate, parts: list[dict[str, Any]], *, one_body: bool) -> None:
+    for raw_index, part in enumerate(parts):
+        text = str_or_none(get(part, "text"))
+        if text is None or get(part, "thought") is True:
+            continue
+        so_far = "".join(candidate.parts)
+        if so_far and len(text) > len(so_far) and text.startswith(so_far):
+            candidate.parts = [text]  # some proxies resend the whole text in every chunk
+            candidate.cumulative = True
+            continue
+        if one_body:
+            candidate.part_starts[raw_index] = len(so_far.encode("utf-8", errors="surrogatepass"))
+        candidate.parts.append(text)
 
 
 def _read_candidate(response: Response, candidate: _Candidate) -> None:
@@ -84,9 +112,8 @@ def _read_candidate(response: Response, candidate: _Candidate) -> None:
     if rendered:
         response.search_suggestions = rendered
     offsets = ByteOffsets(response.text)
-    part_starts = _part_byte_starts(candidate.parts)
     for number, support in enumerate(dicts_in(get(grounding, "groundingSupports"))):
-        _place_support(response, offsets, part_starts, number, support, keys)
+        _place_support(response, offsets, candidate.part_starts, number, support, keys)
 
 
 def _add_chunk(table: SourceTable, index: int, chunk: dict[str, Any]) -> str:
@@ -117,18 +144,10 @@ def _add_chunk(table: SourceTable, index: int, chunk: dict[str, Any]) -> str:
     return table.add(key, kind="web", url=None, title=None)
 
 
-def _part_byte_starts(parts: list[str]) -> list[int]:
-    starts, position = [], 0
-    for part in parts:
-        starts.append(position)
-        position += len(part.encode("utf-8", errors="surrogatepass"))
-    return starts
-
-
 def _place_support(
     response: Response,
     offsets: ByteOffsets,
-    part_starts: list[int],
+    part_starts: dict[int, int],
     number: int,
     support: dict[str, Any],
     keys: list[str],
@@ -136,19 +155,36 @@ def _place_support(
     segment = get(support, "segment") if isinstance(get(support, "segment"), dict) else {}
     start, end = _int(get(segment, "startIndex")), _int(get(segment, "endIndex"))  # proto3 omits zeros
     text = str_or_none(get(segment, "text"))
-    indices = [i for i in get(support, "groundingChunkIndices") or [] if isinstance(i, int) and not isinstance(i, bool)]
-    source_keys = [keys[i] for i in indices if 0 <= i < len(keys)]
-    if len(source_keys) < len(indices):
+    raw_indices = get(support, "groundingChunkIndices")
+    raw_scores = get(support, "confidenceScores")
+    indices = (
+        [i for i in raw_indices if isinstance(i, int) and not isinstance(i, bool)]
+        if isinstance(raw_indices, list)
+        else []
+    )
+    scores = [s for s in raw_scores if isinstance(s, int | float)] if isinstance(raw_scores, list) else []
+    # A score belongs to its chunk: drop the pair together when the chunk does not exist.
+    pairs = [(i, scores[n] if len(scores) == len(indices) else None) for n, i in enumerate(indices)]
+    known = [(keys[i], score) for i, score in pairs if 0 <= i < len(keys)]
+    source_keys = [key for key, _ in known]
+    if len(known) < len(indices):
         response.diagnose(
             "unknown_chunk",
             "warning",
             f"Support {number} points at grounding chunks that do not exist.",
             support=number,
         )
-    scores = [s for s in get(support, "confidenceScores") or [] if isinstance(s, int | float)]
+    if get(segment, "endIndex") is None:
+        response.diagnose(
+            "offset_out_of_range",
+            "warning",
+            f"Support {number} ({_short(text)}) has no endIndex; not placed.",
+            support=number,
+        )
+        return
     placement = None
     part = _int(get(segment, "partIndex"))
-    if 0 < part < len(part_starts):  # only an explicit partIndex, and only if its slice holds the text
+    if part > 0 and part in part_starts:  # only an explicit partIndex, and only if its slice holds the text
         candidate = place_byte_span(offsets, part_starts[part] + start, part_starts[part] + end, text)
         placement = candidate if candidate.problem is None else None
     placement = placement or place_byte_span(offsets, start, end, text)
@@ -166,7 +202,9 @@ def _place_support(
         )
     if placement.start is None or placement.end is None or not source_keys:
         return
-    confidence = [float(s) for s in scores] if len(scores) == len(indices) and scores else None
+    confidence = (
+        [float(score) for _, score in known] if known and all(score is not None for _, score in known) else None
+    )
     response.citations.append(Citation(placement.start, placement.end, source_keys, confidence=confidence))
 
 
@@ -197,30 +235,28 @@ _INTERACTION_DONE = {"interaction.completed", "interaction.complete"}
 def parse_interactions(values: list[dict[str, Any]], streamed: bool) -> Response:
     response = Response("gemini", "gemini.interactions", streamed)
     if streamed:
-        interaction, contents, status = _read_interaction_stream(values)
+        interaction, steps, status = _read_interaction_stream(values)
     else:
-        interaction = values[0]
-        contents = [
-            c
-            for step in _steps(interaction)
-            if step.get("type") == "model_output"
-            for c in dicts_in(step.get("content"))
-        ]
+        interaction, steps = values[0], _steps(values[0])
         status = str_or_none(interaction.get("status"))
     response.id = str_or_none(interaction.get("id"))
     response.model = str_or_none(interaction.get("model"))
     table = SourceTable(response)
     texts = []
     position = 0
-    for content in contents:
-        if content.get("type") not in (None, "text"):
+    for step in steps:
+        _read_search_step(response, step)
+        if step.get("type") != "model_output":
             continue
-        text = str_or_none(content.get("text")) or ""
-        offsets = ByteOffsets(text)
-        for number, annotation in enumerate(dicts_in(content.get("annotations"))):
-            _place_annotation(response, table, offsets, position, number, annotation)
-        texts.append(text)
-        position += len(text)
+        for content in dicts_in(step.get("content")):
+            if content.get("type") not in (None, "text"):
+                continue
+            text = str_or_none(content.get("text")) or ""
+            offsets = ByteOffsets(text)
+            for number, annotation in enumerate(dicts_in(content.get("annotations"))):
+                _place_annotation(response, table, offsets, position, number, annotation)
+            texts.append(text)
+            position += len(text)
     response.text = "".join(texts)
     if status == "completed":
         response.status = "completed"
@@ -229,6 +265,20 @@ def parse_interactions(values: list[dict[str, Any]], streamed: bool) -> Response
     else:
         response.mark_incomplete(f"status {status}" if status else "stream ended without interaction.completed")
     return response
+
+
+def _read_search_step(response: Response, step: dict[str, Any]) -> None:
+    """Search calls carry the queries; search results carry only the Suggestions widget."""
+    if step.get("type") == "google_search_call":
+        arguments = step.get("arguments") if isinstance(step.get("arguments"), dict) else {}
+        queries = strings_in(arguments.get("queries")) or [q for q in [str_or_none(arguments.get("query"))] if q]
+        if queries:
+            response.searches.append(SearchBatch(queries, []))
+    elif step.get("type") == "google_search_result":
+        for result in dicts_in(step.get("result")):
+            snippet = str_or_none(result.get("search_suggestions"))
+            if snippet:
+                response.search_suggestions = snippet
 
 
 def _steps(interaction: dict[str, Any]) -> list[dict[str, Any]]:
@@ -244,34 +294,50 @@ def _read_interaction_stream(events: list[dict[str, Any]]) -> tuple[dict[str, An
     steps: dict[int, dict[str, Any]] = {}
     status = None
     for event in events:
-        kind = event.get("event_type")
+        kind = event.get("event_type") if isinstance(event.get("event_type"), str) else None
         inner = event.get("interaction")
         if isinstance(inner, dict):
             interaction = {**interaction, **{k: v for k, v in inner.items() if v is not None}}
             status = str_or_none(inner.get("status")) or status
         if kind in ("step.start", "content.start"):
-            step = event.get("step") if isinstance(event.get("step"), dict) else event.get("content")
-            steps[_int(event.get("index"))] = {"type": (step or {}).get("type"), "text": "", "annotations": []}
+            started = event.get("step") if isinstance(event.get("step"), dict) else event.get("content")
+            steps[_int(event.get("index"))] = {
+                **(started if isinstance(started, dict) else {}),
+                "text": "",
+                "annotations": [],
+            }
         elif kind in ("step.delta", "content.delta"):
             step = steps.setdefault(_int(event.get("index")), {"type": "model_output", "text": "", "annotations": []})
-            delta = event.get("delta") if isinstance(event.get("delta"), dict) else {}
-            if delta.get("type") == "text":
-                step["text"] += str_or_none(delta.get("text")) or ""
-            elif delta.get("type") in ("text_annotation_delta", "text_annotation"):
-                step["annotations"] += dicts_in(delta.get("annotations"))
+            _apply_step_delta(step, event.get("delta") if isinstance(event.get("delta"), dict) else {})
         elif kind == "interaction.status_update":
             status = str_or_none(event.get("status")) or status
         elif kind == "error":
             interaction["error"] = event.get("error") or event
             status = "failed"
-        if kind in _INTERACTION_DONE:
-            status = status or "completed"
-    contents = [
-        {"type": "text", "text": s["text"], "annotations": s["annotations"]}
-        for _, s in sorted(steps.items())
-        if s["type"] in ("model_output", "text")
-    ]
-    return interaction, contents, status
+        if kind in _INTERACTION_DONE and status in (None, "in_progress", "queued"):
+            status = "completed"
+    ordered = []
+    for _, step in sorted(steps.items()):
+        if step.get("type") in ("model_output", "text"):
+            step = {
+                **step,
+                "type": "model_output",
+                "content": [{"type": "text", "text": step["text"], "annotations": step["annotations"]}],
+            }
+        ordered.append(step)
+    return interaction, ordered, status
+
+
+def _apply_step_delta(step: dict[str, Any], delta: dict[str, Any]) -> None:
+    kind = delta.get("type")
+    if kind == "text":
+        step["text"] += str_or_none(delta.get("text")) or ""
+    elif kind in ("text_annotation_delta", "text_annotation"):
+        step["annotations"] += dicts_in(delta.get("annotations"))
+    elif kind == "google_search_result":
+        step["result"] = dicts_in(step.get("result")) + dicts_in(delta.get("result"))
+    elif kind == "google_search_call" and isinstance(delta.get("arguments"), dict):
+        step["arguments"] = delta["arguments"]
 
 
 def _place_annotation(
@@ -280,21 +346,28 @@ def _place_annotation(
     kind = annotation.get("type")
     if kind not in ("url_citation", "file_citation", "place_citation", None):
         return
+    legacy_source = str_or_none(annotation.get("source"))
     url = str_or_none(annotation.get("url")) or str_or_none(annotation.get("document_uri"))
+    url = url or (legacy_source if legacy_source and legacy_source.startswith(("http://", "https://")) else None)
     title = (
         str_or_none(annotation.get("title"))
         or str_or_none(annotation.get("file_name"))
         or str_or_none(annotation.get("name"))
     )
-    source_name = url or title or str_or_none(annotation.get("source")) or f"annotation-{number}"
+    source_name = url or title or legacy_source or f"annotation-{number}"
     redirect = bool(url and url.startswith(REDIRECT_PREFIX))
     key = table.add(
         source_name,
-        kind="web" if kind != "file_citation" else "file",
+        kind="file" if kind == "file_citation" else "web",
         url=url,
         title=title,
         extra={"redirect": redirect},
     )
+    if annotation.get("end_index") is None:
+        response.diagnose(
+            "offset_out_of_range", "warning", f"Annotation {number} for {source_name} has no end_index; not placed."
+        )
+        return
     start, end = _int(annotation.get("start_index")), _int(annotation.get("end_index"))
     placement = place_byte_span(offsets, start, end, None)
     if placement.start is None or placement.end is None:

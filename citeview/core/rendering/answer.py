@@ -6,6 +6,7 @@ and the page and the stored HTML agree on every generated id.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,6 +100,7 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
         places.append(Place(marker["start"], marker["end"], replace=True))
     spans = sorted({(c["start"], c["end"]) for c in response["citations"] if not c["marker"] and c["end"] > c["start"]})
     for pair, (start, end) in enumerate(spans):
+        start = _after_block_syntax(text, start)
         anchors.append(Anchor("", "", kind="open", pair=pair))
         places.append(Place(start, start, priority=2))
         anchors.append(Anchor("", "", kind="close", pair=pair))
@@ -112,6 +114,18 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
             "the rest is in the raw dump and the normalised JSON.</p>"
         )
     return sanitize_html(html)
+
+
+_BLOCK_SYNTAX = re.compile(r"[ \t]*(?:(?:[*+-]|\d{1,9}[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?)+")
+
+
+def _after_block_syntax(text: str, position: int) -> int:
+    """A highlight that starts a line starts after its list bullet, heading or quote mark, which
+    must stay at the line start for the Markdown to mean what it says."""
+    if position > 0 and text[position - 1] != "\n":
+        return position
+    match = _BLOCK_SYNTAX.match(text, position)
+    return match.end() if match else position
 
 
 def _before_trailing_space(text: str, start: int, end: int) -> int:
