@@ -204,18 +204,9 @@ def _place_span(
             key=key,
         )
         return
-    if not 0 <= start < end <= len(text):
-        response.diagnose(
-            "offset_out_of_range",
-            "warning",
-            f"Annotation {number} for {key} spans characters {start}–{end}, outside its text of {len(text)}; not placed.",
-            key=key,
-            start=start,
-            end=end,
-        )
-        return
-    covered = text[start:end]
-    if url is not None and not _covers_link(covered, url):
+    inside = 0 <= start < end <= len(text)
+    if url is not None and not (inside and _covers_link(text[start:end], url)):
+        # Code points first (what the recordings show); UTF-16 units when only they fit the link.
         in_units = _utf16_span(text, start, end)
         if in_units is not None and _covers_link(text[in_units[0] : in_units[1]], url):
             response.diagnose(
@@ -228,6 +219,18 @@ def _place_span(
             )
             response.citations.append(Citation(shift + in_units[0], shift + in_units[1], [key]))
             return
+    if not inside:
+        response.diagnose(
+            "offset_out_of_range",
+            "warning",
+            f"Annotation {number} for {key} spans characters {start}–{end}, outside its text of {len(text)}; not placed.",
+            key=key,
+            start=start,
+            end=end,
+        )
+        return
+    covered = text[start:end]
+    if url is not None and not _covers_link(covered, url):
         response.diagnose(
             "segment_text_mismatch",
             "warning",
