@@ -63,7 +63,7 @@ class PageElements(HTMLParser):
 
 
 OUR_IDS = re.compile(
-    r"^(cv-r\d+(-[a-z]+)*(-\d+)?(-tip)?|main|id_text|id_file|id_request_text|id_request_file|intake-title|intake-error|list-title)$"
+    r"^(cv-r\d+(-[a-z]+)*(-\d+)*(-tip)?|main|id_text|id_file|id_request_text|id_request_file|intake-title|intake-error|list-title)$"
 )
 
 
@@ -157,4 +157,68 @@ def test_claude_quotes_and_document_titles_cannot_inject_markup(editor_client, p
     }
     html = viewer_page(editor_client, json.dumps({"request": request, "response": message}).encode())
     assert "Evidence, side by side" in html
+    assert_inert(html)
+
+
+@pytest.mark.parametrize("payload", SCRIPTY)
+def test_gemini_and_openai_titles_and_texts_cannot_inject_markup(editor_client, payload):
+    answer = f"{payload} 東京。"
+    gemini = {
+        "candidates": [
+            {
+                "content": {"parts": [{"text": answer}]},
+                "finishReason": "STOP",
+                "groundingMetadata": {
+                    "webSearchQueries": [payload],
+                    "groundingChunks": [
+                        {"web": {"uri": "https://ok.example/g", "title": payload}},
+                        {"retrievedContext": {"title": payload, "text": payload}},
+                    ],
+                    "groundingSupports": [
+                        {"segment": {"endIndex": len(answer.encode()), "text": answer}, "groundingChunkIndices": [0, 1]}
+                    ],
+                },
+            }
+        ]
+    }
+    html = viewer_page(editor_client, json.dumps(gemini).encode())
+    assert_inert(html)
+
+
+@pytest.mark.parametrize("payload", SCRIPTY)
+def test_openai_annotation_titles_and_file_names_cannot_inject_markup(editor_client, payload):
+    text = f"{payload} ([ok.example](https://ok.example/o))"
+    start = text.index("([")
+    body = {
+        "id": "resp_68e6",
+        "object": "response",
+        "status": "completed",
+        "output": [
+            {
+                "type": "file_search_call",
+                "queries": [payload],
+                "results": [{"file_id": "f1", "filename": payload, "text": payload}],
+            },
+            {
+                "type": "message",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": text,
+                        "annotations": [
+                            {
+                                "type": "url_citation",
+                                "start_index": start,
+                                "end_index": len(text),
+                                "url": "https://ok.example/o",
+                                "title": payload,
+                            },
+                            {"type": "file_citation", "file_id": "f1", "filename": payload, "index": 1},
+                        ],
+                    }
+                ],
+            },
+        ],
+    }
+    html = viewer_page(editor_client, json.dumps(body).encode())
     assert_inert(html)
