@@ -10,6 +10,7 @@ CHROMIUM ?= /usr/bin/chromium
 
 run: venv migrate
 	@$(PY) manage.py ensure_local_account
+	@$(PY) manage.py refresh_dumps
 	@$(PY) manage.py load_sample_dumps
 	@echo "citeview is at http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
 	$(PY) manage.py runserver $(HOST):$(PORT)
@@ -22,7 +23,7 @@ browser:
 	@test -x $(CHROMIUM) || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "Installing Chromium and Japanese fonts for the browser tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji >/dev/null; \
 	  else \
 	    echo "The browser tests need Chromium: sudo apt-get install chromium fonts-noto-cjk (or make test CHROMIUM=/path/to/chromium)"; \
 	    exit 1; \

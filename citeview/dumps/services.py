@@ -74,6 +74,16 @@ def dump_refresh_result(*, dump: Dump) -> Dump:
     return dump
 
 
+def dump_refresh_outdated() -> int:
+    """Rebuild every dump whose result older parsers made; returns how many were rebuilt."""
+    outdated = Dump.objects.exclude(result_version=RESULT_VERSION)
+    count = 0
+    for dump in outdated.iterator():
+        dump_refresh_result(dump=dump)
+        count += 1
+    return count
+
+
 def _derived_fields(raw: bytes, provider: str | None, request: bytes | None) -> dict[str, Any]:
     result = parse_dump(raw, provider=provider, max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES, request=request).to_json()
     responses = result["responses"]

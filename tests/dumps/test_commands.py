@@ -71,3 +71,12 @@ def test_the_local_account_is_created_once_and_samples_load_once(capsys):
     assert Dump.objects.count() >= 5
     assert Dump.objects.filter(uploaded_by=user).count() == Dump.objects.count()
     assert any("\u3000" <= ch <= "\u9fff" for d in Dump.objects.all() for ch in d.headline)  # some in Japanese
+
+
+@pytest.mark.django_db
+def test_refresh_dumps_rebuilds_what_older_parsers_made(capsys):
+    call_command("load_sample_dumps")
+    Dump.objects.update(result_version=0, headline="old")
+    call_command("refresh_dumps")
+    assert "Rebuilt" in capsys.readouterr().out
+    assert not Dump.objects.filter(headline="old").exists()

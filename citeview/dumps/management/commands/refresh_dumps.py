@@ -1,0 +1,18 @@
+"""``python manage.py refresh_dumps``: rebuild what older parsers made from the stored bytes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from citeview.dumps.services import dump_refresh_outdated
+
+
+class Command(BaseCommand):
+    help = "Re-parse and re-render every stored dump whose result an older citeview made."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        count = dump_refresh_outdated()
+        if count:
+            self.stdout.write(f"Rebuilt {count} dump(s) with the current parsers.")
