@@ -120,6 +120,20 @@ class Response:
             error=error if isinstance(error, dict) else None,
         )
 
+    def set_finish(
+        self, reason: str | None, *, field: str, completed: set[str], why: dict[str, str] | None = None
+    ) -> None:
+        """The status a finish (or stop) reason gives: completed only when the provider said so."""
+        if reason in completed:
+            self.status = "completed"
+        elif reason:
+            explanation = (why or {}).get(reason)
+            self.mark_incomplete(f"{field} {reason}: {explanation}" if explanation else f"{field} {reason}")
+        elif self.streamed:
+            self.mark_incomplete(f"stream ended without a {field}")
+        else:
+            self.mark_incomplete(f"the response has no {field}")
+
     def mark_incomplete(self, detail: str) -> None:
         self.status = "incomplete"
         self.status_detail = detail

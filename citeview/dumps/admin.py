@@ -14,12 +14,5 @@ class DumpAdmin(admin.ModelAdmin):
         "size",
         "filename",
         "uploaded_by",
-        "framing",
-        "apis",
-        "status",
-        "headline",
-        "citation_count",
-        "unresolved_count",
-        "source_count",
-        "result_version",
+        *(f for f in Dump.DERIVED_FIELDS if f not in ("raw", "result", "rendered")),
     )

@@ -35,6 +35,20 @@ class Dump(models.Model):
     rendered = models.JSONField(_("rendered answers"))  # sanitised HTML, one per response
     result_version = models.PositiveIntegerField(default=0)
 
+    # What is derived from the bytes, rebuilt together whenever the parsers change.
+    DERIVED_FIELDS = (
+        "framing",
+        "apis",
+        "status",
+        "headline",
+        "citation_count",
+        "unresolved_count",
+        "source_count",
+        "result",
+        "rendered",
+        "result_version",
+    )
+
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name = _("dump")

@@ -61,7 +61,7 @@ def dump_attach_request(*, dump: Dump, request: bytes) -> Dump:
     for name, value in derived.items():
         setattr(dump, name, value)
     dump.request_raw = request
-    dump.save(update_fields=["request_raw", *_derived_field_names()])
+    dump.save(update_fields=["request_raw", *Dump.DERIVED_FIELDS])
     return dump
 
 
@@ -70,7 +70,7 @@ def dump_refresh_result(*, dump: Dump) -> Dump:
     request = bytes(dump.request_raw) if dump.request_raw else None
     for name, value in _derived_fields(bytes(dump.raw), None, request).items():
         setattr(dump, name, value)
-    dump.save(update_fields=[*_derived_field_names()])
+    dump.save(update_fields=[*Dump.DERIVED_FIELDS])
     return dump
 
 
@@ -99,21 +99,6 @@ def _derived_fields(raw: bytes, provider: str | None, request: bytes | None) -> 
         "rendered": [render_answer(r, response_prefix(i)) for i, r in enumerate(responses)],
         "result_version": RESULT_VERSION,
     }
-
-
-def _derived_field_names() -> list[str]:
-    return [
-        "framing",
-        "apis",
-        "status",
-        "headline",
-        "citation_count",
-        "unresolved_count",
-        "source_count",
-        "result",
-        "rendered",
-        "result_version",
-    ]
 
 
 def _headline(responses: list[dict[str, Any]]) -> str:

@@ -167,3 +167,13 @@ def test_a_missing_dump_is_a_404(editor_client):
 def test_pages_carry_a_strict_content_security_policy(editor_client):
     csp = editor_client.get(HOME)["Content-Security-Policy"]
     assert "default-src 'self'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
+
+
+def test_staff_can_browse_dumps_in_the_admin_without_their_raw_bytes(client, django_user_model):
+    staff = django_user_model.objects.create_superuser(username="admin", password="an-admin-password")
+    client.force_login(staff)
+    client.post(HOME, {"text": own_fixture("agent-seed-incomplete.sse").decode()})
+    dump = Dump.objects.get()
+    assert client.get("/admin/dumps/dump/").status_code == 200
+    page = client.get(f"/admin/dumps/dump/{dump.pk}/change/")
+    assert page.status_code == 200 and dump.sha256 in page.content.decode()

@@ -217,14 +217,8 @@ def _short(text: str | None) -> str:
 def _set_status(response: Response, finish_reason: str | None, block_reason: str | None) -> None:
     if block_reason:
         response.mark_failed({"message": f"promptFeedback.blockReason {block_reason}: the prompt was blocked"})
-    elif finish_reason == "STOP":
-        response.status = "completed"
-    elif finish_reason:
-        response.mark_incomplete(f"finishReason {finish_reason}")
-    elif response.streamed:
-        response.mark_incomplete("stream ended without a finishReason")
     else:
-        response.mark_incomplete("the response has no finishReason")
+        response.set_finish(finish_reason, field="finishReason", completed={"STOP"})
 
 
 # --- Interactions API -----------------------------------------------------------------------------

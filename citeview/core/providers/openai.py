@@ -355,12 +355,8 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
                     url, kind="web", url=url, title=str_or_none(flat.get("title")), extra={"snippet": nested["content"]}
                 )
         _annotate(response, table, response.text, 0, number, flat)
-    if finish_reason in ("stop", "tool_calls", "function_call"):
-        response.status = "completed"
-    elif finish_reason:
-        response.mark_incomplete(f"finish_reason {finish_reason}")
-    else:
-        response.mark_incomplete(
-            "stream ended without a finish_reason" if streamed else "the response has no finish_reason"
-        )
+    why = {"length": "the answer was cut off at the token limit", "content_filter": "the content filter stopped it"}
+    response.set_finish(
+        finish_reason, field="finish_reason", completed={"stop", "tool_calls", "function_call"}, why=why
+    )
     return response

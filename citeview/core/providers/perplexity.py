@@ -293,16 +293,8 @@ def _attach_search_results(table: SourceTable, response: Response, results: list
 
 
 def _set_sonar_status(response: Response, finish_reason: Any) -> None:
-    if finish_reason == "stop":
-        response.status = "completed"
-    elif finish_reason == "length":
-        response.mark_incomplete("finish_reason length: the answer was cut off at the token limit")
-    elif finish_reason:
-        response.mark_incomplete(f"finish_reason {finish_reason}")
-    elif response.streamed:
-        response.mark_incomplete("stream ended without a finish_reason")
-    else:
-        response.mark_incomplete("the response has no finish_reason")
+    why = {"length": "the answer was cut off at the token limit"}
+    response.set_finish(finish_reason, field="finish_reason", completed={"stop"}, why=why)
 
 
 def _content_text(content: Any) -> str | None:
