@@ -18,24 +18,87 @@ function hintSource(event) {
 }
 ["mouseover", "mouseout", "focusin", "focusout"].forEach((type) => document.addEventListener(type, hintSource));
 
-document.addEventListener("DOMContentLoaded", () => {
-  const form = document.querySelector(".cv-intake-form");
-  if (!form) return;
+function setUpIntake(form) {
   const maxBytes = Number(form.dataset.maxBytes || 0);
   const busy = form.querySelector(".cv-busy");
+  const progress = form.querySelector(".cv-progress");
   const button = form.querySelector("button[type=submit]");
+  const fileInput = form.querySelector("input[type=file][name=file]");
+
+  // Drag and drop: a file dropped anywhere on the form becomes the chosen file.
+  form.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    form.classList.add("cv-dragging");
+  });
+  form.addEventListener("dragleave", () => form.classList.remove("cv-dragging"));
+  form.addEventListener("drop", (event) => {
+    event.preventDefault();
+    form.classList.remove("cv-dragging");
+    if (event.dataTransfer && event.dataTransfer.files.length) {
+      fileInput.files = event.dataTransfer.files;
+      fileInput.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  });
 
   form.addEventListener("submit", (event) => {
-    const text = form.querySelector("textarea");
-    const file = form.querySelector("input[type=file]");
-    const size = file && file.files.length ? file.files[0].size : new Blob([text ? text.value : ""]).size;
+    const text = form.querySelector("textarea[name=text]");
+    const chosen = fileInput && fileInput.files.length ? fileInput.files[0] : null;
+    const size = chosen ? chosen.size : new Blob([text ? text.value : ""]).size;
     if (maxBytes && size > maxBytes) {
       // Refuse before sending: the paste stays in the box.
       event.preventDefault();
       busy.textContent = `${form.dataset.tooLarge} ${(maxBytes / 1048576).toFixed(1)} MiB (${size.toLocaleString()} bytes).`;
       return;
     }
-    busy.textContent = form.dataset.busy;
     button.disabled = true;
+    busy.textContent = form.dataset.busy;
+    if (!chosen) return; // a paste goes as a plain form post
+    event.preventDefault();
+    sendWithProgress(form, progress, busy);
+  });
+}
+
+// The form is sent with XMLHttpRequest only to show upload progress; what comes back is what a
+// plain submit would have shown: the dump's page, or this page with its message and the paste kept.
+function sendWithProgress(form, progress, busy) {
+  const request = new XMLHttpRequest();
+  request.open("POST", form.action || window.location.href);
+  request.upload.addEventListener("progress", (event) => {
+    if (!event.lengthComputable) return;
+    progress.hidden = false;
+    progress.value = Math.round((event.loaded / event.total) * 100);
+  });
+  request.upload.addEventListener("load", () => {
+    progress.value = 100;
+    busy.textContent = form.dataset.busy;
+  });
+  request.upload.addEventListener("loadstart", () => {
+    busy.textContent = "";
+  });
+  request.addEventListener("load", () => {
+    const url = request.responseURL;
+    document.open();
+    document.write(request.responseText);
+    document.close();
+    if (url && url !== window.location.href) window.history.replaceState(null, "", url);
+  });
+  request.addEventListener("error", () => form.submit());
+  request.send(new FormData(form));
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const form = document.querySelector(".cv-intake-form");
+  if (form) setUpIntake(form);
+  // A file chosen by picker or drop is named next to the picker.
+  document.querySelectorAll("input[type=file]").forEach((input) => {
+    input.addEventListener("change", () => {
+      let note = input.parentElement.querySelector(".cv-file-name");
+      if (!note) {
+        note = document.createElement("span");
+        note.className = "cv-file-name";
+        input.parentElement.appendChild(note);
+      }
+      note.textContent = input.files.length ? input.files[0].name : "";
+    });
   });
 });

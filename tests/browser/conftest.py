@@ -65,5 +65,5 @@ def signed_in(page: Any, reviewer: Any) -> Any:
     page.fill("#id_username", reviewer.username)
     page.fill("#id_password", PASSWORD)
     page.click("button[type=submit]")
-    page.wait_for_url("**/")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
     return page

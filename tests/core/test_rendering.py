@@ -35,7 +35,12 @@ def rendered(text: str, results: list[tuple[int, str, str]]) -> tuple[str, dict]
 def test_each_resolved_marker_links_to_its_source_entry():
     html, response = rendered("東京は首都です[1]。", [(1, "https://example.org/tokyo", "東京")])
     link = Elements(html).find("a", id="cv-r0-cite-0")[0]
-    assert link["href"] == "#cv-r0-src-1" and "https://example.org/tokyo" in link["title"]
+    assert link["href"] == "#cv-r0-src-1" and link["aria-label"] == "source 1: 東京"
+    # The card shown on hover and focus: title, domain, snippet and the full address.
+    card = Elements(html).find("span", id=link["aria-describedby"])[0]
+    assert card["role"] == "tooltip"
+    for shown in ("東京", "example.org", "https://example.org/tokyo"):
+        assert f">{shown}<" in html
     entry = source_entries(response, "cv-r0")[0]
     assert entry["anchor"] == "cv-r0-src-1"
     assert entry["cited_by"] == [{"anchor": "cv-r0-cite-0", "marker": "[1]", "place": "a"}]

@@ -63,7 +63,7 @@ class PageElements(HTMLParser):
 
 
 OUR_IDS = re.compile(
-    r"^(cv-r\d+(-[a-z]+)*(-\d+)*(-tip)?|main|id_text|id_file|id_request_text|id_request_file|intake-title|intake-error|list-title)$"
+    r"^(cv-r\d+(-[a-z0-9]+)*|main|id_text|id_file|id_request_text|id_request_file|intake-title|intake-error|list-title)$"
 )
 
 

@@ -45,6 +45,7 @@ class Footnote:
     replaces_span: bool
     marker: str  # the marker as written, "" for span citations
     source_keys: list[str]
+    cited_text: str | None = None
 
 
 def footnotes(response: dict[str, Any], prefix: str) -> list[Footnote]:
@@ -65,7 +66,7 @@ def footnotes(response: dict[str, Any], prefix: str) -> list[Footnote]:
                 continue
             seen_spans.add((citation["end"], key))
             own = anchor if len(keys) == 1 else f"{anchor}-{position + 1}"
-            marks.append(Footnote(own, citation["start"], citation["end"], False, "", [key]))
+            marks.append(Footnote(own, citation["start"], citation["end"], False, "", [key], citation["cited_text"]))
     return marks
 
 
@@ -83,10 +84,13 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
     places: list[Place] = []
     for mark in footnotes(response, prefix):
         links = [
-            AnchorLink(
+            _anchor_link(
                 f"#{source_anchor(prefix, ordinals[k])}",
                 mark.marker if i == 0 and mark.marker else f"[{ordinals[k]}]",
-                _link_title(sources[k], confidence.get((mark.start, mark.end, k))),
+                sources[k],
+                ordinals[k],
+                mark.cited_text,
+                confidence.get((mark.start, mark.end, k)),
             )
             for i, k in enumerate(mark.source_keys)
             if k in ordinals
@@ -195,11 +199,27 @@ def _place_label(position: int) -> str:
     return letters
 
 
-def _link_title(source: dict[str, Any], confidence: float | None = None) -> str:
-    parts = [source["title"], source["url"]]
-    if confidence is not None:
-        parts.append(f"confidence {confidence:.2f}")
-    return " — ".join(part for part in parts if part)
+CARD_TEXT_CHARS = 280
+
+
+def _anchor_link(
+    href: str, label: str, source: dict[str, Any], ordinal: int, cited_text: str | None, confidence: float | None
+) -> AnchorLink:
+    name = source["title"] or url_domain(source["url"]) or source["url"] or source["key"]
+    text = cited_text or source["extra"].get("snippet") or ""
+    if len(text) > CARD_TEXT_CHARS:
+        text = text[: CARD_TEXT_CHARS - 1] + "…"
+    redirect = source["extra"].get("redirect")
+    return AnchorLink(
+        href,
+        label,
+        name=f"source {ordinal}: {name}",
+        card_title=name,
+        card_domain="" if redirect else (url_domain(source["url"]) or ""),
+        card_url=source["url"] or "",
+        card_text=str(text),
+        card_note=f"confidence {confidence:.2f}" if confidence is not None else "",
+    )
 
 
 def _confidence_by_span(response: dict[str, Any]) -> dict[tuple[int, int, str], float]:

@@ -28,9 +28,16 @@ MAX_MARKDOWN_CHARS = 100_000
 
 @dataclass(frozen=True)
 class AnchorLink:
+    """One source a footnote links to, with the card shown on hover and focus."""
+
     href: str
     label: str
-    title: str
+    name: str  # the accessible name: "source 3: title"
+    card_title: str
+    card_domain: str = ""
+    card_url: str = ""
+    card_text: str = ""  # the quoted evidence or the source's snippet
+    card_note: str = ""  # e.g. the provider's confidence
 
 
 @dataclass(frozen=True)
@@ -183,15 +190,34 @@ def _render_anchor(self: Any, tokens: list[Any], idx: int, options: Any, env: di
             f'<span class="cv-unresolved-label">no source</span>'
             f'<span class="cv-tip" role="tooltip" id="{tip_id}">{escape(anchor.explanation)}</span></span>'
         )
+    card_id = f"{anchor.id}-card"
     links = []
     for position, link in enumerate(anchor.links):
         own_id = f' id="{anchor.id}"' if position == 0 else ""
         classes = "cv-cite-link" if position == 0 else "cv-cite-link cv-cite-extra"
         links.append(
-            f'<a{own_id} class="{classes}" href="{escape(link.href)}" title="{escape(link.title)}">{escape(link.label)}</a>'
+            f'<a{own_id} class="{classes}" href="{escape(link.href)}" aria-label="{escape(link.name)}" '
+            f'aria-describedby="{card_id}">{escape(link.label)}</a>'
         )
     classes = "cv-cite cv-cite-conflict" if anchor.conflict else "cv-cite"
-    return f'<sup class="{classes}">{"".join(links)}</sup>'
+    card = "".join(_card_entry(link) for link in anchor.links)
+    return (
+        f'<sup class="{classes}">{"".join(links)}<span class="cv-pop" id="{card_id}" role="tooltip">{card}</span></sup>'
+    )
+
+
+def _card_entry(link: AnchorLink) -> str:
+    """A source card: what a reviewer needs to judge a footnote without leaving the sentence."""
+    parts = [f'<span class="cv-pop-title">{escape(link.card_title)}</span>']
+    if link.card_domain:
+        parts.append(f'<span class="cv-pop-domain">{escape(link.card_domain)}</span>')
+    if link.card_text:
+        parts.append(f'<span class="cv-pop-text">{escape(link.card_text)}</span>')
+    if link.card_url:
+        parts.append(f'<span class="cv-pop-url">{escape(link.card_url)}</span>')
+    if link.card_note:
+        parts.append(f'<span class="cv-pop-note">{escape(link.card_note)}</span>')
+    return f'<span class="cv-pop-entry">{"".join(parts)}</span>'
 
 
 def _render_link_open(self: Any, tokens: list[Any], idx: int, options: Any, env: dict[str, Any]) -> str:
