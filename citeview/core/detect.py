@@ -131,7 +131,7 @@ _TERMINAL_EVENTS = {"response.completed", "response.failed", "response.incomplet
 
 def _starts_new_response(group: ResponseValues, value: dict[str, Any]) -> bool:
     if group.family == "responses":
-        if any(v.get("type") in _TERMINAL_EVENTS for v in group.values):
+        if any(isinstance(v.get("type"), str) and v["type"] in _TERMINAL_EVENTS for v in group.values):
             return True  # nothing of a response comes after its end
         seen = {_event_response_id(v) for v in group.values} - {None}
         new_id = _event_response_id(value)

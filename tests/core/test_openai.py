@@ -293,3 +293,140 @@ def test_openrouter_zero_spans_are_sources_with_a_diagnostic():
     response = parse(chat(text, [annotation], provider="OpenAI"))
     assert response["citations"] == [] and response["sources"][0]["extra"]["snippet"] == "page text"
     assert any(d["code"] == "empty_span" for d in response["diagnostics"])
+
+
+def test_a_type_that_is_not_a_string_is_read_not_a_crash():
+    text = f"東京。{LINK}"
+    events = events_for(text, [url_citation(text)])
+    events.insert(2, {"type": {"x": 1}})
+    events.append({"type": ["odd"]})
+    response = parse_dump(sse(*events, named=False)).to_json()["responses"][0]
+    assert response["status"] == "completed" and spans(response) == [(LINK, URL)]
+
+
+def test_the_search_url_and_the_tracked_citation_url_are_one_source():
+    text = f"東京。{LINK}"
+    search = {
+        "type": "web_search_call",
+        "id": "ws_1",
+        "status": "completed",
+        "action": {"type": "search", "query": "東京", "sources": [{"type": "url", "url": URL.split("?")[0]}]},
+    }
+    response = parse(body(search, message_item((text, [url_citation(text)]))))
+    assert [s["url"] for s in response["sources"]] == [URL]  # shown as given, utm_source included
+    assert not any(d["code"] == "unused_source" for d in response["diagnostics"])
+    assert response["searches"] == [{"queries": ["東京"], "source_keys": [URL]}]
+
+
+def test_a_link_to_another_page_does_not_count_as_covering_the_citation():
+    text = "一。([a.example](https://a.example/x))"
+    annotation = {
+        "type": "url_citation",
+        "start_index": text.index("(["),
+        "end_index": len(text),
+        "url": "https://b.example/y",
+        "title": "B",
+    }
+    response = parse(body(message_item((text, [annotation]))))
+    assert any(d["code"] == "segment_text_mismatch" for d in response["diagnostics"])
+
+
+def test_footnotes_are_numbered_by_where_they_stand_not_by_list_order():
+    a, b = "https://a.example/x", "https://b.example/y"
+    text = "一。([a.example](https://a.example/x)) 二。([b.example](https://b.example/y))"
+    first = {
+        "type": "url_citation",
+        "start_index": text.index("([a"),
+        "end_index": text.index(") 二") + 1,
+        "url": a,
+        "title": "A",
+    }
+    second = {"type": "url_citation", "start_index": text.index("([b"), "end_index": len(text), "url": b, "title": "B"}
+    response = parse(body(message_item((text, [second, first]))))
+    assert [s["url"] for s in response["sources"]] == [a, b]
+
+
+def test_refusals_are_shown_and_said():
+    chat_refusal = chat("", [])
+    chat_refusal["choices"][0]["message"].update(content=None, refusal="I can't help with that.")
+    response = parse(chat_refusal)
+    assert response["text"] == "I can't help with that." and any(
+        d["code"] == "refusal" for d in response["diagnostics"]
+    )
+    events = [
+        {"type": "response.created", "response": {"id": "resp_1", "output": []}},
+        {
+            "type": "response.refusal.delta",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "I can't",
+        },
+    ]
+    streamed = parse_dump(sse(*events)).to_json()["responses"][0]
+    assert streamed["text"] == "I can't" and any(d["code"] == "refusal" for d in streamed["diagnostics"])
+
+
+def test_an_empty_text_never_replaces_the_streamed_one():
+    text = f"東京。{LINK}"
+    events = events_for(text, [url_citation(text)], terminal=False)
+    events.append(
+        {
+            "type": "response.output_item.done",
+            "output_index": 1,
+            "item": {**message_item(("", [])), "content": [{"type": "output_text", "text": "", "annotations": []}]},
+        }
+    )
+    response = parse_dump(sse(*events)).to_json()["responses"][0]
+    assert response["text"] == text and spans(response) == [(LINK, URL)]
+
+
+def test_annotations_without_an_index_are_all_kept():
+    text = f"一。{LINK} 二。{LINK}"
+    first_end = text.index(" 二")
+    events = events_for(text, [], terminal=False)
+    for start, end in ((text.index("(["), first_end), (text.rindex("(["), len(text))):
+        events.append(
+            {
+                "type": "response.output_text.annotation.added",
+                "output_index": 1,
+                "content_index": 0,
+                "annotation": {
+                    "type": "url_citation",
+                    "start_index": start,
+                    "end_index": end,
+                    "url": URL,
+                    "title": "t",
+                },
+            }
+        )
+    assert len(parse_dump(sse(*events)).to_json()["responses"][0]["citations"]) == 2
+
+
+def test_a_completed_event_without_a_status_is_completed_and_an_openrouter_error_fails():
+    text = "x"
+    events = events_for(text, [], terminal=False)
+    events.append({"type": "response.completed", "response": {"id": "resp_68e6a1b2c3d4", "output": []}})
+    assert parse_dump(sse(*events)).to_json()["responses"][0]["status"] == "completed"
+    chunks = [
+        {
+            "id": "gen-1",
+            "object": "chat.completion.chunk",
+            "provider": "X",
+            "choices": [{"index": 0, "delta": {"content": "途中"}}],
+        },
+        {
+            "id": "gen-1",
+            "object": "chat.completion.chunk",
+            "error": {"message": "Upstream error"},
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "error"}],
+        },
+    ]
+    failed = parse_dump(sse(*chunks, named=False)).to_json()["responses"][0]
+    assert (failed["status"], failed["status_detail"]) == ("failed", "Upstream error")
+
+
+def test_private_use_citation_tokens_are_flagged():
+    text = "東京は首都です。\ue200cite\ue202turn0search0\ue201"
+    response = parse(body(message_item((text, []))))
+    assert any(d["code"] == "private_use_markers" for d in response["diagnostics"])

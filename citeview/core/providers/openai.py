@@ -7,7 +7,9 @@ Citations are annotations on the output text: ``url_citation`` spans (usually th
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -27,9 +29,19 @@ class _Part:
     annotations: dict[int, dict[str, Any]] = field(default_factory=dict)
     refusal: bool = False
 
+    def set_text(self, text: str | None) -> None:
+        """A full text (a done event, a final body) wins over deltas; an empty one never wins."""
+        if text:
+            self.text = text
+
     def add_annotations(self, annotations: list[dict[str, Any]]) -> None:
         for position, annotation in enumerate(annotations):
             self.annotations.setdefault(position, annotation)
+
+    def add_annotation(self, index: Any, annotation: dict[str, Any]) -> None:
+        if not isinstance(index, int) or isinstance(index, bool):
+            index = max(self.annotations, default=-1) + 1  # no annotation_index: the next one
+        self.annotations.setdefault(index, annotation)
 
     @property
     def full_text(self) -> str:
@@ -38,26 +50,38 @@ class _Part:
 
 @dataclass
 class _Output:
-    """What a Responses body or stream says: message parts by (output index, part index), other items."""
+    """What a Responses body or stream says: message parts by (output index, part index), other items.
+
+    Items are matched by their id where they have one, so a final body that numbers its output
+    differently from the stream (a reasoning item left out) still updates the same parts.
+    """
 
     parts: dict[tuple[int, int], _Part] = field(default_factory=dict)
     items: dict[int, dict[str, Any]] = field(default_factory=dict)
+    index_of: dict[str, int] = field(default_factory=dict)
 
     def part(self, output_index: int, content_index: int) -> _Part:
         return self.parts.setdefault((output_index, content_index), _Part())
 
-    def read_item(self, output_index: int, item: dict[str, Any]) -> None:
+    def place_of(self, output_index: int, item: dict[str, Any]) -> int:
+        item_id = str_or_none(item.get("id"))
+        if item_id is None:
+            return output_index
+        return self.index_of.setdefault(item_id, output_index)
+
+    def read_item(self, output_index: int, item: dict[str, Any], *, with_content: bool = True) -> None:
+        output_index = self.place_of(output_index, item)
         self.items[output_index] = item
-        if item.get("type") != "message":
+        if item.get("type") != "message" or not with_content:
             return
         for content_index, content in enumerate(dicts_in(item.get("content"))):
             kind = content.get("type")
             if kind not in ("output_text", "refusal"):
                 continue
             part = self.part(output_index, content_index)
-            text = str_or_none(content.get("text")) if kind == "output_text" else str_or_none(content.get("refusal"))
-            if text is not None and part.text is None:
-                part.text = text
+            part.set_text(
+                str_or_none(content.get("text")) if kind == "output_text" else str_or_none(content.get("refusal"))
+            )
             part.refusal = kind == "refusal"
             part.add_annotations(dicts_in(content.get("annotations")))
 
@@ -88,28 +112,38 @@ def _read_stream(
     final: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     for event in events:
-        kind = event.get("type")
+        kind = event.get("type") if isinstance(event.get("type"), str) else None
         inner = dict_or_empty(event.get("response"))
         if inner:
             response.id = response.id or str_or_none(inner.get("id"))
             response.model = str_or_none(inner.get("model")) or response.model
-        where = (_int(event.get("output_index")), _int(event.get("content_index")))
-        if kind == "response.output_text.delta":
-            output.part(*where).deltas.append(str_or_none(event.get("delta")) or "")
-        elif kind == "response.output_text.done" and isinstance(event.get("text"), str):
-            output.part(*where).text = event["text"]
+        item_id = str_or_none(event.get("item_id"))
+        output_index = (
+            output.index_of.get(item_id, _int(event.get("output_index")))
+            if item_id
+            else _int(event.get("output_index"))
+        )
+        where = (output_index, _int(event.get("content_index")))
+        if kind in ("response.output_text.delta", "response.refusal.delta"):
+            part = output.part(*where)
+            part.deltas.append(str_or_none(event.get("delta")) or "")
+            part.refusal = kind == "response.refusal.delta"
+        elif kind == "response.output_text.done":
+            output.part(*where).set_text(str_or_none(event.get("text")))
+        elif kind == "response.refusal.done":
+            output.part(*where).set_text(str_or_none(event.get("refusal")))
         elif kind == "response.output_text.annotation.added" and isinstance(event.get("annotation"), dict):
-            output.part(*where).annotations.setdefault(_int(event.get("annotation_index")), event["annotation"])
+            output.part(*where).add_annotation(event.get("annotation_index"), event["annotation"])
         elif kind in ("response.content_part.done", "response.content_part.added"):
             content = dict_or_empty(event.get("part"))
             output.part(*where).add_annotations(dicts_in(content.get("annotations")))
         elif kind in ("response.output_item.done", "response.output_item.added") and isinstance(
             event.get("item"), dict
         ):
-            if kind.endswith("done") or where[0] not in output.items:
-                output.read_item(where[0], event["item"])
+            # An added item only says an item begins; its (empty) content is not the answer.
+            output.read_item(_int(event.get("output_index")), event["item"], with_content=kind.endswith("done"))
         elif kind in _TERMINAL:
-            final = inner
+            final = {**inner, "status": inner.get("status") or kind.removeprefix("response.")}
             # The final body repeats every item; annotations it lost (gateways drop them) stay from the stream.
             for index, item in enumerate(dicts_in(inner.get("output"))):
                 output.read_item(index, item)
@@ -118,6 +152,9 @@ def _read_stream(
     if final is None and error is None:
         response.mark_incomplete("stream ended without response.completed")
     return final, error
+
+
+_PRIVATE_USE_MARKS = re.compile("[\ue200-\ue202]")
 
 
 def _read_output(response: Response, output: _Output) -> None:
@@ -138,8 +175,26 @@ def _read_output(response: Response, output: _Output) -> None:
         pieces.append(text)
         position += len(text)
     response.text = "".join(pieces)
+    if _PRIVATE_USE_MARKS.search(response.text):
+        response.diagnose(
+            "private_use_markers",
+            "warning",
+            "The answer holds citation tokens in private-use characters (U+E200–U+E202) that no reader can see as "
+            "text; they are left in place so every offset stays true.",
+        )
     for _, item in sorted(output.items.items()):
         _read_tool_item(response, table, item)
+    _order_sources_by_first_citation(response)
+
+
+def _order_sources_by_first_citation(response: Response) -> None:
+    """Footnotes are numbered by first appearance in the text, whatever order the annotations came in."""
+    first: dict[str, int] = {}
+    for citation in sorted(response.citations, key=lambda c: c.start):
+        for key in citation.source_keys:
+            first.setdefault(key, citation.start)
+    order = {source.key: n for n, source in enumerate(response.sources)}
+    response.sources.sort(key=lambda s: (s.key not in first, first.get(s.key, 0), order[s.key]))
 
 
 def _annotate(
@@ -148,7 +203,9 @@ def _annotate(
     kind = annotation.get("type")
     if kind == "url_citation":
         url = str_or_none(annotation.get("url"))
-        key = table.add(url or f"annotation-{number}", kind="web", url=url, title=str_or_none(annotation.get("title")))
+        key = _web_source(response, table, url, str_or_none(annotation.get("title"))) if url else f"annotation-{number}"
+        if not url:
+            key = table.add(key, kind="web", url=None, title=str_or_none(annotation.get("title")))
         _place_span(response, text, shift, number, annotation.get("start_index"), annotation.get("end_index"), key, url)
     elif kind in ("file_citation", "file_path"):
         key = _file_source(table, annotation)
@@ -245,22 +302,50 @@ def _place_span(
 
 def _utf16_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The code-point span that UTF-16 offsets ``start``..``end`` denote, if they fall between characters."""
-    units = {0: 0}
-    position = 0
-    for index, char in enumerate(text, 1):
-        position += 2 if ord(char) > 0xFFFF else 1
-        units[position] = index
+    if not text or max(text) <= "\uffff":
+        return None  # without astral characters both units agree: nothing new to try
+    units = _utf16_units(text)
     if start not in units or end not in units:
         return None
     return units[start], units[end]
 
 
+@lru_cache(maxsize=8)
+def _utf16_units(text: str) -> dict[int, int]:
+    units = {0: 0}
+    position = 0
+    for index, char in enumerate(text, 1):
+        position += 2 if ord(char) > 0xFFFF else 1
+        units[position] = index
+    return units
+
+
 def _covers_link(covered: str, url: str) -> bool:
-    """The span should be exactly the link the model wrote: ``([domain](url))``, ``[title](url)``,
-    or the bare URL or domain; a span that starts or ends elsewhere was computed on another text."""
-    if covered.startswith(("([", "[")) and covered.endswith(")"):
-        return True
-    return covered in (url, url.split("?")[0], _domain(url))
+    """The span should be exactly the link the model wrote to this URL: ``([domain](url))``,
+    ``[title](url)``, or the bare URL or domain. A span that starts or ends elsewhere, or holds
+    another address, was computed on another text."""
+    bare = _without_tracking(url)
+    if covered.startswith(("([", "[")) and covered.endswith(")") and covered.count("(") == covered.count(")"):
+        target = covered[covered.rfind("](") + 2 :].rstrip(")")
+        return _without_tracking(target) == bare
+    return covered in (url, bare, _domain(url))
+
+
+def _without_tracking(url: str) -> str:
+    """The address without the ``utm_source`` OpenAI appends, to tell one page from another."""
+    parts = urlsplit(url)
+    query = "&".join(p for p in parts.query.split("&") if p and not p.startswith("utm_source="))
+    return parts._replace(query=query).geturl()
+
+
+def _web_source(response: Response, table: SourceTable, url: str, title: str | None) -> str:
+    """One source per page: the search's plain URL and the citation's tracked URL are the same page."""
+    bare = _without_tracking(url)
+    for source in response.sources:
+        if source.kind == "web" and source.url and _without_tracking(source.url) == bare:
+            source.title = source.title or title
+            return source.key
+    return table.add(url, kind="web", url=url, title=title)
 
 
 def _domain(url: str) -> str:
@@ -276,10 +361,14 @@ def _read_tool_item(response: Response, table: SourceTable, item: dict[str, Any]
         action = dict_or_empty(item.get("action"))
         queries = [q for q in [str_or_none(action.get("query"))] if q] + strings_in(action.get("queries"))
         keys = []
-        for source in dicts_in(action.get("sources")):
-            url = str_or_none(source.get("url"))
+        urls = [str_or_none(s.get("url")) for s in dicts_in(action.get("sources"))]
+        # open_page and find_in_page name the page they read: it is a source too.
+        urls.append(str_or_none(action.get("url")))
+        for url in urls:
             if url:
-                keys.append(table.add(url, kind="web", url=url, title=str_or_none(source.get("title"))))
+                keys.append(_web_source(response, table, url, None))
+        if action.get("type") == "find_in_page" and str_or_none(action.get("pattern")):
+            queries.append(f"find “{action['pattern']}”")
         if queries or keys:
             response.searches.append(SearchBatch(list(dict.fromkeys(queries)), keys))
     elif kind == "file_search_call":
@@ -327,8 +416,12 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
     messages: list[str] = []
     deltas: list[str] = []
     annotations: list[dict[str, Any]] = []
+    refusals: list[str] = []
     finish_reason = None
+    error: dict[str, Any] | None = None
     for chunk in values:
+        if isinstance(chunk.get("error"), dict):  # OpenRouter reports a failure mid-stream this way
+            error = chunk["error"]
         response.id = response.id or str_or_none(chunk.get("id"))
         response.model = str_or_none(chunk.get("model")) or response.model
         choices = dicts_in(chunk.get("choices"))
@@ -338,12 +431,16 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
             messages.append(message["content"])
         if isinstance(delta.get("content"), str):
             deltas.append(delta["content"])
+        refusals += [r for r in (message.get("refusal"), delta.get("refusal")) if isinstance(r, str) and r]
         # The last content chunk can carry a delta with only annotations; repeats are the same citation.
         for annotation in dicts_in(message.get("annotations")) + dicts_in(delta.get("annotations")):
             if annotation not in annotations:
                 annotations.append(annotation)
         finish_reason = str_or_none(choice.get("finish_reason")) or finish_reason
     response.text = messages[-1] if messages and messages[-1] else "".join(deltas)
+    if not response.text and refusals:
+        response.text = refusals[-1] if not streamed else "".join(refusals)
+        response.diagnose("refusal", "warning", "The model refused; its refusal is shown as the answer.")
     table = SourceTable(response)
     for number, annotation in enumerate(annotations):
         nested = dict_or_empty(annotation.get("url_citation"))
@@ -355,6 +452,9 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
                     url, kind="web", url=url, title=str_or_none(flat.get("title")), extra={"snippet": nested["content"]}
                 )
         _annotate(response, table, response.text, 0, number, flat)
+    if error is not None or finish_reason == "error":
+        response.mark_failed(error or {"message": "finish_reason error"})
+        return response
     why = {"length": "the answer was cut off at the token limit", "content_filter": "the content filter stopped it"}
     response.set_finish(
         finish_reason, field="finish_reason", completed={"stop", "tool_calls", "function_call"}, why=why
