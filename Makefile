@@ -9,6 +9,7 @@ CHROMIUM ?= /usr/bin/chromium
 .PHONY: run test lint browser venv dev-venv migrate clean
 
 run: venv migrate
+	@$(PY) manage.py compile_translations
 	@$(PY) manage.py ensure_local_account
 	@$(PY) manage.py refresh_dumps
 	@$(PY) manage.py load_sample_dumps
@@ -16,6 +17,7 @@ run: venv migrate
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 test: lint browser
+	@$(PY) manage.py compile_translations
 	$(PY) -m pytest
 
 # The browser tests drive Debian's Chromium (Playwright's own browser download does not work here).

@@ -1,7 +1,9 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_protect
+from django.views.i18n import set_language
 
 urlpatterns = [
     path("", include("citeview.dumps.urls")),
@@ -9,4 +11,6 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", csrf_protect(auth_views.LogoutView.as_view()), name="logout"),
     path("admin/", admin.site.urls),
+    # The language switch works before logging in too.
+    path("i18n/setlang/", login_not_required(set_language), name="set_language"),
 ]

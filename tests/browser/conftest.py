@@ -64,6 +64,6 @@ def signed_in(page: Any, reviewer: Any) -> Any:
     page.goto("/accounts/login/")
     page.fill("#id_username", reviewer.username)
     page.fill("#id_password", PASSWORD)
-    page.click("button[type=submit]")
+    page.click(".cv-login button[type=submit]")
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
     return page

@@ -174,3 +174,22 @@ def test_every_page_runs_under_the_strict_policy_with_no_console_errors(signed_i
         page.wait_for_load_state("networkidle")
         shoot(page, f"viewer-{label}")
     assert (SCREENSHOTS / "viewer-claude-evidence-phone.png").exists()
+
+
+def test_the_interface_follows_the_browser_language_and_switches_in_the_page(signed_in):
+    page = signed_in  # the browser asks for Japanese
+    assert page.locator(".cv-intake-form button[type=submit]").inner_text() == "ダンプを読み込む"
+    assert page.get_attribute("html", "lang") == "ja"
+    page.click(".cv-language button[value=en]")
+    page.wait_for_selector("html[lang=en]")
+    assert page.locator(".cv-intake-form button[type=submit]").inner_text() == "Read the dump"
+    page.click(".cv-language button[value=ja]")
+    page.wait_for_selector("html[lang=ja]")
+
+
+def test_dump_content_is_never_translated(signed_in, reviewer):
+    dump, _ = dump_ingest(raw=own_fixture("sonar-stream-full-mode-crlf.sse"), uploaded_by=reviewer)
+    page = signed_in
+    page.goto(dump.get_absolute_url())
+    assert page.locator("#cv-r0-sources-title").inner_text() == "出典"
+    assert "地震の情報は気象庁が発表します" in page.locator(".cv-answer").inner_text()

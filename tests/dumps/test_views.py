@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -177,3 +178,18 @@ def test_staff_can_browse_dumps_in_the_admin_without_their_raw_bytes(client, dja
     assert client.get("/admin/dumps/dump/").status_code == 200
     page = client.get(f"/admin/dumps/dump/{dump.pk}/change/")
     assert page.status_code == 200 and dump.sha256 in page.content.decode()
+
+
+def test_pages_speak_japanese_to_a_japanese_browser_and_english_otherwise(editor_client):
+    assert "ダンプを読み込む" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="ja-JP,ja;q=0.9").content.decode()
+    assert "Read the dump" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="en-US").content.decode()
+    response = editor_client.post("/i18n/setlang/", {"language": "ja", "next": HOME}, HTTP_ACCEPT_LANGUAGE="en-US")
+    assert response.status_code == 302
+    assert "ダンプを読み込む" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="en-US").content.decode()
+
+
+def test_every_interface_string_has_a_japanese_translation():
+    import polib
+
+    po = polib.pofile(str(Path(__file__).resolve().parents[2] / "locale" / "ja" / "LC_MESSAGES" / "django.po"))
+    assert po.percent_translated() == 100 and not po.fuzzy_entries()
