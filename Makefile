@@ -30,6 +30,9 @@ browser:
 	    echo "The browser tests need Chromium: sudo apt-get install chromium fonts-noto-cjk (or make test CHROMIUM=/path/to/chromium)"; \
 	    exit 1; \
 	  fi; }
+	@test -f tests/browser/node_modules/axe-core/axe.min.js || { \
+	  command -v npm >/dev/null || { echo "The accessibility check needs npm (Node.js) to fetch axe-core: apt-get install npm"; exit 1; }; \
+	  npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error; }
 
 lint: dev-venv
 	$(VENV)/bin/ruff check citeview tests

@@ -213,7 +213,7 @@ def _anchor_link(
     return AnchorLink(
         href,
         label,
-        name=f"source {ordinal}: {name}",
+        name=f"source {label.strip('[]')}: {name}",  # holds the visible number, as the label-in-name rule asks
         card_title=name,
         card_domain="" if redirect else (url_domain(source["url"]) or ""),
         card_url=source["url"] or "",
