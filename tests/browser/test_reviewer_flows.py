@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from citeview.dumps.models import Dump
@@ -193,3 +195,33 @@ def test_dump_content_is_never_translated(signed_in, reviewer):
     page.goto(dump.get_absolute_url())
     assert page.locator("#cv-r0-sources-title").inner_text() == "出典"
     assert "地震の情報は気象庁が発表します" in page.locator(".cv-answer").inner_text()
+
+
+def test_a_slow_upload_shows_its_progress_then_that_the_dump_is_being_read(signed_in, tmp_path):
+    page = signed_in
+    big = tmp_path / "big.json"
+    answer = "東京の人口は約1400万人です。" * 20_000  # about 900 KB of Japanese
+    big.write_text(
+        json.dumps(
+            {
+                "id": "0f0e0d0c-1111-4222-8333-444455556666",
+                "model": "sonar",
+                "object": "chat.completion",
+                "citations": [],
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": answer}}],
+            },
+            ensure_ascii=False,
+        )
+    )
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 20, "downloadThroughput": -1, "uploadThroughput": 400 * 1024},
+    )
+    page.set_input_files("#id_file", str(big))
+    page.click(".cv-intake-form button[type=submit]")
+    page.wait_for_selector(".cv-progress:not([hidden])")
+    page.wait_for_function("document.querySelector('.cv-progress') && document.querySelector('.cv-progress').value > 0")
+    page.wait_for_url("**/dumps/*/", timeout=60_000)
+    assert Dump.objects.get().size == big.stat().st_size
