@@ -32,7 +32,8 @@ class Dump(models.Model):
     unresolved_count = models.PositiveIntegerField(default=0)
     source_count = models.PositiveIntegerField(default=0)
     result = models.JSONField(_("normalised JSON"))
-    rendered = models.JSONField(_("rendered answers"))  # sanitised HTML, one per response
+    # One per response: {"answer": sanitised HTML, "evidence": rows of sanitised HTML}.
+    rendered = models.JSONField(_("rendered answers"))
     result_version = models.PositiveIntegerField(default=0)
 
     # What is derived from the bytes, rebuilt together whenever the parsers change.

@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, transaction
 
 from citeview.core.parse import RESULT_VERSION, parse_dump
-from citeview.core.rendering.answer import render_answer, response_prefix
+from citeview.core.rendering.answer import render_response, response_prefix
 from citeview.dumps.models import Dump
 
 _STATUS_RANK = {"completed": 0, "incomplete": 1, "failed": 2}
@@ -96,7 +96,7 @@ def _derived_fields(raw: bytes, provider: str | None, request: bytes | None) -> 
         "unresolved_count": sum(len(r["unresolved"]) for r in responses),
         "source_count": sum(len(r["sources"]) for r in responses),
         "result": result,
-        "rendered": [render_answer(r, response_prefix(i)) for i, r in enumerate(responses)],
+        "rendered": [render_response(r, response_prefix(i)) for i, r in enumerate(responses)],
         "result_version": RESULT_VERSION,
     }
 

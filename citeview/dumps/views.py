@@ -15,7 +15,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 from citeview.core.errors import DumpError
 from citeview.core.pretty import pretty_dump_text
 from citeview.core.rendering.answer import response_prefix, source_entries
-from citeview.core.rendering.evidence import evidence_rows
 from citeview.dumps.forms import DumpForm
 from citeview.dumps.http_status import status_for
 from citeview.dumps.models import Dump
@@ -133,10 +132,10 @@ def _response_view(dump: Dump, index: int, response: dict[str, Any]) -> dict[str
     labels = {entry["key"]: entry for entry in sources}
     return {
         "index": index,
-        "evidence": evidence_rows(response, {key: entry["label"] for key, entry in labels.items()}),
+        "evidence": dump.rendered[index]["evidence"],
         "data": response,
         "prefix": prefix,
-        "answer_html": dump.rendered[index],
+        "answer_html": dump.rendered[index]["answer"],
         "sources": sources,
         "diagnostics": sorted(response["diagnostics"], key=lambda d: _SEVERITY_ORDER.get(d["severity"], 3)),
         "problem_count": sum(1 for d in response["diagnostics"] if d["severity"] != "info"),

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citeview.core.links import is_safe_http_url, url_domain
+from citeview.core.rendering.evidence import evidence_rows
 from citeview.core.rendering.markdown import (
     MAX_MARKDOWN_CHARS,
     Anchor,
@@ -68,6 +69,13 @@ def footnotes(response: dict[str, Any], prefix: str) -> list[Footnote]:
             own = anchor if len(keys) == 1 else f"{anchor}-{position + 1}"
             marks.append(Footnote(own, citation["start"], citation["end"], False, "", [key], citation["cited_text"]))
     return marks
+
+
+def render_response(response: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """Everything a page shows that takes rendering, done once when a dump is stored: the answer's
+    HTML and the evidence rows (both sanitised)."""
+    labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix)}
+    return {"answer": render_answer(response, prefix), "evidence": evidence_rows(response, labels)}
 
 
 def render_answer(response: dict[str, Any], prefix: str) -> str:
