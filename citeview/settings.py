@@ -125,7 +125,7 @@ LOGOUT_REDIRECT_URL = "login"
 LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en")
 LANGUAGES = [("en", "English"), ("ja", "日本語")]
 LOCALE_PATHS = [BASE_DIR / "locale"]  # compiled by `manage.py compile_translations` in make run/test
-TIME_ZONE = env_str("TIME_ZONE", "UTC")
+TIME_ZONE = env_str("TIME_ZONE", "Asia/Tokyo")  # most editors read times in Japan; shown with the zone
 USE_I18N = True
 USE_TZ = True
 

@@ -54,7 +54,8 @@ class DumpForm(forms.Form):
                 else _("Paste a dump or choose a file, not both.")
             )
             raise forms.ValidationError(message, code="both")
-        raw, name = self._read_upload(upload) if upload else (text.encode("utf-8"), "")
+        # A browser sends a textarea's line ends as CRLF whatever was pasted; the box itself holds LF.
+        raw, name = self._read_upload(upload) if upload else (text.replace("\r\n", "\n").encode("utf-8"), "")
         if len(raw) > settings.CITEVIEW_MAX_DUMP_BYTES:
             raise forms.ValidationError(_too_large_message(len(raw)), code="too_large")
         return raw, name

@@ -25,7 +25,7 @@ function setUpIntake(form) {
   const button = form.querySelector("button[type=submit]");
   const fileInput = form.querySelector("input[type=file][name=file]");
 
-  // Drag and drop: a file dropped anywhere on the form becomes the chosen file.
+  // Drag and drop: a file dropped on a file picker goes there; dropped elsewhere on the form, it is the dump.
   form.addEventListener("dragover", (event) => {
     event.preventDefault();
     form.classList.add("cv-dragging");
@@ -34,10 +34,11 @@ function setUpIntake(form) {
   form.addEventListener("drop", (event) => {
     event.preventDefault();
     form.classList.remove("cv-dragging");
-    if (event.dataTransfer && event.dataTransfer.files.length) {
-      fileInput.files = event.dataTransfer.files;
-      fileInput.dispatchEvent(new Event("change", { bubbles: true }));
-    }
+    if (!event.dataTransfer || !event.dataTransfer.files.length) return;
+    const picker = event.target.closest(".cv-file");
+    const target = (picker && picker.querySelector("input[type=file]")) || fileInput;
+    target.files = event.dataTransfer.files;
+    target.dispatchEvent(new Event("change", { bubbles: true }));
   });
 
   form.addEventListener("submit", (event) => {
@@ -47,7 +48,12 @@ function setUpIntake(form) {
     if (maxBytes && size > maxBytes) {
       // Refuse before sending: the paste stays in the box.
       event.preventDefault();
-      busy.textContent = `${form.dataset.tooLarge} ${(maxBytes / 1048576).toFixed(1)} MiB (${size.toLocaleString()} bytes).`;
+      const error = form.querySelector(".cv-client-error");
+      error.textContent = form.dataset.tooLarge
+        .replace("SIZE", size.toLocaleString())
+        .replace("LIMIT", maxBytes.toLocaleString());
+      error.hidden = false;
+      error.focus();
       return;
     }
     button.disabled = true;
@@ -80,11 +86,26 @@ function sendWithProgress(form, progress, busy) {
     document.open();
     document.write(request.responseText);
     document.close();
-    if (url && url !== window.location.href) window.history.replaceState(null, "", url);
+    if (url && url !== window.location.href) window.history.pushState(null, "", url);
   });
   request.addEventListener("error", () => form.submit());
   request.send(new FormData(form));
 }
+
+// A file dropped outside the form must not replace the page (and the paste with it).
+["dragover", "drop"].forEach((type) =>
+  window.addEventListener(type, (event) => {
+    if (!event.target.closest || !event.target.closest(".cv-intake-form")) event.preventDefault();
+  }),
+);
+
+// Escape hides an open source card or explanation until the pointer or the focus moves on.
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") document.body.classList.add("cv-pops-dismissed");
+});
+["mousemove", "focusin"].forEach((type) =>
+  document.addEventListener(type, () => document.body.classList.remove("cv-pops-dismissed")),
+);
 
 document.addEventListener("DOMContentLoaded", () => {
   const form = document.querySelector(".cv-intake-form");

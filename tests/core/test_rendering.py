@@ -101,3 +101,12 @@ def test_the_sanitiser_drops_what_is_not_ours():
     assert not any("onclick" in a or "style" in a or a.get("id") == "login" for _, a in clean.tags)
     assert all(t in ("p", "a", "span") for t, _ in clean.tags)
     assert clean.find("a")[0].get("href") is None
+
+
+def test_a_conflicting_number_is_labelled_as_the_list_labels_it_and_says_so():
+    response = parse_dump(own_fixture("agent-seed-incomplete.sse")).to_json()["responses"][0]
+    html = render_answer(response, "cv-r0")
+    labels = {e["anchor"]: e["label"] for e in source_entries(response, "cv-r0")}
+    extra = Elements(html).find("a", **{"class": "cv-cite-link cv-cite-extra"})[0]
+    assert extra.get("href") == "#cv-r0-src-3" and labels["cv-r0-src-3"] == "2#2" and ">[2#2]<" in html
+    assert "conflict" in Elements(html).find("a", id="cv-r0-cite-0")[0]["aria-label"]

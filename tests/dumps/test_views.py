@@ -193,3 +193,12 @@ def test_every_interface_string_has_a_japanese_translation():
 
     po = polib.pofile(str(Path(__file__).resolve().parents[2] / "locale" / "ja" / "LC_MESSAGES" / "django.po"))
     assert po.percent_translated() == 100 and not po.fuzzy_entries()
+
+
+def test_a_paste_is_stored_with_the_line_ends_the_box_shows(editor_client):
+    raw = own_fixture("agent-seed-incomplete.sse")
+    editor_client.post(HOME, {"text": raw.decode().replace("\n", "\r\n")})  # as a browser sends a textarea
+    dump = Dump.objects.get()
+    assert bytes(dump.raw) == raw
+    editor_client.post(HOME, {"file": SimpleUploadedFile("seed.sse", raw)})
+    assert Dump.objects.count() == 1  # the same bytes, whether pasted or uploaded

@@ -87,6 +87,7 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
     conflicts = _conflicting_keys(response)
     explanations = _unresolved_explanations(response)
     confidence = _confidence_by_span(response)
+    labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix)}  # as the list shows them
 
     anchors: list[Anchor] = []
     places: list[Place] = []
@@ -94,11 +95,12 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
         links = [
             _anchor_link(
                 f"#{source_anchor(prefix, ordinals[k])}",
-                mark.marker if i == 0 and mark.marker else f"[{ordinals[k]}]",
+                mark.marker if i == 0 and mark.marker else f"[{labels[k]}]",
                 sources[k],
                 ordinals[k],
                 mark.cited_text,
                 confidence.get((mark.start, mark.end, k)),
+                conflict=k in conflicts,
             )
             for i, k in enumerate(mark.source_keys)
             if k in ordinals
@@ -211,7 +213,14 @@ CARD_TEXT_CHARS = 280
 
 
 def _anchor_link(
-    href: str, label: str, source: dict[str, Any], ordinal: int, cited_text: str | None, confidence: float | None
+    href: str,
+    label: str,
+    source: dict[str, Any],
+    ordinal: int,
+    cited_text: str | None,
+    confidence: float | None,
+    *,
+    conflict: bool = False,
 ) -> AnchorLink:
     name = source["title"] or url_domain(source["url"]) or source["url"] or source["key"]
     text = cited_text or source["extra"].get("snippet") or ""
@@ -221,12 +230,20 @@ def _anchor_link(
     return AnchorLink(
         href,
         label,
-        name=f"source {label.strip('[]')}: {name}",  # holds the visible number, as the label-in-name rule asks
+        # The name holds the visible number (the label-in-name rule); a conflict is said, not only coloured.
+        name=f"source {label.strip('[]')}: {name}" + (" (⚠ conflict: this number has two URLs)" if conflict else ""),
         card_title=name,
         card_domain="" if redirect else (url_domain(source["url"]) or ""),
         card_url=source["url"] or "",
         card_text=str(text),
-        card_note=f"confidence {confidence:.2f}" if confidence is not None else "",
+        card_note=" · ".join(
+            note
+            for note in (
+                "⚠ conflict: this number has two URLs" if conflict else "",
+                f"confidence {confidence:.2f}" if confidence is not None else "",
+            )
+            if note
+        ),
     )
 
 

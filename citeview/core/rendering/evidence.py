@@ -38,7 +38,7 @@ def evidence_rows(response: dict[str, Any], source_labels: dict[str, str]) -> li
                 "claim_html": sanitize_html(
                     mark_numbers_in_html(render_markdown(claim, [], []), claim_numbers - quoted_numbers)
                 ),
-                "numbers_differ": claim_numbers != quoted_numbers and bool(claim_numbers - quoted_numbers),
+                "numbers_differ": claim_numbers != quoted_numbers,  # marks on either side are flagged on the row
                 "passages": [_passage(c, sources, source_labels, claim_numbers) for c in citations],
             }
         )
