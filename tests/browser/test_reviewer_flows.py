@@ -96,7 +96,9 @@ def test_hover_and_keyboard_focus_show_the_source_card(seed_page):
     page.mouse.move(0, 0)
     page.focus("#cv-r0-cite-0")
     assert page.locator("#cv-r0-cite-0-card").is_visible()
-    assert page.get_attribute("#cv-r0-cite-0", "aria-label").startswith("source 2: 条件Aについて｜厚生労働省 (⚠ conflict")
+    assert page.get_attribute("#cv-r0-cite-0", "aria-label").startswith(
+        "source 2: 条件Aについて｜厚生労働省 (⚠ conflict"
+    )
 
 
 def test_an_unresolved_marker_explains_itself_on_focus(seed_page):
