@@ -153,50 +153,31 @@ def _check_characters(response: Response, citation: Citation, document: RequestD
                     unit=unit,
                 )
             return
-    citation.quote_check = {"result": "mismatch", "unit": None}
     if not 0 <= start <= end <= len(document.text):
-        response.diagnose(
-            "cited_text_mismatch",
-            "warning",
-            f"The quote from {_name(document)} cites chars {start}–{end}, which is no range of a document of "
-            f"{len(document.text)} characters.",
-            key=document.key,
-            start=start,
-            end=end,
+        _mismatch(
+            response,
+            citation,
+            document,
+            f"cites chars {start}–{end}, which is no range of a document of {len(document.text)} characters.",
         )
         return
     found = document.text[start:end]
     citation.context = _context(document.text, start, end)
-    response.diagnose(
-        "cited_text_mismatch",
-        "warning",
-        f"The quote from {_name(document)} at chars {start}–{end} differs from the document: "
-        + _difference(citation.cited_text, found),
-        key=document.key,
-        start=start,
-        end=end,
-        document_text=found,
-        cited_text=citation.cited_text,
-    )
+    detail = f"at chars {start}–{end} differs from the document: " + _difference(citation.cited_text, found)
+    _mismatch(response, citation, document, detail, document_text=found, cited_text=citation.cited_text)
 
 
 def _check_blocks(response: Response, citation: Citation, document: RequestDocument) -> None:
     assert citation.location is not None and citation.cited_text is not None
     start, end = citation.location["start"], citation.location["end"]
     if not 0 <= start < end <= len(document.blocks):
-        citation.quote_check = {"result": "mismatch", "unit": None}
-        response.diagnose(
-            "cited_text_mismatch",
-            "warning",
-            f"The quote from {_name(document)} cites blocks {start}–{end - 1}, but it has {len(document.blocks)} block(s).",
-            key=document.key,
-            start=start,
-            end=end,
+        _mismatch(
+            response, citation, document, f"cites blocks {start}–{end - 1}, but it has {len(document.blocks)} block(s)."
         )
         return
     cited = document.blocks[start:end]
-    citation.context = {"blocks": [b for b in cited if b is not None]}
     cited_blocks = [b for b in cited if b is not None]
+    citation.context = {"blocks": cited_blocks}
     if len(cited_blocks) < len(cited):
         citation.quote_check = {"result": "unchecked", "unit": None}
         response.diagnose(
@@ -209,15 +190,24 @@ def _check_blocks(response: Response, citation: Citation, document: RequestDocum
     if "".join(cited_blocks) == citation.cited_text:
         citation.quote_check = {"result": "match", "unit": None}
         return
+    detail = f"at blocks {start}–{end - 1} differs from those blocks: " + _difference(
+        citation.cited_text, "".join(cited_blocks)
+    )
+    _mismatch(response, citation, document, detail)
+
+
+def _mismatch(response: Response, citation: Citation, document: RequestDocument, detail: str, **details: Any) -> None:
+    """A quote that does not stand in its document: marked on the citation and said in a diagnostic."""
+    assert citation.location is not None
     citation.quote_check = {"result": "mismatch", "unit": None}
     response.diagnose(
         "cited_text_mismatch",
         "warning",
-        f"The quote from {_name(document)}, blocks {start}–{end - 1}, differs from those blocks: "
-        + _difference(citation.cited_text, "".join(cited_blocks)),
+        f"The quote from {_name(document)} {detail}",
         key=document.key,
-        start=start,
-        end=end,
+        start=citation.location["start"],
+        end=citation.location["end"],
+        **details,
     )
 
 
