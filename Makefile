@@ -6,7 +6,7 @@ PORT ?= 8000
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test lint browser venv dev-venv migrate clean
+.PHONY: run test lint browser messages venv dev-venv migrate clean
 
 run: venv migrate
 	@$(PY) manage.py compile_translations
@@ -37,6 +37,11 @@ browser:
 lint: dev-venv
 	$(VENV)/bin/ruff check citeview tests
 	$(VENV)/bin/ruff format --check citeview tests
+
+# Brings the Japanese catalogue up to date with the code; then translate what is new.
+# Our makemessages also collects the core's `phrase(...)` sentences (citeview/core/phrases.py).
+messages: dev-venv
+	$(PY) manage.py makemessages -l ja --no-obsolete --ignore='.venv/*' --ignore='tests/*' --ignore='var/*'
 
 venv: $(VENV)/.installed-run
 dev-venv: $(VENV)/.installed-dev

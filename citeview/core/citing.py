@@ -7,13 +7,14 @@ from collections.abc import Callable
 from citeview.core.links import is_safe_http_url
 from citeview.core.markers import MarkerMatch, find_markers, thinking_end
 from citeview.core.model import Citation, Marker, Response
+from citeview.core.phrases import Phrase, phrase
 from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
 
 
 def cite_markers(
     response: Response,
     resolve: Callable[[MarkerMatch], list[str]],
-    explain_unresolved: Callable[[MarkerMatch], str],
+    explain_unresolved: Callable[[MarkerMatch], Phrase],
 ) -> list[MarkerMatch]:
     """Turn every marker in ``response.text`` into a citation, or an unresolved marker when it
     resolves to no source (never to a guessed one). Returns the markers found."""
@@ -22,14 +23,20 @@ def cite_markers(
         response.diagnose(
             "reasoning_section",
             "info",
-            "The answer starts with a reasoning section (<think>…</think>); brackets in it are not read as citations.",
+            phrase(
+                "The answer starts with a reasoning section (<think>…</think>); brackets in it are not read as citations."
+            ),
         )
     if len(response.text) > MAX_MARKDOWN_CHARS:
         response.diagnose(
             "answer_too_long",
             "warning",
-            f"The answer is {len(response.text):,} characters; citeview renders the first {MAX_MARKDOWN_CHARS:,}. "
-            "Markers past that point are counted without checking whether they stand in code.",
+            phrase(
+                "The answer is {length:,} characters; citeview renders the first {limit:,}. "
+                "Markers past that point are counted without checking whether they stand in code.",
+                length=len(response.text),
+                limit=MAX_MARKDOWN_CHARS,
+            ),
         )
     for marker in markers:
         keys = resolve(marker)
@@ -59,7 +66,10 @@ def add_source_checks(response: Response) -> None:
             response.diagnose(
                 "unsafe_url",
                 "warning",
-                f"Source {source.key} has a URL that is not a plain http(s) link; it is shown as text, not as a link.",
+                phrase(
+                    "Source {key} has a URL that is not a plain http(s) link; it is shown as text, not as a link.",
+                    key=source.key,
+                ),
                 key=source.key,
                 url=source.url,
             )
@@ -67,6 +77,6 @@ def add_source_checks(response: Response) -> None:
             response.diagnose(
                 "unused_source",
                 "info",
-                f"Source {source.key} was offered but the answer never cites it.",
+                phrase("Source {key} was offered but the answer never cites it.", key=source.key),
                 key=source.key,
             )

@@ -12,6 +12,7 @@ from typing import Any
 
 from citeview.core.errors import DumpError
 from citeview.core.framing import FramedDump
+from citeview.core.phrases import Phrase, phrase
 
 API_NAMES = {
     "perplexity.agent": "Perplexity Agent API",
@@ -60,8 +61,7 @@ def split_responses(dump: FramedDump, provider: str | None = None) -> list[Respo
     if not groups:
         raise DumpError(
             "unknown_provider",
-            "This JSON is not a response from a provider citeview knows (Perplexity, Claude, Gemini, "
-            f"OpenAI){_keys_hint(dump.values)}.",
+            _unknown_shape(dump.values),
         )
     groups[0].ignored = ignored
     for group in groups:
@@ -221,12 +221,16 @@ def _api_for(group: ResponseValues, provider: str | None) -> str:
     if provider in API_NAMES:
         if provider not in apis.values():
             raise DumpError(
-                "unknown_provider", f"This dump does not have the shape of a {API_NAMES[provider]} response."
+                "unknown_provider",
+                phrase("This dump does not have the shape of a {api} response.", api=API_NAMES[provider]),
             )
         return provider
     if provider is not None:
         if provider not in apis:
-            raise DumpError("unknown_provider", f"This dump does not have the shape of any {provider} response.")
+            raise DumpError(
+                "unknown_provider",
+                phrase("This dump does not have the shape of any {provider} response.", provider=provider),
+            )
         return apis[provider]
     if group.family == "responses":
         return "perplexity.agent" if any(_is_perplexity_agent(v) for v in group.values) else "openai.responses"
@@ -267,9 +271,12 @@ def _is_perplexity_sonar(value: dict[str, Any]) -> bool:
     return bool(_UUID.match(str(value.get("id") or ""))) or str(value.get("model") or "").startswith("sonar")
 
 
-def _keys_hint(values: list[Any]) -> str:
+def _unknown_shape(values: list[Any]) -> Phrase:
     first = values[0] if values else None
     if isinstance(first, dict) and first:
-        keys = ", ".join(sorted(str(k) for k in first)[:6])
-        return f"; its first object has the keys {keys}"
-    return ""
+        return phrase(
+            "This JSON is not a response from a provider citeview knows (Perplexity, Claude, Gemini, "
+            "OpenAI); its first object has the keys {keys}.",
+            keys=", ".join(sorted(str(k) for k in first)[:6]),
+        )
+    return phrase("This JSON is not a response from a provider citeview knows (Perplexity, Claude, Gemini, OpenAI).")

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+from citeview.core.phrases import Phrase, phrase
+
 
 class DumpError(Exception):
-    """A dump that yields no response. ``code`` is stable and machine-readable; ``message`` is for people.
+    """A dump that yields no response. ``code`` is stable and machine-readable; ``message`` is for
+    people, in English, and ``phrase`` lets a page write it in its own language.
 
     Codes: ``empty``, ``too_large``, ``binary``, ``not_utf8``, ``html``, ``invalid_json``,
     ``truncated_json``, ``too_deep``, ``invalid_sse``, ``unknown_provider``, ``unsupported_provider``,
-    ``unsupported_media_type``.
+    ``unsupported_media_type``, ``invalid_request``.
     """
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, message: Phrase) -> None:
+        super().__init__(str(message))
         self.code = code
-        self.message = message
+        self.phrase = message
+        self.message = str(message)
 
     def to_json(self) -> dict[str, dict[str, str]]:
         return {"error": {"code": self.code, "message": self.message}}
@@ -22,5 +26,11 @@ class DumpError(Exception):
 
 def too_large_error(size: int, limit: int) -> DumpError:
     return DumpError(
-        "too_large", f"The dump is {size:,} bytes; the limit is {limit:,} bytes ({limit // (1024 * 1024)} MiB)."
+        "too_large",
+        phrase(
+            "The dump is {size:,} bytes; the limit is {limit:,} bytes ({mib} MiB).",
+            size=size,
+            limit=limit,
+            mib=limit // (1024 * 1024),
+        ),
     )

@@ -12,18 +12,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citeview.core.errors import DumpError
+from citeview.core.phrases import Phrase, phrase
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 SSE_FIELD_LINE = re.compile(r"^(data|event|id|retry)?:")
 
 # Signatures of files people save by mistake instead of the response body.
 _BINARY_SIGNATURES = {
-    b"%PDF": "a PDF document",
-    b"\x89PNG": "a PNG image",
-    b"\xff\xd8\xff": "a JPEG image",
-    b"GIF8": "a GIF image",
-    b"PK\x03\x04": "a ZIP archive (or an Office document)",
-    b"\x1f\x8b": "a gzip-compressed file",
+    b"%PDF": phrase("This is a PDF document, not a saved API response."),
+    b"\x89PNG": phrase("This is a PNG image, not a saved API response."),
+    b"\xff\xd8\xff": phrase("This is a JPEG image, not a saved API response."),
+    b"GIF8": phrase("This is a GIF image, not a saved API response."),
+    b"PK\x03\x04": phrase("This is a ZIP archive (or an Office document), not a saved API response."),
+    b"\x1f\x8b": phrase("This is a gzip-compressed file, not a saved API response."),
 }
 
 
@@ -46,7 +47,7 @@ def read_dump(raw: bytes) -> FramedDump:
     text, cut_in_character = decode_dump_text(raw)
     dump = _read_text(text)
     if cut_in_character and dump.framing in ("json", "json-array"):
-        raise DumpError("truncated_json", "The dump ends in the middle of a character: it looks cut off.")
+        raise DumpError("truncated_json", phrase("The dump ends in the middle of a character: it looks cut off."))
     dump.cut_off = dump.cut_off or cut_in_character
     dump.repaired_strings = _check_values(dump.values)
     return dump
@@ -57,8 +58,10 @@ def _read_text(text: str) -> FramedDump:
     if stripped.startswith("<"):
         raise DumpError(
             "html",
-            "This is an HTML page, not an API response. Save the response body (JSON or the event "
-            "stream) rather than the web page that showed it.",
+            phrase(
+                "This is an HTML page, not an API response. Save the response body (JSON or the event "
+                "stream) rather than the web page that showed it."
+            ),
         )
     if _looks_like_sse(stripped):
         return _read_sse(text)
@@ -66,21 +69,23 @@ def _read_text(text: str) -> FramedDump:
         return _read_json_or_jsonl(text)
     raise DumpError(
         "invalid_json",
-        f"This is not JSON, JSON Lines or an event stream: it starts with {_preview(stripped)}.",
+        phrase("This is not JSON, JSON Lines or an event stream: it starts with {start}.", start=_preview(stripped)),
     )
 
 
 def decode_dump_text(raw: bytes) -> tuple[str, bool]:
     """The dump as text, and whether its last character was cut off (a stream saved mid-character)."""
     if not raw.strip():
-        raise DumpError("empty", "The dump is empty: paste or upload a saved API response.")
+        raise DumpError("empty", phrase("The dump is empty: paste or upload a saved API response."))
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise DumpError("not_utf8", "The dump is UTF-16 text; citeview reads UTF-8. Save it as UTF-8 and try again.")
-    for signature, what in _BINARY_SIGNATURES.items():
+        raise DumpError(
+            "not_utf8", phrase("The dump is UTF-16 text; citeview reads UTF-8. Save it as UTF-8 and try again.")
+        )
+    for signature, message in _BINARY_SIGNATURES.items():
         if raw.startswith(signature):
-            raise DumpError("binary", f"This is {what}, not a saved API response.")
+            raise DumpError("binary", message)
     if b"\x00" in raw[:8192]:
-        raise DumpError("binary", "The dump contains binary data (NUL bytes), not a saved API response.")
+        raise DumpError("binary", phrase("The dump contains binary data (NUL bytes), not a saved API response."))
     try:
         text = raw.decode("utf-8")
         cut = False
@@ -90,8 +95,12 @@ def decode_dump_text(raw: bytes) -> tuple[str, bool]:
         bad = raw[exc.start]
         raise DumpError(
             "not_utf8",
-            f"The dump is not valid UTF-8 (byte 0x{bad:02x} at offset {exc.start}). Save it as UTF-8: "
-            "Shift_JIS, EUC-JP and other encodings are not read.",
+            phrase(
+                "The dump is not valid UTF-8 (byte 0x{byte:02x} at offset {offset}). Save it as UTF-8: "
+                "Shift_JIS, EUC-JP and other encodings are not read.",
+                byte=bad,
+                offset=exc.start,
+            ),
         ) from None
     return text.removeprefix("\ufeff"), cut  # a UTF-8 byte-order mark carries no content
 
@@ -101,18 +110,34 @@ def loads_strict(text: str) -> Any:
     return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_refuse_duplicate_keys)
 
 
-def json_error(exc: Exception, text: str, where: str = "The JSON") -> DumpError:
+def json_error(exc: Exception, text: str, where: Phrase | None = None) -> DumpError:
+    """The error for JSON that did not decode. Python's own reason (``exc.msg``) is quoted as it is."""
+    where = where or phrase("The JSON")
     if isinstance(exc, RecursionError):
-        return DumpError("too_deep", f"{where} is nested too deeply to read (thousands of levels).")
+        return DumpError("too_deep", phrase("{where} is nested too deeply to read (thousands of levels).", where=where))
     if isinstance(exc, json.JSONDecodeError):
         # A string never closed runs to the end of the input: that is a cut, not a typo.
         if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
             return DumpError(
                 "truncated_json",
-                f"{where} ends too early (line {exc.lineno}, column {exc.colno}): the dump looks cut off.",
+                phrase(
+                    "{where} ends too early (line {line}, column {column}): the dump looks cut off.",
+                    where=where,
+                    line=exc.lineno,
+                    column=exc.colno,
+                ),
             )
-        return DumpError("invalid_json", f"{where} is not valid at line {exc.lineno}, column {exc.colno}: {exc.msg}.")
-    return DumpError("invalid_json", f"{where} is not valid: {exc}.")
+        return DumpError(
+            "invalid_json",
+            phrase(
+                "{where} is not valid at line {line}, column {column}: {reason}.",
+                where=where,
+                line=exc.lineno,
+                column=exc.colno,
+                reason=exc.msg,
+            ),
+        )
+    return DumpError("invalid_json", phrase("{where} is not valid: {reason}.", where=where, reason=str(exc)))
 
 
 def _check_values(values: list[Any]) -> int:
@@ -124,7 +149,8 @@ def _check_values(values: list[Any]) -> int:
         value, depth = stack.pop()
         if depth > MAX_DEPTH:
             raise DumpError(
-                "too_deep", f"The JSON is nested more than {MAX_DEPTH} levels deep; no provider response is."
+                "too_deep",
+                phrase("The JSON is nested more than {depth} levels deep; no provider response is.", depth=MAX_DEPTH),
             )
         if isinstance(value, dict):
             for key, item in value.items():
@@ -171,9 +197,11 @@ def _read_json_or_jsonl(text: str) -> FramedDump:
         raise json_error(exc, text) from None
     if isinstance(value, list):
         if not value:
-            raise DumpError("unknown_provider", "The JSON array is empty: there is no response in it.")
+            raise DumpError("unknown_provider", phrase("The JSON array is empty: there is no response in it."))
         if not all(isinstance(v, dict) for v in value):
-            raise DumpError("unknown_provider", "The JSON array holds values that are not response objects or events.")
+            raise DumpError(
+                "unknown_provider", phrase("The JSON array holds values that are not response objects or events.")
+            )
         return FramedDump("json-array", value)
     return FramedDump("json", [value])
 
@@ -193,7 +221,7 @@ def _read_jsonl(lines: list[str]) -> FramedDump:
         except (ValueError, RecursionError) as exc:
             if number == len(lines):  # only the last line may be broken: the stream was cut there
                 return FramedDump("jsonl", values, cut_off=True)
-            raise json_error(exc, line, f"Line {number} of the JSON Lines") from None
+            raise json_error(exc, line, phrase("Line {number} of the JSON Lines", number=number)) from None
     return FramedDump("jsonl", values)
 
 
@@ -244,7 +272,8 @@ def _read_sse(text: str) -> FramedDump:
         except (ValueError, RecursionError) as exc:
             separate = _each_line_alone(lines_of_event)
             if separate is None:
-                pending_error = json_error(exc, payload, f"The data of the event at line {start_line}")
+                where = phrase("The data of the event at line {line}", line=start_line)
+                pending_error = json_error(exc, payload, where)
                 return
             # Saved without the blank lines between events: each data line is an event of its own.
             dump.values.extend(separate)
@@ -268,7 +297,7 @@ def _read_sse(text: str) -> FramedDump:
     if pending_error is not None:
         dump.cut_off = True  # only the last event may be broken: the stream was cut there
     if not dump.values:
-        raise DumpError("invalid_sse", "The event stream holds no events with JSON data.")
+        raise DumpError("invalid_sse", phrase("The event stream holds no events with JSON data."))
     return dump
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from citeview.core.phrases import Phrase, phrase
+
 CONTRACT_VERSION = 1
 
 SEVERITIES = ("error", "warning", "info")
@@ -68,11 +70,18 @@ class Marker:
 class Diagnostic:
     code: str
     severity: str
-    message: str
+    message: Phrase
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "severity": self.severity, "message": self.message, "details": self.details}
+        # "message" is the contract's English sentence; "phrase" (an addition) lets a page translate it.
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "message": str(self.message),
+            "details": self.details,
+            "phrase": self.message.to_json(),
+        }
 
 
 @dataclass
@@ -94,7 +103,7 @@ class Response:
     id: str | None = None
     model: str | None = None
     status: str = "incomplete"  # "completed" | "incomplete" | "failed"
-    status_detail: str | None = None
+    status_detail: Phrase | None = None
     text: str = ""
     sources: list[Source] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
@@ -106,38 +115,51 @@ class Response:
     candidate: int | None = None
     search_suggestions: str | None = None
 
-    def diagnose(self, code: str, severity: str, message: str, **details: Any) -> None:
+    def diagnose(self, code: str, severity: str, message: Phrase, **details: Any) -> None:
         self.diagnostics.append(Diagnostic(code, severity, message, details))
 
-    def mark_failed(self, error: Any) -> None:
-        message = error.get("message") if isinstance(error, dict) else None
+    def mark_failed(self, error: Any = None, *, detail: Phrase | None = None) -> None:
+        """A failure: the provider's error object, whose message is shown as it came (untranslated),
+        or a failure citeview words itself (``detail``), such as a failed status."""
+        if detail is None:
+            message = error.get("message") if isinstance(error, dict) else None
+            detail = (
+                phrase("{message}", message=str(message))
+                if message
+                else phrase("the provider reported a failure without a message")
+            )
         self.status = "failed"
-        self.status_detail = str(message) if message else "the provider reported a failure without a message"
+        self.status_detail = detail
         self.diagnose(
             "failed_response",
             "error",
-            f"The response failed: {self.status_detail}.",
+            phrase("The response failed: {detail}.", detail=self.status_detail),
             error=error if isinstance(error, dict) else None,
         )
 
     def set_finish(
-        self, reason: str | None, *, field: str, completed: set[str], why: dict[str, str] | None = None
+        self, reason: str | None, *, field: str, completed: set[str], why: dict[str, Phrase] | None = None
     ) -> None:
         """The status a finish (or stop) reason gives: completed only when the provider said so."""
         if reason in completed:
             self.status = "completed"
         elif reason:
             explanation = (why or {}).get(reason)
-            self.mark_incomplete(f"{field} {reason}: {explanation}" if explanation else f"{field} {reason}")
+            if explanation:
+                self.mark_incomplete(
+                    phrase("{field} {reason}: {explanation}", field=field, reason=reason, explanation=explanation)
+                )
+            else:
+                self.mark_incomplete(phrase("{field} {reason}", field=field, reason=reason))
         elif self.streamed:
-            self.mark_incomplete(f"stream ended without a {field}")
+            self.mark_incomplete(phrase("stream ended without a {field}", field=field))
         else:
-            self.mark_incomplete(f"the response has no {field}")
+            self.mark_incomplete(phrase("the response has no {field}", field=field))
 
-    def mark_incomplete(self, detail: str) -> None:
+    def mark_incomplete(self, detail: Phrase) -> None:
         self.status = "incomplete"
         self.status_detail = detail
-        self.diagnose("incomplete_response", "warning", f"The response is incomplete: {detail}.")
+        self.diagnose("incomplete_response", "warning", phrase("The response is incomplete: {detail}.", detail=detail))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -147,7 +169,8 @@ class Response:
             "id": self.id,
             "model": self.model,
             "status": self.status,
-            "status_detail": self.status_detail,
+            "status_detail": str(self.status_detail) if self.status_detail else None,
+            "status_detail_phrase": self.status_detail.to_json() if self.status_detail else None,
             "text": self.text,
             "sources": [s.to_json() for s in self.sources],
             "citations": [c.to_json() for c in self.citations],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from citeview.core.phrases import Phrase, phrase
+
 NEAR_CHARS = 64  # how far from its offset a segment's text may be found again and still count as its place
 
 
@@ -34,7 +36,7 @@ class Placement:
     start: int | None  # code points; None when the span could not be placed
     end: int | None
     problem: str | None  # a diagnostic code, when the offsets did not simply fit
-    detail: str = ""
+    detail: Phrase | None = None  # what was wrong with the offsets, for people
 
 
 def place_byte_span(offsets: ByteOffsets, start: int, end: int, expected_text: str | None) -> Placement:
@@ -44,23 +46,32 @@ def place_byte_span(offsets: ByteOffsets, start: int, end: int, expected_text: s
     where the offsets point; otherwise it stays unplaced, never at a guessed position.
     """
     if not (offsets.in_range(start) and offsets.in_range(end)) or start > end:
-        problem, detail = "offset_out_of_range", f"bytes {start}–{end} but the text has {len(offsets.data)} bytes"
+        problem = "offset_out_of_range"
+        detail = phrase(
+            "bytes {start}–{end} but the text has {size} bytes", start=start, end=end, size=len(offsets.data)
+        )
     elif offsets.codepoint(start) is None or offsets.codepoint(end) is None:
-        problem, detail = "offset_inside_character", f"bytes {start}–{end} cut a character in two"
+        problem = "offset_inside_character"
+        detail = phrase("bytes {start}–{end} cut a character in two", start=start, end=end)
     else:
         cp_start, cp_end = offsets.codepoint(start), offsets.codepoint(end)
         assert cp_start is not None and cp_end is not None
         found = offsets.text[cp_start:cp_end]
         if expected_text is None or found == expected_text:
             return Placement(cp_start, cp_end, None)
-        problem, detail = (
-            "segment_text_mismatch",
-            f"bytes {start}–{end} hold {found[:40]!r}, not {expected_text[:40]!r}",
+        problem = "segment_text_mismatch"
+        detail = phrase(
+            "bytes {start}–{end} hold {found!r}, not {expected!r}",
+            start=start,
+            end=end,
+            found=found[:40],
+            expected=expected_text[:40],
         )
     near = _find_near(offsets.text, expected_text, _approximate_codepoint(offsets, start))
     if near is None:
         return Placement(None, None, problem, detail)
-    return Placement(near, near + len(expected_text or ""), problem, detail + "; placed where that text stands nearby")
+    nearby = phrase("{detail}; placed where that text stands nearby", detail=detail)
+    return Placement(near, near + len(expected_text or ""), problem, nearby)
 
 
 def _approximate_codepoint(offsets: ByteOffsets, byte_offset: int) -> int:

@@ -10,11 +10,12 @@ from citeview.core.detect import API_NAMES, PROVIDERS, split_responses
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.framing import FramedDump, read_dump
 from citeview.core.model import ParsedDump, Response
+from citeview.core.phrases import phrase
 from citeview.core.providers import PARSERS, REQUEST_CHECKS
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 # Bump when parsers or the renderer change what they produce: stored dumps are then rebuilt from their bytes.
-RESULT_VERSION = 4
+RESULT_VERSION = 5
 
 
 def parse_dump(
@@ -26,7 +27,10 @@ def parse_dump(
         raise too_large_error(len(raw), max_bytes)
     if provider is not None and provider not in PROVIDERS and provider not in API_NAMES:
         names = ", ".join([*PROVIDERS, *API_NAMES])
-        raise DumpError("unknown_provider", f"Unknown provider {provider!r}; use one of: {names}.")
+        raise DumpError(
+            "unknown_provider",
+            phrase("Unknown provider {provider!r}; use one of: {names}.", provider=provider, names=names),
+        )
     framed = read_dump(raw)
     request_value = read_request(request) if request is not None else None
     framed, wrapped_request = _unwrap_exchange(framed)
@@ -37,7 +41,7 @@ def parse_dump(
         if parser is None:
             raise DumpError(
                 "unsupported_provider",
-                f"This dump was recognised as {API_NAMES[group.api]}, which citeview cannot read yet.",
+                phrase("This dump was recognised as {api}, which citeview cannot read yet.", api=API_NAMES[group.api]),
             )
         parsed = parser(group.values, group.streamed)
         for response in parsed if isinstance(parsed, list) else [parsed]:
@@ -45,7 +49,10 @@ def parse_dump(
                 response.diagnose(
                     "unknown_event",
                     "info",
-                    f"{group.ignored} value(s) in the dump have no shape citeview knows and were not read.",
+                    phrase(
+                        "{count} value(s) in the dump have no shape citeview knows and were not read.",
+                        count=group.ignored,
+                    ),
                 )
             if request_value is not None:
                 _check_against_request(response, request_value)
@@ -57,8 +64,11 @@ def parse_dump(
         responses[0].diagnose(
             "invalid_unicode",
             "warning",
-            f"{framed.repaired_strings} string(s) in the dump hold half of a character (a lone surrogate escape); "
-            "it is shown as \ufffd. The raw dump keeps it as sent.",
+            phrase(
+                "{count} string(s) in the dump hold half of a character (a lone surrogate escape); "
+                "it is shown as �. The raw dump keeps it as sent.",
+                count=framed.repaired_strings,
+            ),
         )
     return ParsedDump(hashlib.sha256(raw).hexdigest(), len(raw), framed.framing, responses)
 
@@ -68,9 +78,11 @@ def read_request(raw: bytes) -> dict[str, Any]:
     try:
         framed = read_dump(raw)
     except DumpError as error:
-        raise DumpError("invalid_request", f"The attached request cannot be read: {error.message}") from None
+        raise DumpError(
+            "invalid_request", phrase("The attached request cannot be read: {reason}", reason=error.phrase)
+        ) from None
     if framed.framing != "json" or not isinstance(framed.values[0], dict):
-        raise DumpError("invalid_request", "The attached request must be one JSON object (the request body).")
+        raise DumpError("invalid_request", phrase("The attached request must be one JSON object (the request body)."))
     return framed.values[0]
 
 
@@ -87,7 +99,8 @@ def _unwrap_exchange(framed: FramedDump) -> tuple[FramedDump, dict[str, Any] | N
     if isinstance(inner, str):
         return read_dump(inner.encode("utf-8")), value["request"]
     raise DumpError(
-        "invalid_json", 'The dump\'s "response" is neither a response object, a list of events nor a saved stream.'
+        "invalid_json",
+        phrase('The dump\'s "response" is neither a response object, a list of events nor a saved stream.'),
     )
 
 
@@ -97,7 +110,7 @@ def _check_against_request(response: Response, request: dict[str, Any]) -> None:
         response.diagnose(
             "request_not_used",
             "info",
-            "A request is attached, but citeview checks quotes against requests only for Claude.",
+            phrase("A request is attached, but citeview checks quotes against requests only for Claude."),
         )
         return
     check(response, request)
@@ -107,7 +120,9 @@ def _note_cut_off(response: Response) -> None:
     response.diagnose(
         "truncated_event",
         "warning",
-        "The last event of the stream was cut off mid-way and could not be read; the events before it are shown.",
+        phrase(
+            "The last event of the stream was cut off mid-way and could not be read; the events before it are shown."
+        ),
     )
     if response.status == "completed":
-        response.mark_incomplete("the stream was cut off")
+        response.mark_incomplete(phrase("the stream was cut off"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from citeview.core.model import Response, Source
+from citeview.core.phrases import phrase
 
 
 class SourceTable:
@@ -52,8 +53,13 @@ class SourceTable:
             self._response.diagnose(
                 "source_conflict",
                 "warning",
-                f"Source {key} was given with two different URLs: {first.url} and {url}. Both are kept; "
-                f"a citation of {key} points at both.",
+                phrase(
+                    "Source {key} was given with two different URLs: {first} and {second}. Both are kept; "
+                    "a citation of {key} points at both.",
+                    key=key,
+                    first=first.url,
+                    second=url,
+                ),
                 key=key,
                 keys=list(existing),
                 urls=[self.get(k).url for k in existing],

@@ -90,7 +90,7 @@ def _dump_error(error: DumpError) -> JsonResponse:
 
 
 def _error(status: int, code: str, message: str, allow: str | None = None) -> JsonResponse:
-    response = JsonResponse(DumpError(code, message).to_json(), status=status)
+    response = JsonResponse({"error": {"code": code, "message": message}}, status=status)
     if allow:
         response["Allow"] = allow
     return response

@@ -4,6 +4,7 @@ from pathlib import PurePath
 
 from django import forms
 from django.conf import settings
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from citeview.core.errors import DumpError, too_large_error
@@ -73,8 +74,8 @@ class DumpForm(forms.Form):
         return upload.read(settings.CITEVIEW_MAX_DUMP_BYTES + 1), name  # type: ignore[attr-defined]
 
     def add_dump_error(self, error: DumpError) -> None:
-        self.add_error(None, forms.ValidationError(error.message, code=error.code))
+        self.add_error(None, forms.ValidationError(error.phrase.text(gettext), code=error.code))
 
 
 def _too_large_message(size: int) -> str:
-    return too_large_error(size, settings.CITEVIEW_MAX_DUMP_BYTES).message
+    return too_large_error(size, settings.CITEVIEW_MAX_DUMP_BYTES).phrase.text(gettext)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext
 
 from citeview.core.errors import too_large_error
 from citeview.dumps.forms import DumpForm
@@ -38,6 +39,7 @@ class DumpSizeLimitMiddleware:
         error = too_large_error(declared, limit)
         if request.path.startswith("/api/"):
             return JsonResponse(error.to_json(), status=413)
+        message = error.phrase.text(gettext)
         if not request.user.is_authenticated:
-            return HttpResponse(error.message, status=413, content_type="text/plain; charset=utf-8")
-        return home_page(request, DumpForm(), status=413, page_error=error.message)
+            return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+        return home_page(request, DumpForm(), status=413, page_error=message)

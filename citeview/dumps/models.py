@@ -32,7 +32,7 @@ class Dump(models.Model):
     unresolved_count = models.PositiveIntegerField(default=0)
     source_count = models.PositiveIntegerField(default=0)
     result = models.JSONField(_("normalised JSON"))
-    # One per response: {"answer": sanitised HTML, "evidence": rows of sanitised HTML}.
+    # Per interface language, one per response: {"answer": sanitised HTML, "evidence": rows of sanitised HTML}.
     rendered = models.JSONField(_("rendered answers"))
     result_version = models.PositiveIntegerField(default=0)
 

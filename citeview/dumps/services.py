@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, transaction
+from django.utils import translation
 
 from citeview.core.parse import RESULT_VERSION, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
@@ -96,9 +97,21 @@ def _derived_fields(raw: bytes, provider: str | None, request: bytes | None) -> 
         "unresolved_count": sum(len(r["unresolved"]) for r in responses),
         "source_count": sum(len(r["sources"]) for r in responses),
         "result": result,
-        "rendered": [render_response(r, response_prefix(i)) for i, r in enumerate(responses)],
+        "rendered": _rendered_per_language(responses),
         "result_version": RESULT_VERSION,
     }
+
+
+def _rendered_per_language(responses: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Each response rendered once per interface language: the answer carries our own words too
+    (footnote names, explanations of unresolved markers), and pages never render."""
+    rendered = {}
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            rendered[language] = [
+                render_response(r, response_prefix(i), translation.gettext) for i, r in enumerate(responses)
+            ]
+    return rendered
 
 
 def _headline(responses: list[dict[str, Any]]) -> str:

@@ -7,14 +7,16 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.csp import CSP
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_http_methods
 
 from citeview.core.errors import DumpError
+from citeview.core.phrases import phrase_text
 from citeview.core.pretty import pretty_dump_text
-from citeview.core.rendering.answer import response_prefix, source_entries
+from citeview.core.rendering.answer import diagnostic_text, response_prefix, source_entries
 from citeview.dumps.forms import DumpForm
 from citeview.dumps.http_status import status_for
 from citeview.dumps.models import Dump
@@ -57,7 +59,10 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "dump": dump,
         "request_text": pretty_dump_text(bytes(dump.request_raw), "json")[0] if dump.request_raw else None,
-        "responses": [_response_view(dump, index, response) for index, response in enumerate(dump.result["responses"])],
+        "responses": [
+            _response_view(rendered, index, response)
+            for index, (rendered, response) in enumerate(zip(_rendered(dump), dump.result["responses"], strict=True))
+        ],
         "raw_text": raw_text,
         "raw_shortened": raw_shortened,
     }
@@ -126,18 +131,28 @@ def _form_error_status(form: DumpForm) -> int:
     return next((_FORM_ERROR_STATUS[c] for c in codes if c in _FORM_ERROR_STATUS), 400)
 
 
-def _response_view(dump: Dump, index: int, response: dict[str, Any]) -> dict[str, Any]:
+def _rendered(dump: Dump) -> list[dict[str, Any]]:
+    """The stored rendering in the page's language."""
+    rendered = dump.rendered
+    if isinstance(rendered, list):  # stored before renderings were kept per language
+        return rendered
+    return rendered.get(get_language()) or rendered.get(settings.LANGUAGE_CODE) or next(iter(rendered.values()))
+
+
+def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any]) -> dict[str, Any]:
     prefix = response_prefix(index)
     sources = source_entries(response, prefix)
     labels = {entry["key"]: entry for entry in sources}
+    diagnostics = sorted(response["diagnostics"], key=lambda d: _SEVERITY_ORDER.get(d["severity"], 3))
     return {
         "index": index,
-        "evidence": dump.rendered[index]["evidence"],
+        "evidence": rendered["evidence"],
         "data": response,
         "prefix": prefix,
-        "answer_html": dump.rendered[index]["answer"],
+        "answer_html": rendered["answer"],
+        "status_detail": phrase_text(response.get("status_detail_phrase"), gettext) or response["status_detail"],
         "sources": sources,
-        "diagnostics": sorted(response["diagnostics"], key=lambda d: _SEVERITY_ORDER.get(d["severity"], 3)),
+        "diagnostics": [{**d, "text": diagnostic_text(d, gettext)} for d in diagnostics],
         "problem_count": sum(1 for d in response["diagnostics"] if d["severity"] != "info"),
         "searches": [
             {"queries": batch["queries"], "sources": [labels[k] for k in batch["source_keys"] if k in labels]}

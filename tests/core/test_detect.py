@@ -8,6 +8,7 @@ import pytest
 
 from citeview.core.errors import DumpError
 from citeview.core.parse import parse_dump
+from citeview.core.phrases import phrase_text
 from tests.builders import agent_created, agent_deltas, agent_object, sonar_object
 from tests.conftest import own_fixture, sse
 
@@ -88,5 +89,7 @@ def test_the_contract_json_has_exactly_the_documented_fields():
         "location",
         "confidence",
     }
-    assert set(response["diagnostics"][0]) == {"code", "severity", "message", "details"}
+    # "phrase" is ours: the message as a template and its values, so a page can translate it.
+    assert set(response["diagnostics"][0]) - {"phrase"} == {"code", "severity", "message", "details"}
+    assert response["diagnostics"][0]["message"] == phrase_text(response["diagnostics"][0]["phrase"])
     json.dumps(doc)  # serialisable as it is

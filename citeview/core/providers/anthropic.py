@@ -13,16 +13,19 @@ from typing import Any
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response, SearchBatch
+from citeview.core.phrases import phrase
 from citeview.core.sources import SourceTable
 
 COMPLETED_STOP_REASONS = {"end_turn", "stop_sequence", "tool_use"}
 INCOMPLETE_STOP_REASONS = {
-    "max_tokens": "the answer hit the token limit",
-    "pause_turn": "the server paused a long turn; its continuation is another response",
-    "refusal": "the model refused",
-    "model_context_window_exceeded": "the context window is full",
+    "max_tokens": phrase("the answer hit the token limit"),
+    "pause_turn": phrase("the server paused a long turn; its continuation is another response"),
+    "refusal": phrase("the model refused"),
+    "model_context_window_exceeded": phrase("the context window is full"),
 }
 _QUIET_EVENTS = {"ping", "content_block_stop", "message_stop"}
+# How an event without a `type` is listed in the `unknown_event` details (the message words it as a phrase).
+_NO_TYPE = "(an event without a type)"
 
 
 @dataclass
@@ -46,8 +49,12 @@ def parse_messages(values: list[dict[str, Any]], streamed: bool) -> Response:
         _read_message(response, message)
         _set_stream_status(response, stream)
         for kind in stream.unknown_types:
+            shown = phrase("(an event without a type)") if kind == _NO_TYPE else kind
             response.diagnose(
-                "unknown_event", "info", f"The stream has events of a type citeview does not know: {kind}.", type=kind
+                "unknown_event",
+                "info",
+                phrase("The stream has events of a type citeview does not know: {type}.", type=shown),
+                type=kind,
             )
     else:
         _read_message(response, values[0])
@@ -75,7 +82,7 @@ def _read_stream(events: list[dict[str, Any]]) -> _Stream:
         elif kind == "error":
             stream.error = dict_or_empty(event.get("error")) or event
         elif kind not in _QUIET_EVENTS:
-            label = str(kind) if kind is not None else "(an event without a type)"
+            label = str(kind) if kind is not None else _NO_TYPE
             if label not in stream.unknown_types:
                 stream.unknown_types.append(label)
     return stream
@@ -151,7 +158,7 @@ def _cite(response: Response, table: SourceTable, citation: dict[str, Any], star
         response.diagnose(
             "unknown_citation",
             "info",
-            f"A citation of a type citeview does not know ({kind}) is listed but not placed.",
+            phrase("A citation of a type citeview does not know ({type}) is listed but not placed.", type=str(kind)),
             type=str(kind),
         )
         return
@@ -220,7 +227,9 @@ def _add_web_results(response: Response, table: SourceTable, blocks: list[dict[s
         content = block.get("content")
         if isinstance(content, dict):
             error = str_or_none(content.get("error_code")) or "unknown"
-            response.diagnose("search_failed", "warning", f"A web search failed: {error}.", error_code=error)
+            response.diagnose(
+                "search_failed", "warning", phrase("A web search failed: {error}.", error=error), error_code=error
+            )
             continue
         keys = []
         for result in dicts_in(content):
@@ -255,8 +264,11 @@ def _note_earlier_results(response: Response, result_urls: set[str]) -> None:
         response.diagnose(
             "source_from_earlier_response",
             "info",
-            f"{len(earlier)} cited page(s) are not among this response's search results; a continuation "
-            "(after pause_turn) may cite results an earlier response received. The citations are kept.",
+            phrase(
+                "{count} cited page(s) are not among this response's search results; a continuation "
+                "(after pause_turn) may cite results an earlier response received. The citations are kept.",
+                count=len(earlier),
+            ),
             urls=earlier,
         )
 
@@ -265,19 +277,32 @@ def _set_status(response: Response, stop_reason: str | None, stop_details: Any) 
     if stop_reason in COMPLETED_STOP_REASONS:
         response.status = "completed"
     elif stop_reason in INCOMPLETE_STOP_REASONS:
-        detail = f"stop_reason {stop_reason}: {INCOMPLETE_STOP_REASONS[stop_reason]}"
+        meaning = INCOMPLETE_STOP_REASONS[stop_reason]
+        # The provider's own explanation is shown as it came, untranslated.
         explanation = str_or_none(dict_or_empty(stop_details).get("explanation"))
-        response.mark_incomplete(f"{detail} ({explanation})" if explanation else detail)
+        if explanation:
+            response.mark_incomplete(
+                phrase(
+                    "stop_reason {reason}: {meaning} ({explanation})",
+                    reason=stop_reason,
+                    meaning=meaning,
+                    explanation=explanation,
+                )
+            )
+        else:
+            response.mark_incomplete(
+                phrase("{field} {reason}: {explanation}", field="stop_reason", reason=stop_reason, explanation=meaning)
+            )
     elif stop_reason:
-        response.mark_incomplete(f"stop_reason {stop_reason}")
+        response.mark_incomplete(phrase("{field} {reason}", field="stop_reason", reason=stop_reason))
     else:
-        response.mark_incomplete("the response has no stop_reason")
+        response.mark_incomplete(phrase("the response has no {field}", field="stop_reason"))
 
 
 def _set_stream_status(response: Response, stream: _Stream) -> None:
     if stream.error is not None:
         response.mark_failed(stream.error)
     elif not stream.stopped:
-        response.mark_incomplete("stream ended without message_stop")
+        response.mark_incomplete(phrase("stream ended without {event}", event="message_stop"))
     else:
         _set_status(response, stream.stop_reason, stream.stop_details)

@@ -12,6 +12,7 @@ from typing import Any
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response
+from citeview.core.phrases import Phrase, phrase
 from citeview.core.sources import SourceTable
 
 CONTEXT_CHARS = 400  # how much of the paragraph around a quote the evidence view shows, each side
@@ -89,9 +90,14 @@ def check_quotes(response: Response, request: dict[str, Any]) -> None:
                 response.diagnose(
                     "document_title_mismatch",
                     "warning",
-                    f"{document.key} is cited with the title {source.title!r} but the request's document there is "
-                    f"{document.title!r}: the documents may be counted differently, so its quotes may be checked "
-                    "against the wrong document.",
+                    phrase(
+                        "{key} is cited with the title {cited_title!r} but the request's document there is "
+                        "{request_title!r}: the documents may be counted differently, so its quotes may be checked "
+                        "against the wrong document.",
+                        key=document.key,
+                        cited_title=source.title,
+                        request_title=document.title,
+                    ),
                     key=document.key,
                 )
             source.title = source.title or document.title
@@ -113,8 +119,12 @@ def check_quotes(response: Response, request: dict[str, Any]) -> None:
             response.diagnose(
                 "location_unverifiable",
                 "info",
-                f"A {citation.location['type']} location cannot be checked against {_name(document)}, "
-                f"a {document.kind} document.",
+                phrase(
+                    "A {unit} location cannot be checked against {document}, a {kind} document.",
+                    unit=citation.location["type"],
+                    document=_name(document),
+                    kind=document.kind,
+                ),
                 key=document.key,
             )
 
@@ -126,8 +136,12 @@ def _note_unknown_documents(response: Response, documents: dict[str, RequestDocu
         response.diagnose(
             "unknown_document",
             "warning",
-            f"Citations point at {key}, but the attached request has {count} such item(s), counted in order of "
-            "appearance; their quotes cannot be checked.",
+            phrase(
+                "Citations point at {key}, but the attached request has {count} such item(s), counted in order of "
+                "appearance; their quotes cannot be checked.",
+                key=key,
+                count=count,
+            ),
             key=key,
         )
 
@@ -145,8 +159,14 @@ def _check_characters(response: Response, citation: Citation, document: RequestD
                 response.diagnose(
                     "cited_text_mismatch",
                     "info",
-                    f"The quote from {_name(document)} matches its document only when chars {start}–{end} are read as "
-                    f"{_UNIT_WORDS[unit]}, not as characters (code points).",
+                    phrase(
+                        "The quote from {document} matches its document only when chars {start}–{end} are read as "
+                        "{unit}, not as characters (code points).",
+                        document=_name(document),
+                        start=start,
+                        end=end,
+                        unit=_UNIT_WORDS[unit],
+                    ),
                     key=document.key,
                     start=start,
                     end=end,
@@ -158,13 +178,26 @@ def _check_characters(response: Response, citation: Citation, document: RequestD
             response,
             citation,
             document,
-            f"cites chars {start}–{end}, which is no range of a document of {len(document.text)} characters.",
+            phrase(
+                "The quote from {document} cites chars {start}–{end}, which is no range of a document of "
+                "{length} characters.",
+                document=_name(document),
+                start=start,
+                end=end,
+                length=len(document.text),
+            ),
         )
         return
     found = document.text[start:end]
     citation.context = _context(document.text, start, end)
-    detail = f"at chars {start}–{end} differs from the document: " + _difference(citation.cited_text, found)
-    _mismatch(response, citation, document, detail, document_text=found, cited_text=citation.cited_text)
+    message = phrase(
+        "The quote from {document} at chars {start}–{end} differs from the document: {difference}",
+        document=_name(document),
+        start=start,
+        end=end,
+        difference=_difference(citation.cited_text, found),
+    )
+    _mismatch(response, citation, document, message, document_text=found, cited_text=citation.cited_text)
 
 
 def _check_blocks(response: Response, citation: Citation, document: RequestDocument) -> None:
@@ -172,7 +205,16 @@ def _check_blocks(response: Response, citation: Citation, document: RequestDocum
     start, end = citation.location["start"], citation.location["end"]
     if not 0 <= start < end <= len(document.blocks):
         _mismatch(
-            response, citation, document, f"cites blocks {start}–{end - 1}, but it has {len(document.blocks)} block(s)."
+            response,
+            citation,
+            document,
+            phrase(
+                "The quote from {document} cites blocks {start}–{last}, but it has {count} block(s).",
+                document=_name(document),
+                start=start,
+                last=end - 1,
+                count=len(document.blocks),
+            ),
         )
         return
     cited = document.blocks[start:end]
@@ -183,27 +225,36 @@ def _check_blocks(response: Response, citation: Citation, document: RequestDocum
         response.diagnose(
             "location_unverifiable",
             "info",
-            f"The quote from {_name(document)} spans a block that is not text (an image); it cannot be compared.",
+            phrase(
+                "The quote from {document} spans a block that is not text (an image); it cannot be compared.",
+                document=_name(document),
+            ),
             key=document.key,
         )
         return
     if "".join(cited_blocks) == citation.cited_text:
         citation.quote_check = {"result": "match", "unit": None}
         return
-    detail = f"at blocks {start}–{end - 1} differs from those blocks: " + _difference(
-        citation.cited_text, "".join(cited_blocks)
+    message = phrase(
+        "The quote from {document} at blocks {start}–{last} differs from those blocks: {difference}",
+        document=_name(document),
+        start=start,
+        last=end - 1,
+        difference=_difference(citation.cited_text, "".join(cited_blocks)),
     )
-    _mismatch(response, citation, document, detail)
+    _mismatch(response, citation, document, message)
 
 
-def _mismatch(response: Response, citation: Citation, document: RequestDocument, detail: str, **details: Any) -> None:
+def _mismatch(
+    response: Response, citation: Citation, document: RequestDocument, message: Phrase, **details: Any
+) -> None:
     """A quote that does not stand in its document: marked on the citation and said in a diagnostic."""
     assert citation.location is not None
     citation.quote_check = {"result": "mismatch", "unit": None}
     response.diagnose(
         "cited_text_mismatch",
         "warning",
-        f"The quote from {_name(document)} {detail}",
+        message,
         key=document.key,
         start=citation.location["start"],
         end=citation.location["end"],
@@ -211,7 +262,11 @@ def _mismatch(response: Response, citation: Citation, document: RequestDocument,
     )
 
 
-_UNIT_WORDS = {"code_points": "characters", "utf16": "UTF-16 code units", "utf8": "UTF-8 bytes"}
+_UNIT_WORDS = {
+    "code_points": phrase("characters"),
+    "utf16": phrase("UTF-16 code units"),
+    "utf8": phrase("UTF-8 bytes"),
+}
 
 
 def _span_in(text: str, start: int, end: int, unit: str) -> tuple[int, int] | None:
@@ -245,14 +300,16 @@ def _context(text: str, start: int, end: int) -> dict[str, str]:
     }
 
 
-def _difference(quote: str, found: str) -> str:
+def _difference(quote: str, found: str) -> Phrase:
     """Where two texts part, in words a reviewer can check: the first differing stretch of each."""
     position = next(
         (i for i, (a, b) in enumerate(zip(quote, found, strict=False)) if a != b), min(len(quote), len(found))
     )
-    return (
-        f"from character {position} the quote has {quote[position : position + 30]!r} "
-        f"where the document has {found[position : position + 30]!r}."
+    return phrase(
+        "from character {position} the quote has {quote!r} where the document has {found!r}.",
+        position=position,
+        quote=quote[position : position + 30],
+        found=found[position : position + 30],
     )
 
 

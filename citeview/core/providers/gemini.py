@@ -11,6 +11,7 @@ from typing import Any
 from citeview.core.jsonvalues import dicts_in, str_or_none, strings_in
 from citeview.core.model import Citation, Response, SearchBatch
 from citeview.core.offsets import ByteOffsets, place_byte_span
+from citeview.core.phrases import Phrase, phrase
 from citeview.core.sources import SourceTable
 
 REDIRECT_PREFIX = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
@@ -74,7 +75,9 @@ def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list
             response.diagnose(
                 "cumulative_stream",
                 "info",
-                "The stream's chunks repeat the text so far instead of adding to it; the last full text is used.",
+                phrase(
+                    "The stream's chunks repeat the text so far instead of adding to it; the last full text is used."
+                ),
             )
         if error is not None:
             response.mark_failed(error)
@@ -171,14 +174,14 @@ def _place_support(
         response.diagnose(
             "unknown_chunk",
             "warning",
-            f"Support {number} points at grounding chunks that do not exist.",
+            phrase("Support {number} points at grounding chunks that do not exist.", number=number),
             support=number,
         )
     if get(segment, "endIndex") is None:
         response.diagnose(
             "offset_out_of_range",
             "warning",
-            f"Support {number} ({_short(text)}) has no endIndex; not placed.",
+            phrase("Support {number} ({text}) has no endIndex; not placed.", number=number, text=_short(text)),
             support=number,
         )
         return
@@ -189,11 +192,17 @@ def _place_support(
         placement = candidate if candidate.problem is None else None
     placement = placement or place_byte_span(offsets, start, end, text)
     if placement.problem:
-        where = "placed where its text stands" if placement.start is not None else "not placed"
+        where = phrase("placed where its text stands") if placement.start is not None else phrase("not placed")
         response.diagnose(
             placement.problem,
             "warning",
-            f"Support {number} ({_short(text)}): {placement.detail}; {where}.",
+            phrase(
+                "Support {number} ({text}): {detail}; {where}.",
+                number=number,
+                text=_short(text),
+                detail=placement.detail,
+                where=where,
+            ),
             support=number,
             start_byte=start,
             end_byte=end,
@@ -208,15 +217,21 @@ def _place_support(
     response.citations.append(Citation(placement.start, placement.end, source_keys, confidence=confidence))
 
 
-def _short(text: str | None) -> str:
+def _short(text: str | None) -> str | Phrase:
     if not text:
-        return "no segment text"
+        return phrase("no segment text")
     return repr(text if len(text) <= 40 else text[:37] + "…")
 
 
 def _set_status(response: Response, finish_reason: str | None, block_reason: str | None) -> None:
     if block_reason:
-        response.mark_failed({"message": f"promptFeedback.blockReason {block_reason}: the prompt was blocked"})
+        blocked = phrase(
+            "{field} {reason}: {explanation}",
+            field="promptFeedback.blockReason",
+            reason=block_reason,
+            explanation=phrase("the prompt was blocked"),
+        )
+        response.mark_failed(detail=blocked)
     else:
         response.set_finish(finish_reason, field="finishReason", completed={"STOP"})
 
@@ -254,10 +269,14 @@ def parse_interactions(values: list[dict[str, Any]], streamed: bool) -> Response
     response.text = "".join(texts)
     if status == "completed":
         response.status = "completed"
+    elif status == "failed" and interaction.get("error"):
+        response.mark_failed(interaction["error"])
     elif status == "failed":
-        response.mark_failed(interaction.get("error") or {"message": "status failed"})
+        response.mark_failed(detail=phrase("status {status}", status=status))
+    elif status:
+        response.mark_incomplete(phrase("status {status}", status=status))
     else:
-        response.mark_incomplete(f"status {status}" if status else "stream ended without interaction.completed")
+        response.mark_incomplete(phrase("stream ended without {event}", event="interaction.completed"))
     return response
 
 
@@ -359,7 +378,9 @@ def _place_annotation(
     )
     if annotation.get("end_index") is None:
         response.diagnose(
-            "offset_out_of_range", "warning", f"Annotation {number} for {source_name} has no end_index; not placed."
+            "offset_out_of_range",
+            "warning",
+            phrase("Annotation {number} for {source} has no end_index; not placed.", number=number, source=source_name),
         )
         return
     start, end = _int(annotation.get("start_index")), _int(annotation.get("end_index"))
@@ -368,7 +389,7 @@ def _place_annotation(
         response.diagnose(
             placement.problem or "offset_out_of_range",
             "warning",
-            f"Annotation {number}: {placement.detail}; not placed.",
+            phrase("Annotation {number}: {detail}; not placed.", number=number, detail=placement.detail),
         )
         return
     response.citations.append(Citation(shift + placement.start, shift + placement.end, [key]))

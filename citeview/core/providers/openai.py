@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strings_in
 from citeview.core.model import Citation, Response, SearchBatch
+from citeview.core.phrases import phrase
 from citeview.core.sources import SourceTable
 
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
@@ -150,7 +151,7 @@ def _read_stream(
         elif kind == "error":
             error = event
     if final is None and error is None:
-        response.mark_incomplete("stream ended without response.completed")
+        response.mark_incomplete(phrase("stream ended without {event}", event="response.completed"))
     return final, error
 
 
@@ -169,7 +170,7 @@ def _read_output(response: Response, output: _Output) -> None:
         last_item = item_index
         text = part.full_text
         if part.refusal:
-            response.diagnose("refusal", "warning", "The model refused; its refusal is shown as the answer.")
+            response.diagnose("refusal", "warning", phrase("The model refused; its refusal is shown as the answer."))
         for number, annotation in sorted(part.annotations.items()):
             _annotate(response, table, text, position, number, annotation)
         pieces.append(text)
@@ -179,8 +180,10 @@ def _read_output(response: Response, output: _Output) -> None:
         response.diagnose(
             "private_use_markers",
             "warning",
-            "The answer holds citation tokens in private-use characters (U+E200–U+E202) that no reader can see as "
-            "text; they are left in place so every offset stays true.",
+            phrase(
+                "The answer holds citation tokens in private-use characters (U+E200–U+E202) that no reader can see "
+                "as text; they are left in place so every offset stays true."
+            ),
         )
     for _, item in sorted(output.items.items()):
         _read_tool_item(response, table, item)
@@ -216,7 +219,9 @@ def _annotate(
             response.diagnose(
                 "offset_out_of_range",
                 "warning",
-                f"The {kind} of {key} has no index inside the text; it is listed, not placed.",
+                phrase(
+                    "The {kind} of {key} has no index inside the text; it is listed, not placed.", kind=kind, key=key
+                ),
                 key=key,
             )
     elif kind == "container_file_citation":
@@ -228,7 +233,7 @@ def _annotate(
         response.diagnose(
             "unknown_citation",
             "info",
-            f"An annotation of a type citeview does not know ({kind}) is not placed.",
+            phrase("An annotation of a type citeview does not know ({kind}) is not placed.", kind=str(kind)),
             type=str(kind),
         )
 
@@ -249,7 +254,7 @@ def _place_span(
         response.diagnose(
             "offset_out_of_range",
             "warning",
-            f"Annotation {number} for {key} has no span; it is listed, not placed.",
+            phrase("Annotation {number} for {key} has no span; it is listed, not placed.", number=number, key=key),
             key=key,
         )
         return
@@ -257,7 +262,12 @@ def _place_span(
         response.diagnose(
             "empty_span",
             "info",
-            f"Annotation {number} for {key} marks no text (start = end = {start}); it is listed, not placed.",
+            phrase(
+                "Annotation {number} for {key} marks no text (start = end = {start}); it is listed, not placed.",
+                number=number,
+                key=key,
+                start=start,
+            ),
             key=key,
         )
         return
@@ -269,7 +279,10 @@ def _place_span(
             response.diagnose(
                 "offset_unit",
                 "info",
-                f"Annotation {number} fits its link only when its offsets are read as UTF-16 code units.",
+                phrase(
+                    "Annotation {number} fits its link only when its offsets are read as UTF-16 code units.",
+                    number=number,
+                ),
                 key=key,
                 start=start,
                 end=end,
@@ -280,7 +293,14 @@ def _place_span(
         response.diagnose(
             "offset_out_of_range",
             "warning",
-            f"Annotation {number} for {key} spans characters {start}–{end}, outside its text of {len(text)}; not placed.",
+            phrase(
+                "Annotation {number} for {key} spans characters {start}–{end}, outside its text of {length}; not placed.",
+                number=number,
+                key=key,
+                start=start,
+                end=end,
+                length=len(text),
+            ),
             key=key,
             start=start,
             end=end,
@@ -291,8 +311,13 @@ def _place_span(
         response.diagnose(
             "segment_text_mismatch",
             "warning",
-            f"Annotation {number} should cover the link to {_domain(url)}, but its span holds {covered[:60]!r}; "
-            "the text may have been changed after the offsets were computed.",
+            phrase(
+                "Annotation {number} should cover the link to {domain}, but its span holds {covered!r}; "
+                "the text may have been changed after the offsets were computed.",
+                number=number,
+                domain=_domain(url),
+                covered=covered[:60],
+            ),
             key=key,
             start=start,
             end=end,
@@ -395,13 +420,20 @@ def _set_status(response: Response, final: dict[str, Any] | None, error: dict[st
     status = final.get("status")
     if status == "completed":
         response.status = "completed"
+    elif status == "failed" and final.get("error"):
+        response.mark_failed(final["error"])
     elif status == "failed":
-        response.mark_failed(final.get("error") or {"message": "status failed"})
+        response.mark_failed(detail=phrase("status {status}", status=status))
     elif status == "incomplete":
         reason = str_or_none(dict_or_empty(final.get("incomplete_details")).get("reason"))
-        response.mark_incomplete(f"status incomplete: {reason}" if reason else "status incomplete")
+        if reason:
+            response.mark_incomplete(phrase("status {status}: {reason}", status=status, reason=reason))
+        else:
+            response.mark_incomplete(phrase("status {status}", status=status))
+    elif status:
+        response.mark_incomplete(phrase("status {status}", status=str(status)))
     else:
-        response.mark_incomplete(f"status {status}" if status else "the response has no status")
+        response.mark_incomplete(phrase("the response has no {field}", field="status"))
 
 
 def _int(value: Any) -> int:
@@ -440,7 +472,7 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
     response.text = messages[-1] if messages and messages[-1] else "".join(deltas)
     if not response.text and refusals:
         response.text = refusals[-1] if not streamed else "".join(refusals)
-        response.diagnose("refusal", "warning", "The model refused; its refusal is shown as the answer.")
+        response.diagnose("refusal", "warning", phrase("The model refused; its refusal is shown as the answer."))
     table = SourceTable(response)
     for number, annotation in enumerate(annotations):
         nested = dict_or_empty(annotation.get("url_citation"))
@@ -452,10 +484,16 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
                     url, kind="web", url=url, title=str_or_none(flat.get("title")), extra={"snippet": nested["content"]}
                 )
         _annotate(response, table, response.text, 0, number, flat)
-    if error is not None or finish_reason == "error":
-        response.mark_failed(error or {"message": "finish_reason error"})
+    if error:
+        response.mark_failed(error)
         return response
-    why = {"length": "the answer was cut off at the token limit", "content_filter": "the content filter stopped it"}
+    if error is not None or finish_reason == "error":
+        response.mark_failed(detail=phrase("{field} {reason}", field="finish_reason", reason="error"))
+        return response
+    why = {
+        "length": phrase("the answer was cut off at the token limit"),
+        "content_filter": phrase("the content filter stopped it"),
+    }
     response.set_finish(
         finish_reason, field="finish_reason", completed={"stop", "tool_calls", "function_call"}, why=why
     )

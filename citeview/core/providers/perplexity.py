@@ -13,6 +13,7 @@ from typing import Any
 from citeview.core.citing import cite_markers
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, str_or_none, strings_in
 from citeview.core.model import Response, SearchBatch
+from citeview.core.phrases import phrase
 from citeview.core.sources import SourceTable
 
 RESULT_EXTRA_FIELDS = ("snippet", "date", "last_updated", "source")
@@ -29,6 +30,8 @@ _AGENT_QUIET_EVENTS = {
     "response.skill.loaded",
     "ping",
 }
+# How an event without a `type` is listed in the `unknown_event` details (the message words it as a phrase).
+_NO_TYPE = "(an event without a type)"
 
 
 # --- Agent API -----------------------------------------------------------------------------------
@@ -59,14 +62,16 @@ def parse_agent(values: list[dict[str, Any]], streamed: bool) -> Response:
     markers = cite_markers(
         response,
         lambda m: table.keys_for(m.ref),
-        lambda m: f"{m.text} points at no search result: no result has id {m.ref}.",
+        lambda m: phrase("{marker} points at no search result: no result has id {ref}.", marker=m.text, ref=m.ref),
     )
     if any(m.is_web for m in markers):
         response.diagnose(
             "web_marker_reading",
             "info",
-            "[web:N] markers were resolved by search result id. Some clients read N as a position in the "
-            "list of all results instead; the two readings agree only with a single search.",
+            phrase(
+                "[web:N] markers were resolved by search result id. Some clients read N as a position in the "
+                "list of all results instead; the two readings agree only with a single search."
+            ),
         )
     return response
 
@@ -94,7 +99,11 @@ def _set_agent_status(response: Response, obj: dict[str, Any]) -> None:
     elif status == "failed":
         response.mark_failed(obj.get("error"))
     else:
-        response.mark_incomplete(f"status {status}" if status else "the response has no status")
+        response.mark_incomplete(
+            phrase("{field} {reason}", field="status", reason=status)
+            if status
+            else phrase("the response has no {field}", field="status")
+        )
 
 
 def _read_agent_stream(response: Response, table: SourceTable, events: list[dict[str, Any]]) -> None:
@@ -112,10 +121,14 @@ def _read_agent_stream(response: Response, table: SourceTable, events: list[dict
     elif final is not None:
         _set_agent_status(response, final)
     else:
-        response.mark_incomplete("stream ended without response.completed")
+        response.mark_incomplete(phrase("stream ended without {event}", event="response.completed"))
     for kind in state.unknown_types:
+        shown = phrase("(an event without a type)") if kind == _NO_TYPE else kind
         response.diagnose(
-            "unknown_event", "info", f"The stream has events of a type citeview does not know: {kind}.", type=kind
+            "unknown_event",
+            "info",
+            phrase("The stream has events of a type citeview does not know: {type}.", type=shown),
+            type=kind,
         )
 
 
@@ -149,7 +162,7 @@ def _read_agent_event(response: Response, table: SourceTable, state: _AgentState
     elif kind == "error":
         state.error = event
     elif kind not in _AGENT_QUIET_EVENTS:
-        label = str(kind) if kind is not None else "(an event without a type)"
+        label = str(kind) if kind is not None else _NO_TYPE
         if label not in state.unknown_types:
             state.unknown_types.append(label)
 
@@ -239,7 +252,9 @@ def parse_sonar(values: list[dict[str, Any]], streamed: bool) -> Response:
             deltas.append(delta_text)
         finish_reason = str_or_none(choice.get("finish_reason")) or finish_reason
         if len(choices) > 1 and not any(d.code == "other_choices" for d in response.diagnostics):
-            response.diagnose("other_choices", "info", "The response has several choices; citeview shows the first.")
+            response.diagnose(
+                "other_choices", "info", phrase("The response has several choices; citeview shows the first.")
+            )
     # Full-mode streams carry the accumulated text in `message` and the increment in `delta`: use one, never both.
     response.text = messages[-1] if messages and messages[-1] else "".join(deltas)
     _attach_search_results(table, response, list(results.values()))
@@ -247,7 +262,9 @@ def parse_sonar(values: list[dict[str, Any]], streamed: bool) -> Response:
     cite_markers(
         response,
         lambda m: table.keys_for(m.ref),
-        lambda m: f"{m.text} points at no entry in citations (the response lists {listed}).",
+        lambda m: phrase(
+            "{marker} points at no entry in citations (the response lists {count}).", marker=m.text, count=listed
+        ),
     )
     return response
 
@@ -266,7 +283,12 @@ def _add_citations(response: Response, table: SourceTable, citations: Any) -> in
             response.diagnose(
                 "invalid_source",
                 "warning",
-                f"citations[{position - 1}] is not a URL but {json.dumps(url)[:80]}; [{position}] cannot point at it.",
+                phrase(
+                    "citations[{index}] is not a URL but {value}; [{position}] cannot point at it.",
+                    index=position - 1,
+                    value=json.dumps(url)[:80],
+                    position=position,
+                ),
                 position=position,
             )
     return len(citations)
@@ -293,7 +315,7 @@ def _attach_search_results(table: SourceTable, response: Response, results: list
 
 
 def _set_sonar_status(response: Response, finish_reason: Any) -> None:
-    why = {"length": "the answer was cut off at the token limit"}
+    why = {"length": phrase("the answer was cut off at the token limit")}
     response.set_finish(finish_reason, field="finish_reason", completed={"stop"}, why=why)
 
 

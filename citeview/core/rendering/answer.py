@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 from citeview.core.links import is_safe_http_url, url_domain
+from citeview.core.phrases import Translate, phrase_text, untranslated
 from citeview.core.rendering.evidence import evidence_rows
 from citeview.core.rendering.markdown import (
     MAX_MARKDOWN_CHARS,
@@ -71,21 +73,24 @@ def footnotes(response: dict[str, Any], prefix: str) -> list[Footnote]:
     return marks
 
 
-def render_response(response: dict[str, Any], prefix: str) -> dict[str, Any]:
+def render_response(response: dict[str, Any], prefix: str, gettext: Translate = untranslated) -> dict[str, Any]:
     """Everything a page shows that takes rendering, done once when a dump is stored: the answer's
-    HTML and the evidence rows (both sanitised)."""
+    HTML and the evidence rows (both sanitised), with our own words in ``gettext``'s language."""
     labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix)}
-    return {"answer": render_answer(response, prefix), "evidence": evidence_rows(response, labels)}
+    return {
+        "answer": render_answer(response, prefix, gettext),
+        "evidence": evidence_rows(response, labels, gettext),
+    }
 
 
-def render_answer(response: dict[str, Any], prefix: str) -> str:
+def render_answer(response: dict[str, Any], prefix: str, gettext: Translate = untranslated) -> str:
     """The answer's Markdown as sanitised HTML, each citation a link to its source entry and each
     cited span (a Gemini segment, a Claude block) subtly highlighted."""
     text = response["text"][:MAX_MARKDOWN_CHARS]
     ordinals = {source["key"]: n for n, source in enumerate(response["sources"], 1)}
     sources = {source["key"]: source for source in response["sources"]}
     conflicts = _conflicting_keys(response)
-    explanations = _unresolved_explanations(response)
+    explanations = _unresolved_explanations(response, gettext)
     confidence = _confidence_by_span(response)
     labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix)}  # as the list shows them
 
@@ -100,6 +105,7 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
                 ordinals[k],
                 mark.cited_text,
                 confidence.get((mark.start, mark.end, k)),
+                gettext,
                 conflict=k in conflicts,
             )
             for i, k in enumerate(mark.source_keys)
@@ -109,8 +115,17 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
         end = mark.end if mark.replaces_span else _before_trailing_space(text, mark.start, mark.end)
         places.append(Place(mark.start, end, replace=mark.replaces_span))
     for index, marker in enumerate(response["unresolved"]):
-        explanation = explanations.get(marker["start"], f"{marker['marker']} points at no source.")
-        anchors.append(Anchor(f"{prefix}-unresolved-{index}", marker["marker"], explanation=explanation))
+        explanation = explanations.get(marker["start"]) or gettext("{marker} points at no source.").format(
+            marker=marker["marker"]
+        )
+        anchors.append(
+            Anchor(
+                f"{prefix}-unresolved-{index}",
+                marker["marker"],
+                explanation=explanation,
+                unresolved_label=gettext("no source"),
+            )
+        )
         places.append(Place(marker["start"], marker["end"], replace=True))
     spans = sorted({(c["start"], c["end"]) for c in response["citations"] if not c["marker"] and c["end"] > c["start"]})
     for pair, (start, end) in enumerate(spans):
@@ -123,10 +138,10 @@ def render_answer(response: dict[str, Any], prefix: str) -> str:
 
     html = render_markdown(text, _visible_places(text, places), anchors)
     if len(response["text"]) > MAX_MARKDOWN_CHARS:
-        html += (
-            f'<p class="cv-truncated">The answer is longer than {MAX_MARKDOWN_CHARS:,} characters; '
-            "the rest is in the raw dump and the normalised JSON.</p>"
-        )
+        note = gettext(
+            "The answer is longer than {limit:,} characters; the rest is in the raw dump and the normalised JSON."
+        ).format(limit=MAX_MARKDOWN_CHARS)
+        html += f'<p class="cv-truncated">{escape(note)}</p>'
     return sanitize_html(html)
 
 
@@ -219,6 +234,7 @@ def _anchor_link(
     ordinal: int,
     cited_text: str | None,
     confidence: float | None,
+    gettext: Translate,
     *,
     conflict: bool = False,
 ) -> AnchorLink:
@@ -227,11 +243,15 @@ def _anchor_link(
     if len(text) > CARD_TEXT_CHARS:
         text = text[: CARD_TEXT_CHARS - 1] + "…"
     redirect = source["extra"].get("redirect")
+    conflict_note = gettext("⚠ conflict: this number has two URLs") if conflict else ""
+    # The name holds the visible number (the label-in-name rule); a conflict is said, not only coloured.
+    accessible_name = gettext("source {label}: {name}").format(label=label.strip("[]"), name=name)
     return AnchorLink(
         href,
         label,
-        # The name holds the visible number (the label-in-name rule); a conflict is said, not only coloured.
-        name=f"source {label.strip('[]')}: {name}" + (" (⚠ conflict: this number has two URLs)" if conflict else ""),
+        name=gettext("{name} ({note})").format(name=accessible_name, note=conflict_note)
+        if conflict
+        else accessible_name,
         card_title=name,
         card_domain="" if redirect else (url_domain(source["url"]) or ""),
         card_url=source["url"] or "",
@@ -239,8 +259,8 @@ def _anchor_link(
         card_note=" · ".join(
             note
             for note in (
-                "⚠ conflict: this number has two URLs" if conflict else "",
-                f"confidence {confidence:.2f}" if confidence is not None else "",
+                conflict_note,
+                gettext("confidence {score:.2f}").format(score=confidence) if confidence is not None else "",
             )
             if note
         ),
@@ -262,7 +282,16 @@ def _conflicting_keys(response: dict[str, Any]) -> set[str]:
     }
 
 
-def _unresolved_explanations(response: dict[str, Any]) -> dict[int, str]:
+def _unresolved_explanations(response: dict[str, Any], gettext: Translate) -> dict[int, str]:
     return {
-        d["details"].get("start"): d["message"] for d in response["diagnostics"] if d["code"] == "unresolved_marker"
+        d["details"].get("start"): diagnostic_text(d, gettext)
+        for d in response["diagnostics"]
+        if d["code"] == "unresolved_marker"
     }
+
+
+def diagnostic_text(diagnostic: dict[str, Any], gettext: Translate = untranslated) -> str:
+    """A stored diagnostic's message in ``gettext``'s language (results stored before phrases: English)."""
+    if "phrase" not in diagnostic:
+        return str(diagnostic["message"])
+    return phrase_text(diagnostic["phrase"], gettext)

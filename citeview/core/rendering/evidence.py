@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from citeview.core.links import is_safe_http_url, url_domain
 from citeview.core.numbers import mark_numbers_in_html, number_values
+from citeview.core.phrases import Translate, untranslated
 from citeview.core.rendering.markdown import render_markdown
 from citeview.core.rendering.sanitize import sanitize_html
 
@@ -16,7 +17,9 @@ _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
 _LINK_TARGET = re.compile(r"(?<=\])\([^)]*\)|<https?://[^>]*>")
 
 
-def evidence_rows(response: dict[str, Any], source_labels: dict[str, str]) -> list[dict[str, Any]]:
+def evidence_rows(
+    response: dict[str, Any], source_labels: dict[str, str], gettext: Translate = untranslated
+) -> list[dict[str, Any]]:
     """One row per cited span that carries quoted evidence, in the order of the answer."""
     sources = {s["key"]: s for s in response["sources"]}
     spans: dict[tuple[int, int], list[dict[str, Any]]] = {}
@@ -39,14 +42,18 @@ def evidence_rows(response: dict[str, Any], source_labels: dict[str, str]) -> li
                     mark_numbers_in_html(render_markdown(claim, [], []), claim_numbers - quoted_numbers)
                 ),
                 "numbers_differ": claim_numbers != quoted_numbers,  # marks on either side are flagged on the row
-                "passages": [_passage(c, sources, source_labels, claim_numbers) for c in citations],
+                "passages": [_passage(c, sources, source_labels, claim_numbers, gettext) for c in citations],
             }
         )
     return rows
 
 
 def _passage(
-    citation: dict[str, Any], sources: dict[str, Any], labels: dict[str, str], claim_numbers: set[str]
+    citation: dict[str, Any],
+    sources: dict[str, Any],
+    labels: dict[str, str],
+    claim_numbers: set[str],
+    gettext: Translate,
 ) -> dict[str, Any]:
     key = citation["source_keys"][0] if citation["source_keys"] else ""
     source = sources.get(key, {"title": None, "url": None})
@@ -56,7 +63,7 @@ def _passage(
     return {
         "label": labels.get(key, "?"),
         "title": source["title"] or source["url"] or key,
-        "where": location_words(citation["location"], source),
+        "where": location_words(citation["location"], source, gettext),
         "quote_html": sanitize_html(mark_numbers_in_html(escape(quote), missing)),
         "link": text_fragment_url(source["url"], quote) if is_safe_http_url(source["url"]) else None,
         "check": citation.get("quote_check"),
@@ -81,17 +88,19 @@ def _sentence_start(text: str, end: int) -> int:
     return 0 if position < 0 else position + (1 if text[position] in "。\n" else 2)
 
 
-def location_words(location: dict[str, Any] | None, source: dict[str, Any]) -> str:
+def location_words(location: dict[str, Any] | None, source: dict[str, Any], gettext: Translate = untranslated) -> str:
     """Where a quote sits, as a reader says it: chars 120–245, p. 3–4, blocks 2–3, or the page's domain."""
     if location is None:
         return url_domain(source.get("url")) or ""
     start, end = location["start"], location["end"]
     if location["type"] == "char":
-        return f"chars {start}–{end}"
+        return gettext("chars {start}–{end}").format(start=start, end=end)
     last = end - 1  # pages and blocks: end is exclusive
     if location["type"] == "page":
-        return f"p. {start}" if last <= start else f"p. {start}–{last}"
-    return f"block {start}" if last <= start else f"blocks {start}–{last}"
+        words = gettext("p. {start}") if last <= start else gettext("p. {start}–{end}")
+    else:
+        words = gettext("block {start}") if last <= start else gettext("blocks {start}–{end}")
+    return words.format(start=start, end=last)
 
 
 def text_fragment_url(url: str, cited_text: str) -> str:

@@ -48,6 +48,7 @@ class Anchor:
     marker: str
     links: list[AnchorLink] = field(default_factory=list)
     explanation: str = ""
+    unresolved_label: str = "no source"  # the visible word beside a marker that cites nothing
     conflict: bool = False
     kind: str = "cite"  # "cite" | "open" | "close": a cited span's highlight begins or ends here
     pair: int = -1  # which opening and closing mark belong together
@@ -187,7 +188,7 @@ def _render_anchor(self: Any, tokens: list[Any], idx: int, options: Any, env: di
         return (
             f'<span class="cv-unresolved" id="{anchor.id}" tabindex="0" aria-describedby="{tip_id}">'
             f'<span class="cv-unresolved-icon" aria-hidden="true">⚠</span>{escape(anchor.marker)}'
-            f'<span class="cv-unresolved-label">no source</span>'
+            f'<span class="cv-unresolved-label">{escape(anchor.unresolved_label)}</span>'
             f'<span class="cv-tip" role="tooltip" id="{tip_id}">{escape(anchor.explanation)}</span></span>'
         )
     card_id = f"{anchor.id}-card"
