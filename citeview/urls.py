@@ -7,6 +7,7 @@ from django.views.i18n import set_language
 
 urlpatterns = [
     path("", include("citeview.dumps.urls")),
+    path("", include("citeview.review.urls")),
     path("api/", include("citeview.dumps.api_urls")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", csrf_protect(auth_views.LogoutView.as_view()), name="logout"),

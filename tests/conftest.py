@@ -48,9 +48,27 @@ def sse(*events: dict[str, Any], named: bool = True, done: bool = False, newline
     return (newline.join(lines) + newline).encode("utf-8")
 
 
+def user_with_role(django_user_model: Any, username: str, role: str) -> Any:
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user(username=username, password="a-long-test-password")
+    user.groups.add(Group.objects.get(name=role))
+    return user
+
+
 @pytest.fixture
 def editor(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="hanako", password="a-long-test-password")
+    return user_with_role(django_user_model, "hanako", "editor")
+
+
+@pytest.fixture
+def second_editor(django_user_model: Any) -> Any:
+    return user_with_role(django_user_model, "taro", "editor")
+
+
+@pytest.fixture
+def reviewer(django_user_model: Any) -> Any:
+    return user_with_role(django_user_model, "yuki", "reviewer")
 
 
 @pytest.fixture

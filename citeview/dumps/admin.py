@@ -1,18 +1,25 @@
 from django.contrib import admin
 
-from citeview.dumps.models import Dump
+from citeview.dumps.models import Dump, Tag
+
+
+@admin.register(Tag)
+class TagAdmin(admin.ModelAdmin):
+    search_fields = ("name",)
 
 
 @admin.register(Dump)
 class DumpAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "apis", "status", "citation_count", "unresolved_count", "uploaded_by", "created_at")
-    list_filter = ("status", "apis")
-    search_fields = ("filename", "headline", "sha256")
-    exclude = ("raw", "result", "rendered")
+    list_display = ("__str__", "apis", "status", "citation_count", "unresolved_count", "assignee", "created_at")
+    list_filter = ("status", "providers", "tags")
+    search_fields = ("title", "filename", "headline", "sha256")
+    exclude = ("raw", "request_raw", "result", "rendered", "search_text")
+    filter_horizontal = ("tags",)
     readonly_fields = (
         "sha256",
         "size",
         "filename",
         "uploaded_by",
-        *(f for f in Dump.DERIVED_FIELDS if f not in ("raw", "result", "rendered")),
+        "checked_item_count",
+        *(f for f in Dump.DERIVED_FIELDS if f not in ("raw", "result", "rendered", "search_text")),
     )

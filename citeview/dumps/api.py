@@ -18,6 +18,7 @@ from citeview.dumps.middleware import declared_body_size
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get
 from citeview.dumps.services import dump_ingest
+from citeview.review import roles
 
 # What a dump may be sent as; form encodings are refused so a body is never half-parsed as a form.
 ACCEPTED_CONTENT_TYPES = {
@@ -38,6 +39,8 @@ def dumps_collection(request: HttpRequest) -> JsonResponse:
         return _error(401, "not_authenticated", "Log in first: the API uses the browser session for now.")
     if request.method != "POST":
         return _error(405, "method_not_allowed", "Use POST with the raw dump as the request body.", allow="POST")
+    if not request.user.has_perm(roles.STORE):
+        return _error(403, "forbidden", "Only editors store dumps.")
     content_type = request.content_type or ""
     if content_type not in ACCEPTED_CONTENT_TYPES:
         return _error(
@@ -65,6 +68,8 @@ def dump_item(request: HttpRequest, pk: int) -> JsonResponse:
         return _error(401, "not_authenticated", "Log in first: the API uses the browser session for now.")
     if request.method != "GET":
         return _error(405, "method_not_allowed", "Use GET.", allow="GET")
+    if not request.user.has_perm(roles.READ):
+        return _error(403, "forbidden", "This account has no role yet: ask staff to make it a reviewer or an editor.")
     try:
         dump = dump_get(pk=pk)
     except Http404:

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from citeview.core.detect import PROVIDERS
 from citeview.core.errors import DumpError, too_large_error
 
 DUMP_FILE_SUFFIXES = (".json", ".jsonl", ".sse", ".txt")
@@ -79,3 +80,42 @@ class DumpForm(forms.Form):
 
 def _too_large_message(size: int) -> str:
     return too_large_error(size, settings.CITEVIEW_MAX_DUMP_BYTES).phrase.text(gettext)
+
+
+class DumpFilterForm(forms.Form):
+    """The list's filters and search; every field is optional and an unknown value is ignored."""
+
+    q = forms.CharField(label=_("Search"), required=False, max_length=200)
+    provider = forms.ChoiceField(label=_("Provider"), required=False)
+    status = forms.ChoiceField(
+        label=_("Status"),
+        required=False,
+        choices=[
+            ("", _("any")),
+            ("completed", _("completed")),
+            ("incomplete", _("incomplete")),
+            ("failed", _("failed")),
+        ],
+    )
+    tag = forms.CharField(label=_("Tag"), required=False, max_length=50)
+    assignee = forms.CharField(label=_("Assigned to"), required=False, max_length=150)
+    progress = forms.ChoiceField(
+        label=_("Progress"),
+        required=False,
+        choices=[
+            ("", _("any")),
+            ("unchecked", _("not started")),
+            ("in_progress", _("in progress")),
+            ("done", _("done")),
+        ],
+    )
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in PROVIDERS)]
+
+    def filters(self) -> dict[str, str]:
+        """The valid, non-empty filters (an invalid form filters nothing rather than failing)."""
+        if not self.is_valid():
+            return {}
+        return {name: value for name, value in self.cleaned_data.items() if value}

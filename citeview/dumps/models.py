@@ -6,6 +6,20 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 
+class Tag(models.Model):
+    """A team's label for dumps (a project, a topic, a batch)."""
+
+    name = models.CharField(_("name"), max_length=50, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("tag")
+        verbose_name_plural = _("tags")
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Dump(models.Model):
     """A saved API response, stored verbatim, with what citeview read from it.
 
@@ -24,13 +38,34 @@ class Dump(models.Model):
     )
     created_at = models.DateTimeField(_("stored at"), auto_now_add=True, db_index=True)
 
+    # What the team adds: a title, tags, the editor it is assigned to.
+    title = models.CharField(_("title"), max_length=200, blank=True)
+    tags = models.ManyToManyField(Tag, blank=True, related_name="dumps", verbose_name=_("tags"))
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="assigned_dumps",
+        verbose_name=_("assigned to"),
+    )
+    # Items with at least one finished check, kept up to date by every save (the list filters on it).
+    checked_item_count = models.PositiveIntegerField(default=0)
+
     framing = models.CharField(_("framing"), max_length=16)
     apis = models.CharField(_("detected APIs"), max_length=200)
-    status = models.CharField(_("status"), max_length=16)  # the worst status of its responses
+    status = models.CharField(_("status"), max_length=16, db_index=True)  # the worst status of its responses
+    providers = models.CharField(_("providers"), max_length=100, blank=True, db_index=True)
+    model_names = models.CharField(_("models"), max_length=300, blank=True)
+    response_count = models.PositiveIntegerField(default=1)
+    incomplete_response_count = models.PositiveIntegerField(default=0)  # responses that did not complete
     headline = models.CharField(_("headline"), max_length=200, blank=True)
     citation_count = models.PositiveIntegerField(default=0)
     unresolved_count = models.PositiveIntegerField(default=0)
     source_count = models.PositiveIntegerField(default=0)
+    item_count = models.PositiveIntegerField(default=0)  # what editors check: citations and uncited statements
+    # The answers' text and the sources' URLs and titles, for the list's search.
+    search_text = models.TextField(blank=True)
     result = models.JSONField(_("normalised JSON"))
     # Per interface language, one per response: {"answer": sanitised HTML, "evidence": rows of sanitised HTML}.
     rendered = models.JSONField(_("rendered answers"))
@@ -40,11 +75,17 @@ class Dump(models.Model):
     DERIVED_FIELDS = (
         "framing",
         "apis",
+        "providers",
+        "model_names",
+        "response_count",
+        "incomplete_response_count",
         "status",
         "headline",
         "citation_count",
         "unresolved_count",
         "source_count",
+        "item_count",
+        "search_text",
         "result",
         "rendered",
         "result_version",
@@ -56,7 +97,11 @@ class Dump(models.Model):
         verbose_name_plural = _("dumps")
 
     def __str__(self) -> str:
-        return self.filename or self.headline or self.sha256[:12]
+        return self.title or self.filename or self.headline or self.sha256[:12]
+
+    @property
+    def display_title(self) -> str:
+        return self.title or self.headline or self.filename or self.sha256[:12]
 
     def get_absolute_url(self) -> str:
         return reverse("dumps:detail", args=[self.pk])

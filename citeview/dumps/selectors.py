@@ -2,22 +2,52 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import F, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from citeview.core.parse import RESULT_VERSION
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_refresh_result
 
+HEAVY_FIELDS = ("raw", "request_raw", "result", "rendered", "search_text")
 
-def dump_list(*, limit: int = 200) -> QuerySet[Dump]:
-    """The newest dumps first, without their heavy fields."""
-    return Dump.objects.defer("raw", "result", "rendered").select_related("uploaded_by")[:limit]
+
+def dump_list(filters: dict[str, str] | None = None) -> QuerySet[Dump]:
+    """The newest dumps first, filtered as the list's form asks, without their heavy fields."""
+    dumps = Dump.objects.defer(*HEAVY_FIELDS).select_related("uploaded_by", "assignee").prefetch_related("tags")
+    return dumps.filter(_conditions(filters or {})).distinct() if filters else dumps
+
+
+def _conditions(filters: dict[str, str]) -> Q:
+    condition = Q()
+    if query := filters.get("q"):
+        condition &= (
+            Q(title__icontains=query)
+            | Q(headline__icontains=query)
+            | Q(filename__icontains=query)
+            | Q(search_text__icontains=query)
+        )
+    if provider := filters.get("provider"):
+        condition &= Q(providers__contains=provider)
+    if status := filters.get("status"):
+        condition &= Q(status=status)
+    if tag := filters.get("tag"):
+        condition &= Q(tags__name=tag)
+    if assignee := filters.get("assignee"):
+        condition &= Q(assignee__isnull=True) if assignee == "-" else Q(assignee__username=assignee)
+    progress = filters.get("progress")
+    if progress == "unchecked":
+        condition &= Q(checked_item_count=0, item_count__gt=0)
+    elif progress == "in_progress":
+        condition &= Q(checked_item_count__gt=0, checked_item_count__lt=F("item_count"))
+    elif progress == "done":
+        condition &= Q(checked_item_count__gte=F("item_count"), item_count__gt=0)
+    return condition
 
 
 def dump_get(*, pk: int) -> Dump:
     """A dump with a result as the current parsers produce it (rebuilt once if it is older)."""
-    dump = get_object_or_404(Dump.objects.select_related("uploaded_by"), pk=pk)
+    dump = get_object_or_404(Dump.objects.select_related("uploaded_by", "assignee"), pk=pk)
     if dump.result_version != RESULT_VERSION:
         dump = dump_refresh_result(dump=dump)
     return dump

@@ -13,6 +13,7 @@ from django.utils import translation
 
 from citeview.core.parse import RESULT_VERSION, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
+from citeview.core.review.items import check_items
 from citeview.dumps.models import Dump
 
 _STATUS_RANK = {"completed": 0, "incomplete": 1, "failed": 2}
@@ -91,11 +92,17 @@ def _derived_fields(raw: bytes, provider: str | None, request: bytes | None) -> 
     return {
         "framing": result["dump"]["framing"],
         "apis": ", ".join(dict.fromkeys(r["api"] for r in responses)),
+        "providers": ", ".join(dict.fromkeys(r["provider"] for r in responses)),
+        "model_names": ", ".join(dict.fromkeys(r["model"] for r in responses if r["model"]))[:300],
+        "response_count": len(responses),
+        "incomplete_response_count": sum(1 for r in responses if r["status"] != "completed"),
         "status": max((r["status"] for r in responses), key=_STATUS_RANK.__getitem__),
         "headline": _headline(responses),
         "citation_count": sum(len(r["citations"]) for r in responses),
         "unresolved_count": sum(len(r["unresolved"]) for r in responses),
         "source_count": sum(len(r["sources"]) for r in responses),
+        "item_count": len(check_items(responses)),
+        "search_text": _search_text(responses),
         "result": result,
         "rendered": _rendered_per_language(responses),
         "result_version": RESULT_VERSION,
@@ -112,6 +119,15 @@ def _rendered_per_language(responses: list[dict[str, Any]]) -> dict[str, list[di
                 render_response(r, response_prefix(i), translation.gettext) for i, r in enumerate(responses)
             ]
     return rendered
+
+
+def _search_text(responses: list[dict[str, Any]]) -> str:
+    """What the list's search looks in: the answers, and the sources' URLs and titles."""
+    parts = []
+    for response in responses:
+        parts.append(response["text"])
+        parts.extend(f"{s['url'] or ''} {s['title'] or ''}" for s in response["sources"])
+    return "\n".join(parts)
 
 
 def _headline(responses: list[dict[str, Any]]) -> str:

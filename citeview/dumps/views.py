@@ -4,6 +4,9 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.decorators import permission_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.csp import CSP
@@ -17,20 +20,29 @@ from citeview.core.errors import DumpError
 from citeview.core.phrases import phrase_text
 from citeview.core.pretty import pretty_dump_text
 from citeview.core.rendering.answer import diagnostic_text, response_prefix, source_entries
-from citeview.dumps.forms import DumpForm
+from citeview.dumps.forms import DumpFilterForm, DumpForm
 from citeview.dumps.http_status import status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
 from citeview.dumps.services import dump_ingest
+from citeview.review import roles
+from citeview.review.forms import CommentForm, DumpDetailsForm
+from citeview.review.selectors import dump_comments, editor_progress
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 _FORM_ERROR_STATUS = {"too_large": 413, "unsupported_media_type": 415}
 
 
+PAGE_SIZE = 25
+
+
 @require_http_methods(["GET", "POST"])
+@permission_required(roles.READ, raise_exception=True)
 def home(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         return home_page(request, DumpForm())
+    if not request.user.has_perm(roles.STORE):
+        raise PermissionDenied("Only editors store dumps.")
     form = DumpForm(request.POST, request.FILES)
     if not form.is_valid():
         return home_page(request, form, status=_form_error_status(form))
@@ -53,15 +65,22 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+@permission_required(roles.READ, raise_exception=True)
 def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_get(pk=pk)
     raw_text, raw_shortened = pretty_dump_text(bytes(dump.raw), dump.framing)
     context = {
         "dump": dump,
+        "progress": editor_progress([dump.pk]).get(dump.pk, []),
+        "details_form": _details_form(dump) if request.user.has_perm(roles.ORGANISE) else None,
+        "comments": dump_comments(dump),
+        "comment_form": CommentForm() if roles.can_comment(request.user) else None,
         "request_text": pretty_dump_text(bytes(dump.request_raw), "json")[0] if dump.request_raw else None,
         "responses": [
             _response_view(rendered, index, response)
-            for index, (rendered, response) in enumerate(zip(_rendered(dump), dump.result["responses"], strict=True))
+            for index, (rendered, response) in enumerate(
+                zip(rendered_answers(dump), dump.result["responses"], strict=True)
+            )
         ],
         "raw_text": raw_text,
         "raw_shortened": raw_shortened,
@@ -70,6 +89,7 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_GET
+@permission_required(roles.READ, raise_exception=True)
 def dump_normalized(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_get(pk=pk)
     response = JsonResponse(dump.result, json_dumps_params={"ensure_ascii": False, "indent": 2})
@@ -78,6 +98,7 @@ def dump_normalized(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_GET
+@permission_required(roles.READ, raise_exception=True)
 def dump_raw(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_get(pk=pk)
     # Served as a download, never rendered: the bytes are untrusted.
@@ -100,6 +121,7 @@ SUGGESTIONS_CSP = {
 
 
 @require_GET
+@permission_required(roles.READ, raise_exception=True)
 @xframe_options_sameorigin
 @csp_override(SUGGESTIONS_CSP)
 def dump_suggestions(request: HttpRequest, pk: int, index: int) -> HttpResponse:
@@ -116,9 +138,20 @@ def dump_suggestions(request: HttpRequest, pk: int, index: int) -> HttpResponse:
 
 
 def home_page(request: HttpRequest, form: DumpForm, status: int = 200, page_error: str | None = None) -> HttpResponse:
+    """The intake form and the list of dumps: filtered, searched and paginated in a constant number of queries."""
+    filter_form = DumpFilterForm(request.GET)
+    page = Paginator(dump_list(filter_form.filters()), PAGE_SIZE).get_page(request.GET.get("page"))
+    progress = editor_progress([dump.pk for dump in page])
+    query = request.GET.copy()
+    query.pop("page", None)
     context = {
         "form": form,
-        "dumps": dump_list(),
+        "can_store": request.user.has_perm(roles.STORE),
+        "filter_form": filter_form,
+        "filtered": bool(filter_form.filters()),
+        "page": page,
+        "page_query": query.urlencode(),
+        "rows": [{"dump": dump, "editors": progress.get(dump.pk, [])} for dump in page],
         "page_error": page_error,
         "max_dump_bytes": settings.CITEVIEW_MAX_DUMP_BYTES,
         "max_dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / (1024 * 1024), 1),
@@ -126,12 +159,17 @@ def home_page(request: HttpRequest, form: DumpForm, status: int = 200, page_erro
     return render(request, "dumps/home.html", context, status=status)
 
 
+def _details_form(dump: Dump) -> DumpDetailsForm:
+    tags = ", ".join(tag.name for tag in dump.tags.all())
+    return DumpDetailsForm(initial={"title": dump.title, "tags": tags, "assignee": dump.assignee})
+
+
 def _form_error_status(form: DumpForm) -> int:
     codes = [error.code for errors in form.errors.as_data().values() for error in errors]
     return next((_FORM_ERROR_STATUS[c] for c in codes if c in _FORM_ERROR_STATUS), 400)
 
 
-def _rendered(dump: Dump) -> list[dict[str, Any]]:
+def rendered_answers(dump: Dump) -> list[dict[str, Any]]:
     """The stored rendering in the page's language."""
     rendered = dump.rendered
     if isinstance(rendered, list):  # stored before renderings were kept per language

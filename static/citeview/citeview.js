@@ -123,3 +123,31 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   });
 });
+
+// The check panel's keys: j / k next / previous item, 1–6 the verdict, Enter save. Typing in a text
+// box is never taken over, and a modifier key leaves the browser's own shortcuts alone.
+document.addEventListener("keydown", (event) => {
+  const form = document.getElementById("cv-check-form");
+  const steps = document.querySelector(".cv-item-steps");
+  if (!steps || event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
+  const target = event.target;
+  if (target.matches && target.matches("textarea, input[type=text], input[type=date], select")) return;
+  const link = steps.querySelector(`a[data-key="${event.key}"]`);
+  if (link) {
+    event.preventDefault();
+    window.location.assign(link.href);
+    return;
+  }
+  if (!form) return;
+  if (/^[1-6]$/.test(event.key)) {
+    const choice = form.querySelectorAll("input[name=verdict]")[Number(event.key) - 1];
+    if (choice) {
+      event.preventDefault();
+      choice.checked = true;
+      choice.focus();
+    }
+  } else if (event.key === "Enter" && !(target.matches && target.matches("button, a, summary"))) {
+    event.preventDefault();
+    form.requestSubmit();
+  }
+});

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Group
 
 # Playwright's sync API keeps an event loop in the test thread; the ORM calls the tests make are
 # ordinary blocking calls, made before and after the browser acts.
@@ -55,14 +56,16 @@ def page(browser: Any, live_server: Any) -> Iterator[Any]:
 
 
 @pytest.fixture
-def reviewer(django_user_model: Any) -> Any:
-    return django_user_model.objects.create_user(username="reviewer", password=PASSWORD)
+def account(django_user_model: Any) -> Any:
+    user = django_user_model.objects.create_user(username="hanako", password=PASSWORD)
+    user.groups.add(Group.objects.get(name="editor"))
+    return user
 
 
 @pytest.fixture
-def signed_in(page: Any, reviewer: Any) -> Any:
+def signed_in(page: Any, account: Any) -> Any:
     page.goto("/accounts/login/")
-    page.fill("#id_username", reviewer.username)
+    page.fill("#id_username", account.username)
     page.fill("#id_password", PASSWORD)
     page.click(".cv-login button[type=submit]")
     page.wait_for_url(lambda url: "/accounts/login/" not in url)

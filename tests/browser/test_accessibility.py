@@ -26,15 +26,15 @@ def serious_violations(page) -> list[str]:
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_pages_have_no_serious_accessibility_violations(signed_in, reviewer, width):
+def test_pages_have_no_serious_accessibility_violations(signed_in, account, width):
     page = signed_in
     page.set_viewport_size({"width": width, "height": 900})
     urls = ["/"]
     for name in ("agent-seed-incomplete.sse", "claude-ja-documents-exchange.json"):
-        dump, _ = dump_ingest(raw=own_fixture(name), uploaded_by=reviewer)
+        dump, _ = dump_ingest(raw=own_fixture(name), uploaded_by=account)
         urls.append(dump.get_absolute_url())
     for name in ("08-gemini-stream-ja-sakura.sse", "09-openai-responses-ja-visitors.json"):
-        dump, _ = dump_ingest(raw=(SAMPLES / name).read_bytes(), uploaded_by=reviewer)
+        dump, _ = dump_ingest(raw=(SAMPLES / name).read_bytes(), uploaded_by=account)
         urls.append(dump.get_absolute_url())
     problems = {}
     for url in urls:

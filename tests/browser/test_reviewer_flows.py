@@ -75,8 +75,8 @@ def test_dropping_a_file_on_the_form_chooses_it(signed_in):
 
 
 @pytest.fixture
-def seed_page(signed_in, reviewer):
-    dump, _ = dump_ingest(raw=own_fixture(SEED), uploaded_by=reviewer, filename=SEED)
+def seed_page(signed_in, account):
+    dump, _ = dump_ingest(raw=own_fixture(SEED), uploaded_by=account, filename=SEED)
     signed_in.goto(dump.get_absolute_url())
     return signed_in
 
@@ -143,7 +143,7 @@ def test_a_bad_paste_or_file_shows_its_message_and_keeps_the_paste(signed_in):
     assert all("status of 4" in error for error in page.console_errors)  # only the error page's own status
 
 
-def test_every_page_runs_under_the_strict_policy_with_no_console_errors(signed_in, reviewer):
+def test_every_page_runs_under_the_strict_policy_with_no_console_errors(signed_in, account):
     page = signed_in
     names = {}
     fixtures = [
@@ -152,11 +152,11 @@ def test_every_page_runs_under_the_strict_policy_with_no_console_errors(signed_i
         "claude-content-blocks-search-results.json",
     ]
     for name in fixtures:
-        dump, _ = dump_ingest(raw=own_fixture(name), uploaded_by=reviewer, filename=name)
+        dump, _ = dump_ingest(raw=own_fixture(name), uploaded_by=account, filename=name)
         names[name] = dump.get_absolute_url()
     samples = sorted((PROJECT_DIR / "citeview" / "dumps" / "samples").iterdir())
     for path in samples:
-        dump, _ = dump_ingest(raw=path.read_bytes(), uploaded_by=reviewer, filename=path.name)
+        dump, _ = dump_ingest(raw=path.read_bytes(), uploaded_by=account, filename=path.name)
         names[path.name] = dump.get_absolute_url()
     responses = []
     page.on("response", lambda response: responses.append(response))
@@ -194,8 +194,8 @@ def test_the_interface_follows_the_browser_language_and_switches_in_the_page(sig
     page.wait_for_selector("html[lang=ja]")
 
 
-def test_dump_content_is_never_translated(signed_in, reviewer):
-    dump, _ = dump_ingest(raw=own_fixture("sonar-stream-full-mode-crlf.sse"), uploaded_by=reviewer)
+def test_dump_content_is_never_translated(signed_in, account):
+    dump, _ = dump_ingest(raw=own_fixture("sonar-stream-full-mode-crlf.sse"), uploaded_by=account)
     page = signed_in
     page.goto(dump.get_absolute_url())
     assert page.locator("#cv-r0-sources-title").inner_text() == "出典"

@@ -18,9 +18,9 @@ SNIPPET = (
 )
 
 
-def test_the_suggestions_render_with_their_style_and_run_no_script(signed_in, reviewer):
+def test_the_suggestions_render_with_their_style_and_run_no_script(signed_in, account):
     raw = json.dumps(body("東京は日本の首都です。", [], searchEntryPoint={"renderedContent": SNIPPET})).encode()
-    dump, _ = dump_ingest(raw=raw, uploaded_by=reviewer)
+    dump, _ = dump_ingest(raw=raw, uploaded_by=account)
     page = signed_in
     page.goto(dump.get_absolute_url())
     frame_element = page.wait_for_selector("iframe.cv-suggestions")

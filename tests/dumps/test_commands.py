@@ -64,6 +64,7 @@ def test_the_local_account_is_created_once_and_samples_load_once(capsys):
     password = out.split("password:")[1].split()[0]
     user = get_user_model().objects.get()
     assert user.check_password(password) and user.is_staff
+    assert user.groups.filter(name="editor").exists() and user.has_perm("review.record_check")
     call_command("ensure_local_account")
     assert get_user_model().objects.count() == 1 and "exist already" in capsys.readouterr().out
     call_command("load_sample_dumps")

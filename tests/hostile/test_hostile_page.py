@@ -63,7 +63,8 @@ class PageElements(HTMLParser):
 
 
 OUR_IDS = re.compile(
-    r"^(cv-r\d+(-[a-z0-9]+)*|main|id_text|id_file|id_request_text|id_request_file|intake-title|intake-error|list-title)$"
+    r"^(cv-r\d+(-[a-z0-9]+)*|main|id_[a-z_]+|(intake|list|review)-(title|error)|cv-(item|others|comments|keys|conflict)"
+    r"(-title)?|cv-check-form|report-\d+)$"
 )
 
 

@@ -6,13 +6,16 @@ import secrets
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
+
+from citeview.review.roles import EDITOR
 
 LOCAL_USERNAME = "editor"
 
 
 class Command(BaseCommand):
-    help = "Create a local staff account with a generated password if there is no account yet."
+    help = "Create a local editor account with staff rights and a generated password if there is no account yet."
 
     def handle(self, *args: Any, **options: Any) -> None:
         users = get_user_model().objects
@@ -24,6 +27,8 @@ class Command(BaseCommand):
             )
             return
         password = secrets.token_urlsafe(12)
-        users.create_superuser(username=LOCAL_USERNAME, password=password, email="")
-        self.stdout.write(self.style.SUCCESS("Created a local account:"))
+        # An editor who is also staff: records checks, and manages accounts and roles in the admin.
+        user = users.create_superuser(username=LOCAL_USERNAME, password=password, email="")
+        user.groups.add(Group.objects.get(name=EDITOR))
+        self.stdout.write(self.style.SUCCESS("Created a local account (an editor, with staff rights):"))
         self.stdout.write(f"  user name: {LOCAL_USERNAME}\n  password:  {password}")

@@ -1,0 +1,1 @@
+"""Evidence review: statements, verdicts and the figures computed from them."""

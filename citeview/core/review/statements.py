@@ -1,0 +1,355 @@
+"""Statements: the sentences, list items and table cells of an answer, each with the citations that
+stand in it or at its end (``../shared/docs/evidence-review.md``, "The unit: a statement and its citations").
+
+Splitting is deliberately plain: sentence terminators and Markdown line structure, never inside a code
+span, a fenced block, a URL or a number. There is no list of abbreviations: only initialisms (``U.S.``,
+``e.g.``) are told from a sentence's end, so ``Dec. 5`` splits. One pass over the text and one sorted
+walk over the citations: answers run to 100,000 characters with thousands of citations.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from citeview.core.markers import MARKER, thinking_end
+
+
+@dataclass(frozen=True)
+class Statement:
+    index: int  # 0-based, in text order
+    start: int  # code points into the response's text, end exclusive
+    end: int
+    text: str  # text[start:end], no surrounding whitespace
+    citations: list[int]  # indexes into response["citations"]
+    unresolved: list[int]  # indexes into response["unresolved"]
+
+    @property
+    def key(self) -> str:
+        """Stable for a stored response, so checks can be kept against it."""
+        return f"s{self.start}-{self.end}"
+
+
+Span = tuple[int, int]
+
+# What the sentence scanner stops at: a terminator run, a backtick run (a code span may start), a URL.
+_STOPS = re.compile(r"[.!?。！？．]+|`+|https?://", re.I)
+_ASCII_TERMINATORS = frozenset(".!?")
+# Closing quotes, brackets and emphasis stay with the sentence they close.
+_CLOSERS = frozenset("」』）)\"'”’］]】〕〉》*_~")
+_EMPHASIS = frozenset("*_~")
+_QUOTE_CLOSERS = frozenset("」』")
+_HORIZONTAL_SPACE = frozenset(" \t\u3000")
+_BACKTICKS = re.compile(r"`+")
+# A URL runs to whitespace or a closing bracket; Japanese punctuation never belongs to one.
+_URL = re.compile(r"https?://[^\s`)\]}>」』）】〕〉》。、，！？]*", re.I)
+_URL_TRAILING = ".,:;!?'\"*_~"  # as in GFM autolinks: punctuation at the very end is the sentence's
+# OpenAI writes its source as a link, in parentheses or closing the line: after a sentence it is that
+# sentence's, like a marker.
+_LINK_TRAILER = re.compile(r"\(\[[^\]\n]+\]\([^()\s]+\)\)|\[[^\]\n]+\]\([^()\s]+\)(?=[ \t]*(?:\n|\Z))")
+_HTML_TAG = re.compile(r"<[^>\n]*>")
+
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
+_QUOTE = re.compile(r"[ \t]*(?:>[ \t]?)+")
+_RULE = re.compile(r"[ \t]*(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$")
+_HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]+|$)")
+_ITEM = re.compile(r"[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
+_SEPARATOR_CHARS = frozenset("|:- \t")
+_CELL_BORDER = re.compile(r"\\.|\|")  # an escaped character, or a pipe that splits cells
+# A line that ends like this is not continued by the next one: a lead-in ("以下の通り："), a hard break,
+# or a line in bold only (a pseudo-heading such as "**結論**").
+_CLOSED_LINE = re.compile(r"(?:[:：\\]|[ \t]{2}|<br\s*/?>)$|^[ \t]*(\*\*|__)[^\n]*\1[ \t]*$")
+
+
+def statements(response: dict[str, Any]) -> list[Statement]:
+    """The statements of one normalised response, in text order, each citation and unresolved
+    marker in exactly one of them (none at all when the text is blank)."""
+    text = response["text"]
+    citations, unresolved = response["citations"], response["unresolved"]
+    marker_ends = {m["start"]: m["end"] for m in [*citations, *unresolved] if m.get("marker")}
+    pieces = (
+        _stripped(text, start, end)
+        for block in _blocks(text, thinking_end(text))
+        for start, end in _sentences(text, block, marker_ends)
+    )
+    spans = [(start, end) for start, end in pieces if _has_words(text[start:end])]
+    if not spans and (citations or unresolved):
+        spans = [_stripped(text, 0, len(text))]  # nothing reads as a sentence, but the markers need a home
+    if not spans or spans[0][0] == spans[0][1]:  # a blank text has nowhere to put anything
+        return []
+    citation_homes = _grouped(_homes(spans, [_citation_place(c) for c in citations]), len(spans))
+    marker_homes = _grouped(_homes(spans, [(m["start"], False) for m in unresolved]), len(spans))
+    return [
+        Statement(index, start, end, text[start:end], citation_homes[index], marker_homes[index])
+        for index, (start, end) in enumerate(spans)
+    ]
+
+
+def _blocks(text: str, begin: int) -> list[Span]:
+    """The stretches that sentences are split within: paragraphs, list items, headings, quoted lines
+    and table cells, without their Markdown prefixes. Fenced code, rules and separator rows are in none."""
+    blocks: list[Span] = []
+    continues = False  # the next plain line continues the last block (a soft line break)
+    for kind, start, end in _lines(text, begin):
+        if kind == "text" and continues:
+            blocks[-1] = (blocks[-1][0], end)
+        elif kind in ("text", "item", "heading", "quote"):
+            blocks.append((start, end))
+        elif kind == "table":
+            blocks.extend(_cells(text, start, end))
+        continues = kind in ("text", "item") and not _CLOSED_LINE.search(text[start:end])
+    return blocks
+
+
+def _lines(text: str, begin: int) -> list[tuple[str, int, int]]:
+    """Each line from ``begin`` as (kind, where its content starts, where it ends)."""
+    lines: list[tuple[str, int, int]] = []
+    fence = ""  # the opening fence while inside a fenced block
+    for start, end in _line_spans(text, begin):
+        if fence:
+            fence = "" if _closes_fence(text[start:end], fence) else fence
+            lines.append(("code", start, end))
+            continue
+        opening = _FENCE.match(text, start, end)
+        if opening and not (opening.group(1)[0] == "`" and "`" in text[opening.end() : end]):
+            fence = opening.group(1)
+            lines.append(("code", start, end))
+            continue
+        quote = _QUOTE.match(text, start, end)
+        content = quote.end() if quote else start
+        kind, prefix = _kind(text, content, end)
+        lines.append(("quote" if quote and kind == "text" else kind, content + prefix, end))
+    _mark_pipe_tables(text, lines)
+    return lines
+
+
+def _line_spans(text: str, begin: int) -> list[Span]:
+    spans = []
+    while begin <= len(text):
+        newline = text.find("\n", begin)
+        end = len(text) if newline < 0 else newline
+        spans.append((begin, end - 1 if text.endswith("\r", begin, end) else end))
+        begin = end + 1
+    return spans
+
+
+def _closes_fence(line: str, fence: str) -> bool:
+    stripped = line.strip()
+    return len(stripped) >= len(fence) and stripped == fence[0] * len(stripped)
+
+
+def _kind(text: str, start: int, end: int) -> tuple[str, int]:
+    """What a line (after any ``>``) is, and how long its Markdown prefix is."""
+    line = text[start:end]
+    if not line.strip():
+        return "blank", 0
+    if "|" in line and "-" in line and set(line) <= _SEPARATOR_CHARS:
+        return "separator", 0
+    if _RULE.match(line):
+        return "rule", 0  # also a setext underline: the title above it is a line of its own already
+    if line.lstrip().startswith("|"):
+        return "table", 0
+    for kind, prefix in (("heading", _HEADING), ("item", _ITEM)):
+        if match := prefix.match(line):
+            return kind, match.end()
+    return "text", 0
+
+
+def _mark_pipe_tables(text: str, lines: list[tuple[str, int, int]]) -> None:
+    """Rows written without a leading pipe: the header above a separator row and the rows under it."""
+    for number, (kind, _, _) in enumerate(lines):
+        if kind != "separator":
+            continue
+        if number and _is_row(text, lines[number - 1]):
+            lines[number - 1] = ("table", *lines[number - 1][1:])
+        below = number + 1
+        while below < len(lines) and _is_row(text, lines[below]):
+            lines[below] = ("table", *lines[below][1:])
+            below += 1
+
+
+def _is_row(text: str, line: tuple[str, int, int]) -> bool:
+    kind, start, end = line
+    return kind in ("text", "item") and "|" in text[start:end]
+
+
+def _cells(text: str, start: int, end: int) -> list[Span]:
+    cells = []
+    for border in _CELL_BORDER.finditer(text, start, end):
+        if border.group() == "|":
+            cells.append((start, border.start()))
+            start = border.end()
+    return [*cells, (start, end)]
+
+
+def _sentences(text: str, block: Span, marker_ends: dict[int, int]) -> list[Span]:
+    """``block`` cut after each sentence terminator, skipping code spans and URLs."""
+    start, end = block
+    code_spans = _code_spans(text, start, end)
+    sentences = []
+    position = start
+    while stop := _STOPS.search(text, position, end):
+        token = stop.group()
+        if token[0] == "`":
+            position = code_spans.get(stop.start(), stop.end())
+        elif token[0] in "hH":
+            url = _URL.match(text, stop.start(), end)
+            position = max(stop.end(), stop.start() + len(url.group().rstrip(_URL_TRAILING))) if url else stop.end()
+        elif (cut := _sentence_end(text, (start, end), stop.span(), marker_ends)) is not None:
+            sentences.append((start, cut))
+            start = position = cut
+        else:
+            position = stop.end()
+    return [*sentences, (start, end)] if start < end else sentences
+
+
+def _code_spans(text: str, start: int, end: int) -> dict[int, int]:
+    """Where each code span opens, mapped to where it ends: a backtick run is closed by the next run of
+    the same length; a run that nothing closes is literal (CommonMark)."""
+    runs = [(run.start(), run.end()) for run in _BACKTICKS.finditer(text, start, end)]
+    next_same: list[int | None] = [None] * len(runs)
+    last_seen: dict[int, int] = {}
+    for number in range(len(runs) - 1, -1, -1):
+        length = runs[number][1] - runs[number][0]
+        next_same[number] = last_seen.get(length)
+        last_seen[length] = number
+    spans = {}
+    number = 0
+    while number < len(runs):
+        closer = next_same[number]
+        if closer is None:
+            number += 1
+            continue
+        spans[runs[number][0]] = runs[closer][1]
+        number = closer + 1
+    return spans
+
+
+def _sentence_end(text: str, piece: Span, run: Span, marker_ends: dict[int, int]) -> int | None:
+    """Where the sentence of ``piece`` (its start, and the end of its block) whose terminators are
+    ``text[run]`` ends, or None where they end none: ``2.5``, ``example.com``, ``2．5``, ``「はい。」と``."""
+    start, end = piece
+    terminators = text[run[0] : run[1]]
+    if terminators == "．" and _between_digits(text, run[0]):
+        return None
+    if terminators == "." and (_ends_initialism(text, run[0]) or _ends_enumerator(text, start, run[0])):
+        return None
+    english = set(terminators) <= _ASCII_TERMINATORS
+    cut = _after_closers(text, start, run[1], end, english)
+    if not english and text[cut - 1] in _QUOTE_CLOSERS and cut < end and text[cut].isalnum():
+        return None  # 「はい。」と言った: a quotation inside the sentence
+    spaced = cut == end or text[cut].isspace()
+    cut = _after_markers(text, cut, end, marker_ends)
+    if english and not (spaced or cut == end or text[cut].isspace()):
+        return None  # a period ends an English sentence only before a space: not in 2.5 or v1.2.3
+    return cut
+
+
+def _between_digits(text: str, position: int) -> bool:
+    return 0 < position < len(text) - 1 and text[position - 1].isdigit() and text[position + 1].isdigit()
+
+
+def _ends_initialism(text: str, position: int) -> bool:
+    """``U.S.``, ``e.g.``, ``a.m.``: far more often inside a sentence than at its end."""
+    letter, dot, letter_before = (text[position - k] if position >= k else "" for k in (1, 2, 3))
+    word_start = position < 4 or not text[position - 4].isalnum()
+    return letter.isalpha() and dot == "." and letter_before.isalpha() and word_start
+
+
+def _ends_enumerator(text: str, start: int, position: int) -> bool:
+    """``1.`` opening a piece (``**1. Title**``, a cell "2. Step") numbers it; it ends nothing."""
+    digits = position
+    while digits > start and text[digits - 1].isdigit():
+        digits -= 1
+    lead = text[start:digits]
+    return digits < position and len(lead) <= 8 and not any(character.isalnum() for character in lead)
+
+
+def _after_closers(text: str, start: int, position: int, end: int, english: bool) -> int:
+    """Past the quotes, brackets and emphasis that close the sentence starting at ``start``."""
+    while position < end and text[position] in _CLOSERS:
+        if text[position] not in _EMPHASIS:
+            position += 1
+            continue
+        run_end = position
+        while run_end < end and text[run_end] == text[position]:
+            run_end += 1
+        if not _closes_emphasis(text, start, (position, run_end), end, english):
+            break
+        position = run_end
+    return position
+
+
+def _closes_emphasis(text: str, start: int, run: Span, end: int, english: bool) -> bool:
+    """Before a space or punctuation emphasis closes (CommonMark's flanking rule). Before a letter it
+    would open in English; Japanese has no spaces, so there it closes when the sentence opened it:
+    ``**東京です。**大阪`` closes, ``東京です。**大阪**`` opens."""
+    if run[1] == end or text[run[1]].isspace() or _is_punctuation(text[run[1]]):
+        return True
+    mark = text[run[0] : run[1]]
+    return not english and text.count(mark, start, run[0]) % 2 == 1
+
+
+def _is_punctuation(character: str) -> bool:
+    return unicodedata.category(character)[0] in "PS"
+
+
+def _after_markers(text: str, position: int, end: int, marker_ends: dict[int, int]) -> int:
+    """Past the citation markers that follow (``。[1]``, ``. [2][3]``): they cite the sentence before."""
+    while True:
+        marker = position
+        while marker < end and text[marker] in _HORIZONTAL_SPACE:
+            marker += 1
+        marker_end = marker_ends.get(marker)
+        if marker_end is None:
+            match = MARKER.match(text, marker, end) or _LINK_TRAILER.match(text, marker, end)
+            marker_end = match.end() if match else None
+        if marker_end is None or marker_end > end or marker_end <= marker:
+            return position
+        position = marker_end
+
+
+def _stripped(text: str, start: int, end: int) -> Span:
+    piece = text[start:end]
+    stripped = piece.strip()
+    if not stripped:
+        return start, start
+    leading = len(piece) - len(piece.lstrip())
+    return start + leading, start + leading + len(stripped)
+
+
+def _has_words(piece: str) -> bool:
+    """A letter or digit once markers and tags are gone; Markdown syntax holds neither."""
+    return any(character.isalnum() for character in _HTML_TAG.sub("", MARKER.sub("", piece)))
+
+
+def _citation_place(citation: dict[str, Any]) -> tuple[int, bool]:
+    """The position that decides a citation's statement, and whether it is an insertion point."""
+    if citation.get("marker") is not None:
+        return citation["start"], False
+    if citation["start"] == citation["end"]:
+        return citation["start"], True  # an OpenAI file citation: the point where the sentence ends
+    return citation["end"] - 1, False  # a cited span belongs where it ends
+
+
+def _homes(spans: list[Span], places: list[tuple[int, bool]]) -> list[int]:
+    """The statement each place belongs to: the last that starts at or before it (so whitespace and
+    dropped pieces between statements go to the one before), or the first."""
+    homes = [0] * len(places)
+    current = 0
+    for number in sorted(range(len(places)), key=lambda n: places[n][0]):
+        position, insertion = places[number]
+        while current + 1 < len(spans) and spans[current + 1][0] <= position:
+            current += 1
+        ends_previous = insertion and current > 0 and spans[current - 1][1] == position
+        homes[number] = current - 1 if ends_previous else current
+    return homes
+
+
+def _grouped(homes: list[int], count: int) -> list[list[int]]:
+    groups: list[list[int]] = [[] for _ in range(count)]
+    for number, home in enumerate(homes):
+        groups[home].append(number)
+    return groups

@@ -1,0 +1,35 @@
+from django.contrib import admin
+
+from citeview.review.models import Check, CheckRevision, Comment
+
+
+class CheckRevisionInline(admin.TabularInline):
+    model = CheckRevision
+    extra = 0
+    can_delete = False
+    readonly_fields = ("editor", "created_at", "item_version", "before", "after")
+
+    def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(Check)
+class CheckAdmin(admin.ModelAdmin):
+    """Checks are read here, never edited: every change goes through the check panel and its revisions."""
+
+    list_display = ("dump", "item_key", "kind", "editor", "verdict", "verification_worthy", "updated_at")
+    list_filter = ("kind", "verdict", "provider")
+    search_fields = ("statement_text", "source_url", "note", "editor__username")
+    inlines = [CheckRevisionInline]
+
+    def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(Comment)
+class CommentAdmin(admin.ModelAdmin):
+    list_display = ("dump", "item_key", "author", "created_at")
+    search_fields = ("text", "author__username")

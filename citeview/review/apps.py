@@ -1,0 +1,24 @@
+from typing import Any
+
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
+
+
+def _ensure_roles(sender: Any, **kwargs: Any) -> None:
+    # A migration makes the roles; this remakes them after a database flush (as tests do), which
+    # empties every table but runs no migration.
+    from django.contrib.auth.models import Group, Permission
+
+    from citeview.review.roles import ensure_roles
+
+    ensure_roles(Group, Permission)
+
+
+class ReviewConfig(AppConfig):
+    name = "citeview.review"
+    verbose_name = _("Evidence review")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        post_migrate.connect(_ensure_roles, sender=self, dispatch_uid="citeview-review-roles")

@@ -1,0 +1,193 @@
+"""Downloads: a dump's handover report (Markdown, JSON) and every verdict as CSV or JSON Lines."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from django.contrib.auth.decorators import permission_required
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from citeview.core.review.report import handover_report, report_markdown
+from citeview.dumps.forms import DumpFilterForm
+from citeview.dumps.models import Dump
+from citeview.dumps.selectors import dump_get, dump_list
+from citeview.review import roles
+from citeview.review.charts import figure_charts
+from citeview.review.figures import FigureFilterForm, team_figures
+from citeview.review.models import Check
+from citeview.review.selectors import dump_check_items
+
+EXPORT_COLUMNS = (
+    "dump_id",
+    "dump_title",
+    "provider",
+    "api",
+    "model",
+    "item",
+    "kind",
+    "statement",
+    "marker",
+    "source_url",
+    "source_title",
+    "verdict",
+    "subject",
+    "time",
+    "conditions",
+    "evidence_quote",
+    "verification_worthy",
+    "supported_together",
+    "note",
+    "editor",
+    "created_at",
+    "updated_at",
+)
+RECORDED_FIELDS = (
+    "verdict",
+    "subject",
+    "time",
+    "conditions",
+    "evidence_quote",
+    "verification_worthy",
+    "supported_together",
+    "note",
+)
+# A spreadsheet runs a cell that starts with one of these as a formula; dump text must never do that.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def dump_report(dump: Dump) -> dict[str, Any]:
+    checks = Check.objects.filter(dump=dump).select_related("editor").order_by("response_index", "item_key", "id")
+    meta = {
+        "id": dump.pk,
+        "title": dump.display_title,
+        "sha256": dump.sha256,
+        "stored_at": dump.created_at.isoformat(),
+    }
+    return handover_report(meta, dump.result, dump_check_items(dump), [_check_dict(c) for c in checks])
+
+
+def _check_dict(check: Check) -> dict[str, Any]:
+    return {
+        "item_key": check.item_key,
+        "kind": check.kind,
+        "is_item": check.is_item,
+        "response_index": check.response_index,
+        "statement_text": check.statement_text,
+        "marker": check.marker,
+        "source_url": check.source_url,
+        "source_title": check.source_title,
+        "editor": check.editor.get_username(),
+        "updated_at": check.updated_at.isoformat(),
+        **{name: getattr(check, name) for name in ("verdict", "subject", "time", "conditions", "evidence_quote")},
+        **{name: getattr(check, name) for name in ("note", "verification_worthy", "supported_together")},
+    }
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def report_page(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = dump_get(pk=pk)
+    return render(request, "review/report.html", {"dump": dump, "report": dump_report(dump)})
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def report_json(request: HttpRequest, pk: int) -> JsonResponse:
+    dump = dump_get(pk=pk)
+    response = JsonResponse(dump_report(dump), json_dumps_params={"ensure_ascii": False, "indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}-report.json"'
+    return response
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def report_md(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = dump_get(pk=pk)
+    response = HttpResponse(report_markdown(dump_report(dump)), content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}-report.md"'
+    return response
+
+
+def verdict_rows(request: HttpRequest) -> Iterator[dict[str, Any]]:
+    """One row per recorded check of the dumps the list's filters select, oldest first."""
+    dumps = dump_list(DumpFilterForm(request.GET).filters()).values("pk")
+    checks = Check.objects.filter(dump__in=dumps).select_related("editor", "dump").order_by("dump_id", "item_key", "id")
+    for check in checks.iterator(chunk_size=1000):
+        yield {
+            "dump_id": check.dump_id,
+            "dump_title": check.dump.display_title,
+            "provider": check.provider,
+            "api": check.api,
+            "model": check.model,
+            "item": check.item_key,
+            "kind": check.kind,
+            "statement": check.statement_text,
+            "marker": check.marker,
+            "source_url": check.source_url,
+            "source_title": check.source_title,
+            **{name: getattr(check, name) for name in RECORDED_FIELDS},
+            "editor": check.editor.get_username(),
+            "created_at": check.created_at.isoformat(),
+            "updated_at": check.updated_at.isoformat(),
+        }
+
+
+def _inert(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula, quoted with a leading apostrophe (the JSON
+    Lines export keeps every value exactly)."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def verdicts_csv(request: HttpRequest) -> StreamingHttpResponse:
+    writer = csv.DictWriter(_Echo(), fieldnames=EXPORT_COLUMNS)
+
+    def lines() -> Iterator[str]:
+        yield "\ufeff"  # so spreadsheet programs read the Japanese as UTF-8
+        yield writer.writerow(dict(zip(EXPORT_COLUMNS, EXPORT_COLUMNS, strict=True)))
+        for row in verdict_rows(request):
+            yield writer.writerow({name: _inert(value) for name, value in row.items()})
+
+    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="citeview-verdicts.csv"'
+    return response
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def verdicts_jsonl(request: HttpRequest) -> StreamingHttpResponse:
+    lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in verdict_rows(request))
+    response = StreamingHttpResponse(lines, content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="citeview-verdicts.jsonl"'
+    return response
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def figures_page(request: HttpRequest) -> HttpResponse:
+    form = FigureFilterForm(request.GET)
+    figures = team_figures(form.filters())
+    query = request.GET.urlencode()
+    context = {"form": form, "figures": figures, "charts": figure_charts(figures), "query": query}
+    return render(request, "review/figures.html", context)
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def figures_json(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(
+        team_figures(FigureFilterForm(request.GET).filters()), json_dumps_params={"ensure_ascii": False}
+    )

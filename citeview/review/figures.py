@@ -1,0 +1,177 @@
+"""The team's figures from recorded checks (``../shared/docs/evidence-review.md``), sliced by provider,
+API, model and tag over a date range; the formulas are in :mod:`citeview.core.review.metrics`."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from django import forms
+from django.db.models import Q, QuerySet
+from django.utils.translation import gettext_lazy as _
+
+from citeview.core.detect import API_NAMES, PROVIDERS
+from citeview.core.review.metrics import (
+    StatementJudgement,
+    agreement,
+    citation_precision,
+    citation_recall,
+    macro_precision,
+    macro_recall,
+    verdict_distribution,
+)
+from citeview.dumps.models import Dump
+from citeview.review.models import Check
+
+
+class FigureFilterForm(forms.Form):
+    provider = forms.ChoiceField(label=_("Provider"), required=False)
+    api = forms.ChoiceField(label=_("API"), required=False)
+    model = forms.CharField(label=_("Model"), required=False, max_length=100)
+    tag = forms.CharField(label=_("Tag"), required=False, max_length=50)
+    since = forms.DateField(label=_("Stored from"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    until = forms.DateField(label=_("Stored until"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in PROVIDERS)]
+        self.fields["api"].choices = [("", _("any")), *API_NAMES.items()]
+
+    def filters(self) -> dict[str, Any]:
+        if not self.is_valid():
+            return {}
+        return {name: value for name, value in self.cleaned_data.items() if value}
+
+
+@dataclass(frozen=True)
+class Slice:
+    """One row of a breakdown: the dumps' own figures and the figures of the checks on them."""
+
+    label: str
+    checks: list[Check]
+    dumps: list[Dump]
+
+
+def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
+    condition = Q()
+    if provider := filters.get("provider"):
+        condition &= Q(providers__contains=provider)
+    if api := filters.get("api"):
+        condition &= Q(apis__contains=api)
+    if model := filters.get("model"):
+        condition &= Q(model_names__contains=model)
+    if tag := filters.get("tag"):
+        condition &= Q(tags__name=tag)
+    if since := filters.get("since"):
+        condition &= Q(created_at__date__gte=since)
+    if until := filters.get("until"):
+        condition &= Q(created_at__date__lte=until)
+    fields = ("providers", "apis", "model_names", "citation_count", "unresolved_count", "response_count")
+    return Dump.objects.filter(condition).distinct().only(*fields, "incomplete_response_count", "created_at")
+
+
+def team_figures(filters: dict[str, Any]) -> dict[str, Any]:
+    """Every figure for the dumps the filters select, overall and per provider, API, model and tag."""
+    dumps = list(selected_dumps(filters).prefetch_related("tags"))
+    checks = list(
+        Check.objects.filter(dump__in=[d.pk for d in dumps]).select_related("editor").order_by("dump_id", "id")
+    )
+    overall = Slice(str(_("All")), checks, dumps)
+    return {
+        "filters": {k: v.isoformat() if isinstance(v, date) else v for k, v in filters.items()},
+        "overall": slice_figures(overall),
+        "agreement": {"verdicts": agreement(_ratings(checks)), "collapsed": agreement(_ratings(checks), collapse=True)},
+        "by_provider": [slice_figures(s) for s in _slices(dumps, checks, lambda d: _split(d.providers), "provider")],
+        "by_api": [slice_figures(s) for s in _slices(dumps, checks, lambda d: _split(d.apis), "api")],
+        "by_model": [slice_figures(s) for s in _slices(dumps, checks, lambda d: _split(d.model_names), "model")],
+        "by_tag": [slice_figures(s) for s in _slices(dumps, checks, lambda d: [t.name for t in d.tags.all()], "tag")],
+    }
+
+
+def slice_figures(part: Slice) -> dict[str, Any]:
+    judgements = statement_judgements(part.checks)
+    citations = sum(d.citation_count for d in part.dumps)
+    unresolved = sum(d.unresolved_count for d in part.dumps)
+    responses = sum(d.response_count for d in part.dumps)
+    incomplete = sum(d.incomplete_response_count for d in part.dumps)
+    return {
+        "label": part.label,
+        "dumps": len(part.dumps),
+        "checks": sum(1 for c in part.checks if c.kind == "citation" and c.verdict),
+        "editors": len({c.editor_id for c in part.checks}),
+        "citation_recall": citation_recall(judgements).to_json(),
+        "citation_precision": citation_precision(judgements).to_json(),
+        "macro_recall": macro_recall(judgements).to_json(),
+        "macro_precision": macro_precision(judgements).to_json(),
+        "verdicts": verdict_distribution(c.verdict for c in part.checks if c.kind == "citation" and c.verdict),
+        "unresolved_marker_rate": _ratio(unresolved, citations + unresolved),
+        "incomplete_response_share": _ratio(incomplete, responses),
+    }
+
+
+def statement_judgements(checks: Iterable[Check]) -> list[StatementJudgement]:
+    """Each editor's judgement of each statement, from their statement check and their citation checks."""
+    statements: dict[tuple[int, int, str, int], dict[str, Any]] = defaultdict(
+        lambda: {"worthy": None, "together": None, "verdicts": [], "unresolved": 0, "answer": ""}
+    )
+    for check in checks:
+        entry = statements[(check.dump_id, check.response_index, check.statement_key, check.editor_id)]
+        entry["answer"] = f"{check.dump_id}/{check.response_index}/{check.editor_id}"
+        entry["unresolved"] = check.unresolved_count
+        if check.kind == "citation":
+            entry["verdicts"].append(check.verdict or None)
+        else:
+            entry["worthy"] = {"yes": True, "no": False}.get(check.verification_worthy)
+            entry["together"] = check.supported_together or None
+    return [
+        StatementJudgement(e["answer"], e["worthy"], e["together"], e["verdicts"], e["unresolved"])
+        for e in statements.values()
+    ]
+
+
+def _ratings(checks: Iterable[Check]) -> dict[tuple[int, str], dict[int, str]]:
+    ratings: dict[tuple[int, str], dict[int, str]] = defaultdict(dict)
+    for check in checks:
+        if check.kind == "citation" and check.verdict:
+            ratings[(check.dump_id, check.item_key)][check.editor_id] = check.verdict
+    return ratings
+
+
+def _slices(dumps: list[Dump], checks: list[Check], keys_of: Any, dimension: str) -> list[Slice]:
+    """One slice per value of a dimension. A dump belongs to every value it has (two tags, two APIs);
+    model and API slices take each check by its own response's model and API."""
+    by_value: dict[str, list[Dump]] = defaultdict(list)
+    for dump in dumps:
+        for value in keys_of(dump):
+            by_value[value].append(dump)
+    slices = []
+    for value, members in sorted(by_value.items()):
+        ids = {d.pk for d in members}
+        own = [c for c in checks if c.dump_id in ids and _check_matches(c, dimension, value)]
+        slices.append(Slice(value, own, members))
+    return slices
+
+
+def _check_matches(check: Check, dimension: str, value: str) -> bool:
+    if dimension == "api":
+        return check.api == value
+    if dimension == "model":
+        return check.model == value
+    if dimension == "provider":
+        return check.provider == value
+    return True
+
+
+def _split(values: str) -> list[str]:
+    return [v.strip() for v in values.split(",") if v.strip()]
+
+
+def _ratio(numerator: int, denominator: int) -> dict[str, Any]:
+    return {
+        "numerator": numerator,
+        "denominator": denominator,
+        "value": numerator / denominator if denominator else None,
+    }

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+
+from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
+from citeview.review.roles import EDITOR
+
+MAX_TAGS = 20
+
+
+def _choice(label: str, choices: list[tuple[str, Any]]) -> forms.ChoiceField:
+    return forms.ChoiceField(label=label, choices=choices, required=False, widget=forms.RadioSelect)
+
+
+class CheckForm(forms.Form):
+    """One item's check. A citation asks for the verdict and its details plus the statement-wide
+    answers; a statement that cites nothing asks only whether it needs a source."""
+
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
+    verdict = _choice(_("Verdict"), VERDICTS)
+    subject = _choice(_("Same subject (object, group, organisation)?"), YES_NO_UNSURE)
+    time = _choice(_("Same time (year, period, version)?"), YES_NO_UNSURE)
+    conditions = _choice(_("Same conditions and exceptions?"), YES_NO_UNSURE)
+    evidence_quote = forms.CharField(
+        label=_("Evidence quote, pasted from the source"), required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    note = forms.CharField(label=_("Note"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    verification_worthy = _choice(_("Is the statement a claim about the world (verification-worthy)?"), YES_NO)
+    supported_together = _choice(_("Do its citations together support it?"), SUPPORTED_TOGETHER)
+
+    CITATION_ONLY = ("verdict", "subject", "time", "conditions", "evidence_quote", "supported_together")
+
+    def __init__(self, *args: Any, cites: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not cites:
+            for name in self.CITATION_ONLY:
+                del self.fields[name]
+
+    def check_values(self) -> dict[str, str]:
+        names = ("verdict", "subject", "time", "conditions", "evidence_quote", "note")
+        if "verdict" not in self.fields:
+            names = ("verification_worthy", "note")
+        return {name: self.cleaned_data[name] for name in names}
+
+    def statement_values(self) -> dict[str, str]:
+        if "verdict" not in self.fields:
+            return {}
+        return {name: self.cleaned_data[name] for name in ("verification_worthy", "supported_together")}
+
+
+class CommentForm(forms.Form):
+    text = forms.CharField(label=_("Comment"), max_length=5000, widget=forms.Textarea(attrs={"rows": 2}))
+    item_key = forms.CharField(required=False, widget=forms.HiddenInput, max_length=40)
+
+
+class DumpDetailsForm(forms.Form):
+    title = forms.CharField(label=_("Title"), max_length=200, required=False)
+    tags = forms.CharField(
+        label=_("Tags"), required=False, max_length=1000, help_text=_("Separated by commas, e.g. health, 2026-Q3")
+    )
+    assignee = forms.ModelChoiceField(label=_("Assigned to"), queryset=None, required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["assignee"].queryset = (
+            get_user_model().objects.filter(groups__name=EDITOR, is_active=True).order_by("username")
+        )
+
+    def clean_tags(self) -> list[str]:
+        names = [name.strip() for name in self.cleaned_data["tags"].split(",") if name.strip()]
+        if any(len(name) > 50 for name in names):
+            raise forms.ValidationError(_("A tag can be at most 50 characters long."))
+        if len(names) > MAX_TAGS:
+            raise forms.ValidationError(_("At most %(count)d tags.") % {"count": MAX_TAGS})
+        return names

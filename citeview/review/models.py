@@ -1,0 +1,129 @@
+"""What editors record about a dump's citations, and every change to it."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from citeview.dumps.models import Dump
+
+VERDICTS = [
+    ("complete", _("Complete support")),
+    ("partial", _("Partial support")),
+    ("none", _("No support")),
+    ("inaccessible", _("Source inaccessible")),
+    ("supports_and_refutes", _("Supports and refutes")),
+    ("unclear", _("Statement unclear")),
+]
+YES_NO_UNSURE = [("yes", _("yes")), ("no", _("no")), ("unsure", _("unsure"))]
+YES_NO = [("yes", _("yes")), ("no", _("no"))]
+SUPPORTED_TOGETHER = [("yes", _("yes")), ("no", _("no")), ("contradict", _("contradict"))]
+
+# A check that counts as done: a citation with a verdict, a statement judged worthy or not.
+FINISHED = models.Q(kind="citation") & ~models.Q(verdict="") | models.Q(kind="statement") & ~models.Q(
+    verification_worthy=""
+)
+
+# The fields of a check, in the order the form, the history and the exports show them.
+CITATION_FIELDS = ("verdict", "subject", "time", "conditions", "evidence_quote", "note")
+STATEMENT_FIELDS = ("verification_worthy", "supported_together", "note")
+
+
+class ItemState(models.Model):
+    """The shared version of one item of a dump. Every saved check of the item, by any editor, moves it
+    on; a save from a page that saw an older version is refused (optimistic versioning)."""
+
+    dump = models.ForeignKey(Dump, on_delete=models.CASCADE, related_name="item_states")
+    key = models.CharField(max_length=40)
+    version = models.PositiveIntegerField(default=0)
+    last_editor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["dump", "key"], name="one_state_per_item")]
+
+
+class Check(models.Model):
+    """One editor's check of one item: a citation (its verdict) or a statement (worthy, supported).
+
+    What was judged (statement, source, provider) is copied in, so a report stays true to what the
+    editor saw even after the dump's result is rebuilt by newer parsers.
+    """
+
+    KIND_CHOICES = [("citation", _("citation")), ("statement", _("statement"))]
+
+    dump = models.ForeignKey(Dump, on_delete=models.CASCADE, related_name="checks")
+    item_key = models.CharField(max_length=40)
+    kind = models.CharField(max_length=10, choices=KIND_CHOICES)
+    editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="checks")
+    response_index = models.PositiveIntegerField(default=0)
+    statement_key = models.CharField(max_length=40)
+    citation_index = models.PositiveIntegerField(null=True, blank=True)
+
+    statement_text = models.TextField(_("statement"))
+    marker = models.CharField(max_length=40, blank=True)
+    source_key = models.CharField(max_length=500, blank=True)
+    source_url = models.TextField(blank=True)
+    source_title = models.TextField(blank=True)
+    provider = models.CharField(max_length=20, blank=True)
+    api = models.CharField(max_length=40, blank=True)
+    model = models.CharField(max_length=100, blank=True)
+
+    verdict = models.CharField(_("verdict"), max_length=24, choices=VERDICTS, blank=True)
+    subject = models.CharField(_("subject"), max_length=8, choices=YES_NO_UNSURE, blank=True)
+    time = models.CharField(_("time"), max_length=8, choices=YES_NO_UNSURE, blank=True)
+    conditions = models.CharField(_("conditions"), max_length=8, choices=YES_NO_UNSURE, blank=True)
+    evidence_quote = models.TextField(_("evidence quote"), blank=True)
+    note = models.TextField(_("note"), blank=True)
+    verification_worthy = models.CharField(_("verification-worthy"), max_length=4, choices=YES_NO, blank=True)
+    supported_together = models.CharField(
+        _("supported together"), max_length=12, choices=SUPPORTED_TOGETHER, blank=True
+    )
+    unresolved_count = models.PositiveIntegerField(default=0)  # of the statement: markers that cite nothing
+    # Whether this row is an item editors check (a citation, or a statement citing nothing), rather than
+    # the statement-wide answers recorded alongside a citation's check.
+    is_item = models.BooleanField(default=True)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["dump", "item_key", "editor"], name="one_check_per_editor")]
+        indexes = [models.Index(fields=["dump", "statement_key"])]
+        permissions = [("record_check", _("Can record evidence checks"))]
+
+    @property
+    def finished(self) -> bool:
+        """Whether this check counts as done for progress: a verdict, or an uncited statement judged."""
+        return bool(self.verdict) if self.kind == "citation" else bool(self.verification_worthy)
+
+    def values(self) -> dict[str, str]:
+        fields = CITATION_FIELDS if self.kind == "citation" else STATEMENT_FIELDS
+        return {name: getattr(self, name) for name in fields}
+
+
+class CheckRevision(models.Model):
+    """One save of a check: who, when, and what changed from what."""
+
+    check_record = models.ForeignKey(Check, on_delete=models.CASCADE, related_name="revisions")
+    editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    item_version = models.PositiveIntegerField()
+    before = models.JSONField(default=dict)
+    after = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+
+class Comment(models.Model):
+    """A note anyone on the team can leave on a dump, or on one item of it."""
+
+    dump = models.ForeignKey(Dump, on_delete=models.CASCADE, related_name="comments")
+    item_key = models.CharField(max_length=40, blank=True)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.TextField(_("comment"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]

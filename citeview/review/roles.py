@@ -1,0 +1,48 @@
+"""The two roles, as Django groups made by a migration, and what each may do.
+
+Reviewers read everything and comment; editors also store dumps, edit their title, tags and
+assignee, and record checks. Staff manage accounts and roles in the admin.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+EDITOR = "editor"
+REVIEWER = "reviewer"
+
+READ = "dumps.view_dump"
+STORE = "dumps.add_dump"
+ORGANISE = "dumps.change_dump"
+RECORD = "review.record_check"
+COMMENT = "review.add_comment"
+
+ROLE_PERMISSIONS = {
+    REVIEWER: [READ, "review.view_check", COMMENT],
+    EDITOR: [READ, "review.view_check", COMMENT, STORE, ORGANISE, RECORD],
+}
+
+
+def can_record(user: Any) -> bool:
+    return bool(user.has_perm(RECORD))
+
+
+def can_comment(user: Any) -> bool:
+    return bool(user.has_perm(COMMENT))
+
+
+def role_of(user: Any) -> str | None:
+    if user.has_perm(RECORD):
+        return EDITOR
+    return REVIEWER if user.has_perm(READ) else None
+
+
+def ensure_roles(group_model: Any, permission_model: Any) -> None:
+    """Make both groups with their permissions, leaving any other permission staff gave them."""
+    for role, names in ROLE_PERMISSIONS.items():
+        group, _ = group_model.objects.get_or_create(name=role)
+        for name in names:
+            app_label, codename = name.split(".")
+            permission = permission_model.objects.filter(content_type__app_label=app_label, codename=codename).first()
+            if permission is not None:
+                group.permissions.add(permission)

@@ -1,0 +1,19 @@
+from django.urls import path
+
+from citeview.review import exports, views
+
+app_name = "review"
+urlpatterns = [
+    path("dumps/<int:pk>/check/", views.check_start, name="start"),
+    path("dumps/<int:pk>/check/<slug:key>/", views.check_item, name="item"),
+    path("dumps/<int:pk>/checked/", views.check_done, name="done"),
+    path("dumps/<int:pk>/comments/", views.comment_create, name="comment"),
+    path("dumps/<int:pk>/details/", views.dump_details, name="details"),
+    path("dumps/<int:pk>/report/", exports.report_page, name="report"),
+    path("dumps/<int:pk>/report.md", exports.report_md, name="report_md"),
+    path("dumps/<int:pk>/report.json", exports.report_json, name="report_json"),
+    path("figures/", exports.figures_page, name="figures"),
+    path("figures.json", exports.figures_json, name="figures_json"),
+    path("verdicts.csv", exports.verdicts_csv, name="verdicts_csv"),
+    path("verdicts.jsonl", exports.verdicts_jsonl, name="verdicts_jsonl"),
+]

@@ -1,0 +1,290 @@
+"""The check panel, comments and a dump's details. Thin: the work is in services and selectors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import permission_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from citeview.core.rendering.answer import citation_anchor, response_prefix, source_entries
+from citeview.core.review.items import CheckItem
+from citeview.dumps.models import Dump
+from citeview.dumps.selectors import dump_get
+from citeview.dumps.views import rendered_answers
+from citeview.review import roles
+from citeview.review.forms import CheckForm, CommentForm, DumpDetailsForm
+from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check
+from citeview.review.selectors import (
+    dump_check_items,
+    finished_keys,
+    has_saved,
+    item_checks,
+    item_history,
+    item_version,
+)
+from citeview.review.services import CheckConflict, check_save, comment_add, dump_organise
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def check_start(request: HttpRequest, pk: int) -> HttpResponse:
+    """The first item the user has not finished, or the first item."""
+    dump = dump_get(pk=pk)
+    items = dump_check_items(dump)
+    if not items:
+        messages.info(request, _("This dump has nothing to check: its answers are empty."))
+        return redirect(dump)
+    done = finished_keys(dump, request.user)
+    item = next((i for i in items if i.key not in done), items[0])
+    return redirect(_item_url(dump, item))
+
+
+@require_http_methods(["GET", "POST"])
+@permission_required(roles.READ, raise_exception=True)
+def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
+    dump = dump_get(pk=pk)
+    items = dump_check_items(dump)
+    item = next((i for i in items if i.key == key), None)
+    if item is None:
+        raise Http404("This dump has no such item.")
+    cites = item.citation is not None
+    if request.method == "GET":
+        form = CheckForm(initial=_initial(dump, item, request.user), cites=cites)
+        return _check_page(request, dump, items, item, form)
+    if not roles.can_record(request.user):
+        raise PermissionDenied("Only editors record checks.")
+    form = CheckForm(request.POST, cites=cites)
+    if not form.is_valid():
+        return _check_page(request, dump, items, item, form, status=400)
+    try:
+        check_save(
+            dump=dump,
+            item=item,
+            editor=request.user,
+            values=form.check_values(),
+            statement_values=form.statement_values(),
+            seen_version=form.cleaned_data["version"],
+        )
+    except CheckConflict as conflict:
+        return _conflict_page(request, dump, items, item, form, conflict)
+    messages.success(request, _("Saved."))
+    return redirect(_next_url(dump, items, item, request.user))
+
+
+def _check_page(
+    request: HttpRequest,
+    dump: Dump,
+    items: list[CheckItem],
+    item: CheckItem,
+    form: CheckForm,
+    *,
+    status: int = 200,
+    conflict: dict[str, Any] | None = None,
+) -> HttpResponse:
+    position = items.index(item)
+    response = dump.result["responses"][item.response]
+    prefix = response_prefix(item.response)
+    is_editor = roles.can_record(request.user)
+    # Blind first: an editor sees what others recorded only once their own check of the item is saved.
+    revealed = not is_editor or has_saved(dump, item.key, request.user)
+    done = finished_keys(dump, request.user)
+    context = {
+        "dump": dump,
+        "item": item,
+        "position": position + 1,
+        "item_count": len(items),
+        "previous_url": _item_url(dump, items[position - 1]) if position > 0 else None,
+        "next_url": _item_url(dump, items[position + 1]) if position + 1 < len(items) else None,
+        "nav": [_nav_entry(dump, i, n, done, i is item) for n, i in enumerate(items, 1)],
+        "mine_done": len(done),
+        "response": response,
+        "answer_html": rendered_answers(dump)[item.response]["answer"],
+        "citation": _citation_view(response, prefix, item) if item.citation is not None else None,
+        "form": form,
+        "is_editor": is_editor,
+        "revealed": revealed,
+        "others": _others(dump, item, request.user) if revealed else [],
+        "history": _history(dump, item) if revealed else [],
+        "comment_form": CommentForm(initial={"item_key": item.key}),
+        "comments": [c for c in dump.comments.select_related("author") if c.item_key == item.key],
+        "can_comment": roles.can_comment(request.user),
+        "conflict": conflict,
+    }
+    return render(request, "review/check.html", context, status=status)
+
+
+def _conflict_page(
+    request: HttpRequest,
+    dump: Dump,
+    items: list[CheckItem],
+    item: CheckItem,
+    form: CheckForm,
+    conflict: CheckConflict,
+) -> HttpResponse:
+    """The save is refused: theirs and yours side by side, the typed input kept, and the form now
+    carrying the new version so that saving again keeps yours (theirs stays recorded as theirs)."""
+    data = request.POST.copy()
+    data["version"] = str(conflict.version)
+    kept = CheckForm(data, cites=item.citation is not None)
+    kept.is_valid()
+    theirs = conflict.theirs
+    fields = (
+        (*CITATION_FIELDS, "verification_worthy", "supported_together")
+        if item.citation is not None
+        else STATEMENT_FIELDS
+    )
+    yours = {**form.check_values(), **form.statement_values()}
+    rows = [
+        {
+            "label": kept.fields[name].label if name in kept.fields else name,
+            "theirs": _shown(theirs.check_record, name, theirs.after) if theirs else "",
+            "yours": _label(kept, name, yours.get(name, "")),
+        }
+        for name in fields
+        if name in kept.fields
+    ]
+    context = {"editor": theirs.editor.get_username() if theirs else "", "at": theirs.created_at if theirs else None}
+    return _check_page(request, dump, items, item, kept, status=409, conflict={**context, "rows": rows})
+
+
+def _shown(check: Check, name: str, values: dict[str, str]) -> str:
+    value = values.get(name, getattr(check, name, ""))
+    field = Check._meta.get_field(name)
+    return str(dict(field.choices).get(value, value)) if field.choices else value
+
+
+def _label(form: CheckForm, name: str, value: str) -> str:
+    choices = dict(getattr(form.fields[name], "choices", []) or [])
+    return str(choices.get(value, value))
+
+
+def _initial(dump: Dump, item: CheckItem, user: Any) -> dict[str, Any]:
+    initial: dict[str, Any] = {"version": item_version(dump, item.key)}
+    for check in Check.objects.filter(dump=dump, editor=user, item_key__in={item.key, item.statement_key}):
+        if check.item_key == item.key:
+            initial.update(check.values())
+        else:
+            initial.update(verification_worthy=check.verification_worthy, supported_together=check.supported_together)
+    return initial
+
+
+def _citation_view(response: dict[str, Any], prefix: str, item: CheckItem) -> dict[str, Any]:
+    assert item.citation is not None
+    citation = response["citations"][item.citation]
+    entries = {entry["key"]: entry for entry in source_entries(response, prefix)}
+    return {
+        "marker": citation["marker"],
+        "anchor": citation_anchor(prefix, item.citation),
+        "cited_text": citation["cited_text"],
+        "sources": [entries[k] for k in citation["source_keys"] if k in entries],
+    }
+
+
+def _others(dump: Dump, item: CheckItem, user: Any) -> list[dict[str, Any]]:
+    """Each other editor's answers on the item: their citation check and statement-wide answers."""
+    people: dict[str, dict[str, Any]] = {}
+    for check in item_checks(dump, item):
+        if check.editor_id == user.pk:
+            continue
+        entry = people.setdefault(check.editor.get_username(), {"editor": check.editor.get_username()})
+        if check.item_key == item.key:
+            entry["check"] = check
+        else:
+            entry["statement"] = check
+    return list(people.values())
+
+
+def _history(dump: Dump, item: CheckItem) -> list[dict[str, Any]]:
+    return [
+        {
+            "editor": revision.editor.get_username(),
+            "at": revision.created_at,
+            "changes": [
+                {"field": _field_label(name), "before": revision.before.get(name, ""), "after": value}
+                for name, value in revision.after.items()
+                if revision.before.get(name, "") != value
+            ],
+        }
+        for revision in item_history(dump, item)
+    ]
+
+
+def _field_label(name: str) -> str:
+    return str(Check._meta.get_field(name).verbose_name)
+
+
+def _nav_entry(dump: Dump, item: CheckItem, number: int, done: set[str], current: bool) -> dict[str, Any]:
+    return {
+        "number": number,
+        "url": _item_url(dump, item),
+        "kind": "citation" if item.citation is not None else "statement",
+        "text": item.statement.text,
+        "done": item.key in done,
+        "current": current,
+    }
+
+
+def _item_url(dump: Dump, item: CheckItem) -> str:
+    return reverse("review:item", args=[dump.pk, item.key])
+
+
+def _next_url(dump: Dump, items: list[CheckItem], item: CheckItem, user: Any) -> str:
+    """The next item the editor has not finished, after this one and then from the start."""
+    done = finished_keys(dump, user)
+    position = items.index(item)
+    for candidate in items[position + 1 :] + items[:position]:
+        if candidate.key not in done:
+            return _item_url(dump, candidate)
+    return reverse("review:done", args=[dump.pk])
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def check_done(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = dump_get(pk=pk)
+    messages.success(request, _("You have checked every item of this dump."))
+    return redirect(dump)
+
+
+@require_POST
+@permission_required(roles.COMMENT, raise_exception=True)
+def comment_create(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = dump_get(pk=pk)
+    form = CommentForm(request.POST)
+    if form.is_valid():
+        comment_add(
+            dump=dump, author=request.user, text=form.cleaned_data["text"], item_key=form.cleaned_data["item_key"]
+        )
+        messages.success(request, _("Comment added."))
+    else:
+        messages.error(request, _("A comment needs some text (at most 5,000 characters)."))
+    key = form.cleaned_data.get("item_key") if form.is_valid() else request.POST.get("item_key", "")
+    if key and any(i.key == key for i in dump_check_items(dump)):
+        return redirect(reverse("review:item", args=[dump.pk, key]))
+    return redirect(dump)
+
+
+@require_POST
+@permission_required(roles.ORGANISE, raise_exception=True)
+def dump_details(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = dump_get(pk=pk)
+    form = DumpDetailsForm(request.POST)
+    if not form.is_valid():
+        errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
+        messages.error(request, _("The details were not saved: %(errors)s") % {"errors": errors})
+        return redirect(dump)
+    dump_organise(
+        dump=dump,
+        title=form.cleaned_data["title"],
+        tag_names=form.cleaned_data["tags"],
+        assignee=form.cleaned_data["assignee"],
+    )
+    messages.success(request, _("The details were saved."))
+    return redirect(dump)

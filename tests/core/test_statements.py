@@ -1,0 +1,334 @@
+"""Statements: where an answer is cut into sentences, list items and table cells, and which statement
+each citation and unresolved marker belongs to."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
+
+import pytest
+
+from citeview.core.parse import parse_dump
+from citeview.core.review.statements import Statement, statements
+from tests.conftest import own_fixture
+
+
+def response(text: str, citations: Sequence[dict[str, Any]] = (), unresolved: Sequence[dict[str, Any]] = ()) -> dict:
+    return {"text": text, "citations": list(citations), "unresolved": list(unresolved)}
+
+
+def texts(text: str) -> list[str]:
+    return [s.text for s in statements(response(text))]
+
+
+def marker_at(text: str, marker: str, occurrence: int = 0) -> dict[str, Any]:
+    """A citation for the ``occurrence``-th ``marker`` in ``text``."""
+    start = -1
+    for _ in range(occurrence + 1):
+        start = text.index(marker, start + 1)
+    return {"start": start, "end": start + len(marker), "marker": marker, "source_keys": ["1"]}
+
+
+def span(start: int, end: int) -> dict[str, Any]:
+    return {"start": start, "end": end, "marker": None, "source_keys": ["0"]}
+
+
+def unresolved_at(text: str, marker: str) -> dict[str, Any]:
+    start = text.index(marker)
+    return {"marker": marker, "ref": marker.strip("[]"), "start": start, "end": start + len(marker)}
+
+
+def homes(found: list[Statement]) -> list[tuple[str, list[int], list[int]]]:
+    return [(s.text, s.citations, s.unresolved) for s in found]
+
+
+def test_japanese_sentences_end_at_full_width_terminators():
+    assert texts("東京は日本の首都です。大阪は西日本最大の都市です！本当ですか？はい．次に京都") == [
+        "東京は日本の首都です。",
+        "大阪は西日本最大の都市です！",
+        "本当ですか？",
+        "はい．",
+        "次に京都",
+    ]
+
+
+def test_closing_brackets_stay_and_a_quotation_inside_a_sentence_does_not_end_it():
+    assert texts("「はい。」と彼は言った。（注：推定値です。）次に、人口は2．5倍です。") == [
+        "「はい。」と彼は言った。",
+        "（注：推定値です。）",
+        "次に、人口は2．5倍です。",
+    ]
+    assert texts('He said "it rains." Then (it did.) It stopped.') == [
+        'He said "it rains."',
+        "Then (it did.)",
+        "It stopped.",
+    ]
+
+
+def test_english_periods_end_sentences_only_before_whitespace():
+    text = (
+        "Revenue grew 2.5% to 1,000.5 million. See https://example.com/a.b?x=1. "
+        "Version v1.2.3 ships `pip install x. y` today! Is it stable? Yes"
+    )
+    assert texts(text) == [
+        "Revenue grew 2.5% to 1,000.5 million.",
+        "See https://example.com/a.b?x=1.",
+        "Version v1.2.3 ships `pip install x. y` today!",
+        "Is it stable?",
+        "Yes",
+    ]
+
+
+def test_a_url_runs_to_a_closing_bracket_and_japanese_punctuation_is_not_part_of_it():
+    assert texts("出典はhttps://example.jp/a.b。詳細は[こちら](https://x.org/p?q=1.2)です。") == [
+        "出典はhttps://example.jp/a.b。",
+        "詳細は[こちら](https://x.org/p?q=1.2)です。",
+    ]
+
+
+def test_initialisms_and_enumerators_are_not_sentence_ends():
+    assert texts("In the U.S. it rained at 10 a.m. on Monday. **1. Background** comes first.") == [
+        "In the U.S. it rained at 10 a.m. on Monday.",
+        "**1. Background** comes first.",
+    ]
+
+
+def test_emphasis_closing_a_sentence_stays_with_it():
+    assert texts("**It rains.** It snows.") == ["**It rains.**", "It snows."]
+    assert texts("**東京は首都です。**大阪は都市です。**京都**は古都です。") == [
+        "**東京は首都です。**",
+        "大阪は都市です。",
+        "**京都**は古都です。",
+    ]
+
+
+def test_markers_after_a_terminator_belong_to_the_sentence_before():
+    text = "東京は首都です。[1]大阪は都市です。 [2]It rains.[3][4] It snows. [5] Done."
+    found = statements(response(text, [marker_at(text, f"[{n}]") for n in range(1, 6)]))
+    assert homes(found) == [
+        ("東京は首都です。[1]", [0], []),
+        ("大阪は都市です。 [2]", [1], []),
+        ("It rains.[3][4]", [2, 3], []),
+        ("It snows. [5]", [4], []),
+        ("Done.", [], []),
+    ]
+
+
+def test_web_markers_found_by_the_parser_attach_like_numbers():
+    text = "It rains.[web:3] Next."
+    found = statements(response(text, [marker_at(text, "[web:3]")]))
+    assert homes(found) == [("It rains.[web:3]", [0], []), ("Next.", [], [])]
+
+
+def test_an_openai_source_link_after_a_sentence_belongs_to_it():
+    text = "It rains. ([bbc.com](https://bbc.com/x?utm_source=openai)) It snows.\nIt hails. [Met](https://met.uk/a)\n"
+    link = text.index("([bbc")
+    met = text.index("[Met]")
+    found = statements(response(text, [span(link + 1, text.index(")) ") + 1), span(met, text.index(")\n") + 1)]))
+    assert homes(found) == [
+        ("It rains. ([bbc.com](https://bbc.com/x?utm_source=openai))", [0], []),
+        ("It snows.", [], []),
+        ("It hails. [Met](https://met.uk/a)", [1], []),
+    ]
+
+
+def test_list_items_headings_and_quotes_are_statements_without_their_markdown_prefix():
+    text = (
+        "## 概要\n\n"
+        "- 東京は首都です[1]\n"
+        "- 大阪は都市です。京都は古都です。\n"
+        "  二行目も同じ項目です。\n"
+        "1. First step\n"
+        "2) Second step\n\n"
+        "> Quoted claim.\n"
+        "# Heading. With a period\n"
+    )
+    assert texts(text) == [
+        "概要",
+        "東京は首都です[1]",
+        "大阪は都市です。",
+        "京都は古都です。",
+        "二行目も同じ項目です。",
+        "First step",
+        "Second step",
+        "Quoted claim.",
+        "Heading.",
+        "With a period",
+    ]
+
+
+def test_a_soft_line_break_continues_a_paragraph_unless_the_line_is_closed():
+    text = "This sentence wraps\nonto a second line.\n**結論**\n東京は首都\nです。\n以下の通り：\n次の行\nHard break  \nnext"
+    assert texts(text) == [
+        "This sentence wraps\nonto a second line.",
+        "**結論**",
+        "東京は首都\nです。",
+        "以下の通り：",
+        "次の行\nHard break",
+        "next",
+    ]
+
+
+def test_table_cells_are_statements_and_separator_rows_are_not():
+    text = "| 都市 | 人口 |\n|---|:---:|\n| 東京 | 1,400万人[1]。多い |\n| a \\| b | - |\n\n都市 | 人口\n--- | ---\n大阪 | 880万人\n"
+    found = statements(response(text, [marker_at(text, "[1]")]))
+    assert homes(found) == [
+        ("都市", [], []),
+        ("人口", [], []),
+        ("東京", [], []),
+        ("1,400万人[1]。", [0], []),
+        ("多い", [], []),
+        ("a \\| b", [], []),
+        ("都市", [], []),
+        ("人口", [], []),
+        ("大阪", [], []),
+        ("880万人", [], []),
+    ]
+
+
+def test_fenced_code_is_no_statement_and_what_points_into_it_goes_to_the_statement_before():
+    text = "Run this:\n\n```python\nx = 1. y = 2\nprint(x)\n```\n\nThen stop.\n~~~\nunclosed. fence"
+    inside = text.index("print")
+    found = statements(response(text, [span(inside, inside + 5)]))
+    assert homes(found) == [("Run this:", [0], []), ("Then stop.", [], [])]
+
+
+def test_rules_and_a_lone_marker_line_are_not_statements_and_the_marker_goes_to_the_one_before():
+    text = "[0]\n\nIt rains.\n\n---\n\n[1]\n\n* * *\nIt snows.\n==="
+    found = statements(response(text, [marker_at(text, "[0]"), marker_at(text, "[1]")]))
+    assert homes(found) == [("It rains.", [0, 1], []), ("It snows.", [], [])]
+
+
+def test_a_span_citation_belongs_to_the_sentence_it_ends_in():
+    text = "東京は首都です。大阪は都市です。京都は古都です。 "
+    gemini = span(0, text.index("京都"))  # two sentences: it ends in the second
+    claude_block = span(text.index("京都"), len(text))  # ends with a space: the sentence before it
+    found = statements(response(text, [gemini, claude_block]))
+    assert homes(found) == [("東京は首都です。", [], []), ("大阪は都市です。", [0], []), ("京都は古都です。", [1], [])]
+
+
+def test_an_insertion_point_at_a_sentence_end_belongs_to_that_sentence():
+    text = "東京は首都です。大阪は都市です。 It rains. It snows."
+    places = [5 + 3, 16, text.index("It snows"), text.index(" It snows"), len(text), 0]
+    found = statements(response(text, [span(p, p) for p in places]))
+    assert homes(found) == [
+        ("東京は首都です。", [0, 5], []),  # 8 ends the first sentence and starts the second: the first
+        ("大阪は都市です。", [1], []),
+        ("It rains.", [3], []),
+        ("It snows.", [2, 4], []),
+    ]
+
+
+def test_unresolved_markers_land_where_they_stand():
+    text = "東京は首都です[8]。大阪は都市です。[1][9]\n\n[10]"
+    markers = [unresolved_at(text, m) for m in ("[8]", "[9]", "[10]")]
+    found = statements(response(text, [marker_at(text, "[1]")], markers))
+    assert homes(found) == [("東京は首都です[8]。", [], [0]), ("大阪は都市です。[1][9]", [0], [1, 2])]
+
+
+def test_blank_and_wordless_texts():
+    assert statements(response("")) == []
+    assert statements(response(" \n\n ")) == []
+    assert statements(response("---\n\n| |\n")) == []
+    only_marker = statements(response("[1]", [marker_at("[1]", "[1]")]))
+    assert homes(only_marker) == [("[1]", [0], [])]  # nothing reads as a sentence, but the citation needs a home
+
+
+def test_a_text_without_terminator_is_one_statement():
+    found = statements(response("  東京は日本の首都  "))
+    assert found == [Statement(0, 2, 10, "東京は日本の首都", [], [])]
+    assert found[0].key == "s2-10"
+
+
+def test_a_leading_reasoning_section_holds_no_statements():
+    text = "<think>Maybe. Or not [1].</think>The answer.[2] Yes."
+    found = statements(response(text, [marker_at(text, "[2]")]))
+    assert homes(found) == [("The answer.[2]", [0], []), ("Yes.", [], [])]
+
+
+def test_keys_and_indexes_follow_the_text():
+    found = statements(response("A one. B two.\n- C three"))
+    assert [(s.index, s.key, s.text) for s in found] == [
+        (0, "s0-6", "A one."),
+        (1, "s7-13", "B two."),
+        (2, "s16-23", "C three"),
+    ]
+
+
+def test_a_parsed_claude_answer_in_japanese():
+    answer = parse_dump(own_fixture("claude-ja-documents-exchange.json")).to_json()["responses"][0]
+    assert homes(statements(answer)) == [
+        (
+            "資料によると、回答者の80%が値上げを実感したとされ、調査は2026年4月1日から4月14日に行われました。",
+            [0, 1],
+            [],
+        ),
+        ("また、大阪府の観光客数は1,250万人で8.5%増でした。", [2], []),
+    ]
+
+
+_SENTENCES = [
+    "東京は日本の首都です。",
+    "人口は約1,400万人で、前年比2.5%増でした！",
+    "本当ですか？",
+    "「はい。」と担当者は答えた。",
+    "Revenue grew 2.5% in 2024. ",
+    "See https://example.com/a.b?x=1. ",
+    "Run `pip install x. y` first! ",
+    "It rains ",
+    "**太字の文です。**",
+    "In the U.S. it rained. ",
+]
+_LINES = ["- ", "1. ", "## ", "> ", "| ", ""]
+
+
+def _long_answer(rng: random.Random) -> tuple[str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """A Markdown answer of about 100,000 characters with marker, span and insertion citations."""
+    parts: list[str] = []
+    citations: list[dict[str, Any]] = []
+    unresolved: list[dict[str, Any]] = []
+    length = 0
+    while length < 100_000:
+        roll = rng.random()
+        if roll < 0.03:
+            piece = "\n\n```\ncode. [1] `x`\n```\n\n"
+        elif roll < 0.06:
+            piece = "\n|---|---|\n"
+        elif roll < 0.15:
+            piece = "\n" + rng.choice(_LINES)
+        else:
+            piece = rng.choice(_SENTENCES)
+        parts.append(piece)
+        length += len(piece)
+        if rng.random() < 0.4:
+            marker = f"[{rng.randint(1, 30)}]"
+            place = {"start": length, "end": length + len(marker), "marker": marker}
+            if rng.random() < 0.1:
+                unresolved.append({**place, "ref": marker.strip("[]")})
+            else:
+                citations.append({**place, "source_keys": ["1"]})
+            parts.append(marker)
+            length += len(marker)
+    text = "".join(parts)
+    for _ in range(2000):
+        start = rng.randrange(len(text) + 1)
+        citations.append(span(start, min(len(text), start + rng.choice([0, 1, 40, 300]))))
+    citations.sort(key=lambda c: c["start"])
+    return text, citations, unresolved
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_citation_and_marker_lands_in_exactly_one_statement_of_a_long_answer(seed: int):
+    text, citations, unresolved = _long_answer(random.Random(seed))
+    found = statements(response(text, citations, unresolved))
+    assert sorted(c for s in found for c in s.citations) == list(range(len(citations)))
+    assert sorted(u for s in found for u in s.unresolved) == list(range(len(unresolved)))
+    assert [s.index for s in found] == list(range(len(found)))
+    for before, after in pairwise(found):
+        assert before.end <= after.start
+    for statement in found:
+        assert statement.text == text[statement.start : statement.end] == statement.text.strip() != ""
+        assert "```" not in statement.text and "|---|" not in statement.text
+    assert len({s.key for s in found}) == len(found)

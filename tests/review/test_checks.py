@@ -1,0 +1,143 @@
+"""Recording checks: who may, blind first, moving on, revisions, and stale saves that lose nothing."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from citeview.dumps.models import Dump
+from citeview.dumps.services import dump_ingest
+from citeview.review.models import Check, CheckRevision
+from tests.conftest import own_fixture
+
+pytestmark = pytest.mark.django_db
+
+SEED = "agent-seed-incomplete.sse"  # one statement citing [2] and [9], and an unresolved [8]
+
+
+@pytest.fixture
+def dump(editor) -> Dump:
+    return dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename=SEED)[0]
+
+
+def item_url(dump: Dump, key: str) -> str:
+    return reverse("review:item", args=[dump.pk, key])
+
+
+def verdict(version: int = 0, **fields: str) -> dict[str, str]:
+    return {"version": str(version), "verdict": "complete", "verification_worthy": "yes", **fields}
+
+
+def test_a_dump_lists_its_items_and_the_check_starts_at_the_first_unchecked(client, editor, dump):
+    assert dump.item_count == 2 and dump.checked_item_count == 0
+    client.force_login(editor)
+    response = client.get(reverse("review:start", args=[dump.pk]))
+    assert response.status_code == 302 and response["Location"] == item_url(dump, "r0-c0")
+    page = client.get(item_url(dump, "r0-c0")).content.decode()
+    assert "条件A[2]、条件B[9]、条件C[8]" in page  # the statement
+    assert "条件Aについて｜厚生労働省" in page and "条件Aについて｜厚生労働省の抜粋" in page  # the source and snippet
+    assert 'name="verdict"' in page and "j / k" in page
+
+
+def test_saving_records_the_check_and_its_revision_and_moves_to_the_next_unchecked_item(client, editor, dump):
+    client.force_login(editor)
+    response = client.post(item_url(dump, "r0-c0"), verdict(subject="yes", note="年度が一致", evidence_quote="抜粋"))
+    assert response.status_code == 302 and response["Location"] == item_url(dump, "r0-c1")
+    check = Check.objects.get(item_key="r0-c0")
+    assert (check.verdict, check.subject, check.note, check.editor) == ("complete", "yes", "年度が一致", editor)
+    assert check.source_url == "https://www.mhlw.go.jp/stf/jouken-a.html" and check.statement_text.startswith("条件A")
+    statement = Check.objects.get(kind="statement")
+    assert statement.verification_worthy == "yes" and not statement.is_item
+    revision = CheckRevision.objects.get(check_record=check)
+    assert revision.before == {} and revision.after["verdict"] == "complete"
+    dump.refresh_from_db()
+    assert dump.checked_item_count == 1
+
+    client.post(item_url(dump, "r0-c1"), verdict(version=0, verdict="none"))
+    response = client.post(item_url(dump, "r0-c1"), verdict(version=1, verdict="partial"))
+    assert response["Location"] == reverse("review:done", args=[dump.pk])  # nothing left to check
+    changed = CheckRevision.objects.filter(check_record__item_key="r0-c1").last()
+    assert (changed.before["verdict"], changed.after["verdict"]) == ("none", "partial")
+    page = client.get(item_url(dump, "r0-c1")).content.decode()
+    assert "<del>none</del> → <ins>partial</ins>" in page  # the item shows its history
+
+
+def test_an_editor_sees_other_editors_verdicts_only_after_saving_their_own(client, editor, second_editor, dump):
+    client.force_login(editor)
+    client.post(item_url(dump, "r0-c0"), verdict(note="ひとつめの判定"))
+    client.force_login(second_editor)
+    before = client.get(item_url(dump, "r0-c0")).content.decode()
+    assert "ひとつめの判定" not in before and "Hidden until you save your own check" in before
+    client.post(item_url(dump, "r0-c0"), verdict(version=1, verdict="partial"))
+    after = client.get(item_url(dump, "r0-c0")).content.decode()
+    assert "ひとつめの判定" in after and "hanako" in after
+
+
+def test_a_reviewer_reads_every_check_but_cannot_record_one(client, editor, reviewer, dump):
+    client.force_login(editor)
+    client.post(item_url(dump, "r0-c0"), verdict(note="編集者のメモ"))
+    client.force_login(reviewer)
+    page = client.get(item_url(dump, "r0-c0")).content.decode()
+    assert "編集者のメモ" in page and 'name="verdict"' not in page
+    assert client.post(item_url(dump, "r0-c0"), verdict(version=1)).status_code == 403
+    assert Check.objects.filter(editor=reviewer).count() == 0
+
+
+def test_a_stale_save_is_refused_with_both_versions_and_the_typed_input_kept(client, editor, second_editor, dump):
+    client.force_login(editor)
+    client.post(item_url(dump, "r0-c0"), verdict(note="先に保存"))  # saved while the second page was open
+    client.force_login(second_editor)
+    stale = client.post(item_url(dump, "r0-c0"), verdict(version=0, verdict="none", note="後から入力した根拠"))
+    page = stale.content.decode()
+    assert stale.status_code == 409
+    assert "Not saved" in page and "hanako" in page
+    assert "先に保存" in page and "後から入力した根拠" in page  # theirs and yours, side by side
+    assert 'value="1"' in page  # the form now carries the version it has seen
+    assert not Check.objects.filter(editor=second_editor).exists()
+    assert Check.objects.get(editor=editor, item_key="r0-c0").note == "先に保存"
+
+    again = client.post(item_url(dump, "r0-c0"), verdict(version=1, verdict="none", note="後から入力した根拠"))
+    assert again.status_code == 302
+    notes = dict(Check.objects.filter(item_key="r0-c0").values_list("editor__username", "note"))
+    assert notes == {"hanako": "先に保存", "taro": "後から入力した根拠"}  # nothing lost
+
+
+def test_the_same_editor_in_two_tabs_cannot_overwrite_unseen(client, editor, dump):
+    client.force_login(editor)
+    client.post(item_url(dump, "r0-c0"), verdict(note="tab one"))
+    assert client.post(item_url(dump, "r0-c0"), verdict(version=0, note="tab two")).status_code == 409
+    assert Check.objects.get(item_key="r0-c0").note == "tab one"
+
+
+def test_an_invalid_verdict_is_refused_without_saving(client, editor, dump):
+    client.force_login(editor)
+    response = client.post(item_url(dump, "r0-c0"), verdict(verdict="maybe"))
+    assert response.status_code == 400 and not Check.objects.exists()
+
+
+def test_an_unknown_item_is_not_found(client, editor, dump):
+    client.force_login(editor)
+    assert client.get(item_url(dump, "r0-c99")).status_code == 404
+
+
+def test_comments_can_be_left_by_reviewers_on_an_item(client, reviewer, dump):
+    client.force_login(reviewer)
+    response = client.post(
+        reverse("review:comment", args=[dump.pk]), {"text": "出典の年度を確認してください", "item_key": "r0-c1"}
+    )
+    assert response.status_code == 302 and response["Location"] == item_url(dump, "r0-c1")
+    assert "出典の年度を確認してください" in client.get(item_url(dump, "r0-c1")).content.decode()
+    assert "出典の年度を確認してください" in client.get(dump.get_absolute_url()).content.decode()
+
+
+def test_editors_give_a_dump_a_title_tags_and_an_assignee(client, editor, second_editor, reviewer, dump):
+    client.force_login(reviewer)
+    details = {"title": "厚労省の条件 調査", "tags": "health, 2026-Q3, health", "assignee": second_editor.pk}
+    assert client.post(reverse("review:details", args=[dump.pk]), details).status_code == 403
+    client.force_login(editor)
+    client.post(reverse("review:details", args=[dump.pk]), details)
+    dump.refresh_from_db()
+    assert dump.title == "厚労省の条件 調査" and dump.assignee == second_editor
+    assert sorted(t.name for t in dump.tags.all()) == ["2026-Q3", "health"]
+    page = client.get(dump.get_absolute_url()).content.decode()
+    assert "厚労省の条件 調査" in page and "health" in page
