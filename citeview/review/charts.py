@@ -6,6 +6,10 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from citeview.review.models import VERDICTS
+
+VERDICT_LABELS = dict(VERDICTS)
+
 WIDTH = 640  # the chart's own units; the SVG scales to the page
 BAR_HEIGHT = 22
 GAP = 8
@@ -47,7 +51,11 @@ def figure_charts(figures: dict[str, Any]) -> list[dict[str, Any]]:
     distribution = bar_chart(
         _("Verdicts"),
         [
-            (name, count / total if total else None, f"{count} ({_percent(count / total if total else None)})")
+            (
+                str(VERDICT_LABELS[name]),
+                count / total if total else None,
+                f"{count} ({_percent(count / total if total else None)})",
+            )
             for name, count in verdicts.items()
         ],
     )

@@ -17,7 +17,7 @@ from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
 from citeview.review import roles
-from citeview.review.charts import figure_charts
+from citeview.review.charts import VERDICT_LABELS, figure_charts
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check
 from citeview.review.selectors import dump_check_items
@@ -181,7 +181,8 @@ def figures_page(request: HttpRequest) -> HttpResponse:
     form = FigureFilterForm(request.GET)
     figures = team_figures(form.filters())
     query = request.GET.urlencode()
-    context = {"form": form, "figures": figures, "charts": figure_charts(figures), "query": query}
+    verdicts = [(VERDICT_LABELS[name], count) for name, count in figures["overall"]["verdicts"].items()]
+    context = {"form": form, "figures": figures, "charts": figure_charts(figures), "query": query, "verdicts": verdicts}
     return render(request, "review/figures.html", context)
 
 

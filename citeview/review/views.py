@@ -103,6 +103,7 @@ def _check_page(
         "previous_url": _item_url(dump, items[position - 1]) if position > 0 else None,
         "next_url": _item_url(dump, items[position + 1]) if position + 1 < len(items) else None,
         "nav": [_nav_entry(dump, i, n, done, i is item) for n, i in enumerate(items, 1)],
+        "anchor": citation_anchor(prefix, item.citation) if item.citation is not None else "",
         "mine_done": len(done),
         "response": response,
         "answer_html": rendered_answers(dump)[item.response]["answer"],
@@ -181,7 +182,6 @@ def _citation_view(response: dict[str, Any], prefix: str, item: CheckItem) -> di
     entries = {entry["key"]: entry for entry in source_entries(response, prefix)}
     return {
         "marker": citation["marker"],
-        "anchor": citation_anchor(prefix, item.citation),
         "cited_text": citation["cited_text"],
         "sources": [entries[k] for k in citation["source_keys"] if k in entries],
     }
@@ -221,10 +221,15 @@ def _field_label(name: str) -> str:
 
 
 def _nav_entry(dump: Dump, item: CheckItem, number: int, done: set[str], current: bool) -> dict[str, Any]:
+    citation = (
+        dump.result["responses"][item.response]["citations"][item.citation] if item.citation is not None else None
+    )
     return {
         "number": number,
         "url": _item_url(dump, item),
-        "kind": "citation" if item.citation is not None else "statement",
+        "kind": "citation" if citation is not None else "statement",
+        # A marker as written; a span citation (Gemini, Claude, OpenAI) by its place among the response's.
+        "marker": (citation["marker"] or f"#{item.citation + 1}") if citation is not None else "",
         "text": item.statement.text,
         "done": item.key in done,
         "current": current,

@@ -151,3 +151,15 @@ document.addEventListener("keydown", (event) => {
     form.requestSubmit();
   }
 });
+
+// The check panel's citation is marked in the answer beside it, and scrolled into view there.
+document.addEventListener("DOMContentLoaded", () => {
+  const panel = document.querySelector(".cv-check-panel[data-anchor]");
+  // A span citation of several sources marks each: its first one carries the "-1" suffix.
+  const mark = panel && (document.getElementById(panel.dataset.anchor) || document.getElementById(`${panel.dataset.anchor}-1`));
+  if (!mark) return;
+  const footnote = mark.closest("sup") || mark;
+  footnote.classList.add("cv-current-cite");
+  const answer = footnote.closest(".cv-check-answer");
+  if (answer) answer.scrollTop = Math.max(0, footnote.offsetTop - answer.offsetTop - answer.clientHeight / 3);
+});
