@@ -19,6 +19,8 @@ run: venv migrate
 test: lint browser
 	@$(PY) manage.py compile_translations
 	$(PY) -m pytest
+	@echo "The suite again on PostgreSQL (all but the browser tests)"
+	scripts/test-postgres -q --ignore=tests/browser
 
 # The browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
 browser:

@@ -141,3 +141,42 @@ def test_editors_give_a_dump_a_title_tags_and_an_assignee(client, editor, second
     assert sorted(t.name for t in dump.tags.all()) == ["2026-Q3", "health"]
     page = client.get(dump.get_absolute_url()).content.decode()
     assert "厚労省の条件 調査" in page and "health" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_saves_of_one_item_at_the_same_moment_keep_one_and_refuse_the_other(editor, second_editor):
+    """Two requests racing on the same version: the compare-and-set lets exactly one through."""
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        pytest.skip("SQLite lets one writer in at a time; this race is run against PostgreSQL (scripts/test-postgres)")
+    import threading
+
+    from citeview.core.review.items import check_items
+    from citeview.review.services import CheckConflict, check_save
+
+    dump = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor)[0]
+    item = check_items(dump.result["responses"])[0]
+    start = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def save(user) -> None:
+        start.wait()
+        try:
+            check_save(
+                dump=dump, item=item, editor=user, values={"verdict": "complete"}, statement_values={}, seen_version=0
+            )
+            outcomes.append("saved")
+        except CheckConflict:
+            outcomes.append("refused")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=save, args=(user,)) for user in (editor, second_editor)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["refused", "saved"]
+    assert Check.objects.filter(item_key=item.key).count() == 1
+    assert dump.item_states.get(key=item.key).version == 1
