@@ -56,6 +56,7 @@ RECORDED_FIELDS = (
     "supported_together",
     "note",
 )
+TITLE_FIELDS = ("title", "headline", "filename", "sha256")
 # A spreadsheet runs a cell that starts with one of these as a formula; dump text must never do that.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -114,13 +115,22 @@ def report_md(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def verdict_rows(request: HttpRequest) -> Iterator[dict[str, Any]]:
-    """One row per recorded check of the dumps the list's filters select, oldest first."""
+    """One row per check of an item (a citation, or a statement that cites nothing) in the dumps the
+    list's filters select. A citation's row carries its editor's statement-wide answers."""
     dumps = dump_list(DumpFilterForm(request.GET).filters()).values("pk")
-    checks = Check.objects.filter(dump__in=dumps).select_related("editor", "dump").order_by("dump_id", "item_key", "id")
+    titles = {d.pk: d.display_title for d in Dump.objects.filter(pk__in=dumps).only(*TITLE_FIELDS)}
+    statement_answers = {
+        (c.dump_id, c.statement_key, c.editor_id): c
+        for c in Check.objects.filter(dump__in=dumps, is_item=False).only(
+            "dump_id", "statement_key", "editor_id", "verification_worthy", "supported_together"
+        )
+    }
+    checks = Check.objects.filter(dump__in=dumps, is_item=True).select_related("editor").order_by("dump_id", "id")
     for check in checks.iterator(chunk_size=1000):
+        statement = statement_answers.get((check.dump_id, check.statement_key, check.editor_id), check)
         yield {
             "dump_id": check.dump_id,
-            "dump_title": check.dump.display_title,
+            "dump_title": titles.get(check.dump_id, ""),
             "provider": check.provider,
             "api": check.api,
             "model": check.model,
@@ -131,6 +141,8 @@ def verdict_rows(request: HttpRequest) -> Iterator[dict[str, Any]]:
             "source_url": check.source_url,
             "source_title": check.source_title,
             **{name: getattr(check, name) for name in RECORDED_FIELDS},
+            "verification_worthy": statement.verification_worthy,
+            "supported_together": statement.supported_together,
             "editor": check.editor.get_username(),
             "created_at": check.created_at.isoformat(),
             "updated_at": check.updated_at.isoformat(),

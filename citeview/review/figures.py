@@ -70,11 +70,12 @@ def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
     if until := filters.get("until"):
         condition &= Q(created_at__date__lte=until)
     fields = ("providers", "apis", "model_names", "citation_count", "unresolved_count", "response_count")
-    return Dump.objects.filter(condition).distinct().only(*fields, "incomplete_response_count", "created_at")
+    dumps = Dump.objects.filter(condition).distinct().select_related("uploaded_by")
+    return dumps.only(*fields, "incomplete_response_count", "created_at", "uploaded_by__username")
 
 
 def team_figures(filters: dict[str, Any]) -> dict[str, Any]:
-    """Every figure for the dumps the filters select, overall and per provider, API, model and tag."""
+    """Every figure for the dumps the filters select, overall and per provider, API, model, tag and uploader."""
     dumps = list(selected_dumps(filters).prefetch_related("tags"))
     checks = list(
         Check.objects.filter(dump__in=[d.pk for d in dumps]).select_related("editor").order_by("dump_id", "id")
@@ -88,6 +89,7 @@ def team_figures(filters: dict[str, Any]) -> dict[str, Any]:
         "by_api": [slice_figures(s) for s in _slices(dumps, checks, lambda d: _split(d.apis), "api")],
         "by_model": [slice_figures(s) for s in _slices(dumps, checks, lambda d: _split(d.model_names), "model")],
         "by_tag": [slice_figures(s) for s in _slices(dumps, checks, lambda d: [t.name for t in d.tags.all()], "tag")],
+        "by_uploader": [slice_figures(s) for s in _slices(dumps, checks, _uploader, "uploader")],
     }
 
 
@@ -163,6 +165,10 @@ def _check_matches(check: Check, dimension: str, value: str) -> bool:
     if dimension == "provider":
         return check.provider == value
     return True
+
+
+def _uploader(dump: Dump) -> list[str]:
+    return [dump.uploaded_by.get_username()] if dump.uploaded_by else []
 
 
 def _split(values: str) -> list[str]:

@@ -98,6 +98,19 @@ def test_wrong_methods_are_refused(client, editor, dump_pk):
     assert client.delete(reverse("review:item", args=[dump_pk, "r0-c0"])).status_code == 405
 
 
+def test_the_remaining_views_follow_the_same_matrix(client, editor, reviewer, django_user_model, dump_pk):
+    suggestions = reverse("dumps:suggestions", args=[dump_pk, 0])
+    done = reverse("review:done", args=[dump_pk])
+    assert client.get(suggestions).status_code == 302 and client.get(done).status_code == 302  # to the login
+    for user in (editor, reviewer):
+        client.force_login(user)
+        assert client.get(suggestions).status_code == 404  # readable, but this response has no suggestions
+        assert client.get(done).status_code == 302
+        assert client.get("/admin/").status_code == 302  # the admin is for staff only
+    client.force_login(django_user_model.objects.create_user(username="newcomer", password="a-long-password-1"))
+    assert client.get(suggestions).status_code == 403 and client.get(done).status_code == 403
+
+
 def test_the_api_refuses_to_store_for_a_reviewer(client, reviewer):
     client.force_login(reviewer)
     response = client.post("/api/dumps", own_fixture("agent-seed-incomplete.sse"), content_type="text/event-stream")

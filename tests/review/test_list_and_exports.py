@@ -139,17 +139,18 @@ def test_verdicts_export_as_csv_and_jsonl_filtered_like_the_list(client, editor)
     dump = store(editor, own_fixture(SEED), tags=["health"])
     store(editor, sonar("別の回答[1]。"))
     client.force_login(editor)
-    client.post(
-        reverse("review:item", args=[dump.pk, "r0-c0"]), {"version": "0", "verdict": "none", "note": '=HYPERLINK("x")'}
-    )
+    body = {"version": "0", "verdict": "none", "verification_worthy": "yes", "note": '=HYPERLINK("x")'}
+    client.post(reverse("review:item", args=[dump.pk, "r0-c0"]), body)
     lines = (
         b"".join(client.get(reverse("review:verdicts_jsonl"), {"tag": "health"}).streaming_content)
         .decode()
         .splitlines()
     )
     rows = [json.loads(line) for line in lines]
-    citation = next(r for r in rows if r["kind"] == "citation")
+    assert [r["kind"] for r in rows] == ["citation"]  # one row per citation check
+    citation = rows[0]
     assert (citation["provider"], citation["verdict"], citation["editor"]) == ("perplexity", "none", "hanako")
+    assert (citation["verification_worthy"], citation["dump_title"]) == ("yes", "条件A、条件B、条件C")
     assert (
         citation["source_url"] == "https://www.mhlw.go.jp/stf/jouken-a.html" and citation["note"] == '=HYPERLINK("x")'
     )
@@ -193,6 +194,7 @@ def test_the_figures_reflect_what_editors_recorded(client, editor, second_editor
     assert overall["incomplete_response_share"]["value"] == 1.0
     assert figures["agreement"]["verdicts"]["percent"] == 0.5 and figures["agreement"]["verdicts"]["raters"] == 2
     assert [row["label"] for row in figures["by_tag"]] == ["health"]
+    assert [row["label"] for row in figures["by_uploader"]] == ["hanako"]
     page = client.get(reverse("review:figures")).content.decode()
     assert "<svg" in page and "Krippendorff" in page and "<caption>" in page
     assert client.get(reverse("review:figures_json"), {"provider": "gemini"}).json()["overall"]["dumps"] == 0
