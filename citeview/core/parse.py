@@ -15,7 +15,7 @@ from citeview.core.providers import PARSERS, REQUEST_CHECKS
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 # Bump when parsers or the renderer change what they produce: stored dumps are then rebuilt from their bytes.
-RESULT_VERSION = 5
+RESULT_VERSION = 6
 
 
 def parse_dump(

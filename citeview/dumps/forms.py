@@ -4,11 +4,13 @@ from pathlib import PurePath
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from citeview.core.detect import PROVIDERS
 from citeview.core.errors import DumpError, too_large_error
+from citeview.review.roles import EDITOR
 
 DUMP_FILE_SUFFIXES = (".json", ".jsonl", ".sse", ".txt")
 
@@ -82,6 +84,9 @@ def _too_large_message(size: int) -> str:
     return too_large_error(size, settings.CITEVIEW_MAX_DUMP_BYTES).phrase.text(gettext)
 
 
+UNASSIGNED = "-"
+
+
 class DumpFilterForm(forms.Form):
     """The list's filters and search; every field is optional and an unknown value is ignored."""
 
@@ -98,7 +103,7 @@ class DumpFilterForm(forms.Form):
         ],
     )
     tag = forms.CharField(label=_("Tag"), required=False, max_length=50)
-    assignee = forms.CharField(label=_("Assigned to"), required=False, max_length=150)
+    assignee = forms.ChoiceField(label=_("Assigned to"), required=False)
     progress = forms.ChoiceField(
         label=_("Progress"),
         required=False,
@@ -113,9 +118,14 @@ class DumpFilterForm(forms.Form):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.fields["provider"].choices = [("", _("any")), *((p, p) for p in PROVIDERS)]
+        editors = get_user_model().objects.filter(groups__name=EDITOR).order_by("username")
+        self.fields["assignee"].choices = [
+            ("", _("anyone")),
+            (UNASSIGNED, _("nobody")),
+            *((name, name) for name in editors.values_list("username", flat=True)),
+        ]
 
     def filters(self) -> dict[str, str]:
-        """The valid, non-empty filters (an invalid form filters nothing rather than failing)."""
-        if not self.is_valid():
-            return {}
-        return {name: value for name, value in self.cleaned_data.items() if value}
+        """The valid, non-empty filters; an invalid one is left out (the form shows why)."""
+        self.is_valid()
+        return {name: value for name, value in getattr(self, "cleaned_data", {}).items() if value}

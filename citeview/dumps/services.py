@@ -15,6 +15,7 @@ from citeview.core.parse import RESULT_VERSION, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
 from citeview.core.review.items import check_items
 from citeview.dumps.models import Dump
+from citeview.review.services import dump_recount
 
 _STATUS_RANK = {"completed": 0, "incomplete": 1, "failed": 2}
 _HEADLINE_NOISE = re.compile(r"\[(?:web:)?\d+\]|\*\*|__|`")
@@ -73,6 +74,7 @@ def dump_refresh_result(*, dump: Dump) -> Dump:
     for name, value in _derived_fields(bytes(dump.raw), None, request).items():
         setattr(dump, name, value)
     dump.save(update_fields=[*Dump.DERIVED_FIELDS])
+    dump_recount(dump=dump)  # a rebuilt result may have other items
     return dump
 
 

@@ -20,7 +20,7 @@ from citeview.review import roles
 from citeview.review.charts import VERDICT_LABELS, figure_charts
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check
-from citeview.review.selectors import dump_check_items
+from citeview.review.selectors import blind_keys, dump_check_items
 
 EXPORT_COLUMNS = (
     "dump_id",
@@ -61,7 +61,9 @@ TITLE_FIELDS = ("title", "headline", "filename", "sha256")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def dump_report(dump: Dump) -> dict[str, Any]:
+def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
+    """The handover report as ``user`` may read it: an editor does not see other editors' checks of
+    items they have not checked themselves (blind first), and the report says how many it leaves out."""
     checks = Check.objects.filter(dump=dump).select_related("editor").order_by("response_index", "item_key", "id")
     meta = {
         "id": dump.pk,
@@ -69,7 +71,18 @@ def dump_report(dump: Dump) -> dict[str, Any]:
         "sha256": dump.sha256,
         "stored_at": dump.created_at.isoformat(),
     }
-    return handover_report(meta, dump.result, dump_check_items(dump), [_check_dict(c) for c in checks])
+    report = handover_report(meta, dump.result, dump_check_items(dump), [_check_dict(c) for c in checks])
+    visible = blind_keys(user, [dump.pk])
+    hidden = 0
+    if visible is not None:
+        for response in report["responses"]:
+            shown = [
+                v for v in response["verdicts"] if v["editor"] == user.get_username() or (dump.pk, v["item"]) in visible
+            ]
+            hidden += len(response["verdicts"]) - len(shown)
+            response["verdicts"] = shown
+    report["hidden_until_you_check"] = hidden
+    return report
 
 
 def _check_dict(check: Check) -> dict[str, Any]:
@@ -93,14 +106,14 @@ def _check_dict(check: Check) -> dict[str, Any]:
 @permission_required(roles.READ, raise_exception=True)
 def report_page(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_get(pk=pk)
-    return render(request, "review/report.html", {"dump": dump, "report": dump_report(dump)})
+    return render(request, "review/report.html", {"dump": dump, "report": dump_report(dump, request.user)})
 
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def report_json(request: HttpRequest, pk: int) -> JsonResponse:
     dump = dump_get(pk=pk)
-    response = JsonResponse(dump_report(dump), json_dumps_params={"ensure_ascii": False, "indent": 2})
+    response = JsonResponse(dump_report(dump, request.user), json_dumps_params={"ensure_ascii": False, "indent": 2})
     response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}-report.json"'
     return response
 
@@ -109,7 +122,9 @@ def report_json(request: HttpRequest, pk: int) -> JsonResponse:
 @permission_required(roles.READ, raise_exception=True)
 def report_md(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_get(pk=pk)
-    response = HttpResponse(report_markdown(dump_report(dump)), content_type="text/markdown; charset=utf-8")
+    response = HttpResponse(
+        report_markdown(dump_report(dump, request.user)), content_type="text/markdown; charset=utf-8"
+    )
     response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}-report.md"'
     return response
 
@@ -126,7 +141,14 @@ def verdict_rows(request: HttpRequest) -> Iterator[dict[str, Any]]:
         )
     }
     checks = Check.objects.filter(dump__in=dumps, is_item=True).select_related("editor").order_by("dump_id", "id")
+    visible = blind_keys(request.user)
     for check in checks.iterator(chunk_size=1000):
+        if (
+            visible is not None
+            and check.editor_id != request.user.pk
+            and (check.dump_id, check.item_key) not in visible
+        ):
+            continue  # blind first: another editor's check of an item this editor has not checked
         statement = statement_answers.get((check.dump_id, check.statement_key, check.editor_id), check)
         yield {
             "dump_id": check.dump_id,

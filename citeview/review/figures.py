@@ -41,9 +41,9 @@ class FigureFilterForm(forms.Form):
         self.fields["api"].choices = [("", _("any")), *API_NAMES.items()]
 
     def filters(self) -> dict[str, Any]:
-        if not self.is_valid():
-            return {}
-        return {name: value for name, value in self.cleaned_data.items() if value}
+        """The valid, non-empty filters; an invalid one is left out (the form shows why)."""
+        self.is_valid()
+        return {name: value for name, value in getattr(self, "cleaned_data", {}).items() if value}
 
 
 @dataclass(frozen=True)
@@ -77,9 +77,12 @@ def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
 def team_figures(filters: dict[str, Any]) -> dict[str, Any]:
     """Every figure for the dumps the filters select, overall and per provider, API, model, tag and uploader."""
     dumps = list(selected_dumps(filters).prefetch_related("tags"))
-    checks = list(
-        Check.objects.filter(dump__in=[d.pk for d in dumps]).select_related("editor").order_by("dump_id", "id")
-    )
+    checks = Check.objects.filter(dump__in=[d.pk for d in dumps])
+    # A dump can hold responses of several APIs: the checks are narrowed to the responses asked for.
+    for name in ("provider", "api", "model"):
+        if filters.get(name):
+            checks = checks.filter(**{name: filters[name]})
+    checks = list(checks.select_related("editor").order_by("dump_id", "id"))
     overall = Slice(str(_("All")), checks, dumps)
     return {
         "filters": {k: v.isoformat() if isinstance(v, date) else v for k, v in filters.items()},

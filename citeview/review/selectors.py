@@ -9,6 +9,7 @@ from django.db.models import Count
 
 from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.models import Dump
+from citeview.review import roles
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
 
 
@@ -54,9 +55,19 @@ def item_history(dump: Dump, item: CheckItem) -> list[CheckRevision]:
     return list(revisions.select_related("editor", "check_record").order_by("-created_at", "-id"))
 
 
-def has_saved(dump: Dump, key: str, editor: Any) -> bool:
-    return Check.objects.filter(dump=dump, item_key=key, editor=editor).exists()
-
-
 def dump_comments(dump: Dump) -> list[Comment]:
     return list(Comment.objects.filter(dump=dump).select_related("author"))
+
+
+def blind_keys(user: Any, dump_ids: list[int] | None = None) -> set[tuple[int, str]] | None:
+    """For an editor, the (dump, key) pairs whose other checks they may see: the items they have
+    finished and those items' statements. None for everyone else (reviewers see every check)."""
+    if not roles.can_record(user):
+        return None
+    mine = Check.objects.filter(FINISHED, editor=user, is_item=True)
+    if dump_ids is not None:
+        mine = mine.filter(dump_id__in=dump_ids)
+    keys: set[tuple[int, str]] = set()
+    for dump_id, item_key, statement_key in mine.values_list("dump_id", "item_key", "statement_key"):
+        keys.update({(dump_id, item_key), (dump_id, statement_key)})
+    return keys

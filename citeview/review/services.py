@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
 from django.db.models import F
 
-from citeview.core.review.items import CheckItem
+from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.models import Dump, Tag
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
+
+STATEMENT_ANSWERS = ("verification_worthy", "supported_together")
 
 
 @dataclass
@@ -19,6 +21,7 @@ class CheckConflict(Exception):
 
     version: int  # the item's version now: a save that has seen the other one sends it
     theirs: CheckRevision | None  # the save that came in between
+    theirs_statement: dict[str, str] = field(default_factory=dict)  # that editor's statement-wide answers
 
 
 def check_save(
@@ -29,30 +32,69 @@ def check_save(
     values: dict[str, str],
     statement_values: dict[str, str],
     seen_version: int,
+    seen_statement: dict[str, str] | None = None,
 ) -> Check:
     """Record ``editor``'s check of ``item`` (and, for a citation, the statement-wide answers).
 
     Refused with :class:`CheckConflict` when the item's version is no longer ``seen_version``: the
     compare-and-set is one UPDATE, so two saves at the same moment cannot both pass, on SQLite or
-    PostgreSQL. Every save is kept as a revision.
+    PostgreSQL. The statement-wide answers are shared by the statement's citations, so only those the
+    editor changed from what the page showed (``seen_statement``) are written, and only if nobody
+    changed them meanwhile. Every save is kept as a revision.
     """
     response = dump.result["responses"][item.response]
     with transaction.atomic():
+        Dump.objects.select_for_update().filter(pk=dump.pk).values_list("pk", flat=True).get()  # one save at a time
         state, _ = ItemState.objects.get_or_create(dump=dump, key=item.key)
         moved = ItemState.objects.filter(pk=state.pk, version=seen_version).update(
             version=F("version") + 1, last_editor=editor
         )
         if not moved:
             state.refresh_from_db()
-            raise CheckConflict(state.version, _latest_revision(dump, item.key, exclude_editor=None))
+            raise _conflict(dump, item, state.version)
         version = seen_version + 1
         if item.citation is None:
             check = _record(dump, item, editor, response, "statement", item.key, values, version)
         else:
             check = _record(dump, item, editor, response, "citation", item.key, values, version)
-            _record(dump, item, editor, response, "statement", item.statement_key, statement_values, version)
+            changed = _changed_statement_answers(dump, item, editor, statement_values, seen_statement)
+            if changed is None:
+                raise _conflict(dump, item, version - 1)  # rolled back: nothing of this save is kept
+            if changed:
+                _record(dump, item, editor, response, "statement", item.statement_key, changed, version)
         _count_checked_items(dump)
     return check
+
+
+def _changed_statement_answers(
+    dump: Dump, item: CheckItem, editor: Any, posted: dict[str, str], seen: dict[str, str] | None
+) -> dict[str, str] | None:
+    """The answers to write; None when one the editor changed was changed meanwhile (another tab)."""
+    if seen is None:
+        return posted
+    stored = Check.objects.filter(dump=dump, item_key=item.statement_key, editor=editor).first()
+    changed = {}
+    for name, value in posted.items():
+        if value == seen.get(name, ""):
+            continue  # left as the page showed it
+        if stored is not None and getattr(stored, name) != seen.get(name, ""):
+            return None
+        changed[name] = value
+    return changed
+
+
+def _conflict(dump: Dump, item: CheckItem, version: int) -> CheckConflict:
+    theirs = (
+        CheckRevision.objects.filter(check_record__dump=dump, check_record__item_key=item.key)
+        .select_related("editor", "check_record")
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    statement = {}
+    if theirs is not None:
+        answers = Check.objects.filter(dump=dump, item_key=item.statement_key, editor=theirs.editor).first()
+        statement = {name: getattr(answers, name) for name in STATEMENT_ANSWERS} if answers else {}
+    return CheckConflict(version, theirs, statement)
 
 
 def _record(
@@ -65,17 +107,19 @@ def _record(
     values: dict[str, str],
     version: int,
 ) -> Check:
+    snapshot = _snapshot(item, response, kind, key)
     check, created = Check.objects.get_or_create(
-        dump=dump, item_key=key, editor=editor, defaults={"kind": kind, **_snapshot(item, response, kind, key)}
+        dump=dump, item_key=key, editor=editor, defaults={"kind": kind, **snapshot}
     )
     before = {} if created else check.values()
-    for name, value in values.items():
-        setattr(check, name, value)
+    for name, value in {**snapshot, **values}.items():
+        setattr(check, name, value)  # what was judged is copied again: a rebuilt result may say it better
     after = check.values()
-    if not created and after == before:
-        return check
     check.save()
-    CheckRevision.objects.create(check_record=check, editor=editor, item_version=version, before=before, after=after)
+    if created or after != before:
+        CheckRevision.objects.create(
+            check_record=check, editor=editor, item_version=version, before=before, after=after
+        )
     return check
 
 
@@ -93,28 +137,27 @@ def _snapshot(item: CheckItem, response: dict[str, Any], kind: str, key: str) ->
     }
     if kind == "citation" and item.citation is not None:
         citation = response["citations"][item.citation]
-        sources = {s["key"]: s for s in response["sources"]}
-        source = sources.get(citation["source_keys"][0]) if citation["source_keys"] else None
+        source = next((s for s in response["sources"] if s["key"] == item.source_key), None) or {}
         snapshot.update(
             citation_index=item.citation,
             marker=citation["marker"] or "",
-            source_key=(source or {}).get("key") or "",
-            source_url=(source or {}).get("url") or "",
-            source_title=(source or {}).get("title") or "",
+            source_key=source.get("key") or "",
+            source_url=source.get("url") or "",
+            source_title=source.get("title") or "",
         )
     return snapshot
 
 
-def _latest_revision(dump: Dump, key: str, exclude_editor: Any) -> CheckRevision | None:
-    revisions = CheckRevision.objects.filter(check_record__dump=dump, check_record__item_key=key)
-    if exclude_editor is not None:
-        revisions = revisions.exclude(editor=exclude_editor)
-    return revisions.select_related("editor", "check_record").order_by("-created_at", "-id").first()
-
-
 def _count_checked_items(dump: Dump) -> None:
-    checked = Check.objects.filter(FINISHED, dump=dump, is_item=True).values("item_key").distinct().count()
-    Dump.objects.filter(pk=dump.pk).update(checked_item_count=checked)
+    """Items of the current result with at least one finished check (checks of keys a rebuilt
+    result no longer has stay in the reports, but do not count)."""
+    keys = {item.key for item in check_items(dump.result["responses"])}
+    finished = Check.objects.filter(FINISHED, dump=dump, is_item=True).values_list("item_key", flat=True)
+    Dump.objects.filter(pk=dump.pk).update(checked_item_count=len(keys & set(finished)))
+
+
+def dump_recount(*, dump: Dump) -> None:
+    _count_checked_items(dump)
 
 
 def comment_add(*, dump: Dump, author: Any, text: str, item_key: str = "") -> Comment:

@@ -24,7 +24,6 @@ from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check
 from citeview.review.selectors import (
     dump_check_items,
     finished_keys,
-    has_saved,
     item_checks,
     item_history,
     item_version,
@@ -71,6 +70,7 @@ def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
             values=form.check_values(),
             statement_values=form.statement_values(),
             seen_version=form.cleaned_data["version"],
+            seen_statement=form.seen_statement(),
         )
     except CheckConflict as conflict:
         return _conflict_page(request, dump, items, item, form, conflict)
@@ -93,8 +93,8 @@ def _check_page(
     prefix = response_prefix(item.response)
     is_editor = roles.can_record(request.user)
     # Blind first: an editor sees what others recorded only once their own check of the item is saved.
-    revealed = not is_editor or has_saved(dump, item.key, request.user)
     done = finished_keys(dump, request.user)
+    revealed = not is_editor or item.key in done
     context = {
         "dump": dump,
         "item": item,
@@ -103,7 +103,7 @@ def _check_page(
         "previous_url": _item_url(dump, items[position - 1]) if position > 0 else None,
         "next_url": _item_url(dump, items[position + 1]) if position + 1 < len(items) else None,
         "nav": [_nav_entry(dump, i, n, done, i is item) for n, i in enumerate(items, 1)],
-        "anchor": citation_anchor(prefix, item.citation) if item.citation is not None else "",
+        "anchor": _answer_anchor(response, prefix, item),
         "mine_done": len(done),
         "response": response,
         "answer_html": rendered_answers(dump)[item.response]["answer"],
@@ -133,9 +133,13 @@ def _conflict_page(
     carrying the new version so that saving again keeps yours (theirs stays recorded as theirs)."""
     data = request.POST.copy()
     data["version"] = str(conflict.version)
+    for name, value in _initial(dump, item, request.user).items():
+        if name.startswith("seen_"):
+            data[name] = value  # the editor's own statement answers as they are now stored
     kept = CheckForm(data, cites=item.citation is not None)
     kept.is_valid()
     theirs = conflict.theirs
+    theirs_values = {**(theirs.after if theirs else {}), **conflict.theirs_statement}
     fields = (
         (*CITATION_FIELDS, "verification_worthy", "supported_together")
         if item.citation is not None
@@ -145,7 +149,7 @@ def _conflict_page(
     rows = [
         {
             "label": kept.fields[name].label if name in kept.fields else name,
-            "theirs": _shown(theirs.check_record, name, theirs.after) if theirs else "",
+            "theirs": _shown(name, theirs_values),
             "yours": _label(kept, name, yours.get(name, "")),
         }
         for name in fields
@@ -155,8 +159,9 @@ def _conflict_page(
     return _check_page(request, dump, items, item, kept, status=409, conflict={**context, "rows": rows})
 
 
-def _shown(check: Check, name: str, values: dict[str, str]) -> str:
-    value = values.get(name, getattr(check, name, ""))
+def _shown(name: str, values: dict[str, str]) -> str:
+    """A recorded value as the form names it (a verdict's label, not its code)."""
+    value = values.get(name, "")
     field = Check._meta.get_field(name)
     return str(dict(field.choices).get(value, value)) if field.choices else value
 
@@ -172,8 +177,18 @@ def _initial(dump: Dump, item: CheckItem, user: Any) -> dict[str, Any]:
         if check.item_key == item.key:
             initial.update(check.values())
         else:
-            initial.update(verification_worthy=check.verification_worthy, supported_together=check.supported_together)
+            for name in ("verification_worthy", "supported_together"):
+                initial[name] = initial[f"seen_{name}"] = getattr(check, name)
     return initial
+
+
+def _answer_anchor(response: dict[str, Any], prefix: str, item: CheckItem) -> str:
+    """The id of the item's footnote in the answer: a span cited with several sources has one each."""
+    if item.citation is None:
+        return ""
+    anchor = citation_anchor(prefix, item.citation)
+    spans_several = item.source_position and not response["citations"][item.citation]["marker"]
+    return f"{anchor}-{item.source_position}" if spans_several else anchor
 
 
 def _citation_view(response: dict[str, Any], prefix: str, item: CheckItem) -> dict[str, Any]:
@@ -183,7 +198,8 @@ def _citation_view(response: dict[str, Any], prefix: str, item: CheckItem) -> di
     return {
         "marker": citation["marker"],
         "cited_text": citation["cited_text"],
-        "sources": [entries[k] for k in citation["source_keys"] if k in entries],
+        "sources": [entries[item.source_key]] if item.source_key in entries else [],
+        "of_sources": (item.source_position, len(citation["source_keys"])) if item.source_position else None,
     }
 
 
@@ -207,7 +223,11 @@ def _history(dump: Dump, item: CheckItem) -> list[dict[str, Any]]:
             "editor": revision.editor.get_username(),
             "at": revision.created_at,
             "changes": [
-                {"field": _field_label(name), "before": revision.before.get(name, ""), "after": value}
+                {
+                    "field": _field_label(name),
+                    "before": _shown(name, revision.before),
+                    "after": _shown(name, revision.after),
+                }
                 for name, value in revision.after.items()
                 if revision.before.get(name, "") != value
             ],
@@ -229,11 +249,16 @@ def _nav_entry(dump: Dump, item: CheckItem, number: int, done: set[str], current
         "url": _item_url(dump, item),
         "kind": "citation" if citation is not None else "statement",
         # A marker as written; a span citation (Gemini, Claude, OpenAI) by its place among the response's.
-        "marker": (citation["marker"] or f"#{item.citation + 1}") if citation is not None else "",
+        "marker": _item_label(citation, item) if citation is not None else "",
         "text": item.statement.text,
         "done": item.key in done,
         "current": current,
     }
+
+
+def _item_label(citation: dict[str, Any], item: CheckItem) -> str:
+    label = citation["marker"] or f"#{(item.citation or 0) + 1}"
+    return f"{label} ({item.source_position}/{len(citation['source_keys'])})" if item.source_position else label
 
 
 def _item_url(dump: Dump, item: CheckItem) -> str:
@@ -254,7 +279,9 @@ def _next_url(dump: Dump, items: list[CheckItem], item: CheckItem, user: Any) ->
 @permission_required(roles.READ, raise_exception=True)
 def check_done(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_get(pk=pk)
-    messages.success(request, _("You have checked every item of this dump."))
+    keys = {item.key for item in dump_check_items(dump)}
+    if roles.can_record(request.user) and keys and keys <= finished_keys(dump, request.user):
+        messages.success(request, _("You have checked every item of this dump."))
     return redirect(dump)
 
 
@@ -263,17 +290,16 @@ def check_done(request: HttpRequest, pk: int) -> HttpResponse:
 def comment_create(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_get(pk=pk)
     form = CommentForm(request.POST)
+    # A comment is on an item of this dump, or on the dump itself: never on a key the page did not offer.
+    keys = {item.key for item in dump_check_items(dump)}
+    key = request.POST.get("item_key", "")
+    key = key if key in keys else ""
     if form.is_valid():
-        comment_add(
-            dump=dump, author=request.user, text=form.cleaned_data["text"], item_key=form.cleaned_data["item_key"]
-        )
+        comment_add(dump=dump, author=request.user, text=form.cleaned_data["text"], item_key=key)
         messages.success(request, _("Comment added."))
     else:
         messages.error(request, _("A comment needs some text (at most 5,000 characters)."))
-    key = form.cleaned_data.get("item_key") if form.is_valid() else request.POST.get("item_key", "")
-    if key and any(i.key == key for i in dump_check_items(dump)):
-        return redirect(reverse("review:item", args=[dump.pk, key]))
-    return redirect(dump)
+    return redirect(reverse("review:item", args=[dump.pk, key]) if key else dump.get_absolute_url())
 
 
 @require_POST

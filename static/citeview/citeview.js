@@ -126,25 +126,34 @@ document.addEventListener("DOMContentLoaded", () => {
 
 // The check panel's keys: j / k next / previous item, 1–6 the verdict, Enter save. Typing in a text
 // box is never taken over, and a modifier key leaves the browser's own shortcuts alone.
+// (The page can be rewritten in place after an upload, running this file again: no top-level let.)
+document.addEventListener("change", (event) => {
+  const form = event.target.closest && event.target.closest("#cv-check-form");
+  if (form) form.dataset.changed = "true";
+});
 document.addEventListener("keydown", (event) => {
   const form = document.getElementById("cv-check-form");
   const steps = document.querySelector(".cv-item-steps");
   if (!steps || event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
   const target = event.target;
   if (target.matches && target.matches("textarea, input[type=text], input[type=date], select")) return;
-  const link = steps.querySelector(`a[data-key="${event.key}"]`);
-  if (link) {
+  if (event.key === "j" || event.key === "k") {
+    const link = steps.querySelector(event.key === "j" ? "a[rel=next]" : "a[rel=prev]");
+    if (!link) return;
     event.preventDefault();
+    // Leaving would drop what was chosen: ask first.
+    if (form && form.dataset.changed && !window.confirm(form.dataset.leaveUnsaved || "")) return;
     window.location.assign(link.href);
     return;
   }
   if (!form) return;
-  if (/^[1-6]$/.test(event.key)) {
+  if (event.key >= "1" && event.key <= "6" && event.key.length === 1) {
     const choice = form.querySelectorAll("input[name=verdict]")[Number(event.key) - 1];
     if (choice) {
       event.preventDefault();
       choice.checked = true;
       choice.focus();
+      form.dataset.changed = "true";
     }
   } else if (event.key === "Enter" && !(target.matches && target.matches("button, a, summary"))) {
     event.preventDefault();

@@ -140,7 +140,9 @@ def test_a_bad_paste_or_file_shows_its_message_and_keeps_the_paste(signed_in):
     page.set_input_files("#id_file", {"name": "answer.json", "mimeType": "application/json", "buffer": b"%PDF-1.7 ..."})
     page.click(".cv-intake-form button[type=submit]")
     page.locator("#intake-error", has_text="PDF").wait_for()  # the file goes by XHR with a progress bar
-    assert all("status of 4" in error for error in page.console_errors)  # only the error page's own status
+    assert all("status of 4" in error for error in page.console_errors), (
+        page.console_errors
+    )  # only the error page's own status
 
 
 def test_every_page_runs_under_the_strict_policy_with_no_console_errors(signed_in, account):

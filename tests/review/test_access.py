@@ -24,7 +24,7 @@ def pages(pk: int) -> dict[str, str]:
         "normalized": reverse("dumps:normalized", args=[pk]),
         "raw": reverse("dumps:raw", args=[pk]),
         "check start": reverse("review:start", args=[pk]),
-        "check item": reverse("review:item", args=[pk, "r0-c0"]),
+        "check item": reverse("review:item", args=[pk, "r0-c0-1"]),
         "report": reverse("review:report", args=[pk]),
         "report md": reverse("review:report_md", args=[pk]),
         "report json": reverse("review:report_json", args=[pk]),
@@ -39,7 +39,7 @@ def writes(pk: int) -> dict[str, tuple[str, dict[str, str]]]:
     """What only editors may do (POST), with a valid body."""
     return {
         "store a dump": (reverse("dumps:home"), {"text": own_fixture("sonar-stream-full-mode-crlf.sse").decode()}),
-        "record a check": (reverse("review:item", args=[pk, "r0-c0"]), {"version": "0", "verdict": "complete"}),
+        "record a check": (reverse("review:item", args=[pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"}),
         "edit details": (reverse("review:details", args=[pk]), {"title": "x", "tags": ""}),
     }
 
@@ -95,7 +95,7 @@ def test_wrong_methods_are_refused(client, editor, dump_pk):
     for url in (reverse("review:comment", args=[dump_pk]), reverse("review:details", args=[dump_pk])):
         assert client.get(url).status_code == 405
     assert client.put(reverse("dumps:home")).status_code == 405
-    assert client.delete(reverse("review:item", args=[dump_pk, "r0-c0"])).status_code == 405
+    assert client.delete(reverse("review:item", args=[dump_pk, "r0-c0-1"])).status_code == 405
 
 
 def test_the_remaining_views_follow_the_same_matrix(client, editor, reviewer, django_user_model, dump_pk):

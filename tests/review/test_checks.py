@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -12,7 +14,7 @@ from tests.conftest import own_fixture
 
 pytestmark = pytest.mark.django_db
 
-SEED = "agent-seed-incomplete.sse"  # one statement citing [2] and [9], and an unresolved [8]
+SEED = "agent-seed-incomplete.sse"  # one statement citing [2] (two URLs: a conflict) and [9]; [8] unresolved
 
 
 @pytest.fixture
@@ -29,21 +31,22 @@ def verdict(version: int = 0, **fields: str) -> dict[str, str]:
 
 
 def test_a_dump_lists_its_items_and_the_check_starts_at_the_first_unchecked(client, editor, dump):
-    assert dump.item_count == 2 and dump.checked_item_count == 0
+    assert dump.item_count == 3 and dump.checked_item_count == 0  # [2] is judged once per URL
     client.force_login(editor)
     response = client.get(reverse("review:start", args=[dump.pk]))
-    assert response.status_code == 302 and response["Location"] == item_url(dump, "r0-c0")
-    page = client.get(item_url(dump, "r0-c0")).content.decode()
+    assert response.status_code == 302 and response["Location"] == item_url(dump, "r0-c0-1")
+    page = client.get(item_url(dump, "r0-c0-1")).content.decode()
     assert "条件A[2]、条件B[9]、条件C[8]" in page  # the statement
     assert "条件Aについて｜厚生労働省" in page and "条件Aについて｜厚生労働省の抜粋" in page  # the source and snippet
+    assert page.count('class="cv-check-source"') == 1 and "source 1 of 2" in page  # [2]'s other URL is the next item
     assert 'name="verdict"' in page and "j / k" in page
 
 
 def test_saving_records_the_check_and_its_revision_and_moves_to_the_next_unchecked_item(client, editor, dump):
     client.force_login(editor)
-    response = client.post(item_url(dump, "r0-c0"), verdict(subject="yes", note="年度が一致", evidence_quote="抜粋"))
-    assert response.status_code == 302 and response["Location"] == item_url(dump, "r0-c1")
-    check = Check.objects.get(item_key="r0-c0")
+    response = client.post(item_url(dump, "r0-c0-1"), verdict(subject="yes", note="年度が一致", evidence_quote="抜粋"))
+    assert response.status_code == 302 and response["Location"] == item_url(dump, "r0-c0-2")
+    check = Check.objects.get(item_key="r0-c0-1")
     assert (check.verdict, check.subject, check.note, check.editor) == ("complete", "yes", "年度が一致", editor)
     assert check.source_url == "https://www.mhlw.go.jp/stf/jouken-a.html" and check.statement_text.startswith("条件A")
     statement = Check.objects.get(kind="statement")
@@ -53,65 +56,66 @@ def test_saving_records_the_check_and_its_revision_and_moves_to_the_next_uncheck
     dump.refresh_from_db()
     assert dump.checked_item_count == 1
 
+    client.post(item_url(dump, "r0-c0-2"), {"version": "0", "verdict": "unclear"})
     client.post(item_url(dump, "r0-c1"), verdict(version=0, verdict="none"))
     response = client.post(item_url(dump, "r0-c1"), verdict(version=1, verdict="partial"))
     assert response["Location"] == reverse("review:done", args=[dump.pk])  # nothing left to check
     changed = CheckRevision.objects.filter(check_record__item_key="r0-c1").last()
     assert (changed.before["verdict"], changed.after["verdict"]) == ("none", "partial")
     page = client.get(item_url(dump, "r0-c1")).content.decode()
-    assert "<del>none</del> → <ins>partial</ins>" in page  # the item shows its history
+    assert "<del>No support</del> → <ins>Partial support</ins>" in page  # the item shows its history
 
 
 def test_an_editor_sees_other_editors_verdicts_only_after_saving_their_own(client, editor, second_editor, dump):
     client.force_login(editor)
-    client.post(item_url(dump, "r0-c0"), verdict(note="ひとつめの判定"))
+    client.post(item_url(dump, "r0-c0-1"), verdict(note="ひとつめの判定"))
     client.force_login(second_editor)
-    before = client.get(item_url(dump, "r0-c0")).content.decode()
+    before = client.get(item_url(dump, "r0-c0-1")).content.decode()
     assert "ひとつめの判定" not in before and "Hidden until you save your own check" in before
-    client.post(item_url(dump, "r0-c0"), verdict(version=1, verdict="partial"))
-    after = client.get(item_url(dump, "r0-c0")).content.decode()
+    client.post(item_url(dump, "r0-c0-1"), verdict(version=1, verdict="partial"))
+    after = client.get(item_url(dump, "r0-c0-1")).content.decode()
     assert "ひとつめの判定" in after and "hanako" in after
 
 
 def test_a_reviewer_reads_every_check_but_cannot_record_one(client, editor, reviewer, dump):
     client.force_login(editor)
-    client.post(item_url(dump, "r0-c0"), verdict(note="編集者のメモ"))
+    client.post(item_url(dump, "r0-c0-1"), verdict(note="編集者のメモ"))
     client.force_login(reviewer)
-    page = client.get(item_url(dump, "r0-c0")).content.decode()
+    page = client.get(item_url(dump, "r0-c0-1")).content.decode()
     assert "編集者のメモ" in page and 'name="verdict"' not in page
-    assert client.post(item_url(dump, "r0-c0"), verdict(version=1)).status_code == 403
+    assert client.post(item_url(dump, "r0-c0-1"), verdict(version=1)).status_code == 403
     assert Check.objects.filter(editor=reviewer).count() == 0
 
 
 def test_a_stale_save_is_refused_with_both_versions_and_the_typed_input_kept(client, editor, second_editor, dump):
     client.force_login(editor)
-    client.post(item_url(dump, "r0-c0"), verdict(note="先に保存"))  # saved while the second page was open
+    client.post(item_url(dump, "r0-c0-1"), verdict(note="先に保存"))  # saved while the second page was open
     client.force_login(second_editor)
-    stale = client.post(item_url(dump, "r0-c0"), verdict(version=0, verdict="none", note="後から入力した根拠"))
+    stale = client.post(item_url(dump, "r0-c0-1"), verdict(version=0, verdict="none", note="後から入力した根拠"))
     page = stale.content.decode()
     assert stale.status_code == 409
     assert "Not saved" in page and "hanako" in page
     assert "先に保存" in page and "後から入力した根拠" in page  # theirs and yours, side by side
     assert 'value="1"' in page  # the form now carries the version it has seen
     assert not Check.objects.filter(editor=second_editor).exists()
-    assert Check.objects.get(editor=editor, item_key="r0-c0").note == "先に保存"
+    assert Check.objects.get(editor=editor, item_key="r0-c0-1").note == "先に保存"
 
-    again = client.post(item_url(dump, "r0-c0"), verdict(version=1, verdict="none", note="後から入力した根拠"))
+    again = client.post(item_url(dump, "r0-c0-1"), verdict(version=1, verdict="none", note="後から入力した根拠"))
     assert again.status_code == 302
-    notes = dict(Check.objects.filter(item_key="r0-c0").values_list("editor__username", "note"))
+    notes = dict(Check.objects.filter(item_key="r0-c0-1").values_list("editor__username", "note"))
     assert notes == {"hanako": "先に保存", "taro": "後から入力した根拠"}  # nothing lost
 
 
 def test_the_same_editor_in_two_tabs_cannot_overwrite_unseen(client, editor, dump):
     client.force_login(editor)
-    client.post(item_url(dump, "r0-c0"), verdict(note="tab one"))
-    assert client.post(item_url(dump, "r0-c0"), verdict(version=0, note="tab two")).status_code == 409
-    assert Check.objects.get(item_key="r0-c0").note == "tab one"
+    client.post(item_url(dump, "r0-c0-1"), verdict(note="tab one"))
+    assert client.post(item_url(dump, "r0-c0-1"), verdict(version=0, note="tab two")).status_code == 409
+    assert Check.objects.get(item_key="r0-c0-1").note == "tab one"
 
 
 def test_an_invalid_verdict_is_refused_without_saving(client, editor, dump):
     client.force_login(editor)
-    response = client.post(item_url(dump, "r0-c0"), verdict(verdict="maybe"))
+    response = client.post(item_url(dump, "r0-c0-1"), verdict(verdict="maybe"))
     assert response.status_code == 400 and not Check.objects.exists()
 
 
@@ -180,3 +184,63 @@ def test_two_saves_of_one_item_at_the_same_moment_keep_one_and_refuse_the_other(
     assert sorted(outcomes) == ["refused", "saved"]
     assert Check.objects.filter(item_key=item.key).count() == 1
     assert dump.item_states.get(key=item.key).version == 1
+
+
+def test_a_check_needs_its_verdict_and_an_empty_save_reveals_nothing(client, editor, second_editor, dump):
+    client.force_login(editor)
+    client.post(item_url(dump, "r0-c0-1"), verdict(note="先の判定"))
+    client.force_login(second_editor)
+    response = client.post(item_url(dump, "r0-c0-1"), {"version": "1", "note": "判定なし"})
+    assert response.status_code == 400 and "先の判定" not in response.content.decode()
+    assert not Check.objects.filter(editor=second_editor).exists()
+
+
+def test_statement_answers_from_a_stale_page_are_not_wiped_and_a_changed_one_is_refused(client, editor, dump):
+    client.force_login(editor)
+    seen_blank = {"seen_verification_worthy": "", "seen_supported_together": ""}
+    client.post(item_url(dump, "r0-c0-1"), {**verdict(), **seen_blank, "supported_together": "yes"})
+    # A tab opened before that save sends the answers blank, as it showed them: they are kept.
+    stale = {"version": "0", "verdict": "none", **seen_blank, "verification_worthy": "", "supported_together": ""}
+    assert client.post(item_url(dump, "r0-c1"), stale).status_code == 302
+    statement = Check.objects.get(kind="statement", editor=editor)
+    assert (statement.verification_worthy, statement.supported_together) == ("yes", "yes")
+    # Changing an answer that changed meanwhile is refused, and nothing of that save is kept.
+    changed = {**stale, "version": "0", "supported_together": "no"}
+    assert client.post(item_url(dump, "r0-c0-2"), changed).status_code == 409
+    assert not Check.objects.filter(item_key="r0-c0-2").exists()
+    statement.refresh_from_db()
+    assert statement.supported_together == "yes"
+
+
+def test_a_comment_on_an_unknown_item_stays_on_the_dump_and_breaks_nothing(client, reviewer, dump):
+    client.force_login(reviewer)
+    response = client.post(reverse("review:comment", args=[dump.pk]), {"text": "全体へのコメント", "item_key": "x y"})
+    assert response.status_code == 302 and response["Location"] == dump.get_absolute_url()
+    page = client.get(dump.get_absolute_url())
+    assert page.status_code == 200 and "全体へのコメント" in page.content.decode()
+
+
+def test_a_rebuilt_result_recounts_the_checked_items(client, editor, dump):
+    from citeview.dumps.services import dump_refresh_result
+
+    client.force_login(editor)
+    client.post(item_url(dump, "r0-c1"), verdict())
+    Dump.objects.filter(pk=dump.pk).update(checked_item_count=7)
+    dump_refresh_result(dump=Dump.objects.get(pk=dump.pk))
+    assert Dump.objects.get(pk=dump.pk).checked_item_count == 1
+
+
+def test_the_report_and_exports_keep_other_editors_checks_from_an_editor_who_has_not_checked(
+    client, editor, second_editor, reviewer, dump
+):
+    client.force_login(editor)
+    client.post(item_url(dump, "r0-c0-1"), verdict(note="先の判定"))
+    client.force_login(second_editor)
+    report = client.get(reverse("review:report_json", args=[dump.pk])).json()
+    assert report["hidden_until_you_check"] == 2 and "先の判定" not in json.dumps(report, ensure_ascii=False)
+    export = b"".join(client.get(reverse("review:verdicts_jsonl")).streaming_content).decode()
+    assert "先の判定" not in export
+    client.post(item_url(dump, "r0-c0-1"), verdict(version=1, verdict="partial"))
+    assert "先の判定" in client.get(reverse("review:report_json", args=[dump.pk])).content.decode()
+    client.force_login(reviewer)
+    assert client.get(reverse("review:report_json", args=[dump.pk])).json()["hidden_until_you_check"] == 0

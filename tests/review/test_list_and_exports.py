@@ -55,11 +55,11 @@ def test_the_list_filters_by_provider_status_tag_assignee_and_progress(client, e
     assert "大阪の人口" not in listed(client, tag="health")
     assert "厚労省の条件" in listed(client, assignee="taro") and "厚労省の条件" not in listed(client, assignee="-")
     assert "厚労省の条件" not in listed(client, progress="in_progress")
-    client.post(reverse("review:item", args=[seed.pk, "r0-c0"]), {"version": "0", "verdict": "complete"})
+    client.post(reverse("review:item", args=[seed.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})
     assert "厚労省の条件" in listed(client, progress="in_progress") and "大阪の人口" in listed(
         client, progress="unchecked"
     )
-    assert "1 / 2" in listed(client) and "hanako: 1" in listed(client)  # progress, per editor
+    assert "1 / 3" in listed(client) and "hanako: 1" in listed(client)  # progress, per editor
     assert other.item_count == 1
 
 
@@ -100,7 +100,7 @@ def test_the_handover_report_has_what_the_handover_needs(client, editor, second_
         "evidence_quote": "条件Aについて",
         "note": "年度は未確認",
     }
-    client.post(reverse("review:item", args=[dump.pk, "r0-c0"]), {**body, "verification_worthy": "yes"})
+    client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {**body, "verification_worthy": "yes"})
     report = client.get(reverse("review:report_json", args=[dump.pk])).json()
     response = report["responses"][0]
     assert response["api"] == "perplexity.agent" and "search result id" in response["citation_notation"]
@@ -113,7 +113,7 @@ def test_the_handover_report_has_what_the_handover_needs(client, editor, second_
     assert response["unresolved"] == [{"marker": "[8]", "ref": "8"}]
     assert response["status"] == "incomplete" and "response.completed" in response["status_detail"]
     assert response["statements_needing_check"] == [
-        {"statement": "条件A[2]、条件B[9]、条件C[8]", "unchecked_items": ["r0-c1"]}
+        {"statement": "条件A[2]、条件B[9]、条件C[8]", "unchecked_items": ["r0-c0-2", "r0-c1"]}
     ]
     verdict = next(v for v in response["verdicts"] if v["kind"] == "citation")
     assert (verdict["verdict"], verdict["editor"], verdict["evidence_quote"], verdict["note"]) == (
@@ -129,7 +129,10 @@ def test_the_handover_report_has_what_the_handover_needs(client, editor, second_
         "### Statements still needing a content check",
     ):
         assert heading in markdown
-    assert "Unresolved numbers: [8]" in markdown and "verdict: partial" in markdown and "年度は未確認" in markdown
+    assert "Unresolved numbers: \\[8\\]" in markdown and "verdict: partial" in markdown and "年度は未確認" in markdown
+    assert (
+        "\\[9\\] 条件Bの解説 — ` https://www.city.example.jp/jouken-b `" in markdown
+    )  # a URL is shown, never followed
     assert "Completed: no (incomplete" in markdown
     page = client.get(reverse("review:report", args=[dump.pk])).content.decode()
     assert "年度は未確認" in page and "条件Bの解説" in page
@@ -140,7 +143,7 @@ def test_verdicts_export_as_csv_and_jsonl_filtered_like_the_list(client, editor)
     store(editor, sonar("別の回答[1]。"))
     client.force_login(editor)
     body = {"version": "0", "verdict": "none", "verification_worthy": "yes", "note": '=HYPERLINK("x")'}
-    client.post(reverse("review:item", args=[dump.pk, "r0-c0"]), body)
+    client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), body)
     lines = (
         b"".join(client.get(reverse("review:verdicts_jsonl"), {"tag": "health"}).streaming_content)
         .decode()
@@ -166,8 +169,7 @@ def test_the_figures_reflect_what_editors_recorded(client, editor, second_editor
     dump = store(editor, own_fixture(SEED), tags=["health"])
     for user, verdicts in ((editor, ("complete", "partial")), (second_editor, ("complete", "none"))):
         client.force_login(user)
-        for number, verdict in enumerate(verdicts):
-            key = f"r0-c{number}"
+        for key, verdict in zip(("r0-c0-1", "r0-c1"), verdicts, strict=True):
             version = dump.item_states.filter(key=key).values_list("version", flat=True).first() or 0
             body = {
                 "version": str(version),

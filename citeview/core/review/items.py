@@ -1,5 +1,9 @@
-"""What editors check in an answer: each citation (a statement and one of its sources) and each
-statement that cites nothing. Keys are stable for a stored result, so checks can point at them."""
+"""What editors check in an answer: each citation with each of its sources (a statement and one
+source: the doc's "statement × source"), and each statement that cites nothing.
+
+Keys are positions in a stored result. A rebuilt result keeps them as long as the parsers place
+the same citations; the checks also keep a copy of what was judged.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +15,14 @@ from citeview.core.review.statements import Statement, statements
 
 @dataclass(frozen=True)
 class CheckItem:
-    key: str  # "r0-c3": citation 3 of response 0; "r0-s12-40": a statement of response 0 that cites nothing
+    # "r0-c3": citation 3 of response 0 (one source); "r0-c3-2": its second source, when it has several;
+    # "r0-s12-40": a statement of response 0 (characters 12-40) that cites nothing.
+    key: str
     response: int
     statement: Statement
     citation: int | None  # index into the response's citations; None for an uncited statement
+    source_key: str | None = None  # which of the citation's sources this item judges
+    source_position: int = 0  # 1-based among the citation's sources when it has several, else 0
 
     @property
     def statement_key(self) -> str:
@@ -25,8 +33,9 @@ def statement_item_key(response: int, statement: Statement) -> str:
     return f"r{response}-{statement.key}"
 
 
-def citation_item_key(response: int, citation: int) -> str:
-    return f"r{response}-c{citation}"
+def citation_item_key(response: int, citation: int, source_position: int = 0) -> str:
+    key = f"r{response}-c{citation}"
+    return f"{key}-{source_position}" if source_position else key
 
 
 def check_items(responses: list[dict[str, Any]]) -> list[CheckItem]:
@@ -38,5 +47,17 @@ def check_items(responses: list[dict[str, Any]]) -> list[CheckItem]:
                 items.append(CheckItem(statement_item_key(number, statement), number, statement, None))
                 continue
             for citation in statement.citations:
-                items.append(CheckItem(citation_item_key(number, citation), number, statement, citation))
+                items.extend(
+                    _citation_items(number, statement, citation, response["citations"][citation]["source_keys"])
+                )
     return items
+
+
+def _citation_items(response: int, statement: Statement, citation: int, source_keys: list[str]) -> list[CheckItem]:
+    if len(source_keys) <= 1:
+        key = citation_item_key(response, citation)
+        return [CheckItem(key, response, statement, citation, source_keys[0] if source_keys else None)]
+    return [
+        CheckItem(citation_item_key(response, citation, position), response, statement, citation, source, position)
+        for position, source in enumerate(source_keys, 1)
+    ]

@@ -7,6 +7,7 @@ content check; and every verdict with its editor, time, quote and note.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from citeview.core.detect import API_NAMES
@@ -115,7 +116,13 @@ def report_markdown(report: dict[str, Any]) -> str:
     """The report for people. Dump text is quoted as it is: this is a text file, never rendered here."""
     dump = report["dump"]
     lines = [f"# Handover report: {_one_line(dump['title'])}", ""]
-    lines += [f"- Dump: {dump['id']} (SHA-256 {dump['sha256']})", f"- Stored: {dump['stored_at']}", ""]
+    lines += [f"- Dump: {dump['id']} (SHA-256 {dump['sha256']})", f"- Stored: {dump['stored_at']}"]
+    if report.get("hidden_until_you_check"):
+        lines.append(
+            f"- Left out: {report['hidden_until_you_check']} check(s) by other editors of items you have not"
+            " checked yet (blind first)"
+        )
+    lines.append("")
     for response in report["responses"]:
         lines += _response_markdown(response, len(report["responses"]))
     return "\n".join(lines).rstrip() + "\n"
@@ -130,13 +137,13 @@ def _response_markdown(response: dict[str, Any], count: int) -> list[str]:
         f"- Completed: {'yes' if status == 'completed' else 'no'}"
         + ("" if status == "completed" else f" ({status}: {_one_line(response['status_detail'] or '')})")
     )
-    unresolved = ", ".join(m["marker"] for m in response["unresolved"]) or "none"
+    unresolved = ", ".join(_one_line(m["marker"]) for m in response["unresolved"]) or "none"
     lines += [f"- Unresolved numbers: {unresolved}", "", "### Search results as received", ""]
     for number, batch in enumerate(response["search_batches"], 1):
         queries = "; ".join(_one_line(q) for q in batch["queries"]) or "(no query given)"
         lines.append(f"{number}. {queries}")
         lines += [
-            f"   - [{r['id']}] {_one_line(r['title'] or '(no title)')} — {r['url'] or '(no URL)'}"
+            f"   - \\[{_one_line(r['id'])}\\] {_one_line(r['title'] or '(no title)')} — {_code(r['url']) or '(no URL)'}"
             for r in batch["results"]
         ]
     lines += ["", "### Statements still needing a content check", ""]
@@ -153,9 +160,8 @@ def _verdict_markdown(verdict: dict[str, Any]) -> str:
         text = f"{head} — verification-worthy: {verdict['verification_worthy'] or '—'}"
         text += f", supported together: {verdict['supported_together'] or '—'}"
     else:
-        text = (
-            f"{head} {verdict['marker']} → {verdict['source_url'] or '(no URL)'} — verdict: {verdict['verdict'] or '—'}"
-        )
+        source = _code(verdict["source_url"]) or "(no URL)"
+        text = f"{head} {_one_line(verdict['marker'])} → {source} — verdict: {verdict['verdict'] or '—'}"
         text += f" (subject {verdict['subject'] or '—'}, time {verdict['time_matches'] or '—'},"
         text += f" conditions {verdict['conditions'] or '—'})"
         if verdict["evidence_quote"]:
@@ -165,5 +171,19 @@ def _verdict_markdown(verdict: dict[str, Any]) -> str:
     return text
 
 
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>!#|~&])")
+
+
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """Text from a dump on one line, its Markdown punctuation escaped: the report quotes it, so a
+    viewer must not turn it into links, images or HTML."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def _code(text: str | None) -> str:
+    """A URL or id as a code span (shown, never followed), fenced by more backticks than it holds."""
+    text = " ".join(str(text or "").split())
+    if not text:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}"
