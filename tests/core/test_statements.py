@@ -332,3 +332,8 @@ def test_every_citation_and_marker_lands_in_exactly_one_statement_of_a_long_answ
         assert statement.text == text[statement.start : statement.end] == statement.text.strip() != ""
         assert "```" not in statement.text and "|---|" not in statement.text
     assert len({s.key for s in found}) == len(found)
+
+
+def test_a_half_width_exclamation_or_question_mark_ends_a_japanese_sentence_without_a_space():
+    assert texts("v2.0が出ました!次は何?まだです。") == ["v2.0が出ました!", "次は何?", "まだです。"]
+    assert texts("Really?!Yes.") == ["Really?!Yes."]  # English still needs the space

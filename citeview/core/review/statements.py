@@ -243,8 +243,15 @@ def _sentence_end(text: str, piece: Span, run: Span, marker_ends: dict[int, int]
     spaced = cut == end or text[cut].isspace()
     cut = _after_markers(text, cut, end, marker_ends)
     if english and not (spaced or cut == end or text[cut].isspace()):
+        if "." not in terminators and _is_cjk(text[cut]):
+            return cut  # 「です!次は」: a half-width ! or ? in Japanese text needs no space after it
         return None  # a period ends an English sentence only before a space: not in 2.5 or v1.2.3
     return cut
+
+
+def _is_cjk(char: str) -> bool:
+    """Kana, kanji, CJK punctuation and full-width forms."""
+    return "\u3000" <= char <= "\u9fff" or "\uf900" <= char <= "\uffef"
 
 
 def _between_digits(text: str, position: int) -> bool:
