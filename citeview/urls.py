@@ -5,11 +5,13 @@ from django.urls import include, path
 from django.views.decorators.csrf import csrf_protect
 from django.views.i18n import set_language
 
+from citeview.accounts.views import LoginView
+
 urlpatterns = [
     path("", include("citeview.dumps.urls")),
     path("", include("citeview.review.urls")),
     path("api/", include("citeview.dumps.api_urls")),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", LoginView.as_view(), name="login"),
     path("accounts/logout/", csrf_protect(auth_views.LogoutView.as_view()), name="logout"),
     path("admin/", admin.site.urls),
     # The language switch works before logging in too.

@@ -75,3 +75,9 @@ def reviewer(django_user_model: Any) -> Any:
 def editor_client(client: Any, editor: Any) -> Any:
     client.force_login(editor)
     return client
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings: Any) -> None:
+    """Password hashing is slow on purpose; tests log in often and test nothing about the hash."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,17 @@
+from typing import Any
+
+from django.contrib.auth.signals import user_logged_in, user_login_failed
+from django.dispatch import receiver
+
+from citeview.accounts.throttle import client_address, forget_failures, record_failure
+
+
+@receiver(user_login_failed, dispatch_uid="citeview-login-failed")
+def _count_failure(sender: Any, credentials: dict[str, Any], request: Any = None, **kwargs: Any) -> None:
+    address = client_address(request) if request is not None else None
+    record_failure(str(credentials.get("username", "")), address)
+
+
+@receiver(user_logged_in, dispatch_uid="citeview-logged-in")
+def _clear_failures(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    forget_failures(user.get_username())
