@@ -7,7 +7,7 @@ SDK can talk to several providers.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from citeview.core.errors import DumpError
@@ -54,6 +54,28 @@ class ResponseValues:
     values: list[dict[str, Any]]
     api: str = ""
     ignored: int = 0  # values of no known shape that no stream around them could take
+    # What the stream has shown so far, kept up to date as values are added: looking through every
+    # earlier value for each new one made long streams (tens of thousands of events) quadratic.
+    ended: bool = False  # a terminal event (response.completed, ...) was seen
+    finished: bool = False  # a finish reason was seen (chat, Gemini)
+    response_ids: set[str] = field(default_factory=set)
+    start_events: set[str] = field(default_factory=set)
+    last_message_text: str = ""
+
+    def add(self, value: dict[str, Any]) -> None:
+        self.values.append(value)
+        kind = value.get("type")
+        if kind in _TERMINAL_EVENTS:
+            self.ended = True
+        if kind in ("response.created", "message_start"):
+            self.start_events.add(kind)
+        if response_id := _event_response_id(value) or _gemini_response_id(value):
+            self.response_ids.add(response_id)
+        if self.family == "chat":
+            self.finished = self.finished or bool(_finish_reason(value))
+            self.last_message_text = _message_text(value) or self.last_message_text
+        if self.family == "gemini":
+            self.finished = self.finished or any(_gemini_field(c, "finishReason") for c in _gemini_candidates(value))
 
 
 def split_responses(dump: FramedDump, provider: str | None = None) -> list[ResponseValues]:
@@ -89,10 +111,12 @@ def _group(dump: FramedDump) -> tuple[list[ResponseValues], int]:
             current = None
             continue
         if current is None or current.family != family or _starts_new_response(current, value):
-            current = ResponseValues(family, True, waiting)
+            current = ResponseValues(family, True, [])
+            for earlier in waiting:
+                current.add(earlier)
             waiting = []
             groups.append(current)
-        current.values.append(value)
+        current.add(value)
     for group in groups:
         if group.family == "chat" and len(group.values) == 1 and _is_whole_completion(group.values[0]):
             group.streamed = False
@@ -131,19 +155,16 @@ _TERMINAL_EVENTS = {"response.completed", "response.failed", "response.incomplet
 
 def _starts_new_response(group: ResponseValues, value: dict[str, Any]) -> bool:
     if group.family == "responses":
-        if any(isinstance(v.get("type"), str) and v["type"] in _TERMINAL_EVENTS for v in group.values):
+        if group.ended:
             return True  # nothing of a response comes after its end
-        seen = {_event_response_id(v) for v in group.values} - {None}
         new_id = _event_response_id(value)
-        if new_id is not None and seen and new_id not in seen:
+        if new_id is not None and group.response_ids and new_id not in group.response_ids:
             return True
-        return value.get("type") == "response.created" and any(
-            v.get("type") == "response.created" for v in group.values
-        )
+        return value.get("type") == "response.created" and "response.created" in group.start_events
     if group.family == "chat":
         return _starts_new_chat_response(group, value)
     if group.family == "messages":
-        return value.get("type") == "message_start" and any(v.get("type") == "message_start" for v in group.values)
+        return value.get("type") == "message_start" and "message_start" in group.start_events
     if group.family == "gemini":
         return _starts_new_gemini_response(group, value)
     return False
@@ -151,11 +172,10 @@ def _starts_new_response(group: ResponseValues, value: dict[str, Any]) -> bool:
 
 def _starts_new_gemini_response(group: ResponseValues, value: dict[str, Any]) -> bool:
     """A new responseId starts a new response; without ids, text after a finished chunk does."""
-    ids = {i for i in map(_gemini_response_id, group.values) if i}
     new_id = _gemini_response_id(value)
-    if new_id and ids:
-        return new_id not in ids
-    finished = any(_gemini_field(c, "finishReason") for v in group.values for c in _gemini_candidates(v))
+    if new_id and group.response_ids:
+        return new_id not in group.response_ids
+    finished = group.finished
     has_text = any(
         isinstance(p, dict) and p.get("text")
         for c in _gemini_candidates(value)
@@ -187,11 +207,10 @@ def _event_response_id(event: dict[str, Any]) -> str | None:
 
 
 def _starts_new_chat_response(group: ResponseValues, value: dict[str, Any]) -> bool:
-    finished = any(_finish_reason(v) for v in group.values)
     if value.get("id") == group.values[-1].get("id"):
-        return finished and _is_whole_completion(value)
+        return group.finished and _is_whole_completion(value)
     # Recorders redact ids unevenly: a chunk whose accumulated text extends the stream's continues it.
-    so_far = next((t for t in map(_message_text, reversed(group.values)) if t), "")
+    so_far = group.last_message_text
     text = _message_text(value)
     return not (so_far and text and text.startswith(so_far))
 

@@ -48,8 +48,10 @@ def _is_link_label(text: str, start: int, end: int) -> bool:
     """``[1](https://…)`` is a Markdown link and ``[1]: https://…`` a link definition, not markers."""
     if text.startswith("(", end):
         return True
+    if not text.startswith(":", end):
+        return False  # (checked first: looking back for the line start costs the whole line each time)
     line_start = text.rfind("\n", 0, start) + 1
-    return text.startswith(":", end) and not text[line_start:start].strip()
+    return not text[line_start:start].strip()
 
 
 def _is_escaped(text: str, position: int) -> bool:
