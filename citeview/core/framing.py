@@ -141,8 +141,10 @@ def json_error(exc: Exception, text: str, where: Phrase | None = None) -> DumpEr
 
 
 def _check_values(values: list[Any]) -> int:
-    """Refuse nesting deeper than :data:`MAX_DEPTH`, and replace lone surrogates (``"\\udc00"``, valid
-    JSON but not Unicode: a snippet cut between the halves of an emoji) so the text can be shown."""
+    """Refuse nesting deeper than :data:`MAX_DEPTH`, and replace what valid JSON can hold but text
+    cannot (a lone surrogate, ``"\\udc00"``: a snippet cut between the halves of an emoji; a NUL,
+    ``"\\u0000"``, which PostgreSQL cannot store) so the text can be shown and kept. Returns how many
+    strings were repaired."""
     stack: list[tuple[Any, int]] = [(v, 1) for v in values]
     repaired = 0
     while stack:
@@ -153,23 +155,26 @@ def _check_values(values: list[Any]) -> int:
                 phrase("The JSON is nested more than {depth} levels deep; no provider response is.", depth=MAX_DEPTH),
             )
         if isinstance(value, dict):
+            for key in [k for k in value if _UNSHOWABLE.search(k)]:
+                value[_UNSHOWABLE.sub("\ufffd", key)] = value.pop(key)
+                repaired += 1
             for key, item in value.items():
-                if isinstance(item, str) and _LONE_SURROGATE.search(item):
-                    value[key] = _LONE_SURROGATE.sub("\ufffd", item)
+                if isinstance(item, str) and _UNSHOWABLE.search(item):
+                    value[key] = _UNSHOWABLE.sub("\ufffd", item)
                     repaired += 1
                 else:
                     stack.append((item, depth + 1))
         elif isinstance(value, list):
             for index, item in enumerate(value):
-                if isinstance(item, str) and _LONE_SURROGATE.search(item):
-                    value[index] = _LONE_SURROGATE.sub("\ufffd", item)
+                if isinstance(item, str) and _UNSHOWABLE.search(item):
+                    value[index] = _UNSHOWABLE.sub("\ufffd", item)
                     repaired += 1
                 else:
                     stack.append((item, depth + 1))
     return repaired
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_UNSHOWABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 def _refuse_constant(name: str) -> Any:

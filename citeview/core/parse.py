@@ -65,8 +65,8 @@ def parse_dump(
             "invalid_unicode",
             "warning",
             phrase(
-                "{count} string(s) in the dump hold half of a character (a lone surrogate escape); "
-                "it is shown as �. The raw dump keeps it as sent.",
+                "{count} string(s) in the dump hold half of a character (a lone surrogate escape) or a NUL "
+                "character; it is shown as �. The raw dump keeps it as sent.",
                 count=framed.repaired_strings,
             ),
         )

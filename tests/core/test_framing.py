@@ -85,6 +85,16 @@ def test_a_lone_surrogate_is_shown_as_a_replacement_character_and_reported():
     assert any(d["code"] == "invalid_unicode" for d in response["diagnostics"])
 
 
+def test_a_nul_character_in_a_value_or_a_key_is_replaced_so_any_database_can_store_it():
+    values = read_dump(b'{"a\\u0000": ["x\\u0000y", {"k": "\\u0000"}]}').values
+    assert values == [{"a\ufffd": ["x\ufffdy", {"k": "\ufffd"}]}]
+    raw = json.dumps(sonar_object("a\x00b[1]", ["https://x.example"])).encode()
+    response = parse_dump(raw).to_json()["responses"][0]
+    assert response["text"] == "a\ufffdb[1]" and "NUL" in next(
+        d["message"] for d in response["diagnostics"] if d["code"] == "invalid_unicode"
+    )
+
+
 def test_deep_nesting_inside_any_field_is_refused():
     obj = sonar_object("x", [])
     obj["search_results"] = [{"url": "https://x.example", "date": json.loads("[" * 70 + "]" * 70)}]

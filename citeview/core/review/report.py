@@ -130,7 +130,9 @@ def report_markdown(report: dict[str, Any]) -> str:
 
 def _response_markdown(response: dict[str, Any], count: int) -> list[str]:
     lines = [f"## Response {response['index'] + 1} of {count}", ""]
-    lines.append(f"- API: {response['api_name']} (`{response['api']}`), model {response['model'] or 'not given'}")
+    lines.append(
+        f"- API: {response['api_name']} (`{response['api']}`), model {_one_line(response['model'] or 'not given')}"
+    )
     lines.append(f"- Citation notation: {response['citation_notation'] or 'unknown'}")
     status = response["status"]
     lines.append(
