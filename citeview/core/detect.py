@@ -64,7 +64,7 @@ class ResponseValues:
 
     def add(self, value: dict[str, Any]) -> None:
         self.values.append(value)
-        kind = value.get("type")
+        kind = value.get("type") if isinstance(value.get("type"), str) else None
         if kind in _TERMINAL_EVENTS:
             self.ended = True
         if kind in ("response.created", "message_start"):
@@ -100,7 +100,11 @@ def _group(dump: FramedDump) -> tuple[list[ResponseValues], int]:
     groups: list[ResponseValues] = []
     current: ResponseValues | None = None
     waiting: list[dict[str, Any]] = []  # values of no known shape before any stream: the next stream takes them
+    outside = 0
     for value in dump.values:
+        if not isinstance(value, dict):
+            outside += 1  # a bare number, string or list in a stream is no event of any provider
+            continue
         family, shape = _family_of(value)
         if family is None:
             # A ping, an error or an unknown event belongs to the stream around it; its parser reports it.
@@ -120,7 +124,7 @@ def _group(dump: FramedDump) -> tuple[list[ResponseValues], int]:
     for group in groups:
         if group.family == "chat" and len(group.values) == 1 and _is_whole_completion(group.values[0]):
             group.streamed = False
-    return groups, len(waiting)
+    return groups, len(waiting) + outside
 
 
 def _family_of(value: Any) -> tuple[str | None, str]:

@@ -11,7 +11,7 @@ class DumpError(Exception):
 
     Codes: ``empty``, ``too_large``, ``binary``, ``not_utf8``, ``html``, ``invalid_json``,
     ``truncated_json``, ``too_deep``, ``invalid_sse``, ``unknown_provider``, ``unsupported_provider``,
-    ``unsupported_media_type``, ``invalid_request``.
+    ``unsupported_media_type``, ``invalid_request``, ``unexpected_shape``.
     """
 
     def __init__(self, code: str, message: Phrase) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,7 +108,18 @@ def decode_dump_text(raw: bytes) -> tuple[str, bool]:
 
 def loads_strict(text: str) -> Any:
     """``json.loads`` that refuses what JSON does not allow and Python accepts (NaN, duplicate keys)."""
-    return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_refuse_duplicate_keys)
+    return json.loads(
+        text, parse_constant=_refuse_constant, parse_float=_finite_float, object_pairs_hook=_refuse_duplicate_keys
+    )
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as a float; one too large for a float (1e400) is refused like NaN, since no
+    provider writes one and it could not be stored as JSON again."""
+    number = float(text)
+    if math.isinf(number):
+        raise ValueError(f"the number {text[:20]} is too large")
+    return number
 
 
 def json_error(exc: Exception, text: str, where: Phrase | None = None) -> DumpError:

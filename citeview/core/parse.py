@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Any
 
 from citeview.core.citing import add_source_checks
@@ -10,8 +11,10 @@ from citeview.core.detect import API_NAMES, PROVIDERS, split_responses
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.framing import FramedDump, read_dump
 from citeview.core.model import ParsedDump, Response
-from citeview.core.phrases import phrase
+from citeview.core.phrases import Phrase, phrase
 from citeview.core.providers import PARSERS, REQUEST_CHECKS
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 # Bump when parsers or the renderer change what they produce: stored dumps are then rebuilt from their bytes.
@@ -33,6 +36,34 @@ def parse_dump(
         )
     framed = read_dump(raw)
     request_value = read_request(request) if request is not None else None
+    try:
+        framed, responses = _read_responses(framed, provider, request_value)
+    except DumpError:
+        raise
+    except (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError) as error:
+        # A value of a type no parser expects (a list where an object should be): one clear error,
+        # never a crash. The trace is logged so the parser can learn the shape.
+        logger.warning("A dump of an unexpected shape could not be read", exc_info=True)
+        raise DumpError("unexpected_shape", _unexpected_shape(provider, type(error).__name__)) from error
+    return ParsedDump(hashlib.sha256(raw).hexdigest(), len(raw), framed.framing, responses)
+
+
+def _unexpected_shape(provider: str | None, error: str) -> Phrase:
+    if provider:
+        return phrase(
+            "citeview cannot read this dump: one of its values has a type that no {provider} response has ({error}).",
+            provider=provider,
+            error=error,
+        )
+    return phrase(
+        "citeview cannot read this dump: one of its values has a type that no provider's response has ({error}).",
+        error=error,
+    )
+
+
+def _read_responses(
+    framed: FramedDump, provider: str | None, request_value: dict[str, Any] | None
+) -> tuple[FramedDump, list[Response]]:
     framed, wrapped_request = _unwrap_exchange(framed)
     request_value = request_value if request_value is not None else wrapped_request
     responses = []
@@ -70,7 +101,7 @@ def parse_dump(
                 count=framed.repaired_strings,
             ),
         )
-    return ParsedDump(hashlib.sha256(raw).hexdigest(), len(raw), framed.framing, responses)
+    return framed, responses
 
 
 def read_request(raw: bytes) -> dict[str, Any]:

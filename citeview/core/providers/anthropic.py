@@ -81,7 +81,7 @@ def _read_stream(events: list[dict[str, Any]]) -> _Stream:
             stream.stopped = True
         elif kind == "error":
             stream.error = dict_or_empty(event.get("error")) or event
-        elif kind not in _QUIET_EVENTS:
+        elif not isinstance(kind, str) or kind not in _QUIET_EVENTS:
             label = str(kind) if kind is not None else _NO_TYPE
             if label not in stream.unknown_types:
                 stream.unknown_types.append(label)

@@ -165,7 +165,12 @@ def _place_support(
         if isinstance(raw_indices, list)
         else []
     )
-    scores = [s for s in raw_scores if isinstance(s, int | float)] if isinstance(raw_scores, list) else []
+    # A score is a probability: a number outside 0..1 (or one too large for a float) is no score.
+    scores = (
+        [s if isinstance(s, int | float) and not isinstance(s, bool) and 0 <= s <= 1 else None for s in raw_scores]
+        if isinstance(raw_scores, list)
+        else []
+    )
     # A score belongs to its chunk: drop the pair together when the chunk does not exist.
     pairs = [(i, scores[n] if len(scores) == len(indices) else None) for n, i in enumerate(indices)]
     known = [(keys[i], score) for i, score in pairs if 0 <= i < len(keys)]

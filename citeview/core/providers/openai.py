@@ -327,7 +327,7 @@ def _place_span(
 
 def _utf16_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The code-point span that UTF-16 offsets ``start``..``end`` denote, if they fall between characters."""
-    if not text or max(text) <= "\uffff":
+    if not text or max(text) <= "\uffff" or not 0 <= start < end:
         return None  # without astral characters both units agree: nothing new to try
     units = _utf16_units(text)
     if start not in units or end not in units:
@@ -358,7 +358,10 @@ def _covers_link(covered: str, url: str) -> bool:
 
 def _without_tracking(url: str) -> str:
     """The address without the ``utm_source`` OpenAI appends, to tell one page from another."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL a browser could open ("https://[::1"): compared as written
+        return url
     query = "&".join(p for p in parts.query.split("&") if p and not p.startswith("utm_source="))
     return parts._replace(query=query).geturl()
 

@@ -161,7 +161,7 @@ def _read_agent_event(response: Response, table: SourceTable, state: _AgentState
         state.error = dict_or_empty(event.get("error"))
     elif kind == "error":
         state.error = event
-    elif kind not in _AGENT_QUIET_EVENTS:
+    elif not isinstance(kind, str) or kind not in _AGENT_QUIET_EVENTS:
         label = str(kind) if kind is not None else _NO_TYPE
         if label not in state.unknown_types:
             state.unknown_types.append(label)

@@ -239,7 +239,7 @@ def _anchor_link(
     conflict: bool = False,
 ) -> AnchorLink:
     name = source["title"] or url_domain(source["url"]) or source["url"] or source["key"]
-    text = cited_text or source["extra"].get("snippet") or ""
+    text = str(cited_text or source["extra"].get("snippet") or "")  # a snippet can be any JSON value
     if len(text) > CARD_TEXT_CHARS:
         text = text[: CARD_TEXT_CHARS - 1] + "…"
     redirect = source["extra"].get("redirect")
