@@ -100,6 +100,8 @@ def with_placeholders(text: str, places: list[Place]) -> str:
 
 def placeholders_shown(text: str, places: list[Place]) -> set[int]:
     """Indexes of the places Markdown would show as plain text: not code, not inside a link or autolink."""
+    if not places:
+        return set()  # nothing to ask about: the probe would parse the whole answer for no answer
     env: dict[str, Any] = {"citeview_probe": set()}
     answer_renderer().parse(with_placeholders(text, places), env)
     return env["citeview_probe"]
