@@ -80,3 +80,18 @@ def add_source_checks(response: Response) -> None:
                 phrase("Source {key} was offered but the answer never cites it.", key=source.key),
                 key=source.key,
             )
+
+
+NO_TYPE = "(an event without a type)"
+
+
+def note_unknown_event_types(response: Response, kinds: list[str | None]) -> None:
+    """One note per type of stream event the parser does not read (None: events without a type)."""
+    for kind in kinds:
+        shown = phrase("(an event without a type)") if kind is None else kind
+        response.diagnose(
+            "unknown_event",
+            "info",
+            phrase("The stream has events of a type citeview does not know: {type}.", type=shown),
+            type=NO_TYPE if kind is None else kind,
+        )

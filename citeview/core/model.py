@@ -137,6 +137,23 @@ class Response:
             error=error if isinstance(error, dict) else None,
         )
 
+    def set_status(self, status: Any, error: Any = None, reason: str | None = None) -> None:
+        """A response's own status field: completed only when it says so; failed with the provider's
+        error (or its status, when it gave no error); anything else incomplete, with its reason."""
+        if status == "completed":
+            self.status = "completed"
+        elif status == "failed":
+            if isinstance(error, dict) and error:
+                self.mark_failed(error)
+            else:
+                self.mark_failed(detail=phrase("status {status}", status="failed"))
+        elif status and reason:
+            self.mark_incomplete(phrase("status {status}: {reason}", status=str(status), reason=reason))
+        elif status:
+            self.mark_incomplete(phrase("status {status}", status=str(status)))
+        else:
+            self.mark_incomplete(phrase("the response has no {field}", field="status"))
+
     def set_finish(
         self, reason: str | None, *, field: str, completed: set[str], why: dict[str, Phrase] | None = None
     ) -> None:

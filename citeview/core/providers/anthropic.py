@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from citeview.core.citing import note_unknown_event_types
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response, SearchBatch
@@ -25,7 +26,6 @@ INCOMPLETE_STOP_REASONS = {
 }
 _QUIET_EVENTS = {"ping", "content_block_stop", "message_stop"}
 # How an event without a `type` is listed in the `unknown_event` details (the message words it as a phrase).
-_NO_TYPE = "(an event without a type)"
 
 
 @dataclass
@@ -38,7 +38,7 @@ class _Stream:
     stop_details: Any = None
     stopped: bool = False
     error: dict[str, Any] | None = None
-    unknown_types: list[str] = field(default_factory=list)
+    unknown_types: list[str | None] = field(default_factory=list)  # None: no type
 
 
 def parse_messages(values: list[dict[str, Any]], streamed: bool) -> Response:
@@ -48,14 +48,7 @@ def parse_messages(values: list[dict[str, Any]], streamed: bool) -> Response:
         message = {**stream.message, "content": [stream.blocks[i] for i in sorted(stream.blocks)]}
         _read_message(response, message)
         _set_stream_status(response, stream)
-        for kind in stream.unknown_types:
-            shown = phrase("(an event without a type)") if kind == _NO_TYPE else kind
-            response.diagnose(
-                "unknown_event",
-                "info",
-                phrase("The stream has events of a type citeview does not know: {type}.", type=shown),
-                type=kind,
-            )
+        note_unknown_event_types(response, stream.unknown_types)
     else:
         _read_message(response, values[0])
         _set_status(response, str_or_none(values[0].get("stop_reason")), values[0].get("stop_details"))
@@ -82,7 +75,7 @@ def _read_stream(events: list[dict[str, Any]]) -> _Stream:
         elif kind == "error":
             stream.error = dict_or_empty(event.get("error")) or event
         elif not isinstance(kind, str) or kind not in _QUIET_EVENTS:
-            label = str(kind) if kind is not None else _NO_TYPE
+            label = None if kind is None else str(kind)
             if label not in stream.unknown_types:
                 stream.unknown_types.append(label)
     return stream

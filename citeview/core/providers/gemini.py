@@ -272,14 +272,8 @@ def parse_interactions(values: list[dict[str, Any]], streamed: bool) -> Response
             texts.append(text)
             position += len(text)
     response.text = "".join(texts)
-    if status == "completed":
-        response.status = "completed"
-    elif status == "failed" and interaction.get("error"):
-        response.mark_failed(interaction["error"])
-    elif status == "failed":
-        response.mark_failed(detail=phrase("status {status}", status=status))
-    elif status:
-        response.mark_incomplete(phrase("status {status}", status=status))
+    if status:  # without one, the stream reader has said what is missing
+        response.set_status(status, interaction.get("error"))
     else:
         response.mark_incomplete(phrase("stream ended without {event}", event="interaction.completed"))
     return response

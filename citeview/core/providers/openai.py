@@ -420,23 +420,8 @@ def _set_status(response: Response, final: dict[str, Any] | None, error: dict[st
         return
     if final is None:
         return  # the stream reader said what is missing
-    status = final.get("status")
-    if status == "completed":
-        response.status = "completed"
-    elif status == "failed" and final.get("error"):
-        response.mark_failed(final["error"])
-    elif status == "failed":
-        response.mark_failed(detail=phrase("status {status}", status=status))
-    elif status == "incomplete":
-        reason = str_or_none(dict_or_empty(final.get("incomplete_details")).get("reason"))
-        if reason:
-            response.mark_incomplete(phrase("status {status}: {reason}", status=status, reason=reason))
-        else:
-            response.mark_incomplete(phrase("status {status}", status=status))
-    elif status:
-        response.mark_incomplete(phrase("status {status}", status=str(status)))
-    else:
-        response.mark_incomplete(phrase("the response has no {field}", field="status"))
+    reason = str_or_none(dict_or_empty(final.get("incomplete_details")).get("reason"))
+    response.set_status(final.get("status"), final.get("error"), reason)
 
 
 def _int(value: Any) -> int:

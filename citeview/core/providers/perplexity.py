@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from citeview.core.citing import cite_markers
+from citeview.core.citing import cite_markers, note_unknown_event_types
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, str_or_none, strings_in
 from citeview.core.model import Response, SearchBatch
 from citeview.core.phrases import phrase
@@ -31,7 +31,6 @@ _AGENT_QUIET_EVENTS = {
     "ping",
 }
 # How an event without a `type` is listed in the `unknown_event` details (the message words it as a phrase).
-_NO_TYPE = "(an event without a type)"
 
 
 # --- Agent API -----------------------------------------------------------------------------------
@@ -48,7 +47,7 @@ class _AgentState:
     item_batches: list[SearchBatch] = field(default_factory=list)
     final: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
-    unknown_types: list[str] = field(default_factory=list)
+    unknown_types: list[str | None] = field(default_factory=list)  # None: no type
 
 
 def parse_agent(values: list[dict[str, Any]], streamed: bool) -> Response:
@@ -93,17 +92,7 @@ def _read_agent_object(response: Response, table: SourceTable, obj: dict[str, An
 
 
 def _set_agent_status(response: Response, obj: dict[str, Any]) -> None:
-    status = obj.get("status")
-    if status == "completed":
-        response.status = "completed"
-    elif status == "failed":
-        response.mark_failed(obj.get("error"))
-    else:
-        response.mark_incomplete(
-            phrase("{field} {reason}", field="status", reason=status)
-            if status
-            else phrase("the response has no {field}", field="status")
-        )
+    response.set_status(obj.get("status"), obj.get("error"))
 
 
 def _read_agent_stream(response: Response, table: SourceTable, events: list[dict[str, Any]]) -> None:
@@ -122,14 +111,7 @@ def _read_agent_stream(response: Response, table: SourceTable, events: list[dict
         _set_agent_status(response, final)
     else:
         response.mark_incomplete(phrase("stream ended without {event}", event="response.completed"))
-    for kind in state.unknown_types:
-        shown = phrase("(an event without a type)") if kind == _NO_TYPE else kind
-        response.diagnose(
-            "unknown_event",
-            "info",
-            phrase("The stream has events of a type citeview does not know: {type}.", type=shown),
-            type=kind,
-        )
+    note_unknown_event_types(response, state.unknown_types)
 
 
 def _read_agent_event(response: Response, table: SourceTable, state: _AgentState, event: dict[str, Any]) -> None:
@@ -162,7 +144,7 @@ def _read_agent_event(response: Response, table: SourceTable, state: _AgentState
     elif kind == "error":
         state.error = event
     elif not isinstance(kind, str) or kind not in _AGENT_QUIET_EVENTS:
-        label = str(kind) if kind is not None else _NO_TYPE
+        label = None if kind is None else str(kind)
         if label not in state.unknown_types:
             state.unknown_types.append(label)
 

@@ -284,14 +284,7 @@ def _conflicting_keys(response: dict[str, Any]) -> set[str]:
 
 def _unresolved_explanations(response: dict[str, Any], gettext: Translate) -> dict[int, str]:
     return {
-        d["details"].get("start"): diagnostic_text(d, gettext)
+        d["details"].get("start"): phrase_text(d["phrase"], gettext)
         for d in response["diagnostics"]
         if d["code"] == "unresolved_marker"
     }
-
-
-def diagnostic_text(diagnostic: dict[str, Any], gettext: Translate = untranslated) -> str:
-    """A stored diagnostic's message in ``gettext``'s language (results stored before phrases: English)."""
-    if "phrase" not in diagnostic:
-        return str(diagnostic["message"])
-    return phrase_text(diagnostic["phrase"], gettext)
