@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from citeview.core.detect import PROVIDERS
 from citeview.core.errors import DumpError, too_large_error
+from citeview.dumps.selectors import UNASSIGNED
 from citeview.review.roles import EDITOR
 
 DUMP_FILE_SUFFIXES = (".json", ".jsonl", ".sse", ".txt")
@@ -82,9 +83,6 @@ class DumpForm(forms.Form):
 
 def _too_large_message(size: int) -> str:
     return too_large_error(size, settings.CITEVIEW_MAX_DUMP_BYTES).phrase.text(gettext)
-
-
-UNASSIGNED = "-"
 
 
 class DumpFilterForm(forms.Form):

@@ -9,6 +9,7 @@ from citeview.core.parse import RESULT_VERSION
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_refresh_result
 
+UNASSIGNED = "-"  # the assignee filter's value for dumps assigned to nobody
 HEAVY_FIELDS = ("raw", "request_raw", "result", "rendered", "search_text")
 
 
@@ -34,7 +35,7 @@ def _conditions(filters: dict[str, str]) -> Q:
     if tag := filters.get("tag"):
         condition &= Q(tags__name=tag)
     if assignee := filters.get("assignee"):
-        condition &= Q(assignee__isnull=True) if assignee == "-" else Q(assignee__username=assignee)
+        condition &= Q(assignee__isnull=True) if assignee == UNASSIGNED else Q(assignee__username=assignee)
     progress = filters.get("progress")
     if progress == "unchecked":
         condition &= Q(checked_item_count=0, item_count__gt=0)

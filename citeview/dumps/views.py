@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from citeview.core.errors import DumpError
 from citeview.core.phrases import phrase_text
 from citeview.core.pretty import pretty_dump_text
-from citeview.core.rendering.answer import diagnostic_text, response_prefix, source_entries
+from citeview.core.rendering.answer import response_prefix, source_entries
 from citeview.dumps.forms import DumpFilterForm, DumpForm
 from citeview.dumps.http_status import status_for
 from citeview.dumps.models import Dump
@@ -170,10 +170,8 @@ def _form_error_status(form: DumpForm) -> int:
 
 
 def rendered_answers(dump: Dump) -> list[dict[str, Any]]:
-    """The stored rendering in the page's language."""
+    """The stored rendering in the page's language (``dump_get`` has rebuilt any older one)."""
     rendered = dump.rendered
-    if isinstance(rendered, list):  # stored before renderings were kept per language
-        return rendered
     return rendered.get(get_language()) or rendered.get(settings.LANGUAGE_CODE) or next(iter(rendered.values()))
 
 
@@ -188,9 +186,9 @@ def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any
         "data": response,
         "prefix": prefix,
         "answer_html": rendered["answer"],
-        "status_detail": phrase_text(response.get("status_detail_phrase"), gettext) or response["status_detail"],
+        "status_detail": phrase_text(response["status_detail_phrase"], gettext),
         "sources": sources,
-        "diagnostics": [{**d, "text": diagnostic_text(d, gettext)} for d in diagnostics],
+        "diagnostics": [{**d, "text": phrase_text(d["phrase"], gettext)} for d in diagnostics],
         "problem_count": sum(1 for d in response["diagnostics"] if d["severity"] != "info"),
         "searches": [
             {"queries": batch["queries"], "sources": [labels[k] for k in batch["source_keys"] if k in labels]}

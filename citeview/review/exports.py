@@ -22,6 +22,16 @@ from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check
 from citeview.review.selectors import blind_keys, dump_check_items
 
+RECORDED_FIELDS = (
+    "verdict",
+    "subject",
+    "time",
+    "conditions",
+    "evidence_quote",
+    "verification_worthy",
+    "supported_together",
+    "note",
+)
 EXPORT_COLUMNS = (
     "dump_id",
     "dump_title",
@@ -34,27 +44,10 @@ EXPORT_COLUMNS = (
     "marker",
     "source_url",
     "source_title",
-    "verdict",
-    "subject",
-    "time",
-    "conditions",
-    "evidence_quote",
-    "verification_worthy",
-    "supported_together",
-    "note",
+    *RECORDED_FIELDS,
     "editor",
     "created_at",
     "updated_at",
-)
-RECORDED_FIELDS = (
-    "verdict",
-    "subject",
-    "time",
-    "conditions",
-    "evidence_quote",
-    "verification_worthy",
-    "supported_together",
-    "note",
 )
 TITLE_FIELDS = ("title", "headline", "filename", "sha256")
 # A spreadsheet runs a cell that starts with one of these as a formula; dump text must never do that.
@@ -97,8 +90,7 @@ def _check_dict(check: Check) -> dict[str, Any]:
         "source_title": check.source_title,
         "editor": check.editor.get_username(),
         "updated_at": check.updated_at.isoformat(),
-        **{name: getattr(check, name) for name in ("verdict", "subject", "time", "conditions", "evidence_quote")},
-        **{name: getattr(check, name) for name in ("note", "verification_worthy", "supported_together")},
+        **{name: getattr(check, name) for name in RECORDED_FIELDS},
     }
 
 

@@ -31,12 +31,6 @@ def can_comment(user: Any) -> bool:
     return bool(user.has_perm(COMMENT))
 
 
-def role_of(user: Any) -> str | None:
-    if user.has_perm(RECORD):
-        return EDITOR
-    return REVIEWER if user.has_perm(READ) else None
-
-
 def ensure_roles(group_model: Any, permission_model: Any) -> None:
     """Make both groups with their permissions, leaving any other permission staff gave them."""
     for role, names in ROLE_PERMISSIONS.items():

@@ -62,7 +62,7 @@ def check_save(
                 raise _conflict(dump, item, version - 1)  # rolled back: nothing of this save is kept
             if changed:
                 _record(dump, item, editor, response, "statement", item.statement_key, changed, version)
-        _count_checked_items(dump)
+        dump_recount(dump=dump)
     return check
 
 
@@ -148,16 +148,12 @@ def _snapshot(item: CheckItem, response: dict[str, Any], kind: str, key: str) ->
     return snapshot
 
 
-def _count_checked_items(dump: Dump) -> None:
+def dump_recount(*, dump: Dump) -> None:
     """Items of the current result with at least one finished check (checks of keys a rebuilt
     result no longer has stay in the reports, but do not count)."""
     keys = {item.key for item in check_items(dump.result["responses"])}
     finished = Check.objects.filter(FINISHED, dump=dump, is_item=True).values_list("item_key", flat=True)
     Dump.objects.filter(pk=dump.pk).update(checked_item_count=len(keys & set(finished)))
-
-
-def dump_recount(*, dump: Dump) -> None:
-    _count_checked_items(dump)
 
 
 def comment_add(*, dump: Dump, author: Any, text: str, item_key: str = "") -> Comment:

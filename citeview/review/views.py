@@ -114,7 +114,7 @@ def _check_page(
         "others": _others(dump, item, request.user) if revealed else [],
         "history": _history(dump, item) if revealed else [],
         "comment_form": CommentForm(initial={"item_key": item.key}),
-        "comments": [c for c in dump.comments.select_related("author") if c.item_key == item.key],
+        "comments": list(dump.comments.filter(item_key=item.key).select_related("author")),
         "can_comment": roles.can_comment(request.user),
         "conflict": conflict,
     }
@@ -150,7 +150,7 @@ def _conflict_page(
         {
             "label": kept.fields[name].label if name in kept.fields else name,
             "theirs": _shown(name, theirs_values),
-            "yours": _label(kept, name, yours.get(name, "")),
+            "yours": _shown(name, yours),
         }
         for name in fields
         if name in kept.fields
@@ -164,11 +164,6 @@ def _shown(name: str, values: dict[str, str]) -> str:
     value = values.get(name, "")
     field = Check._meta.get_field(name)
     return str(dict(field.choices).get(value, value)) if field.choices else value
-
-
-def _label(form: CheckForm, name: str, value: str) -> str:
-    choices = dict(getattr(form.fields[name], "choices", []) or [])
-    return str(choices.get(value, value))
 
 
 def _initial(dump: Dump, item: CheckItem, user: Any) -> dict[str, Any]:
