@@ -121,3 +121,52 @@ def test_data_lines_saved_without_blank_lines_are_separate_events():
         line for line in sse(agent_created(), *agent_deltas("a", "b")).split(b"\n") if line.startswith(b"data:")
     )
     assert parse_dump(raw).to_json()["responses"][0]["text"] == "ab"
+
+
+# Most dumps are read by the fast path (orjson, whole stream framed at once), which must say and keep
+# exactly what the careful reader does. Servers write compact JSON, so these tests do too.
+
+
+def compact(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def compact_sse(*events: dict, names: bool = False) -> bytes:
+    return b"".join(
+        (f"event: {e['type']}\n".encode() if names else b"") + b"data: " + compact(e) + b"\n\n" for e in events
+    )
+
+
+@pytest.mark.parametrize("names", [False, True])
+def test_a_compact_stream_reads_as_the_careful_reader_reads_it(names: bool):
+    events = [agent_created(), *agent_deltas("東京🗼", "[1]"), {"type": "ping", "n": 12345678901234567890123}]
+    fast = read_dump(compact_sse(*events, names=names))
+    careful = read_dump(
+        b": a comment sends the stream to the line-by-line reader\n" + compact_sse(*events, names=names)
+    )
+    assert fast.values == careful.values == events
+    assert fast.event_names == careful.event_names
+    assert fast.values[-1]["n"] == 12345678901234567890123  # an integer beyond 64 bits stays exact
+
+
+def test_a_duplicate_key_in_compact_json_is_refused_as_in_any_other_layout():
+    assert "'id' appears twice" in error_of(b'{"id":"a","id":"b"}').message
+    twice = b'data: {"type":"response.output_text.delta","delta":"a","delta":"b"}\n\n'
+    stream = compact_sse(agent_created()) + twice + compact_sse(*agent_deltas("c"))
+    assert "'delta' appears twice" in error_of(stream).message
+
+
+def test_deep_nesting_in_a_compact_stream_event_is_refused():
+    deep = compact_sse(agent_created()) + b'data: {"type":"ping","x":' + b"[" * 70 + b"]" * 70 + b"}\n\n"
+    assert error_of(deep).code == "too_deep"
+
+
+def test_a_nul_in_a_compact_stream_is_replaced():
+    dump = read_dump(compact_sse(agent_created(), *agent_deltas("a\x00b")))
+    assert dump.values[1]["delta"] == "a\ufffdb" and dump.repaired_strings == 1
+
+
+def test_a_compact_stream_cut_mid_event_keeps_what_came_before():
+    raw = compact_sse(agent_created(), *agent_deltas("前半")) + b'data: {"type":"response.output_text.del'
+    response = parse_dump(raw).to_json()["responses"][0]
+    assert response["text"] == "前半" and response["status"] == "incomplete"
