@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from citeview.core.errors import DumpError
@@ -63,18 +64,23 @@ class ResponseValues:
     last_message_text: str = ""
 
     def add(self, value: dict[str, Any]) -> None:
+        # Called for every event of a stream: only what the family's _starts_new_response asks is kept.
         self.values.append(value)
-        kind = value.get("type") if isinstance(value.get("type"), str) else None
-        if kind in _TERMINAL_EVENTS:
-            self.ended = True
-        if kind in ("response.created", "message_start"):
-            self.start_events.add(kind)
-        if response_id := _event_response_id(value) or _gemini_response_id(value):
-            self.response_ids.add(response_id)
-        if self.family == "chat":
+        kind = value.get("type")
+        if isinstance(kind, str):
+            if kind in _TERMINAL_EVENTS:
+                self.ended = True
+            elif kind in ("response.created", "message_start"):
+                self.start_events.add(kind)
+        if self.family == "responses":
+            if response_id := _event_response_id(value):
+                self.response_ids.add(response_id)
+        elif self.family == "chat":
             self.finished = self.finished or bool(_finish_reason(value))
             self.last_message_text = _message_text(value) or self.last_message_text
-        if self.family == "gemini":
+        elif self.family == "gemini":
+            if response_id := _gemini_response_id(value):
+                self.response_ids.add(response_id)
             self.finished = self.finished or any(_gemini_field(c, "finishReason") for c in _gemini_candidates(value))
 
 
@@ -191,8 +197,13 @@ def _starts_new_gemini_response(group: ResponseValues, value: dict[str, Any]) ->
 def _gemini_field(value: Any, camel: str) -> Any:
     if not isinstance(value, dict):
         return None
-    snake = re.sub(r"(?<!^)(?=[A-Z])", "_", camel).lower()
-    return value.get(camel) if value.get(camel) is not None else value.get(snake)
+    found = value.get(camel)
+    return found if found is not None else value.get(_snake_case(camel))
+
+
+@cache
+def _snake_case(camel: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", camel).lower()
 
 
 def _gemini_response_id(value: dict[str, Any]) -> str | None:

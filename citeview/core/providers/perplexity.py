@@ -116,7 +116,9 @@ def _read_agent_stream(response: Response, table: SourceTable, events: list[dict
 
 def _read_agent_event(response: Response, table: SourceTable, state: _AgentState, event: dict[str, Any]) -> None:
     kind = event.get("type")
-    if kind in ("response.created", "response.in_progress"):
+    if kind == "response.output_text.delta":  # first: nearly every event of a stream is one
+        state.deltas.setdefault(_part_of(event), []).append(str_or_none(event.get("delta")) or "")
+    elif kind in ("response.created", "response.in_progress"):
         inner = dict_or_empty(event.get("response"))
         response.id = response.id or str_or_none(inner.get("id"))
         response.model = str_or_none(inner.get("model")) or response.model
@@ -133,8 +135,6 @@ def _read_agent_event(response: Response, table: SourceTable, state: _AgentState
             state.item_batches.append(_add_search_results(table, item.get("results"), item.get("queries")))
         elif item.get("type") == "fetch_url_results":
             _add_fetched_pages(table, item.get("contents"))
-    elif kind == "response.output_text.delta":
-        state.deltas.setdefault(_part_of(event), []).append(str_or_none(event.get("delta")) or "")
     elif kind == "response.output_text.done" and isinstance(event.get("text"), str):
         state.done_texts[_part_of(event)] = event["text"]
     elif kind == "response.completed" and isinstance(event.get("response"), dict):
