@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 # Whitespace and invisible characters browsers drop from a URL (``javascript\u200b:`` was a real bypass).
@@ -12,8 +13,11 @@ _INVISIBLE = re.compile(r"[\s\u00ad\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f
 
 def is_safe_http_url(url: object) -> bool:
     """True only for an absolute ``http``/``https`` URL with a host, as the browser would read it."""
-    if not isinstance(url, str) or not url:
-        return False
+    return isinstance(url, str) and bool(url) and _is_safe_http_url_text(url)
+
+
+@lru_cache(maxsize=4096)  # an answer links its few sources thousands of times
+def _is_safe_http_url_text(url: str) -> bool:
     # Plain spaces may stand in a query (Google's own search links have them); any other whitespace,
     # an invisible character or a control character anywhere is refused.
     if _INVISIBLE.search(url.replace(" ", "")) or any(unicodedata.category(ch) == "Cc" for ch in url):

@@ -76,37 +76,49 @@ def footnotes(response: dict[str, Any], prefix: str) -> list[Footnote]:
 def render_response(response: dict[str, Any], prefix: str, gettext: Translate = untranslated) -> dict[str, Any]:
     """Everything a page shows that takes rendering, done once when a dump is stored: the answer's
     HTML and the evidence rows (both sanitised), with our own words in ``gettext``'s language."""
-    labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix)}
+    labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix)}  # as the list shows them
     return {
-        "answer": render_answer(response, prefix, gettext),
+        "answer": render_answer(response, prefix, labels, gettext),
         "evidence": evidence_rows(response, labels, gettext),
     }
 
 
-def render_answer(response: dict[str, Any], prefix: str, gettext: Translate = untranslated) -> str:
+def render_answer(
+    response: dict[str, Any],
+    prefix: str,
+    labels: dict[str, str] | None = None,
+    gettext: Translate = untranslated,
+) -> str:
     """The answer's Markdown as sanitised HTML, each citation a link to its source entry and each
-    cited span (a Gemini segment, a Claude block) subtly highlighted."""
+    cited span (a Gemini segment, a Claude block) subtly highlighted. ``labels`` are the sources'
+    labels as the source list shows them."""
+    if labels is None:
+        labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix)}
     text = response["text"][:MAX_MARKDOWN_CHARS]
     ordinals = {source["key"]: n for n, source in enumerate(response["sources"], 1)}
     sources = {source["key"]: source for source in response["sources"]}
     conflicts = _conflicting_keys(response)
     explanations = _unresolved_explanations(response, gettext)
     confidence = _confidence_by_span(response)
-    labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix)}  # as the list shows them
+    links_made: dict[tuple[str, str, str | None, float | None], AnchorLink] = {}  # answers cite few sources often
+
+    def link_to(key: str, label: str, cited_text: str | None, score: float | None) -> AnchorLink:
+        made = links_made.get((key, label, cited_text, score))
+        if made is None:
+            href = f"#{source_anchor(prefix, ordinals[key])}"
+            made = _anchor_link(href, label, sources[key], cited_text, score, gettext, conflict=key in conflicts)
+            links_made[(key, label, cited_text, score)] = made
+        return made
 
     anchors: list[Anchor] = []
     places: list[Place] = []
     for mark in footnotes(response, prefix):
         links = [
-            _anchor_link(
-                f"#{source_anchor(prefix, ordinals[k])}",
+            link_to(
+                k,
                 mark.marker if i == 0 and mark.marker else f"[{labels[k]}]",
-                sources[k],
-                ordinals[k],
                 mark.cited_text,
                 confidence.get((mark.start, mark.end, k)),
-                gettext,
-                conflict=k in conflicts,
             )
             for i, k in enumerate(mark.source_keys)
             if k in ordinals
@@ -168,6 +180,8 @@ def _before_trailing_space(text: str, start: int, end: int) -> int:
 def _visible_places(text: str, places: list[Place]) -> list[Place]:
     """A footnote whose span ends inside code or a link moves to the end of that paragraph, where it
     can be seen; a highlight that cannot be drawn is left out (its footnote stays)."""
+    if all(place.replace for place in places):
+        return places  # markers replaced where they stand: found where Markdown shows them, nothing moves
     shown = placeholders_shown(text, places)
     moved = list(places)
     for index, place in enumerate(places):
@@ -231,7 +245,6 @@ def _anchor_link(
     href: str,
     label: str,
     source: dict[str, Any],
-    ordinal: int,
     cited_text: str | None,
     confidence: float | None,
     gettext: Translate,
