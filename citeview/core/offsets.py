@@ -12,7 +12,7 @@ NEAR_CHARS = 64  # how far from its offset a segment's text may be found again a
 # In UTF-8 every code point has exactly one byte that is not a continuation byte (0x80-0xBF), so the
 # code points before a byte offset are the bytes before it less the continuation bytes among them.
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
-_STRIDE = 4096  # bytes between the code-point counts kept, so each conversion reads at most this many
+_STRIDE = 1024  # bytes between the code-point counts kept, so each conversion reads at most this many
 
 
 class ByteOffsets:
@@ -65,12 +65,10 @@ def place_byte_span(offsets: ByteOffsets, start: int, end: int, expected_text: s
         detail = phrase(
             "bytes {start}–{end} but the text has {size} bytes", start=start, end=end, size=len(offsets.data)
         )
-    elif offsets.codepoint(start) is None or offsets.codepoint(end) is None:
+    elif (cp_start := offsets.codepoint(start)) is None or (cp_end := offsets.codepoint(end)) is None:
         problem = "offset_inside_character"
         detail = phrase("bytes {start}–{end} cut a character in two", start=start, end=end)
     else:
-        cp_start, cp_end = offsets.codepoint(start), offsets.codepoint(end)
-        assert cp_start is not None and cp_end is not None
         found = offsets.text[cp_start:cp_end]
         if expected_text is None or found == expected_text:
             return Placement(cp_start, cp_end, None)

@@ -356,6 +356,7 @@ def _covers_link(covered: str, url: str) -> bool:
     return covered in (url, bare, _domain(url))
 
 
+@lru_cache(maxsize=4096)  # asked for every annotation and every source it is compared with
 def _without_tracking(url: str) -> str:
     """The address without the ``utm_source`` OpenAI appends, to tell one page from another."""
     try:
