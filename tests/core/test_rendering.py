@@ -110,3 +110,23 @@ def test_a_conflicting_number_is_labelled_as_the_list_labels_it_and_says_so():
     extra = Elements(html).find("a", **{"class": "cv-cite-link cv-cite-extra"})[0]
     assert extra.get("href") == "#cv-r0-src-3" and labels["cv-r0-src-3"] == "2#2" and ">[2#2]<" in html
     assert "conflict" in Elements(html).find("a", id="cv-r0-cite-0")[0]["aria-label"]
+
+
+def test_a_cited_span_past_the_rendered_part_of_a_long_answer_is_left_out_not_a_crash():
+    from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
+
+    text = "あ" * MAX_MARKDOWN_CHARS + "最後の文。"
+    last = len(("あ" * MAX_MARKDOWN_CHARS).encode())  # Gemini counts UTF-8 bytes
+    supports = [
+        {"segment": {"startIndex": 0, "endIndex": 9, "text": "あああ"}, "groundingChunkIndices": [0]},
+        {"segment": {"startIndex": last + 6, "endIndex": last + 12, "text": "の文"}, "groundingChunkIndices": [0]},
+    ]
+    grounding = {
+        "groundingChunks": [{"web": {"uri": "https://example.jp/", "title": "例"}}],
+        "groundingSupports": supports,
+    }
+    candidate = {"content": {"parts": [{"text": text}]}, "finishReason": "STOP", "groundingMetadata": grounding}
+    response = parse_dump(json.dumps({"candidates": [candidate]}).encode()).to_json()["responses"][0]
+    assert len(response["citations"]) == 2
+    html = render_answer(response, "cv-r0")
+    assert html.count('class="cv-supported"') == 1 and "最後の文" not in html

@@ -139,7 +139,9 @@ def render_answer(
             )
         )
         places.append(Place(marker["start"], marker["end"], replace=True))
-    spans = sorted({(c["start"], c["end"]) for c in response["citations"] if not c["marker"] and c["end"] > c["start"]})
+    # A span past the part of a long answer that is rendered is not drawn (its source list entry stays).
+    drawn = [c for c in response["citations"] if not c["marker"] and c["start"] < c["end"] and c["start"] < len(text)]
+    spans = sorted({(c["start"], c["end"]) for c in drawn})
     for pair, (start, end) in enumerate(spans):
         start = _after_block_syntax(text, start)
         anchors.append(Anchor("", "", kind="open", pair=pair))
