@@ -112,7 +112,11 @@ def render_answer(
 
     anchors: list[Anchor] = []
     places: list[Place] = []
+    # Past the rendered part of a long answer nothing is drawn: marks there are not even made, since
+    # a 50 MB answer has a hundred thousand of them.
     for mark in footnotes(response, prefix):
+        if mark.end > len(text):
+            continue
         links = [
             link_to(
                 k,
@@ -127,6 +131,8 @@ def render_answer(
         end = mark.end if mark.replaces_span else _before_trailing_space(text, mark.start, mark.end)
         places.append(Place(mark.start, end, replace=mark.replaces_span))
     for index, marker in enumerate(response["unresolved"]):
+        if marker["end"] > len(text):
+            continue
         explanation = explanations.get(marker["start"]) or gettext("{marker} points at no source.").format(
             marker=marker["marker"]
         )
