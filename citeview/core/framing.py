@@ -348,11 +348,7 @@ def _read_simple_sse(raw: bytes) -> FramedDump | None:
     if done_marker:
         del names[-1], payloads[-1]
     try:
-        values = list(map(orjson.loads, payloads))
-        # The proof of _proven_json, for all events in one call; those that fail it are read again.
-        if orjson.dumps(values) != b"[" + b",".join(payloads) + b"]":
-            written = map(orjson.dumps, values)
-            values = [v if w == p else loads_strict(p) for v, w, p in zip(values, written, payloads, strict=True)]
+        values = _proven_events(list(map(orjson.loads, payloads)), payloads)
         event_names = (
             [n.decode("utf-8") if n is not None else None for n in names] if any(names) else [None] * len(names)
         )
@@ -362,6 +358,22 @@ def _read_simple_sse(raw: bytes) -> FramedDump | None:
     brackets = map(add, map(_count_braces, payloads), map(_count_brackets, payloads))
     _refuse_deep([value for value, count in zip(values, brackets, strict=True) if count > MAX_DEPTH])
     return FramedDump("sse", values, event_names, done_marker=done_marker, depth_checked=True)
+
+
+_PROOF_BATCH = 1000  # events proven per call: few calls, and the copies made for it stay small
+
+
+def _proven_events(values: list[Any], payloads: list[bytes]) -> list[Any]:
+    """``_proven_json``'s proof for events orjson decoded, a batch per call; an event of a batch that
+    fails it is read again by ``loads_strict``."""
+    for start in range(0, len(values), _PROOF_BATCH):
+        end = min(start + _PROOF_BATCH, len(values))
+        if orjson.dumps(values[start:end]) == b"[" + b",".join(payloads[start:end]) + b"]":
+            continue
+        for index in range(start, end):
+            if orjson.dumps(values[index]) != payloads[index]:
+                values[index] = loads_strict(payloads[index])
+    return values
 
 
 def _looks_like_sse(stripped: str) -> bool:

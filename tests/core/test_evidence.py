@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from citeview.core.numbers import mark_numbers_in_html, number_values
 from citeview.core.parse import parse_dump
 from citeview.core.rendering.evidence import evidence_rows, location_words, text_fragment_url
@@ -54,3 +56,23 @@ def test_signs_decimal_commas_and_names_with_digits_are_read_as_a_reader_would()
     assert number_values("-5 °C") != number_values("5 °C")
     assert number_values("COVID-19 と GPT-4 の 80%") == {"80"}
     assert number_values("回答者の80%") == {"80"}
+
+
+def test_evidence_is_listed_for_the_rendered_part_of_a_long_answer_only():
+    from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
+
+    def cited(text: str) -> dict:
+        citation = {
+            "type": "web_search_result_location",
+            "cited_text": text,
+            "url": "https://example.jp/",
+            "title": "例",
+        }
+        return {"type": "text", "text": text, "citations": [{**citation, "encrypted_index": "x"}]}
+
+    blocks = [cited("最初の文。"), {"type": "text", "text": "あ" * MAX_MARKDOWN_CHARS}, cited("最後の文。")]
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6", "content": blocks}
+    response = parse_dump(json.dumps({**message, "stop_reason": "end_turn"}).encode()).to_json()["responses"][0]
+    assert len(response["citations"]) == 2
+    rows = evidence_rows(response, {})
+    assert [row["passages"][0]["quote_html"] for row in rows] == ["最初の文。"]
