@@ -6,7 +6,7 @@ PORT ?= 8000
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test lint browser messages venv dev-venv migrate clean
+.PHONY: run test bench lint browser messages venv dev-venv migrate clean
 
 run: venv migrate
 	@$(PY) manage.py compile_translations
@@ -21,6 +21,11 @@ test: lint browser
 	$(PY) -m pytest
 	@echo "The suite again on PostgreSQL (all but the browser tests)"
 	scripts/test-postgres -q --ignore=tests/browser
+
+# Speed and memory against their targets (bench/run.py): a table, and bench/results.json.
+# About 10 minutes; `make bench BENCH=--quick` for a first look.
+bench: venv
+	$(PY) -m bench.run $(BENCH)
 
 # The browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
 browser:
@@ -37,8 +42,8 @@ browser:
 	  npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error; }
 
 lint: dev-venv
-	$(VENV)/bin/ruff check citeview tests
-	$(VENV)/bin/ruff format --check citeview tests
+	$(VENV)/bin/ruff check citeview tests bench
+	$(VENV)/bin/ruff format --check citeview tests bench
 
 # Brings the Japanese catalogue up to date with the code; then translate what is new.
 # Our makemessages also collects the core's `phrase(...)` sentences (citeview/core/phrases.py).

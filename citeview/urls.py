@@ -1,13 +1,25 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
 from django.views.decorators.csrf import csrf_protect
+from django.views.decorators.http import require_GET
 from django.views.i18n import set_language
 
 from citeview.accounts.views import LoginView
 
+
+@login_not_required
+@require_GET
+def healthz(request: HttpRequest) -> HttpResponse:
+    """For load balancers and monitoring (and the ceiling ``make bench`` compares pages with): no
+    database, no session, just proof that the app answers."""
+    return HttpResponse("ok", content_type="text/plain; charset=utf-8")
+
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("", include("citeview.dumps.urls")),
     path("", include("citeview.review.urls")),
     path("api/", include("citeview.dumps.api_urls")),

@@ -1,0 +1,60 @@
+"""Peak memory while storing one generated dump, measured in a fresh process with its own database.
+
+``python -m bench.memory PROVIDER SIZE`` prints ``{"dump_bytes": ..., "peak_bytes": ...}``: the
+resident memory the process reached while storing the dump (parsing, rendering and writing it),
+beyond what it held before. Linux only: it reads and resets the peak in ``/proc/self``.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.serving import production_env
+
+
+def resident_bytes(field: str) -> int:
+    """``VmRSS`` (now) or ``VmHWM`` (the peak since the last reset) of this process."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"/proc/self/status has no {field}")
+
+
+def reset_peak() -> None:
+    Path("/proc/self/clear_refs").write_text("5")  # "5" resets VmHWM to the current resident size
+
+
+def measure(provider: str, size: int) -> dict[str, int]:
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from bench.inputs import GENERATORS
+    from citeview.dumps.services import dump_ingest
+
+    call_command("migrate", verbosity=0)
+    raw = GENERATORS[provider](size)
+    dump_ingest(raw=GENERATORS[provider](100_000), uploaded_by=None)  # every module loaded and warm
+    gc.collect()
+    reset_peak()
+    before = resident_bytes("VmRSS")
+    dump_ingest(raw=raw, uploaded_by=None, filename=f"bench-{provider}.txt")
+    return {"dump_bytes": len(raw), "peak_bytes": resident_bytes("VmHWM") - before}
+
+
+def main() -> None:
+    provider, size = sys.argv[1], int(sys.argv[2])
+    with tempfile.TemporaryDirectory(prefix="citeview-bench-") as directory:
+        # Production mode: with DEBUG on, Django keeps each query's text, dump bytes included.
+        os.environ.update(production_env(Path(directory)), CITEVIEW_MAX_DUMP_BYTES=str(4 * size))
+        print(json.dumps(measure(provider, size)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""``make bench``: citeview's speed and memory, as figures and ratios measured side by side.
+
+Prints a table and writes the same figures, each with its target and whether it is met, to
+``bench/results.json``. ``--quick`` runs smaller inputs fewer times (for a first look, not for the
+record). Inputs are generated here (``bench/inputs.py``); nothing outside the project is read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+
+from bench.figures import Figure, median_seconds, print_table, ratio_figure
+from bench.inputs import GENERATORS, answer_with_citations, pathological_answers, sonar_dump_of
+from citeview.core.parse import parse_dump
+
+RESULTS = Path(__file__).with_name("results.json")
+MB = 1_000_000
+PARSE_RATIO_LIMIT = 1.5
+LINEAR_LIMIT = 5.5  # the 50 MB run against the 10 MB one
+RENDER_RATIO_LIMIT = 2.5
+MEMORY_RATIO_LIMIT = 4.0
+
+
+def bare_decode(raw: bytes) -> object:
+    """The baseline: decoding the dump's JSON with orjson and nothing else."""
+    if raw.lstrip().startswith((b"{", b"[")):
+        return orjson.loads(raw)
+    return [orjson.loads(line[5:]) for line in raw.splitlines() if line.startswith(b"data:")]
+
+
+def parse_figures(sizes: list[int], repeat: int) -> list[Figure]:
+    figures = []
+    for provider, generate in GENERATORS.items():
+        seconds = {}
+        for size in sizes:
+            raw = generate(size)
+            parse_dump(raw, max_bytes=len(raw))  # once first, so every timed run starts warm
+            decode = median_seconds(lambda raw=raw: bare_decode(raw), repeat)
+            parse = median_seconds(lambda raw=raw: parse_dump(raw, max_bytes=len(raw)), repeat)
+            seconds[size] = parse
+            label = f"{provider} {size // MB} MB ({len(raw) / MB:.1f} MB)"
+            figures.append(Figure("parse", f"{label}: parse", round(parse, 3), "s"))
+            figures.append(ratio_figure("parse", f"{label}: parse / orjson decode", parse / decode, PARSE_RATIO_LIMIT))
+        if 10 * MB in seconds and 50 * MB in seconds:
+            growth = seconds[50 * MB] / seconds[10 * MB]
+            figures.append(ratio_figure("parse", f"{provider}: 50 MB / 10 MB (linear: 5)", growth, LINEAR_LIMIT))
+    return figures
+
+
+def render_figures(repeat: int) -> list[Figure]:
+    from markdown_it import MarkdownIt
+
+    from citeview.core.phrases import untranslated
+    from citeview.core.rendering.answer import render_response
+
+    figures = []
+    markdown_alone = MarkdownIt("js-default")
+    cases = {"200 KB, 5,000 citations": answer_with_citations(), **pathological_answers()}
+    for name, text in cases.items():
+        raw = sonar_dump_of(text)
+        response = parse_dump(raw, max_bytes=len(raw)).to_json()["responses"][0]
+        alone = median_seconds(lambda text=text: markdown_alone.render(text), repeat)
+        ours = median_seconds(lambda r=response: render_response(r, "cv-r0", untranslated), repeat)
+        figures.append(Figure("render", f"{name}: render", round(ours, 3), "s"))
+        figures.append(ratio_figure("render", f"{name}: render / markdown-it alone", ours / alone, RENDER_RATIO_LIMIT))
+    return figures
+
+
+def memory_figures(size: int) -> list[Figure]:
+    """Peak memory while storing a dump, each in a fresh process so one run cannot inflate another."""
+    figures = []
+    for provider in GENERATORS:
+        command = [sys.executable, "-m", "bench.memory", provider, str(size)]
+        measured = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+        ratio = measured["peak_bytes"] / measured["dump_bytes"]
+        label = f"{provider} {size // MB} MB: peak memory while storing"
+        figures.append(Figure("memory", label, round(measured["peak_bytes"] / MB), "MB"))
+        figures.append(ratio_figure("memory", f"{label} / dump size", ratio, MEMORY_RATIO_LIMIT))
+    return figures
+
+
+def write_results(figures: list[Figure], quick: bool) -> None:
+    machine = {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count()}
+    document = {
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "quick": quick,
+        "machine": machine,
+        "all_targets_met": all(f.met is not False for f in figures),
+        "figures": [f.as_dict() for f in figures],
+    }
+    RESULTS.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer runs")
+    parser.add_argument("--only", choices=["parse", "render", "memory", "serving"], help="one section")
+    options = parser.parse_args()
+    sizes = [1 * MB, 10 * MB] if options.quick else [1 * MB, 10 * MB, 50 * MB]
+    repeat = 3 if options.quick else 5
+    sections = {
+        "parse": lambda: parse_figures(sizes, repeat),
+        "render": lambda: render_figures(repeat),
+        "memory": lambda: memory_figures(10 * MB if options.quick else 50 * MB),
+        "serving": lambda: _serving_figures(options.quick),
+    }
+    figures: list[Figure] = []
+    for name, run in sections.items():
+        if options.only in (None, name):
+            print(f"measuring {name}…", file=sys.stderr, flush=True)
+            figures.extend(run())
+    print_table(figures)
+    write_results(figures, options.quick)
+    unmet = [f for f in figures if f.met is False]
+    print(f"\n{len(figures)} figures, {len(unmet)} targets not met; written to {RESULTS.relative_to(Path.cwd())}")
+    return 1 if unmet else 0
+
+
+def _serving_figures(quick: bool) -> list[Figure]:
+    from bench.serving import serving_figures
+
+    return serving_figures(quick)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
