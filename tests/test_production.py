@@ -65,6 +65,7 @@ django.setup()
 from django.test import Client
 client = Client(HTTP_HOST="citeview.example.org")
 plain = client.get("/accounts/login/")
+health = client.get("/healthz")
 page = client.get("/accounts/login/", secure=True)
 html = page.content.decode()
 start = html.index('/static/citeview/citeview.')
@@ -72,6 +73,7 @@ css = html[start:html.index('"', start)]
 static = client.get(css, secure=True)
 print(json.dumps({
     "plain": [plain.status_code, plain.get("Location", "")],
+    "health": health.status_code,
     "status": page.status_code,
     "headers": dict(page.headers),
     "cookies": {name: dict(morsel) for name, morsel in page.cookies.items()},
@@ -88,6 +90,7 @@ def test_pages_carry_strict_headers_secure_cookies_and_hashed_static_files(produ
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout.strip().splitlines()[-1])
     assert seen["plain"] == [301, "https://citeview.example.org/accounts/login/"]
+    assert seen["health"] == 200  # load balancers probe over plain HTTP: no redirect for them
     assert seen["status"] == 200
     headers = seen["headers"]
     assert headers["Strict-Transport-Security"] == "max-age=31536000; includeSubDomains; preload"

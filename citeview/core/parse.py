@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from citeview.core.citing import add_source_checks
@@ -34,18 +37,33 @@ def parse_dump(
             "unknown_provider",
             phrase("Unknown provider {provider!r}; use one of: {names}.", provider=provider, names=names),
         )
-    framed = read_dump(raw)
-    request_value = read_request(request) if request is not None else None
-    try:
-        framed, responses = _read_responses(framed, provider, request_value)
-    except DumpError:
-        raise
-    except (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError) as error:
-        # A value of a type no parser expects (a list where an object should be): one clear error,
-        # never a crash. The trace is logged so the parser can learn the shape.
-        logger.warning("A dump of an unexpected shape could not be read", exc_info=True)
-        raise DumpError("unexpected_shape", _unexpected_shape(provider, type(error).__name__)) from error
+    with _no_cycle_collection():
+        framed = read_dump(raw)
+        request_value = read_request(request) if request is not None else None
+        try:
+            framed, responses = _read_responses(framed, provider, request_value)
+        except DumpError:
+            raise
+        except (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError) as error:
+            # A value of a type no parser expects (a list where an object should be): one clear error,
+            # never a crash. The trace is logged so the parser can learn the shape.
+            logger.warning("A dump of an unexpected shape could not be read", exc_info=True)
+            raise DumpError("unexpected_shape", _unexpected_shape(provider, type(error).__name__)) from error
     return ParsedDump(hashlib.sha256(raw).hexdigest(), len(raw), framed.framing, responses)
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """A dump decodes into millions of small objects without cycles, which the cycle collector would
+    walk again and again as they pile up: a 50 MB stream took half as long again per byte as a 10 MB
+    one. Reference counting still frees them; the collector is back on afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _unexpected_shape(provider: str | None, error: str) -> Phrase:

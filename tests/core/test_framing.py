@@ -170,3 +170,12 @@ def test_a_compact_stream_cut_mid_event_keeps_what_came_before():
     raw = compact_sse(agent_created(), *agent_deltas("前半")) + b'data: {"type":"response.output_text.del'
     response = parse_dump(raw).to_json()["responses"][0]
     assert response["text"] == "前半" and response["status"] == "incomplete"
+
+
+def test_parsing_leaves_the_cycle_collector_on_whatever_the_dump():
+    import gc
+
+    parse_dump(compact_sse(agent_created(), *agent_deltas("a")))
+    assert gc.isenabled()
+    error_of(b'{"id": "a", "id": "b"}')
+    assert gc.isenabled()
