@@ -194,3 +194,15 @@ def test_a_paste_is_stored_with_the_line_ends_the_box_shows(editor_client):
     assert bytes(dump.raw) == raw
     editor_client.post(HOME, {"file": SimpleUploadedFile("seed.sse", raw)})
     assert Dump.objects.count() == 1  # the same bytes, whether pasted or uploaded
+
+
+def test_back_links_go_only_to_citations_on_the_page_and_the_rest_are_counted(editor_client):
+    from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
+
+    # Source 1 is cited in the rendered part and past it; source 2 only past it.
+    text = "始まり[1]。" + "あ" * MAX_MARKDOWN_CHARS + "終わり[1][2]。"
+    editor_client.post(HOME, {"text": json.dumps(sonar_object(text, ["https://a.example/", "https://b.example/"]))})
+    page = editor_client.get(Dump.objects.get().get_absolute_url()).content.decode()
+    assert page.count('href="#cv-r0-cite-') == 1  # the one back-link, to the one footnote drawn
+    assert page.count("cited once past the part of the answer shown") == 2  # once for each source
+    assert "not cited" not in page

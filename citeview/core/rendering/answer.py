@@ -205,10 +205,16 @@ def _visible_places(text: str, places: list[Place]) -> list[Place]:
 
 
 def source_entries(response: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """What the source list shows for each source, in the response's order."""
+    """What the source list shows for each source, in the response's order. Back-links go only to
+    citations in the rendered part of the answer; those past it are counted."""
+    rendered_end = min(len(response["text"]), MAX_MARKDOWN_CHARS)
     cited_by: dict[str, list[dict[str, str]]] = {}
+    cited_past_rendering: dict[str, int] = {}
     for mark in footnotes(response, prefix):
         for key in mark.source_keys:
+            if mark.end > rendered_end:  # no footnote there to go back to
+                cited_past_rendering[key] = cited_past_rendering.get(key, 0) + 1
+                continue
             places = cited_by.setdefault(key, [])
             places.append({"anchor": mark.anchor, "marker": mark.marker, "place": _place_label(len(places))})
     conflicts = _conflicting_keys(response)
@@ -230,6 +236,7 @@ def source_entries(response: dict[str, Any], prefix: str) -> list[dict[str, Any]
                 "snippet": extra.pop("snippet", None),
                 "extra": extra,
                 "cited_by": cited_by.get(source["key"], []),
+                "cited_past_rendering": cited_past_rendering.get(source["key"], 0),
                 "conflict": source["key"] in conflicts,
             }
         )
