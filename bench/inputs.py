@@ -308,16 +308,7 @@ def openai_stream(size: int, seed: int = 4) -> bytes:
     sequence = 2
     while total < size * 0.6:  # the final event repeats the text and the annotations
         piece = f"{next(words)}。"
-        events.append(
-            {
-                "type": "response.output_text.delta",
-                "sequence_number": sequence,
-                "item_id": item_id,
-                "output_index": 1,
-                "content_index": 0,
-                "delta": piece,
-            }
-        )
+        events.append(_openai_delta(item_id, sequence, piece))
         text += piece
         sequence += 1
         total += len(_dumps(events[-1])) + 8
@@ -325,16 +316,7 @@ def openai_stream(size: int, seed: int = 4) -> bytes:
             result = rng.choice(results)
             url = f"{result['url']}?utm_source=openai"
             link = f" ([example.jp]({url}))"
-            events.append(
-                {
-                    "type": "response.output_text.delta",
-                    "sequence_number": sequence,
-                    "item_id": item_id,
-                    "output_index": 1,
-                    "content_index": 0,
-                    "delta": link,
-                }
-            )
+            events.append(_openai_delta(item_id, sequence, link))
             annotation = {
                 "type": "url_citation",
                 "start_index": len(text) + 1,
@@ -388,6 +370,17 @@ def openai_stream(size: int, seed: int = 4) -> bytes:
         }
     )
     return _sse(events, named=True)
+
+
+def _openai_delta(item_id: str, sequence: int, text: str) -> dict[str, object]:
+    return {
+        "type": "response.output_text.delta",
+        "sequence_number": sequence,
+        "item_id": item_id,
+        "output_index": 1,
+        "content_index": 0,
+        "delta": text,
+    }
 
 
 GENERATORS = {
