@@ -19,6 +19,7 @@ from citeview.core.rendering.markdown import (
     Anchor,
     AnchorLink,
     Place,
+    is_rendered,
     placeholders_shown,
     render_markdown,
 )
@@ -112,10 +113,9 @@ def render_answer(
 
     anchors: list[Anchor] = []
     places: list[Place] = []
-    # Past the rendered part of a long answer nothing is drawn: marks there are not even made, since
-    # a 50 MB answer has a hundred thousand of them.
+    # Marks past the rendered part are not even made: a 50 MB answer has a hundred thousand of them.
     for mark in footnotes(response, prefix):
-        if mark.end > len(text):
+        if not is_rendered(response["text"], mark.end):
             continue
         links = [
             link_to(
@@ -131,7 +131,7 @@ def render_answer(
         end = mark.end if mark.replaces_span else _before_trailing_space(text, mark.start, mark.end)
         places.append(Place(mark.start, end, replace=mark.replaces_span))
     for index, marker in enumerate(response["unresolved"]):
-        if marker["end"] > len(text):
+        if not is_rendered(response["text"], marker["end"]):
             continue
         explanation = explanations.get(marker["start"]) or gettext("{marker} points at no source.").format(
             marker=marker["marker"]
@@ -145,9 +145,8 @@ def render_answer(
             )
         )
         places.append(Place(marker["start"], marker["end"], replace=True))
-    # A span past the part of a long answer that is rendered is not drawn (its source list entry stays).
-    drawn = [c for c in response["citations"] if not c["marker"] and c["start"] < c["end"] and c["start"] < len(text)]
-    spans = sorted({(c["start"], c["end"]) for c in drawn})
+    drawn = [c for c in response["citations"] if not c["marker"] and is_rendered(response["text"], c["end"])]
+    spans = sorted({(c["start"], c["end"]) for c in drawn if c["start"] < c["end"]})
     for pair, (start, end) in enumerate(spans):
         start = _after_block_syntax(text, start)
         anchors.append(Anchor("", "", kind="open", pair=pair))
@@ -207,12 +206,11 @@ def _visible_places(text: str, places: list[Place]) -> list[Place]:
 def source_entries(response: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
     """What the source list shows for each source, in the response's order. Back-links go only to
     citations in the rendered part of the answer; those past it are counted."""
-    rendered_end = min(len(response["text"]), MAX_MARKDOWN_CHARS)
     cited_by: dict[str, list[dict[str, str]]] = {}
     cited_past_rendering: dict[str, int] = {}
     for mark in footnotes(response, prefix):
         for key in mark.source_keys:
-            if mark.end > rendered_end:  # no footnote there to go back to
+            if not is_rendered(response["text"], mark.end):  # no footnote there to go back to
                 cited_past_rendering[key] = cited_past_rendering.get(key, 0) + 1
                 continue
             places = cited_by.setdefault(key, [])

@@ -10,7 +10,7 @@ from urllib.parse import quote
 from citeview.core.links import is_safe_http_url, url_domain
 from citeview.core.numbers import mark_numbers_in_html, number_values
 from citeview.core.phrases import Translate, untranslated
-from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, render_markdown
+from citeview.core.rendering.markdown import is_rendered, render_markdown
 from citeview.core.rendering.sanitize import sanitize_html
 
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
@@ -20,12 +20,12 @@ _LINK_TARGET = re.compile(r"(?<=\])\([^)]*\)|<https?://[^>]*>")
 def evidence_rows(
     response: dict[str, Any], source_labels: dict[str, str], gettext: Translate = untranslated
 ) -> list[dict[str, Any]]:
-    """One row per cited span that carries quoted evidence, in the order of the answer, for the part
-    of the answer that is rendered (the first MAX_MARKDOWN_CHARS characters)."""
+    """One row per cited span that carries quoted evidence, in the order of the answer (its rendered
+    part)."""
     sources = {s["key"]: s for s in response["sources"]}
     spans: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for citation in response["citations"]:
-        if citation["start"] >= MAX_MARKDOWN_CHARS or _evidence_of(citation, sources) is None:
+        if not is_rendered(response["text"], citation["end"]) or _evidence_of(citation, sources) is None:
             continue
         span = (citation["start"], citation["end"])
         if span[0] == span[1]:  # an insertion point (a file citation): the sentence it closes is the claim
