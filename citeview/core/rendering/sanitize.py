@@ -17,7 +17,7 @@ _BLOCK_TAGS = ("p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "bloc
 _TABLE_TAGS = ("table", "thead", "tbody", "tr", "th", "td")
 _INLINE_TAGS = ("em", "strong", "code", "a", "sup", "s", "del", "span", "mark")
 ALLOWED_TAGS = frozenset(_BLOCK_TAGS + _TABLE_TAGS + _INLINE_TAGS)
-# The attributes any of our HTML may carry; _allowed_attribute decides on each value.
+# The attributes our HTML may carry, per tag; _allowed_value decides on each one's value.
 _ATTRIBUTE_NAMES = {
     "*": {"id", "class"},
     "a": {"href", "title", "target", "rel", "aria-describedby", "aria-label"},
@@ -29,30 +29,26 @@ _OWN_CLASSES = re.compile(r"^(cv-[a-z-]+)( cv-[a-z-]+)*$")
 _CODE_LANGUAGE = re.compile(r"^language-[\w+-]{1,40}$")
 
 
-def _allowed_attribute(tag: str, name: str, value: str) -> bool:
+def _allowed_value(tag: str, name: str, value: str) -> bool:
     if name == "id":
         return bool(_OWN_ID.match(value))  # ids in the page are ours, never taken from a dump
     if name == "class":
         return bool(_OWN_CLASSES.match(value)) or (tag == "code" and bool(_CODE_LANGUAGE.match(value)))
-    if tag == "a":
-        if name == "href":
-            return value.startswith("#cv-") or is_safe_http_url(value)
-        if name == "target":
-            return value == "_blank"
-        if name == "rel":
-            return value == "noopener noreferrer nofollow"
-        return name in ("title", "aria-describedby", "aria-label")
-    if tag == "span":
-        if name == "tabindex":
-            return value == "0"
-        return name in ("role", "aria-describedby", "aria-label", "aria-hidden")
-    if tag == "ol":
-        return name == "start" and value.isdigit()
-    return False
+    if name == "href":
+        return value.startswith("#cv-") or is_safe_http_url(value)
+    if name == "target":
+        return value == "_blank"
+    if name == "rel":
+        return value == "noopener noreferrer nofollow"
+    if name == "tabindex":
+        return value == "0"
+    if name == "start":
+        return value.isdigit()
+    return True  # title, role and aria-*: text, escaped when written
 
 
 def _attribute_value(tag: str, name: str, value: str) -> str | None:
-    return value if _allowed_attribute(tag, name, value) else None
+    return value if _allowed_value(tag, name, value) else None
 
 
 _CLEANER = nh3.Cleaner(
