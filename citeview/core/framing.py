@@ -68,7 +68,7 @@ def _read_proven(raw: bytes) -> FramedDump | None:
     """The fast reading of the two layouts most dumps have: a stream as servers write it, or one JSON
     document. None when the dump is laid out otherwise, or anything in it needs the careful reader
     (which also says exactly what is wrong)."""
-    start = raw.lstrip()[:1]
+    start = raw[:4096].lstrip()[:1]  # (not the whole dump: that would copy it to read one byte)
     if start in (b"{", b"["):
         value = _proven_json(raw)
         return None if value is _UNPROVEN else _json_document(value)
