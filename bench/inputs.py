@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator, Sequence
 
 # Sentences mixing Japanese, English, digits and emoji, so offsets in bytes, UTF-16 units and
 # characters all differ.
@@ -33,9 +34,9 @@ def _sse(values: list[object], named: bool = False) -> bytes:
     return "".join(parts).encode("utf-8")
 
 
-def _sentences(rng: random.Random):
+def _sentences(rng: random.Random, phrases: Sequence[str] = PHRASES) -> Iterator[str]:
     while True:
-        yield rng.choice(PHRASES)
+        yield rng.choice(phrases)
 
 
 def perplexity_agent_stream(size: int, seed: int = 1) -> bytes:
@@ -395,10 +396,9 @@ def answer_with_citations(size: int = 200_000, citations: int = 5000, seed: int 
     """Markdown of about ``size`` bytes with ``citations`` ``[N]`` markers: headings, lists, emphasis.
     Japanese, so that it stays within the characters the renderer takes."""
     rng = random.Random(seed)
-    words = iter(lambda: rng.choice([p for p in PHRASES if not p[0].isascii()]), None)
+    words = _sentences(rng, [p for p in PHRASES if not p[0].isascii()])
     per_marker = size // citations - 12  # bytes of text before each marker
     lines: list[str] = []
-    length = 0
     for number in range(citations):
         sentence = ""
         while len(sentence.encode("utf-8")) < per_marker:
@@ -410,7 +410,6 @@ def answer_with_citations(size: int = 200_000, citations: int = 5000, seed: int 
         elif number % 7 == 0:
             line = f"- **{line}**"
         lines.append(line)
-        length += len(line)
     return "\n".join(lines)
 
 
