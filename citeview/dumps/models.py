@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -70,6 +71,8 @@ class Dump(models.Model):
     # Per interface language, one per response: {"answer": sanitised HTML, "evidence": rows of sanitised HTML}.
     rendered = models.JSONField(_("rendered answers"))
     result_version = models.PositiveIntegerField(default=0)
+    # When the derived fields were last built: a kept viewer page is used only if made from this build.
+    derived_at = models.DateTimeField(default=timezone.now)
 
     # What is derived from the bytes, rebuilt together whenever the parsers change.
     DERIVED_FIELDS = (
@@ -89,6 +92,7 @@ class Dump(models.Model):
         "result",
         "rendered",
         "result_version",
+        "derived_at",
     )
 
     class Meta:
@@ -105,3 +109,22 @@ class Dump(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("dumps:detail", args=[self.pk])
+
+
+class DumpPage(models.Model):
+    """The body of a dump's viewer in one interface language, rendered once and kept.
+
+    The answers, sources, evidence and raw text a viewer shows never change for a stored result, and
+    rendering them was most of a view's time (a 100 KB dump's page is 600 KB of HTML). A kept page is
+    used only while it was made from the dump's current result (``derived_at``) by the code, templates
+    and translations now running (``made_by``); otherwise the next view makes it again.
+    """
+
+    dump = models.ForeignKey(Dump, on_delete=models.CASCADE, related_name="pages")
+    language = models.CharField(max_length=16)
+    derived_at = models.DateTimeField()
+    made_by = models.CharField(max_length=64)
+    html = models.TextField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["dump", "language"], name="one_page_per_dump_and_language")]

@@ -46,9 +46,11 @@ def _conditions(filters: dict[str, str]) -> Q:
     return condition
 
 
-def dump_get(*, pk: int) -> Dump:
-    """A dump with a result as the current parsers produce it (rebuilt once if it is older)."""
-    dump = get_object_or_404(Dump.objects.select_related("uploaded_by", "assignee"), pk=pk)
+def dump_get(*, pk: int, heavy: bool = True) -> Dump:
+    """A dump with a result as the current parsers produce it (rebuilt once if it is older);
+    without ``heavy``, its bytes, result and renderings are read only when something uses them."""
+    dumps = Dump.objects.select_related("uploaded_by", "assignee").prefetch_related("tags")
+    dump = get_object_or_404(dumps if heavy else dumps.defer(*HEAVY_FIELDS), pk=pk)
     if dump.result_version != RESULT_VERSION:
         dump = dump_refresh_result(dump=dump)
     return dump

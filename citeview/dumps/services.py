@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, transaction
-from django.utils import translation
+from django.utils import timezone, translation
 
 from citeview.core.parse import RESULT_VERSION, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
@@ -108,6 +108,7 @@ def _derived_fields(raw: bytes, provider: str | None, request: bytes | None) -> 
         "result": result,
         "rendered": _rendered_per_language(responses),
         "result_version": RESULT_VERSION,
+        "derived_at": timezone.now(),
     }
 
 

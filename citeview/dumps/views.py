@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
@@ -10,26 +8,22 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.csp import CSP
-from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_http_methods
 
 from citeview.core.errors import DumpError
-from citeview.core.phrases import phrase_text
-from citeview.core.pretty import pretty_dump_text
-from citeview.core.rendering.answer import response_prefix, source_entries
 from citeview.dumps.forms import DumpFilterForm, DumpForm
 from citeview.dumps.http_status import status_for
 from citeview.dumps.models import Dump
+from citeview.dumps.pages import dump_body
 from citeview.dumps.selectors import dump_get, dump_list
 from citeview.dumps.services import dump_ingest
 from citeview.review import roles
 from citeview.review.forms import CommentForm, DumpDetailsForm
 from citeview.review.selectors import dump_comments, editor_progress
 
-_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 _FORM_ERROR_STATUS = {"too_large": 413, "unsupported_media_type": 415}
 
 
@@ -67,23 +61,14 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_get(pk=pk)
-    raw_text, raw_shortened = pretty_dump_text(bytes(dump.raw), dump.framing)
+    dump = dump_get(pk=pk, heavy=False)
     context = {
         "dump": dump,
         "progress": editor_progress([dump.pk]).get(dump.pk, []),
         "details_form": _details_form(dump) if request.user.has_perm(roles.ORGANISE) else None,
         "comments": dump_comments(dump),
         "comment_form": CommentForm() if roles.can_comment(request.user) else None,
-        "request_text": pretty_dump_text(bytes(dump.request_raw), "json")[0] if dump.request_raw else None,
-        "responses": [
-            _response_view(rendered, index, response)
-            for index, (rendered, response) in enumerate(
-                zip(rendered_answers(dump), dump.result["responses"], strict=True)
-            )
-        ],
-        "raw_text": raw_text,
-        "raw_shortened": raw_shortened,
+        "body": dump_body(dump),
     }
     return render(request, "dumps/detail.html", context)
 
@@ -167,34 +152,6 @@ def _details_form(dump: Dump) -> DumpDetailsForm:
 def _form_error_status(form: DumpForm) -> int:
     codes = [error.code for errors in form.errors.as_data().values() for error in errors]
     return next((_FORM_ERROR_STATUS[c] for c in codes if c in _FORM_ERROR_STATUS), 400)
-
-
-def rendered_answers(dump: Dump) -> list[dict[str, Any]]:
-    """The stored rendering in the page's language (``dump_get`` has rebuilt any older one)."""
-    rendered = dump.rendered
-    return rendered.get(get_language()) or rendered.get(settings.LANGUAGE_CODE) or next(iter(rendered.values()))
-
-
-def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any]) -> dict[str, Any]:
-    prefix = response_prefix(index)
-    sources = source_entries(response, prefix)
-    labels = {entry["key"]: entry for entry in sources}
-    diagnostics = sorted(response["diagnostics"], key=lambda d: _SEVERITY_ORDER.get(d["severity"], 3))
-    return {
-        "index": index,
-        "evidence": rendered["evidence"],
-        "data": response,
-        "prefix": prefix,
-        "answer_html": rendered["answer"],
-        "status_detail": phrase_text(response["status_detail_phrase"], gettext),
-        "sources": sources,
-        "diagnostics": [{**d, "text": phrase_text(d["phrase"], gettext)} for d in diagnostics],
-        "problem_count": sum(1 for d in response["diagnostics"] if d["severity"] != "info"),
-        "searches": [
-            {"queries": batch["queries"], "sources": [labels[k] for k in batch["source_keys"] if k in labels]}
-            for batch in response.get("searches", [])
-        ],
-    }
 
 
 def _raw_suffix(dump: Dump) -> str:

@@ -1,0 +1,92 @@
+"""The body of a dump's viewer: its responses, sources, evidence and raw text, rendered from the
+stored result once per interface language and then kept (see ``DumpPage``)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import django
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, gettext
+
+import citeview
+from citeview.core.phrases import phrase_text
+from citeview.core.pretty import pretty_dump_text
+from citeview.core.rendering.answer import response_prefix, source_entries
+from citeview.dumps.models import Dump, DumpPage
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+_MADE_FROM_SUFFIXES = {".py", ".html", ".mo"}
+
+
+def dump_body(dump: Dump) -> SafeString:
+    """The viewer's body in the current language: the kept page if it is current, else made and kept now."""
+    language = get_language()
+    made_by = running_code_fingerprint()
+    current = DumpPage.objects.filter(dump=dump, language=language, derived_at=dump.derived_at, made_by=made_by)
+    html = current.values_list("html", flat=True).first()
+    if html is None:
+        html = render_to_string("dumps/_body.html", _body_context(dump))
+        DumpPage.objects.update_or_create(
+            dump=dump, language=language, defaults={"derived_at": dump.derived_at, "made_by": made_by, "html": html}
+        )
+    # Our own template's output: every value from the dump in it was escaped or sanitised when it was made.
+    return mark_safe(html)
+
+
+@functools.cache
+def running_code_fingerprint() -> str:
+    """A digest of the code, templates and translations this process runs, so that no kept page
+    outlives a deploy that would render it differently."""
+    digest = hashlib.sha256(django.get_version().encode())
+    package = Path(citeview.__file__).parent
+    for root in [package, *settings.TEMPLATES[0]["DIRS"], *settings.LOCALE_PATHS]:
+        for path in sorted(Path(root).rglob("*")):
+            if path.suffix in _MADE_FROM_SUFFIXES:
+                digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def rendered_answers(dump: Dump) -> list[dict[str, Any]]:
+    """The stored rendering in the page's language (``dump_get`` has rebuilt any older one)."""
+    rendered = dump.rendered
+    return rendered.get(get_language()) or rendered.get(settings.LANGUAGE_CODE) or next(iter(rendered.values()))
+
+
+def _body_context(dump: Dump) -> dict[str, Any]:
+    raw_text, raw_shortened = pretty_dump_text(bytes(dump.raw), dump.framing)
+    answers = zip(rendered_answers(dump), dump.result["responses"], strict=True)
+    return {
+        "dump": dump,
+        "responses": [_response_view(rendered, index, response) for index, (rendered, response) in enumerate(answers)],
+        "raw_text": raw_text,
+        "raw_shortened": raw_shortened,
+        "request_text": pretty_dump_text(bytes(dump.request_raw), "json")[0] if dump.request_raw else None,
+    }
+
+
+def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any]) -> dict[str, Any]:
+    prefix = response_prefix(index)
+    sources = source_entries(response, prefix)
+    labels = {entry["key"]: entry for entry in sources}
+    diagnostics = sorted(response["diagnostics"], key=lambda d: _SEVERITY_ORDER.get(d["severity"], 3))
+    return {
+        "index": index,
+        "evidence": rendered["evidence"],
+        "data": response,
+        "prefix": prefix,
+        "answer_html": rendered["answer"],
+        "status_detail": phrase_text(response["status_detail_phrase"], gettext),
+        "sources": sources,
+        "diagnostics": [{**d, "text": phrase_text(d["phrase"], gettext)} for d in diagnostics],
+        "problem_count": sum(1 for d in response["diagnostics"] if d["severity"] != "info"),
+        "searches": [
+            {"queries": batch["queries"], "sources": [labels[k] for k in batch["source_keys"] if k in labels]}
+            for batch in response.get("searches", [])
+        ],
+    }

@@ -1,0 +1,75 @@
+"""The viewer's body is rendered once per dump and language and kept, but never shown out of date."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from citeview.dumps import pages
+from citeview.dumps.models import Dump, DumpPage
+from tests.conftest import own_fixture
+
+pytestmark = pytest.mark.django_db
+
+RESPONSE = "claude-content-blocks-search-results.json"
+REQUEST = "claude-content-blocks-search-results.request.json"
+
+
+def viewer(client, **headers) -> str:
+    return client.get(Dump.objects.get().get_absolute_url(), **headers).content.decode()
+
+
+def test_the_body_is_kept_and_the_next_view_shows_the_kept_one(editor_client):
+    editor_client.post("/", {"text": own_fixture("agent-seed-incomplete.sse").decode()})
+    first = viewer(editor_client)
+    assert "条件A" in first and DumpPage.objects.count() == 1
+    DumpPage.objects.update(html="<p>the kept body</p>")
+    assert "the kept body" in viewer(editor_client)
+
+
+def test_attaching_the_request_later_shows_its_quote_checks_at_once(editor_client):
+    editor_client.post("/", {"file": SimpleUploadedFile(RESPONSE, own_fixture(RESPONSE))})
+    assert "quote matches the document" not in viewer(editor_client)
+    editor_client.post(
+        "/",
+        {"file": SimpleUploadedFile(RESPONSE, own_fixture(RESPONSE)), "request_text": own_fixture(REQUEST).decode()},
+    )
+    assert viewer(editor_client).count("quote matches the document") == 3
+
+
+def test_a_result_rebuilt_by_newer_parsers_is_shown_rebuilt(editor_client):
+    editor_client.post("/", {"text": own_fixture("agent-seed-incomplete.sse").decode()})
+    viewer(editor_client)
+    DumpPage.objects.update(html="<p>made from the old result</p>")
+    Dump.objects.update(result_version=0)
+    page = viewer(editor_client)
+    assert "made from the old result" not in page and "条件A" in page
+
+
+def test_a_body_kept_by_other_code_or_templates_is_made_again(editor_client):
+    editor_client.post("/", {"text": own_fixture("agent-seed-incomplete.sse").decode()})
+    viewer(editor_client)
+    DumpPage.objects.update(html="<p>made by the code before a deploy</p>", made_by="0" * 64)
+    page = viewer(editor_client)
+    assert "made by the code before a deploy" not in page and "条件A" in page
+
+
+def test_each_language_keeps_its_own_body(editor_client):
+    editor_client.post("/", {"text": own_fixture("agent-seed-incomplete.sse").decode()})
+    assert "Raw dump" in viewer(editor_client, HTTP_ACCEPT_LANGUAGE="en-US")
+    assert "元のダンプ" in viewer(editor_client, HTTP_ACCEPT_LANGUAGE="ja-JP,ja;q=0.9")
+    assert sorted(DumpPage.objects.values_list("language", flat=True)) == ["en", "ja"]
+
+
+def test_the_fingerprint_changes_with_a_template(settings, tmp_path):
+    template = tmp_path / "page.html"
+    template.write_text("<p>one</p>")
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [tmp_path]}]
+    pages.running_code_fingerprint.cache_clear()
+    try:
+        before = pages.running_code_fingerprint()
+        template.write_text("<p>two</p>")
+        pages.running_code_fingerprint.cache_clear()
+        assert pages.running_code_fingerprint() != before
+    finally:
+        pages.running_code_fingerprint.cache_clear()
