@@ -55,6 +55,8 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 # The largest dump citeview accepts, in bytes. Enforced by citeview itself on every way in; the web
 # server in front should allow request bodies at least this large.
 CITEVIEW_MAX_DUMP_BYTES = env_int("CITEVIEW_MAX_DUMP_BYTES", 10 * 1024 * 1024)
+# A bulk import (a .zip of dumps or JSON Lines of responses); each dump in it is held to the limit above.
+CITEVIEW_MAX_IMPORT_BYTES = env_int("CITEVIEW_MAX_IMPORT_BYTES", 100 * 1024 * 1024)
 # Form posts carry the pasted dump as a field. Up to twice the limit is read so that an oversized
 # paste can be refused with the paste kept in the box; beyond that the body is refused unread.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * CITEVIEW_MAX_DUMP_BYTES + 64 * 1024
@@ -80,6 +82,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "citeview.api.auth.BearerTokenMiddleware",  # an API token stands in for the session
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "citeview.dumps.middleware.DumpSizeLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -87,7 +90,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "citeview.urls"
-CSRF_FAILURE_VIEW = "citeview.dumps.api.csrf_failure"
+CSRF_FAILURE_VIEW = "citeview.api.views.csrf_failure"
 WSGI_APPLICATION = "citeview.wsgi.application"
 
 TEMPLATES = [

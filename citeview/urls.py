@@ -7,7 +7,7 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.http import require_GET
 from django.views.i18n import set_language
 
-from citeview.accounts.views import LoginView
+from citeview.accounts.views import LoginView, account_page, token_revoke_view
 
 
 @login_not_required
@@ -22,8 +22,10 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("", include("citeview.dumps.urls")),
     path("", include("citeview.review.urls")),
-    path("api/", include("citeview.dumps.api_urls")),
+    path("api/", include("citeview.api.urls")),
     path("accounts/login/", LoginView.as_view(), name="login"),
+    path("accounts/", account_page, name="account"),
+    path("accounts/tokens/<int:pk>/revoke", token_revoke_view, name="token_revoke"),
     path("accounts/logout/", csrf_protect(auth_views.LogoutView.as_view()), name="logout"),
     path("admin/", admin.site.urls),
     # The language switch works before logging in too.

@@ -1,4 +1,6 @@
+from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class LoginFailure(models.Model):
@@ -7,3 +9,24 @@ class LoginFailure(models.Model):
     username = models.CharField(max_length=150, db_index=True)
     address = models.GenericIPAddressField(null=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+
+class ApiToken(models.Model):
+    """A key a script sends as ``Authorization: Bearer <key>`` to use the API as its user, with that
+    user's role. Only the key's SHA-256 is kept: the key is shown once, when it is made, and a copy
+    of the database cannot call the API. Keys are random (256 bits), so a fast hash is enough."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(_("name"), max_length=100)
+    prefix = models.CharField(max_length=16)  # the key's start, to tell keys apart in the list
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

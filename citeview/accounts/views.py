@@ -2,11 +2,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
+from django.contrib import messages
 from django.contrib.auth import views as auth_views
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
+from django.views.decorators.http import require_http_methods, require_POST
 
 from citeview.accounts.throttle import client_address, seconds_paused
+from citeview.accounts.tokens import token_create, token_revoke
+from citeview.review import roles
 
 
 class LoginView(auth_views.LoginView):
@@ -28,3 +35,38 @@ class LoginView(auth_views.LoginView):
         response = self.render_to_response(context, status=429)
         response["Retry-After"] = str(wait)
         return response
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(
+        label=_("What the token is for"),
+        max_length=100,
+        help_text=_("For example: nightly batch, or the name of a script"),
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def account_page(request: HttpRequest) -> HttpResponse:
+    """The user's role and API tokens. A new token's key is shown in this one answer and never again."""
+    form = TokenForm(request.POST if request.method == "POST" else None)
+    new_key = None
+    if form.is_valid():
+        _token, new_key = token_create(user=request.user, name=form.cleaned_data["name"])
+        form = TokenForm()
+    context = {
+        "form": form,
+        "tokens": request.user.api_tokens.all(),
+        "new_key": new_key,
+        "role": roles.role_name(request.user),
+    }
+    response = render(request, "accounts/account.html", context, status=400 if form.errors else 200)
+    response["Cache-Control"] = "no-store"  # the key must not stay in a cache
+    return response
+
+
+@require_POST
+def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
+    if not token_revoke(user=request.user, pk=pk):
+        raise Http404("You have no such token.")
+    messages.success(request, _("The token is revoked: the API refuses it from now on."))
+    return redirect("account")

@@ -1,9 +1,16 @@
-from django.urls import path
+from django.urls import path, re_path
 
-from citeview.dumps import api
+from citeview.api import views
 
 app_name = "api"
 urlpatterns = [
-    path("dumps", api.dumps_collection, name="dumps"),
-    path("dumps/<int:pk>", api.dump_item, name="dump"),
+    path("openapi.json", views.openapi, name="openapi"),
+    path("dumps", views.dumps_collection, name="dumps"),
+    path("dumps/<int:pk>", views.dump_item, name="dump"),
+    path("dumps/<int:pk>/checks", views.dump_checks, name="checks"),
+    path("dumps/<int:pk>/report", views.dump_report_json, name="report"),
+    path("dumps/<int:pk>/report.md", views.dump_report_markdown, name="report_md"),
+    path("metrics", views.metrics, name="metrics"),
+    path("imports", views.imports, name="imports"),
+    re_path(r"^(?P<path>.*)$", views.unknown_path),  # answered in the API's JSON, not with a page
 ]

@@ -1,24 +1,41 @@
-"""The JSON API: ``POST /api/dumps`` stores a dump, ``GET /api/dumps/<id>`` reads one.
+"""The JSON API for pipelines, described by ``/api/openapi.json`` (``citeview/api/openapi.py``).
 
-Authentication is the browser session for now (send the CSRF token as ``X-CSRFToken``).
+A script authenticates with ``Authorization: Bearer <token>`` (tokens are made on the account page);
+a browser may use its session instead, sending the CSRF token as ``X-CSRFToken`` with a write.
+Every error is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.csrf import csrf_failure as default_csrf_failure
+from django.views.decorators.http import require_GET
 
+from citeview.api.auth import api_endpoint, api_error
+from citeview.api.openapi import MAX_ID, openapi_document
 from citeview.core.errors import DumpError, too_large_error
+from citeview.core.review.items import CheckItem
+from citeview.core.review.report import report_markdown
+from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, ImportResult, import_entries, import_results
+from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.http_status import status_for
 from citeview.dumps.middleware import declared_body_size
 from citeview.dumps.models import Dump
-from citeview.dumps.selectors import dump_get
+from citeview.dumps.selectors import dump_get, dump_list
 from citeview.dumps.services import dump_ingest
 from citeview.review import roles
+from citeview.review.exports import dump_report
+from citeview.review.figures import FigureFilterForm, team_figures
+from citeview.review.forms import CheckForm, DumpDetailsForm
+from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, ItemState
+from citeview.review.selectors import blind_keys, dump_check_items
+from citeview.review.services import CheckConflict, check_save, dump_organise
 
 # What a dump may be sent as; form encodings are refused so a body is never half-parsed as a form.
 ACCEPTED_CONTENT_TYPES = {
@@ -31,71 +48,333 @@ ACCEPTED_CONTENT_TYPES = {
     "text/plain",
     "application/octet-stream",
 }
-
-
-@login_not_required  # answers 401 as JSON instead of redirecting to the login page
-def dumps_collection(request: HttpRequest) -> JsonResponse:
-    if not request.user.is_authenticated:
-        return _error(401, "not_authenticated", "Log in first: the API uses the browser session for now.")
-    if request.method != "POST":
-        return _error(405, "method_not_allowed", "Use POST with the raw dump as the request body.", allow="POST")
-    if not request.user.has_perm(roles.STORE):
-        return _error(403, "forbidden", "Only editors store dumps.")
-    content_type = request.content_type or ""
-    if content_type not in ACCEPTED_CONTENT_TYPES:
-        return _error(
-            415,
-            "unsupported_media_type",
-            f"Send the raw dump as the body (for example application/json or text/event-stream), not {content_type}.",
-        )
-    limit = settings.CITEVIEW_MAX_DUMP_BYTES
-    declared = declared_body_size(request)
-    if declared > limit:
-        return _dump_error(too_large_error(declared, limit))
-    raw = request.read(limit + 1)
-    try:
-        dump, created = dump_ingest(raw=raw, uploaded_by=request.user, filename=request.headers.get("X-Filename", ""))
-    except DumpError as error:
-        return _dump_error(error)
-    return JsonResponse(
-        _dump_json(request, dump), status=201 if created else 200, json_dumps_params={"ensure_ascii": False}
-    )
+IMPORT_CONTENT_TYPES = {"", "application/zip", "application/x-ndjson", "application/jsonl", "application/octet-stream"}
+PAGE_SIZE = 50
+MAX_PAGE_SIZE = 200
+MAX_CHECK_BYTES = 1024 * 1024
+JSON_OPTIONS = {"ensure_ascii": False}
 
 
 @login_not_required
-def dump_item(request: HttpRequest, pk: int) -> JsonResponse:
-    if not request.user.is_authenticated:
-        return _error(401, "not_authenticated", "Log in first: the API uses the browser session for now.")
-    if request.method != "GET":
-        return _error(405, "method_not_allowed", "Use GET.", allow="GET")
-    if not request.user.has_perm(roles.READ):
-        return _error(403, "forbidden", "This account has no role yet: ask staff to make it a reviewer or an editor.")
+@require_GET
+def openapi(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(openapi_document(), json_dumps_params=JSON_OPTIONS)
+
+
+@api_endpoint({"GET": roles.READ, "POST": roles.STORE})
+def dumps_collection(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":
+        return _dump_page(request)
+    options = DumpDetailsForm(request.GET)  # ?title=&tags=: the same rules as the page's details form
+    if not options.is_valid():
+        return _invalid(options.errors)
+    raw = _raw_body(request, settings.CITEVIEW_MAX_DUMP_BYTES, ACCEPTED_CONTENT_TYPES)
+    if isinstance(raw, HttpResponse):
+        return raw
     try:
-        dump = dump_get(pk=pk)
-    except Http404:
-        return _error(404, "not_found", f"There is no dump {pk}.")
-    return JsonResponse(_dump_json(request, dump), json_dumps_params={"ensure_ascii": False})
+        dump, created = dump_ingest(
+            raw=raw,
+            uploaded_by=request.user,
+            filename=request.headers.get("X-Filename", ""),
+            provider=request.GET.get("provider") or None,
+        )
+    except DumpError as error:
+        return _dump_error(error)
+    if created and (options.cleaned_data["title"] or options.cleaned_data["tags"]):
+        dump_organise(
+            dump=dump, title=options.cleaned_data["title"], tag_names=options.cleaned_data["tags"], assignee=None
+        )
+    return JsonResponse(_dump_json(request, dump), status=201 if created else 200, json_dumps_params=JSON_OPTIONS)
+
+
+@api_endpoint({"GET": roles.READ})
+def dump_item(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = _dump_or_none(pk)
+    if dump is None:
+        return _not_found(pk)
+    return JsonResponse(_dump_json(request, dump), json_dumps_params=JSON_OPTIONS)
+
+
+@api_endpoint({"GET": roles.READ, "POST": roles.RECORD})
+def dump_checks(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = _dump_or_none(pk)
+    if dump is None:
+        return _not_found(pk)
+    if request.method == "GET":
+        return JsonResponse(_checks_json(dump, request.user), json_dumps_params=JSON_OPTIONS)
+    return _record_check(request, dump)
+
+
+@api_endpoint({"GET": roles.READ})
+def dump_report_json(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = _dump_or_none(pk)
+    if dump is None:
+        return _not_found(pk)
+    return JsonResponse(dump_report(dump, request.user), json_dumps_params=JSON_OPTIONS)
+
+
+@api_endpoint({"GET": roles.READ})
+def dump_report_markdown(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = _dump_or_none(pk)
+    if dump is None:
+        return _not_found(pk)
+    return HttpResponse(report_markdown(dump_report(dump, request.user)), content_type="text/markdown; charset=utf-8")
+
+
+@api_endpoint({"GET": roles.READ})
+def metrics(request: HttpRequest) -> HttpResponse:
+    form = FigureFilterForm(request.GET)
+    if not form.is_valid():
+        return _invalid(form.errors)
+    return JsonResponse(team_figures(form.filters()), json_dumps_params=JSON_OPTIONS)
+
+
+@api_endpoint({"POST": roles.STORE})
+def imports(request: HttpRequest) -> HttpResponse:
+    body = _raw_body(request, settings.CITEVIEW_MAX_IMPORT_BYTES, IMPORT_CONTENT_TYPES)
+    if isinstance(body, HttpResponse):
+        return body
+    name = request.headers.get("X-Filename", "") or "import"
+    try:
+        entries = import_entries(name, body)
+    except DumpError as error:
+        return _dump_error(error)
+    results = list(import_results(entries, uploaded_by=request.user))
+    return JsonResponse(_import_json(request, results), json_dumps_params=JSON_OPTIONS)
+
+
+@login_not_required
+def unknown_path(request: HttpRequest, path: str) -> JsonResponse:
+    return api_error(404, "not_found", f"The API has no {request.path}; see /api/openapi.json.")
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """The API answers a CSRF failure in its own JSON shape; pages keep Django's page."""
     if request.path.startswith("/api/"):
-        return _error(
-            403, "csrf_failed", f"CSRF check failed ({reason}): send the csrftoken cookie's value as X-CSRFToken."
+        return api_error(
+            403,
+            "csrf_failed",
+            f"CSRF check failed ({reason}): send an API token, or the csrftoken cookie's value as X-CSRFToken.",
         )
     return default_csrf_failure(request, reason)
+
+
+# --- Reading requests ------------------------------------------------------------------------------
+
+
+def _raw_body(request: HttpRequest, limit: int, content_types: set[str]) -> bytes | HttpResponse:
+    content_type = request.content_type or ""
+    if content_type not in content_types:
+        return api_error(
+            415,
+            "unsupported_media_type",
+            f"Send the raw bytes as the body (for example {sorted(content_types)[1]}), not {content_type}.",
+        )
+    declared = declared_body_size(request)
+    if declared > limit:
+        return _dump_error(too_large_error(declared, limit))
+    raw = request.read(limit + 1)
+    if len(raw) > limit:
+        return _dump_error(too_large_error(len(raw), limit))
+    return raw
+
+
+def _dump_or_none(pk: int) -> Dump | None:
+    if pk > MAX_ID:  # no database holds an id this large, and some refuse to be asked
+        return None
+    try:
+        return dump_get(pk=pk)
+    except Http404:
+        return None
+
+
+def _record_check(request: HttpRequest, dump: Dump) -> HttpResponse:
+    if declared_body_size(request) > MAX_CHECK_BYTES:
+        return api_error(413, "too_large", f"A check is at most {MAX_CHECK_BYTES:,} bytes of JSON.")
+    try:
+        posted = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError):
+        return api_error(400, "invalid_json", "Send the check as a JSON object.")
+    if not isinstance(posted, dict) or not isinstance(posted.get("item"), str):
+        return api_error(400, "invalid_check", 'Send a JSON object with "item" (the item\'s key) and "version".')
+    item = next((i for i in dump_check_items(dump) if i.key == posted["item"]), None)
+    if item is None:
+        return api_error(404, "not_found", f"Dump {dump.pk} has no item {posted['item']!r}.")
+    if any(not isinstance(v, (str, int)) or isinstance(v, bool) for k, v in posted.items() if k != "item"):
+        return api_error(400, "invalid_check", "Every value must be a string (and the version a number).")
+    form = CheckForm({k: str(v) for k, v in posted.items()}, cites=item.citation is not None)
+    if not form.is_valid():
+        return _invalid(form.errors)
+    try:
+        check_save(
+            dump=dump,
+            item=item,
+            editor=request.user,
+            values=form.check_values(),
+            statement_values=form.statement_values(),
+            seen_version=form.cleaned_data["version"],
+        )
+    except CheckConflict as conflict:
+        return api_error(
+            409,
+            "conflict",
+            "Someone saved this item since that version: read the checks again and send the current version.",
+            version=conflict.version,
+        )
+    saved = next(i for i in _checks_json(dump, request.user)["items"] if i["key"] == item.key)
+    return JsonResponse(saved, status=201, json_dumps_params=JSON_OPTIONS)
+
+
+# --- Writing answers -------------------------------------------------------------------------------
+
+
+def _dump_page(request: HttpRequest) -> HttpResponse:
+    filters = DumpFilterForm(request.GET)
+    if not filters.is_valid():
+        return _invalid(filters.errors)
+    try:
+        number = int(request.GET.get("page", "1"))
+        size = int(request.GET.get("page_size", str(PAGE_SIZE)))
+    except ValueError:
+        return api_error(400, "invalid_query", "page and page_size must be whole numbers.")
+    if number < 1 or not 1 <= size <= MAX_PAGE_SIZE:
+        return api_error(400, "invalid_query", f"page starts at 1; page_size is 1 to {MAX_PAGE_SIZE}.")
+    paginator = Paginator(dump_list(filters.filters()), size)
+    if number > max(paginator.num_pages, 1):
+        return api_error(404, "no_such_page", f"There are {paginator.num_pages} pages.")
+    page = paginator.page(number)
+    return JsonResponse(
+        {
+            "count": paginator.count,
+            "page": number,
+            "page_size": size,
+            "next": _page_url(request, number + 1) if page.has_next() else None,
+            "previous": _page_url(request, number - 1) if page.has_previous() else None,
+            "results": [_dump_summary(request, dump) for dump in page],
+        },
+        json_dumps_params=JSON_OPTIONS,
+    )
+
+
+def _page_url(request: HttpRequest, number: int) -> str:
+    query = request.GET.copy()
+    query["page"] = str(number)
+    return request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+
+
+def _dump_summary(request: HttpRequest, dump: Dump) -> dict[str, Any]:
+    return {
+        "id": dump.pk,
+        "title": dump.display_title,
+        "filename": dump.filename,
+        "sha256": dump.sha256,
+        "size": dump.size,
+        "stored_at": dump.created_at.isoformat(),
+        "uploaded_by": dump.uploaded_by.get_username() if dump.uploaded_by else None,
+        "providers": _names(dump.providers),
+        "apis": _names(dump.apis),
+        "models": _names(dump.model_names),
+        "status": dump.status,
+        "citation_count": dump.citation_count,
+        "unresolved_count": dump.unresolved_count,
+        "source_count": dump.source_count,
+        "item_count": dump.item_count,
+        "checked_item_count": dump.checked_item_count,
+        "tags": [tag.name for tag in dump.tags.all()],
+        "assignee": dump.assignee.get_username() if dump.assignee else None,
+        "url": request.build_absolute_uri(dump.get_absolute_url()),
+    }
+
+
+def _names(joined: str) -> list[str]:
+    return [name for name in joined.split(", ") if name]
 
 
 def _dump_json(request: HttpRequest, dump: Dump) -> dict[str, Any]:
     return {**dump.result, "id": dump.pk, "url": request.build_absolute_uri(dump.get_absolute_url())}
 
 
+def _checks_json(dump: Dump, user: Any) -> dict[str, Any]:
+    """Every item with its version and the checks ``user`` may see: an editor sees other editors'
+    checks of an item only once their own is finished (blind first), as on the pages."""
+    visible = blind_keys(user, [dump.pk])
+    checks = _checks_by_key(dump)
+    versions = dict(ItemState.objects.filter(dump=dump).values_list("key", "version"))
+    items = []
+    hidden = 0
+    for item in dump_check_items(dump):
+        mine_or_shown = [
+            c
+            for c in checks.get(item.key, [])
+            if visible is None or c.editor_id == user.pk or (dump.pk, item.key) in visible
+        ]
+        hidden += len(checks.get(item.key, [])) - len(mine_or_shown)
+        items.append(_item_json(dump, item, versions.get(item.key, 0), mine_or_shown, checks))
+    return {"dump": dump.pk, "items": items, "hidden_until_you_check": hidden}
+
+
+def _checks_by_key(dump: Dump) -> dict[str, list[Check]]:
+    checks: dict[str, list[Check]] = {}
+    for check in Check.objects.filter(dump=dump).select_related("editor").order_by("id"):
+        checks.setdefault(check.item_key, []).append(check)
+    return checks
+
+
+def _item_json(
+    dump: Dump, item: CheckItem, version: int, shown: list[Check], checks: dict[str, list[Check]]
+) -> dict[str, Any]:
+    """An item, and its checks; a citation's check carries its editor's answers about the statement."""
+    described: dict[str, Any] = {
+        "key": item.key,
+        "kind": "statement",
+        "response": item.response,
+        "statement": item.statement.text,
+        "version": version,
+        "checks": [_check_json(check) for check in shown],
+    }
+    if item.citation is None:
+        return described
+    response = dump.result["responses"][item.response]
+    source = next((s for s in response["sources"] if s["key"] == item.source_key), None) or {}
+    answers = {c.editor_id: c for c in checks.get(item.statement_key, [])}
+    for check, entry in zip(shown, described["checks"], strict=True):
+        statement = answers.get(check.editor_id)
+        entry["verification_worthy"] = statement.verification_worthy if statement else ""
+        entry["supported_together"] = statement.supported_together if statement else ""
+    described.update(
+        kind="citation",
+        marker=response["citations"][item.citation]["marker"],
+        source={"key": item.source_key, "url": source.get("url"), "title": source.get("title")},
+    )
+    return described
+
+
+def _check_json(check: Check) -> dict[str, Any]:
+    fields = CITATION_FIELDS if check.kind == "citation" else STATEMENT_FIELDS
+    return {
+        "editor": check.editor.get_username(),
+        **{name: getattr(check, name) for name in fields},
+        "updated_at": check.updated_at.isoformat(),
+    }
+
+
+def _import_json(request: HttpRequest, results: list[ImportResult]) -> dict[str, Any]:
+    return {
+        "stored": sum(1 for r in results if r.outcome == STORED),
+        "already_stored": sum(1 for r in results if r.outcome == ALREADY_STORED),
+        "errors": sum(1 for r in results if r.outcome == ERROR),
+        "results": [r.to_json(request.build_absolute_uri) for r in results],
+    }
+
+
+def _invalid(errors: Any) -> JsonResponse:
+    fields = {name: [str(message) for message in messages] for name, messages in errors.items()}
+    return api_error(400, "invalid_input", "Some values are not valid; see fields.", fields=fields)
+
+
+def _not_found(pk: int) -> JsonResponse:
+    return api_error(404, "not_found", f"There is no dump {pk}.")
+
+
 def _dump_error(error: DumpError) -> JsonResponse:
     return JsonResponse(error.to_json(), status=status_for(error))
-
-
-def _error(status: int, code: str, message: str, allow: str | None = None) -> JsonResponse:
-    response = JsonResponse({"error": {"code": code, "message": message}}, status=status)
-    if allow:
-        response["Allow"] = allow
-    return response

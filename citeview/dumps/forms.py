@@ -81,6 +81,22 @@ class DumpForm(forms.Form):
         self.add_error(None, forms.ValidationError(error.phrase.text(gettext), code=error.code))
 
 
+class ImportForm(forms.Form):
+    """A bulk import: one .zip of dump files, or one JSON Lines file with a response per line."""
+
+    file = forms.FileField(
+        label=_("A .zip of dump files, or a JSON Lines file"),
+        widget=forms.ClearableFileInput(attrs={"accept": ".zip,.jsonl,.ndjson"}),
+    )
+
+    def clean_file(self) -> object:
+        upload = self.cleaned_data["file"]
+        limit = settings.CITEVIEW_MAX_IMPORT_BYTES
+        if upload.size > limit:
+            raise forms.ValidationError(too_large_error(upload.size, limit).phrase.text(gettext), code="too_large")
+        return upload
+
+
 def _too_large_message(size: int) -> str:
     return too_large_error(size, settings.CITEVIEW_MAX_DUMP_BYTES).phrase.text(gettext)
 

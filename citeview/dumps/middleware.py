@@ -9,11 +9,12 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext
 
 from citeview.core.errors import too_large_error
-from citeview.dumps.forms import DumpForm
-from citeview.dumps.views import home_page
+from citeview.dumps.forms import DumpForm, ImportForm
+from citeview.dumps.views import home_page, import_page
 
 # A form post carries the dump plus a few small fields and the multipart framing.
 FORM_OVERHEAD_BYTES = 64 * 1024
+IMPORT_PATHS = ("/imports/", "/api/imports")  # bulk imports have their own, larger limit
 
 
 def declared_body_size(request: HttpRequest) -> int:
@@ -31,10 +32,15 @@ class DumpSizeLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        limit = settings.CITEVIEW_MAX_DUMP_BYTES
         declared = declared_body_size(request)
-        # Up to twice the limit the form still reads the body, refuses it and keeps the paste in the box.
-        if declared <= 2 * limit + FORM_OVERHEAD_BYTES:
+        if request.path in IMPORT_PATHS:
+            limit = settings.CITEVIEW_MAX_IMPORT_BYTES
+            allowed = limit + FORM_OVERHEAD_BYTES
+        else:
+            limit = settings.CITEVIEW_MAX_DUMP_BYTES
+            # Up to twice the limit the form still reads the body, refuses it and keeps the paste in the box.
+            allowed = 2 * limit + FORM_OVERHEAD_BYTES
+        if declared <= allowed:
             return self.get_response(request)
         error = too_large_error(declared, limit)
         if request.path.startswith("/api/"):
@@ -42,4 +48,6 @@ class DumpSizeLimitMiddleware:
         message = error.phrase.text(gettext)
         if not request.user.is_authenticated:
             return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+        if request.path in IMPORT_PATHS:
+            return import_page(request, ImportForm(), status=413, page_error=message)
         return home_page(request, DumpForm(), status=413, page_error=message)

@@ -1,20 +1,28 @@
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.utils import translation
 from django.utils.csp import CSP
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_http_methods
 
+from citeview.core.bulk import ImportEntry
 from citeview.core.errors import DumpError
-from citeview.dumps.forms import DumpFilterForm, DumpForm
+from citeview.dumps.bulk import import_entries, import_results
+from citeview.dumps.forms import DumpFilterForm, DumpForm, ImportForm
 from citeview.dumps.http_status import status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body
@@ -56,6 +64,65 @@ def home(request: HttpRequest) -> HttpResponse:
         if attached and bytes(dump.request_raw or b"") != attached:
             messages.warning(request, _("That dump already has another request attached; it was kept."))
     return redirect(dump)
+
+
+# Where the import page's streamed rows and summary go (see ``_import_progress``).
+IMPORT_ROWS_PLACE = "<!--import-rows-->"
+IMPORT_SUMMARY_PLACE = "<!--import-summary-->"
+
+
+@require_http_methods(["GET", "POST"])
+@permission_required(roles.STORE, raise_exception=True)
+def bulk_import(request: HttpRequest) -> HttpResponse:
+    """Many dumps at once. The result page is sent as each dump is stored, so it shows the progress."""
+    if request.method == "GET":
+        return import_page(request, ImportForm())
+    form = ImportForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return import_page(request, form, status=_form_error_status(form))
+    upload = form.cleaned_data["file"]
+    try:
+        entries = import_entries(upload.name, upload.read())
+    except DumpError as error:
+        form.add_error("file", error.phrase.text(gettext))
+        return import_page(request, form, status=status_for(error))
+    response = StreamingHttpResponse(_import_progress(request, entries), content_type="text/html; charset=utf-8")
+    response["X-Accel-Buffering"] = "no"  # a proxy must pass each row on, not wait for the end
+    return response
+
+
+def import_page(
+    request: HttpRequest, form: ImportForm, status: int = 200, page_error: str | None = None
+) -> HttpResponse:
+    context = {"form": form, "page_error": page_error, **_import_limits()}
+    return render(request, "dumps/import.html", context, status=status)
+
+
+def _import_limits() -> dict[str, float]:
+    mib = 1024 * 1024
+    return {
+        "import_mib": round(settings.CITEVIEW_MAX_IMPORT_BYTES / mib, 1),
+        "dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / mib, 1),
+    }
+
+
+def _import_progress(request: HttpRequest, entries: list[ImportEntry]) -> Iterator[str]:
+    """The page up to its list, a row per dump as it is stored, then the summary and the rest."""
+    language = translation.get_language()
+    page = render_to_string("dumps/import.html", {"total": len(entries), **_import_limits()}, request)
+    head, rest = page.split(IMPORT_ROWS_PLACE)
+    middle, end = rest.split(IMPORT_SUMMARY_PLACE)
+    yield head
+    counts: Counter[str] = Counter()
+    with translation.override(language):  # the rows are written after the view has returned
+        for number, result in enumerate(import_results(entries, uploaded_by=request.user), 1):
+            counts[result.outcome] += 1
+            message = result.error.phrase.text(gettext) if result.error else ""
+            row = {"result": result, "message": message, "number": number, "total": len(entries)}
+            yield render_to_string("dumps/_import_row.html", row)
+        yield middle
+        yield render_to_string("dumps/_import_summary.html", {"counts": counts, "total": len(entries)})
+    yield end
 
 
 @require_GET

@@ -23,6 +23,13 @@ ROLE_PERMISSIONS = {
 }
 
 
+def role_name(user: Any) -> str | None:
+    """The user's role, for showing: "editor", "reviewer", or None while staff have given none."""
+    if user.has_perm(RECORD):
+        return EDITOR
+    return REVIEWER if user.has_perm(READ) else None
+
+
 def can_record(user: Any) -> bool:
     return bool(user.has_perm(RECORD))
 

@@ -63,15 +63,15 @@ def test_a_dump_over_the_limit_is_413(editor_client, settings):
     assert response.status_code == 413 and response.json()["error"]["code"] == "too_large"
 
 
-def test_the_api_needs_a_session_and_the_right_method(client, editor_client):
+def test_the_api_needs_a_token_or_a_session(client, editor_client):
     client.logout()
     anonymous = post(client, b"{}")
     assert anonymous.status_code == 401 and anonymous.json()["error"]["code"] == "not_authenticated"
 
 
 def test_wrong_methods_get_405_with_allow(editor_client):
-    response = editor_client.get("/api/dumps")
-    assert response.status_code == 405 and response["Allow"] == "POST"
+    response = editor_client.put("/api/dumps")
+    assert response.status_code == 405 and response["Allow"] == "GET, POST"
     response = editor_client.delete("/api/dumps/1")
     assert response.status_code == 405 and response["Allow"] == "GET"
 

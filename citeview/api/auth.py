@@ -1,0 +1,76 @@
+"""Who is calling the API: a bearer token, or the browser session, and the one shape of its errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from citeview.accounts.tokens import token_user
+from citeview.review import roles
+
+API_PREFIX = "/api/"
+
+
+class BearerTokenMiddleware:
+    """``Authorization: Bearer <key>`` on the API: the request acts as the key's user, without the
+    session and without the CSRF check, since a browser never sends that header to another site by
+    itself. A key that is wrong is refused, never ignored in favour of the session."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        header = request.headers.get("Authorization")
+        if header is None or not request.path.startswith(API_PREFIX):
+            return self.get_response(request)
+        scheme, _space, key = header.strip().partition(" ")
+        if scheme.lower() != "bearer" or not key.strip():
+            return api_error(401, "invalid_token", "Send the token as: Authorization: Bearer <token>.")
+        user = token_user(key.strip())
+        if user is None:
+            return api_error(401, "invalid_token", "This token is not valid: it may have been revoked.")
+        request.user = user
+        request._dont_enforce_csrf_checks = True
+        return self.get_response(request)
+
+
+def api_endpoint(permissions: dict[str, str]) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """An API view: each allowed method with the permission it needs. Answers 401, 405 and 403 as JSON,
+    never with the login page."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @login_not_required
+        @wraps(view)
+        def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not request.user.is_authenticated:
+                return api_error(401, "not_authenticated", "Send an API token (Authorization: Bearer) or log in.")
+            permission = permissions.get(request.method or "")
+            if permission is None:
+                allowed = ", ".join(permissions)
+                return api_error(405, "method_not_allowed", f"Use {allowed}.", allow=allowed)
+            if not request.user.has_perm(permission):
+                return api_error(403, "forbidden", _forbidden_message(permission))
+            return view(request, *args, **kwargs)
+
+        return checked
+
+    return decorate
+
+
+def _forbidden_message(permission: str) -> str:
+    if permission == roles.READ:
+        return "This account has no role yet: ask staff to make it a reviewer or an editor."
+    return "Only editors may do this; this account is a reviewer."
+
+
+def api_error(status: int, code: str, message: str, allow: str | None = None, **extra: Any) -> JsonResponse:
+    response = JsonResponse({"error": {"code": code, "message": message, **extra}}, status=status)
+    if allow:
+        response["Allow"] = allow
+    if status == 401:
+        response["WWW-Authenticate"] = 'Bearer realm="citeview"'
+    return response

@@ -1,0 +1,518 @@
+"""The OpenAPI 3.1 document of the API, served at ``/api/openapi.json``.
+
+Written by hand, next to the views it describes; ``tests/api`` checks that every route is in it and
+schemathesis checks the running API against it (no 5xx, every answer in its schema, no way in
+without the right token)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
+
+MAX_ID = 2**63 - 1
+
+_STRING_OR_NULL = {"type": ["string", "null"]}
+_INTEGER = {"type": "integer", "minimum": 0}
+
+
+def openapi_document() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "citeview API",
+            "version": "1",
+            "description": (
+                "Store AI answers' raw API responses (dumps), read what citeview found in them, record "
+                "evidence checks and read the handover report. Authenticate with `Authorization: Bearer "
+                "<token>` (tokens are made on the account page, /accounts/): a reviewer's token reads, an "
+                "editor's also stores dumps and records checks. A browser session works too (writes then "
+                'need the CSRF token as X-CSRFToken). Every error is `{"error": {"code", "message"}}`.'
+            ),
+        },
+        "servers": [{"url": "/"}],
+        "security": [{"token": []}, {"session": []}],
+        "paths": _paths(),
+        "components": {"securitySchemes": _security_schemes(), "schemas": _schemas(), "responses": _responses()},
+    }
+
+
+def _paths() -> dict[str, Any]:
+    dump_id = {
+        "name": "id",
+        "in": "path",
+        "required": True,
+        "description": "The dump's id.",
+        "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+        "example": 1,
+    }
+    return {
+        "/api/openapi.json": {
+            "get": {
+                "operationId": "openapi",
+                "summary": "This document.",
+                "security": [],
+                "responses": {"200": _json_ok("The OpenAPI document.", {"type": "object"})},
+            }
+        },
+        "/api/dumps": {
+            "get": {
+                "operationId": "listDumps",
+                "summary": "The stored dumps, newest first, with the filters of the web list.",
+                "parameters": _list_parameters(),
+                "responses": _answers({"200": _json_ok("One page of dumps.", _ref("DumpPage"))}, 400, 404),
+            },
+            "post": {
+                "operationId": "storeDump",
+                "summary": "Store a dump: the raw response bytes as the body.",
+                "description": (
+                    "The body is the response exactly as saved: one JSON object, a JSON array of chunks, "
+                    "JSON Lines, or an event stream (send it as text/event-stream, application/x-ndjson or "
+                    "text/plain). The same bytes stored before answer 200 with that dump; title and tags "
+                    "are set only on a dump stored now. An editor's token or session is needed."
+                ),
+                "parameters": [
+                    _query("title", "A title for the dump.", {"type": "string", "maxLength": 200}),
+                    _query("tags", "Tags, separated by commas.", {"type": "string", "maxLength": 1000}),
+                    _query(
+                        "provider",
+                        "Read the dump as this provider or API instead of detecting it.",
+                        {"type": "string", "maxLength": 40},
+                    ),
+                    {
+                        "name": "X-Filename",
+                        "in": "header",
+                        "required": False,
+                        "description": "The file name to keep with the dump.",
+                        "schema": {"type": "string", "maxLength": 255},
+                    },
+                ],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {"schema": {}},
+                        "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                    },
+                },
+                "responses": _answers(
+                    {
+                        "201": _json_ok("Stored: what citeview read from it.", _ref("Dump")),
+                        "200": _json_ok("These bytes were stored already: that dump.", _ref("Dump")),
+                    },
+                    400,
+                    413,
+                    415,
+                ),
+            },
+        },
+        "/api/dumps/{id}": {
+            "get": {
+                "operationId": "getDump",
+                "summary": "What citeview read from a dump: the normalised JSON, with its id and page.",
+                "parameters": [dump_id],
+                "responses": _answers({"200": _json_ok("The dump.", _ref("Dump"))}, 404),
+            }
+        },
+        "/api/dumps/{id}/checks": {
+            "get": {
+                "operationId": "getChecks",
+                "summary": "The items to check, each with its version and the checks you may see.",
+                "description": (
+                    "Blind first: an editor sees another editor's check of an item only once their own "
+                    "check of it is finished; hidden_until_you_check counts the checks left out."
+                ),
+                "parameters": [dump_id],
+                "responses": _answers({"200": _json_ok("The items and their checks.", _ref("Checks"))}, 404),
+            },
+            "post": {
+                "operationId": "recordCheck",
+                "summary": "Record your check of one item (editors).",
+                "description": (
+                    "Send the item's version as you read it. If someone saved the item since, the check "
+                    "is refused with 409 and the current version: read the checks again and decide."
+                ),
+                "parameters": [dump_id],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": _ref("CheckInput"),
+                            "example": {
+                                "item": "r0-c0",
+                                "version": 0,
+                                "verdict": "partial",
+                                "time": "no",
+                                "note": "2019 figure",
+                            },
+                        }
+                    },
+                },
+                "responses": _answers(
+                    {"201": _json_ok("Recorded: the item with its checks now.", _ref("Item"))}, 400, 404, 409, 413
+                ),
+            },
+        },
+        "/api/dumps/{id}/report": {
+            "get": {
+                "operationId": "getReport",
+                "summary": "The handover report as JSON.",
+                "parameters": [dump_id],
+                "responses": _answers({"200": _json_ok("The report.", _ref("Report"))}, 404),
+            }
+        },
+        "/api/dumps/{id}/report.md": {
+            "get": {
+                "operationId": "getReportMarkdown",
+                "summary": "The handover report as Markdown.",
+                "parameters": [dump_id],
+                "responses": _answers(
+                    {
+                        "200": {
+                            "description": "The report.",
+                            "content": {"text/markdown": {"schema": {"type": "string"}}},
+                        }
+                    },
+                    404,
+                ),
+            }
+        },
+        "/api/metrics": {
+            "get": {
+                "operationId": "getMetrics",
+                "summary": "The team's figures (the Figures page), for the dumps the filters select.",
+                "parameters": [
+                    _query("provider", "Only this provider.", {"type": "string"}),
+                    _query("api", "Only this API.", {"type": "string"}),
+                    _query("model", "Only this model.", {"type": "string"}),
+                    _query("tag", "Only dumps with this tag.", {"type": "string"}),
+                    _query("since", "Stored on or after this day.", {"type": "string", "format": "date"}),
+                    _query("until", "Stored on or before this day.", {"type": "string", "format": "date"}),
+                ],
+                "responses": _answers({"200": _json_ok("The figures.", _ref("Metrics"))}, 400),
+            }
+        },
+        "/api/imports": {
+            "post": {
+                "operationId": "importDumps",
+                "summary": "Store many dumps: a .zip of dump files, or JSON Lines with one response per line.",
+                "description": (
+                    "Each dump is stored on its own; one that cannot be read is reported with the reason "
+                    f"and the others are stored. Up to {settings.CITEVIEW_MAX_IMPORT_BYTES:,} bytes in all "
+                    "(CITEVIEW_MAX_IMPORT_BYTES), each dump within the dump limit. Editors only."
+                ),
+                "parameters": [
+                    {
+                        "name": "X-Filename",
+                        "in": "header",
+                        "required": False,
+                        "description": "The import file's name, to name its entries by.",
+                        "schema": {"type": "string", "maxLength": 255},
+                    }
+                ],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/zip": {"schema": {"type": "string", "format": "binary"}},
+                        "application/x-ndjson": {"schema": {"type": "string"}},
+                        "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                    },
+                },
+                "responses": _answers(
+                    {"200": _json_ok("What became of each dump.", _ref("ImportResults"))}, 400, 413, 415
+                ),
+            }
+        },
+    }
+
+
+def _list_parameters() -> list[dict[str, Any]]:
+    return [
+        _query(
+            "q", "Words in the title, headline, file name, answers or sources.", {"type": "string", "maxLength": 200}
+        ),
+        _query(
+            "provider",
+            "perplexity, anthropic, gemini or openai.",
+            {"enum": ["", "perplexity", "anthropic", "gemini", "openai"]},
+        ),
+        _query(
+            "status", "The worst status of the dump's responses.", {"enum": ["", "completed", "incomplete", "failed"]}
+        ),
+        _query("tag", "A tag the dump has.", {"type": "string", "maxLength": 50}),
+        _query("assignee", "An editor's user name, or - for dumps assigned to nobody.", {"type": "string"}),
+        _query("progress", "How far the checks are.", {"enum": ["", "unchecked", "in_progress", "done"]}),
+        _query("page", "The page, from 1.", {"type": "integer", "minimum": 1, "default": 1}),
+        _query("page_size", "Dumps per page.", {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}),
+    ]
+
+
+def _security_schemes() -> dict[str, Any]:
+    return {
+        "token": {"type": "http", "scheme": "bearer", "description": "An API token from the account page."},
+        "session": {"type": "apiKey", "in": "cookie", "name": "sessionid", "description": "A logged-in browser."},
+    }
+
+
+def _schemas() -> dict[str, Any]:
+    return {
+        "Error": {
+            "type": "object",
+            "required": ["error"],
+            "properties": {
+                "error": {
+                    "type": "object",
+                    "required": ["code", "message"],
+                    "properties": {
+                        "code": {"type": "string", "description": "Stable, for programs."},
+                        "message": {"type": "string", "description": "For people, in English."},
+                        "fields": {
+                            "type": "object",
+                            "description": "For invalid_input: what is wrong with each value.",
+                            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                        },
+                        "version": {"type": "integer", "description": "For conflict: the item's version now."},
+                    },
+                }
+            },
+        },
+        "Dump": {
+            "type": "object",
+            "description": "The normalised JSON (see docs/normalized-json.md), with the dump's id and page.",
+            "required": ["citeview", "dump", "responses", "id", "url"],
+            "properties": {
+                "citeview": {"const": 1},
+                "dump": {
+                    "type": "object",
+                    "required": ["sha256", "bytes", "framing"],
+                    "properties": {
+                        "sha256": {"type": "string"},
+                        "bytes": _INTEGER,
+                        "framing": {"enum": ["json", "json-array", "jsonl", "sse"]},
+                    },
+                },
+                "responses": {"type": "array", "items": _ref("Response")},
+                "id": _INTEGER,
+                "url": {"type": "string", "format": "uri"},
+            },
+        },
+        "Response": {
+            "type": "object",
+            "required": [
+                "provider",
+                "api",
+                "streamed",
+                "status",
+                "text",
+                "sources",
+                "citations",
+                "unresolved",
+                "diagnostics",
+            ],
+            "properties": {
+                "provider": {"enum": ["perplexity", "anthropic", "gemini", "openai"]},
+                "api": {"type": "string"},
+                "streamed": {"type": "boolean"},
+                "id": _STRING_OR_NULL,
+                "model": _STRING_OR_NULL,
+                "status": {"enum": ["completed", "incomplete", "failed"]},
+                "status_detail": _STRING_OR_NULL,
+                "text": {"type": "string"},
+                "sources": {"type": "array", "items": {"type": "object", "required": ["key", "kind", "url", "title"]}},
+                "citations": {
+                    "type": "array",
+                    "items": {"type": "object", "required": ["start", "end", "source_keys"]},
+                },
+                "unresolved": {"type": "array", "items": {"type": "object", "required": ["marker", "start", "end"]}},
+                "diagnostics": {
+                    "type": "array",
+                    "items": {"type": "object", "required": ["code", "severity", "message"]},
+                },
+            },
+        },
+        "DumpSummary": {
+            "type": "object",
+            "required": ["id", "title", "sha256", "size", "stored_at", "status", "url"],
+            "properties": {
+                "id": _INTEGER,
+                "title": {"type": "string"},
+                "filename": {"type": "string"},
+                "sha256": {"type": "string"},
+                "size": _INTEGER,
+                "stored_at": {"type": "string", "format": "date-time"},
+                "uploaded_by": _STRING_OR_NULL,
+                "providers": {"type": "array", "items": {"type": "string"}},
+                "apis": {"type": "array", "items": {"type": "string"}},
+                "models": {"type": "array", "items": {"type": "string"}},
+                "status": {"enum": ["completed", "incomplete", "failed"]},
+                "citation_count": _INTEGER,
+                "unresolved_count": _INTEGER,
+                "source_count": _INTEGER,
+                "item_count": _INTEGER,
+                "checked_item_count": _INTEGER,
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "assignee": _STRING_OR_NULL,
+                "url": {"type": "string", "format": "uri"},
+            },
+        },
+        "DumpPage": {
+            "type": "object",
+            "required": ["count", "page", "page_size", "next", "previous", "results"],
+            "properties": {
+                "count": _INTEGER,
+                "page": {"type": "integer", "minimum": 1},
+                "page_size": {"type": "integer", "minimum": 1},
+                "next": _STRING_OR_NULL,
+                "previous": _STRING_OR_NULL,
+                "results": {"type": "array", "items": _ref("DumpSummary")},
+            },
+        },
+        "Checks": {
+            "type": "object",
+            "required": ["dump", "items", "hidden_until_you_check"],
+            "properties": {
+                "dump": _INTEGER,
+                "items": {"type": "array", "items": _ref("Item")},
+                "hidden_until_you_check": _INTEGER,
+            },
+        },
+        "Item": {
+            "type": "object",
+            "description": "A citation (one source of it) or a statement that cites nothing.",
+            "required": ["key", "kind", "response", "statement", "version", "checks"],
+            "properties": {
+                "key": {"type": "string", "description": "What a check names as its item."},
+                "kind": {"enum": ["citation", "statement"]},
+                "response": _INTEGER,
+                "statement": {"type": "string"},
+                "version": {"type": "integer", "minimum": 0, "description": "Send it back with a check."},
+                "marker": _STRING_OR_NULL,
+                "source": {
+                    "type": "object",
+                    "properties": {"key": _STRING_OR_NULL, "url": _STRING_OR_NULL, "title": _STRING_OR_NULL},
+                },
+                "checks": {"type": "array", "items": _ref("Check")},
+            },
+        },
+        "Check": {
+            "type": "object",
+            "required": ["editor", "note", "updated_at"],
+            "properties": {
+                "editor": {"type": "string"},
+                **{name: {"type": "string"} for name in _CHECK_FIELDS},
+                "updated_at": {"type": "string", "format": "date-time"},
+            },
+        },
+        "CheckInput": {
+            "type": "object",
+            "description": (
+                "A citation needs a verdict; a statement that cites nothing needs verification_worthy. "
+                "Fields an item does not have are ignored."
+            ),
+            "required": ["item", "version"],
+            "properties": {
+                "item": {"type": "string", "description": "The item's key."},
+                "version": {"type": "integer", "minimum": 0},
+                "verdict": _choice(VERDICTS),
+                "subject": _choice(YES_NO_UNSURE),
+                "time": _choice(YES_NO_UNSURE),
+                "conditions": _choice(YES_NO_UNSURE),
+                "evidence_quote": {"type": "string"},
+                "note": {"type": "string"},
+                "verification_worthy": _choice(YES_NO),
+                "supported_together": _choice(SUPPORTED_TOGETHER),
+            },
+        },
+        "Report": {
+            "type": "object",
+            "required": ["citeview_report", "dump", "responses", "hidden_until_you_check"],
+            "properties": {
+                "citeview_report": {"const": 1},
+                "dump": {"type": "object"},
+                "responses": {"type": "array", "items": {"type": "object"}},
+                "hidden_until_you_check": _INTEGER,
+            },
+        },
+        "Metrics": {
+            "type": "object",
+            "required": ["filters", "overall"],
+            "properties": {"filters": {"type": "object"}, "overall": {"type": "object"}},
+        },
+        "ImportResults": {
+            "type": "object",
+            "required": ["stored", "already_stored", "errors", "results"],
+            "properties": {
+                "stored": _INTEGER,
+                "already_stored": _INTEGER,
+                "errors": _INTEGER,
+                "results": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["name", "outcome"],
+                        "properties": {
+                            "name": {"type": "string"},
+                            "outcome": {"enum": ["stored", "already_stored", "error"]},
+                            "id": _INTEGER,
+                            "url": {"type": "string", "format": "uri"},
+                            "error": {"type": "object", "required": ["code", "message"]},
+                        },
+                    },
+                },
+            },
+        },
+    }
+
+
+_CHECK_FIELDS = (
+    "verdict",
+    "subject",
+    "time",
+    "conditions",
+    "evidence_quote",
+    "note",
+    "verification_worthy",
+    "supported_together",
+)
+_ERROR_DESCRIPTIONS = {
+    400: "The input is not valid: the message (and fields) say what is wrong.",
+    401: "No token or session, or a token that is not valid.",
+    403: "The account's role does not allow this.",
+    404: "No such dump, item or page.",
+    405: "The method is not allowed here.",
+    409: "Someone saved the item since the version sent.",
+    413: "The body is over the size limit.",
+    415: "The body's media type is not accepted.",
+}
+
+
+def _responses() -> dict[str, Any]:
+    return {
+        str(status): {"description": text, "content": {"application/json": {"schema": _ref("Error")}}}
+        for status, text in _ERROR_DESCRIPTIONS.items()
+    }
+
+
+def _answers(successes: dict[str, Any], *errors: int) -> dict[str, Any]:
+    """The successes, the errors named, and those every operation can answer."""
+    answers = dict(successes)
+    for status in sorted({*errors, 401, 403, 405}):
+        answers[str(status)] = {"$ref": f"#/components/responses/{status}"}
+    return answers
+
+
+def _json_ok(description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _query(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "description": description, "schema": schema}
+
+
+def _choice(choices: list[tuple[str, Any]]) -> dict[str, Any]:
+    return {"enum": [value for value, _label in choices] + [""]}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}

@@ -1,0 +1,155 @@
+"""What a pipeline does with the API: store dumps, list them, read and record checks, read reports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from citeview.dumps.models import Dump
+from tests.builders import sonar_object
+from tests.conftest import own_fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def store(client, raw: bytes, query: str = "", content_type: str = "application/json"):
+    return client.generic("POST", f"/api/dumps{query}", raw, content_type=content_type)
+
+
+def sonar(text: str) -> bytes:
+    return json.dumps(sonar_object(text, ["https://example.jp/a"]), ensure_ascii=False).encode()
+
+
+def first_citation(client, dump_id: int) -> dict:
+    items = client.get(f"/api/dumps/{dump_id}/checks").json()["items"]
+    return next(item for item in items if item["kind"] == "citation")
+
+
+def test_a_dump_is_stored_with_title_tags_and_provider(editor_api):
+    response = store(editor_api, sonar("東京の人口[1]"), "?title=人口の確認&tags=人口,2026-Q3&provider=perplexity")
+    assert response.status_code == 201
+    dump = Dump.objects.get()
+    assert dump.title == "人口の確認" and sorted(dump.tags.values_list("name", flat=True)) == ["2026-Q3", "人口"]
+    assert response.json()["responses"][0]["provider"] == "perplexity"
+
+
+def test_invalid_title_or_tags_are_400_and_nothing_is_stored(editor_api):
+    response = store(editor_api, sonar("x[1]"), "?title=" + "t" * 201)
+    assert response.status_code == 400 and "title" in response.json()["error"]["fields"]
+    assert not Dump.objects.exists()
+
+
+def test_an_unknown_provider_hint_is_400(editor_api):
+    response = store(editor_api, sonar("x[1]"), "?provider=acme")
+    assert response.status_code == 400 and response.json()["error"]["code"] == "unknown_provider"
+
+
+def test_the_list_filters_and_pages_like_the_web_list(editor_api):
+    for n in range(3):
+        store(editor_api, sonar(f"回答 {n}[1]"), f"?tags={'夜間' if n else '朝'}")
+    store(editor_api, own_fixture("claude-ja-documents-exchange.json"))
+    everything = editor_api.get("/api/dumps").json()
+    assert everything["count"] == 4 and everything["next"] is None
+    assert [d["title"] for d in everything["results"]][-1] == "回答 0"  # newest first
+    tagged = editor_api.get("/api/dumps", {"tag": "夜間"}).json()
+    assert tagged["count"] == 2 and all("夜間" in d["tags"] for d in tagged["results"])
+    assert editor_api.get("/api/dumps", {"provider": "anthropic"}).json()["count"] == 1
+    assert editor_api.get("/api/dumps", {"q": "回答 2"}).json()["count"] == 1
+    first = editor_api.get("/api/dumps", {"page_size": 3}).json()
+    second = editor_api.get(first["next"]).json()
+    assert len(first["results"]) == 3 and len(second["results"]) == 1 and second["previous"]
+    assert {d["id"] for d in first["results"] + second["results"]} == set(Dump.objects.values_list("pk", flat=True))
+
+
+@pytest.mark.parametrize(
+    ("query", "status"),
+    [({"status": "sideways"}, 400), ({"page": "two"}, 400), ({"page_size": "500"}, 400), ({"page": "9"}, 404)],
+)
+def test_a_bad_list_query_says_what_is_wrong(editor_api, query, status):
+    response = editor_api.get("/api/dumps", query)
+    assert response.status_code == status and response.json()["error"]["message"]
+
+
+def test_a_check_is_recorded_with_the_version_it_was_made_against(editor_api, editor):
+    dump_id = store(editor_api, own_fixture("claude-ja-documents-exchange.json")).json()["id"]
+    item = first_citation(editor_api, dump_id)
+    assert item["version"] == 0 and item["checks"] == [] and item["source"]["key"]
+    posted = {"item": item["key"], "version": 0, "verdict": "partial", "subject": "yes", "note": "年が違う"}
+    saved = editor_api.post(f"/api/dumps/{dump_id}/checks", posted, "application/json")
+    assert saved.status_code == 201
+    body = saved.json()
+    assert body["version"] == 1 and body["checks"][0]["verdict"] == "partial"
+    assert body["checks"][0]["editor"] == editor.username and body["checks"][0]["note"] == "年が違う"
+    assert Dump.objects.get().checked_item_count == 1
+    stale = editor_api.post(f"/api/dumps/{dump_id}/checks", {**posted, "verdict": "none"}, "application/json")
+    assert stale.status_code == 409 and stale.json()["error"]["version"] == 1
+    again = editor_api.post(
+        f"/api/dumps/{dump_id}/checks", {**posted, "version": 1, "verdict": "none"}, "application/json"
+    )
+    assert again.status_code == 201 and again.json()["checks"][0]["verdict"] == "none"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ("not json", 400, "invalid_json"),
+        ('["a list"]', 400, "invalid_check"),
+        ('{"item": "r9-c9", "version": 0}', 404, "not_found"),
+        ('{"item": "ITEM", "version": 0, "verdict": "maybe"}', 400, "invalid_input"),
+        ('{"item": "ITEM", "version": 0, "verdict": ["complete"]}', 400, "invalid_check"),
+        ('{"item": "ITEM", "verdict": "complete"}', 400, "invalid_input"),
+    ],
+)
+def test_a_bad_check_says_what_is_wrong_and_records_nothing(editor_api, body, status, code):
+    dump_id = store(editor_api, own_fixture("claude-ja-documents-exchange.json")).json()["id"]
+    body = body.replace("ITEM", first_citation(editor_api, dump_id)["key"])
+    response = editor_api.generic("POST", f"/api/dumps/{dump_id}/checks", body, content_type="application/json")
+    assert response.status_code == status and response.json()["error"]["code"] == code
+    assert first_citation(editor_api, dump_id)["checks"] == []
+
+
+def test_an_editor_sees_others_checks_only_after_their_own(editor_api, django_user_model):
+    from citeview.accounts.tokens import token_create
+    from tests.api.conftest import bearer_client
+    from tests.conftest import user_with_role
+
+    dump_id = store(editor_api, own_fixture("claude-ja-documents-exchange.json")).json()["id"]
+    item = first_citation(editor_api, dump_id)
+    editor_api.post(
+        f"/api/dumps/{dump_id}/checks", {"item": item["key"], "version": 0, "verdict": "complete"}, "application/json"
+    )
+    other = bearer_client(token_create(user=user_with_role(django_user_model, "jiro", "editor"), name="t")[1])
+    before = other.get(f"/api/dumps/{dump_id}/checks").json()
+    assert before["hidden_until_you_check"] == 1 and first_citation(other, dump_id)["checks"] == []
+    other.post(
+        f"/api/dumps/{dump_id}/checks", {"item": item["key"], "version": 1, "verdict": "none"}, "application/json"
+    )
+    assert len(first_citation(other, dump_id)["checks"]) == 2
+
+
+def test_the_report_comes_as_json_and_markdown(editor_api):
+    dump_id = store(editor_api, own_fixture("claude-ja-documents-exchange.json"), "?title=報告テスト").json()["id"]
+    item = first_citation(editor_api, dump_id)
+    editor_api.post(
+        f"/api/dumps/{dump_id}/checks", {"item": item["key"], "version": 0, "verdict": "complete"}, "application/json"
+    )
+    report = editor_api.get(f"/api/dumps/{dump_id}/report").json()
+    assert report["citeview_report"] == 1 and report["dump"]["title"] == "報告テスト"
+    assert report["responses"][0]["verdicts"][0]["verdict"] == "complete"
+    markdown = editor_api.get(f"/api/dumps/{dump_id}/report.md")
+    assert markdown["Content-Type"].startswith("text/markdown") and "報告テスト" in markdown.content.decode()
+
+
+def test_the_metrics_are_the_figures_page_as_json(editor_api):
+    store(editor_api, own_fixture("claude-ja-documents-exchange.json"), "?tags=週次")
+    figures = editor_api.get("/api/metrics", {"tag": "週次"}).json()
+    assert figures["filters"] == {"tag": "週次"} and "overall" in figures
+    assert editor_api.get("/api/metrics", {"since": "yesterday"}).status_code == 400
+
+
+def test_missing_dumps_and_unknown_paths_are_json_404s(editor_api):
+    for path in ("/api/dumps/999", "/api/dumps/999/checks", "/api/dumps/999/report", "/api/nothing/here"):
+        response = editor_api.get(path)
+        assert response.status_code == 404 and response.json()["error"]["code"] == "not_found", path
+    assert editor_api.get(f"/api/dumps/{2**70}").status_code == 404

@@ -1,0 +1,152 @@
+"""Bulk import: a .zip of dumps or JSON Lines of responses, on the page, through the API and the command.
+Every entry gets its own result, and one bad entry never stops the others."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+
+from citeview.dumps.models import Dump
+from tests.builders import sonar_object
+from tests.conftest import own_fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def sonar(text: str) -> bytes:
+    return json.dumps(sonar_object(text, ["https://example.jp/a"]), ensure_ascii=False).encode()
+
+
+def archive(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for name, data in files.items():
+            zipped.writestr(name, data)
+    return buffer.getvalue()
+
+
+MIXED = {
+    "run/一つ目.json": sonar("一つ目の回答[1]"),
+    "run/stream.sse": own_fixture("agent-seed-incomplete.sse"),
+    "run/壊れた.json": b'{"choices": [',
+    "run/again.json": sonar("一つ目の回答[1]"),
+    "__MACOSX/run/._一つ目.json": b"\x00\x05\x16\x07",
+    "run/.DS_Store": b"\x00\x00\x00\x01Bud1",
+}
+
+
+def api_import(client, data: bytes, content_type: str = "application/zip", name: str = "batch.zip"):
+    return client.generic("POST", "/api/imports", data, content_type=content_type, headers={"X-Filename": name})
+
+
+def test_a_zip_through_the_api_stores_each_file_and_reports_the_bad_one(editor_api):
+    body = api_import(editor_api, archive(MIXED)).json()
+    assert (body["stored"], body["already_stored"], body["errors"]) == (2, 1, 1)
+    outcomes = {r["name"]: r for r in body["results"]}
+    assert set(outcomes) == {f"batch.zip: run/{n}" for n in ("一つ目.json", "stream.sse", "壊れた.json", "again.json")}
+    assert outcomes["batch.zip: run/壊れた.json"]["error"]["code"] == "truncated_json"
+    assert outcomes["batch.zip: run/again.json"]["id"] == outcomes["batch.zip: run/一つ目.json"]["id"]
+    assert sorted(Dump.objects.values_list("filename", flat=True)) == ["stream.sse", "一つ目.json"]
+
+
+def test_json_lines_store_one_dump_a_line(editor_api):
+    lines = b"\n".join([sonar("一行目[1]"), b"", sonar("二行目[1]"), b'{"no": "provider"}']) + b"\n"
+    body = api_import(editor_api, lines, "application/x-ndjson", "answers.jsonl").json()
+    assert (body["stored"], body["errors"]) == (2, 1)
+    assert body["results"][2] == {
+        "name": "answers.jsonl, line 4",
+        "outcome": "error",
+        "error": {"code": "unknown_provider", "message": body["results"][2]["error"]["message"]},
+    }
+    assert sorted(Dump.objects.values_list("filename", flat=True)) == ["answers-line-1.json", "answers-line-3.json"]
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"", "empty"),
+        (b"PK\x03\x04 not really a zip", "invalid_zip"),
+        (json.dumps(sonar_object("x", []), indent=2).encode(), "not_jsonl"),
+        (archive({"__MACOSX/x": b"junk"}), "empty"),
+    ],
+)
+def test_a_file_that_is_no_import_at_all_is_refused_with_the_reason(editor_api, data, code):
+    response = api_import(editor_api, data)
+    assert response.status_code == 400 and response.json()["error"]["code"] == code
+
+
+def test_a_dump_in_the_zip_over_the_dump_limit_is_refused_alone(editor_api, settings):
+    settings.CITEVIEW_MAX_DUMP_BYTES = 2000
+    body = api_import(
+        editor_api, archive({"small.json": sonar("短い[1]"), "big.json": sonar("長い" * 2000 + "[1]")})
+    ).json()
+    assert body["stored"] == 1 and body["results"][1]["error"]["code"] == "too_large"
+
+
+def test_an_import_over_the_import_limit_is_413(editor_api, settings):
+    settings.CITEVIEW_MAX_IMPORT_BYTES = 100
+    response = api_import(editor_api, archive(MIXED))
+    assert response.status_code == 413 and response.json()["error"]["code"] == "too_large"
+
+
+def test_reviewers_do_not_import(reviewer_api):
+    assert api_import(reviewer_api, archive(MIXED)).status_code == 403
+
+
+def test_the_page_shows_each_file_as_it_is_stored_then_a_summary(editor_client):
+    response = editor_client.post("/imports/", {"file": SimpleUploadedFile("batch.zip", archive(MIXED))})
+    assert response.status_code == 200 and response.streaming
+    chunks = [chunk.decode() for chunk in response.streaming_content]
+    rows = [c for c in chunks if c.startswith('<li class="cv-import-row')]
+    assert len(rows) == 4 and "1 / 4" in rows[0] and "4 / 4" in rows[3]
+    page = "".join(chunks)
+    assert "stored as dump" in page and "already stored as dump" in page and "ends in the middle" not in page
+    assert "2 stored" in page and "1 already stored" in page and "1 could not be stored" in page
+    assert page.count("<html") == 1 and page.rstrip().endswith("</html>")
+
+
+def test_the_page_speaks_japanese_while_it_streams(editor_client):
+    response = editor_client.post(
+        "/imports/", {"file": SimpleUploadedFile("batch.zip", archive(MIXED))}, HTTP_ACCEPT_LANGUAGE="ja"
+    )
+    page = b"".join(response.streaming_content).decode()
+    assert 'lang="ja"' in page and "件" in page
+
+
+def test_a_bad_import_file_on_the_page_is_an_error_in_the_form(editor_client):
+    response = editor_client.post("/imports/", {"file": SimpleUploadedFile("a.jsonl", b"not json\n")})
+    assert response.status_code == 400 and "JSON Lines" in response.content.decode()
+
+
+def test_the_import_page_is_for_editors(client, reviewer, editor_client):
+    assert editor_client.get("/imports/").status_code == 200
+    client.force_login(reviewer)
+    assert client.get("/imports/").status_code == 403
+
+
+def test_the_command_imports_paths_with_progress_and_fails_at_the_end(tmp_path, editor):
+    (tmp_path / "batch.zip").write_bytes(archive(MIXED))
+    (tmp_path / "answers.jsonl").write_bytes(sonar("行[1]") + b"\n")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "one.sse").write_bytes(own_fixture("sonar-stream-full-mode-crlf.sse"))
+    out = io.StringIO()
+    paths = [tmp_path / "batch.zip", tmp_path / "answers.jsonl", folder, tmp_path / "missing.json"]
+    with pytest.raises(CommandError, match="4 stored, 1 already stored, 2 could not be stored"):
+        call_command("importdumps", *map(str, paths), "--user", editor.username, stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("[1/7]") and "missing.json" in lines[0] and len(lines) == 7
+    assert any(line.startswith("[7/7]") for line in lines)
+    assert Dump.objects.filter(uploaded_by=editor).count() == 4
+
+
+def test_the_command_succeeds_quietly_when_all_is_stored(tmp_path):
+    (tmp_path / "a.json").write_bytes(sonar("一つ[1]"))
+    out = io.StringIO()
+    call_command("importdumps", str(tmp_path / "a.json"), stdout=out)
+    assert "1 stored, 0 already stored, 0 could not be stored" in out.getvalue()
