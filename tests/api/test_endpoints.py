@@ -153,3 +153,30 @@ def test_missing_dumps_and_unknown_paths_are_json_404s(editor_api):
         response = editor_api.get(path)
         assert response.status_code == 404 and response.json()["error"]["code"] == "not_found", path
     assert editor_api.get(f"/api/dumps/{2**70}").status_code == 404
+
+
+def test_a_script_stores_hundreds_of_dumps_and_reads_their_verdicts_back(editor_api):
+    """The issue's promise, through the documented API only: store, page through, check, report."""
+    ids = []
+    for n in range(200):
+        response = store(editor_api, sonar(f"回答 {n} の数字は {n * 7}[1]"), "?tags=batch-200")
+        assert response.status_code == 201
+        ids.append(response.json()["id"])
+    listed, url = [], "/api/dumps?tag=batch-200&page_size=80"
+    while url:
+        page = editor_api.get(url).json()
+        listed += [d["id"] for d in page["results"]]
+        url = page["next"]
+    assert sorted(listed) == sorted(ids)
+    for dump_id in ids[:20]:
+        item = first_citation(editor_api, dump_id)
+        saved = editor_api.post(
+            f"/api/dumps/{dump_id}/checks",
+            {"item": item["key"], "version": item["version"], "verdict": "complete"},
+            "application/json",
+        )
+        assert saved.status_code == 201
+    reports = [editor_api.get(f"/api/dumps/{dump_id}/report").json() for dump_id in ids[:20]]
+    assert all(r["responses"][0]["verdicts"][0]["verdict"] == "complete" for r in reports)
+    done = editor_api.get("/api/dumps", {"tag": "batch-200", "progress": "done", "page_size": 200}).json()
+    assert done["count"] == 20

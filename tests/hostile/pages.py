@@ -41,7 +41,7 @@ OUR_ATTRIBUTES = _words(
     """id class href src rel target title type name value method action enctype for lang charset content
     defer role tabindex hidden open autofocus accept rows cols required checked selected maxlength min max
     datetime colspan scope start download sandbox referrerpolicy loading spellcheck autocomplete
-    multiple disabled"""
+    multiple disabled readonly"""
 )
 URL_ATTRIBUTES = _words(
     """href src action formaction xlink:href data poster background cite longdesc srcset ping manifest
@@ -51,7 +51,7 @@ URL_ATTRIBUTES = _words(
 # The ids our pages generate: fixed ones in the templates, Django's `id_<field>` (radio buttons add
 # `_<n>`), and the answer's ids, all numbered by position, never taken from the dump.
 OUR_IDS = re.compile(
-    r"^(?:main|(?:intake|list|review)-(?:title|error)|report-\d+"
+    r"^(?:main|(?:intake|list|review|import|account|tokens)-(?:title|error)|report-\d+|new-token"
     r"|id_[a-z_]+(?:_\d+)?"
     r"|cv-(?:keys|check-form|(?:item|others|comments|conflict)-title)"
     r"|cv-r\d+(?:-(?:sources-title|evidence-title|src-\d+|cite-\d+(?:-\d+)?(?:-card)?|unresolved-\d+(?:-tip)?))?)$"
@@ -61,7 +61,7 @@ OUR_NAMES = _words(
     """csrfmiddlewaretoken next language text file request_text request_file q provider status tag
     assignee progress title tags version verdict subject time conditions evidence_quote note
     verification_worthy supported_together seen_verification_worthy seen_supported_together item_key
-    viewport color-scheme"""
+    name viewport color-scheme"""
 )
 SUGGESTIONS_SRC = re.compile(r"^/dumps/\d+/responses/\d+/search-suggestions$")
 SUGGESTIONS_SANDBOX = "allow-popups allow-popups-to-escape-sandbox"

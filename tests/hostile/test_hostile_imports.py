@@ -1,0 +1,41 @@
+"""Hostile names in a bulk import, and in a token's name, stay inert and readable on the pages."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from tests.hostile.corpus import TEXT, params
+from tests.hostile.dumps import agent_dump
+from tests.hostile.pages import assert_escaped, assert_inert, norm, shown_text
+
+pytestmark = pytest.mark.django_db
+
+
+def zipped(name: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(f"{name}.json", agent_dump(answer="ok"))
+        archive.writestr(f"{name}-broken.json", b'{"choices": [')
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("name", params(TEXT))
+def test_file_names_in_an_import(editor_client, name):
+    response = editor_client.post("/imports/", {"file": SimpleUploadedFile("batch.zip", zipped(name))})
+    page = b"".join(response.streaming_content).decode()
+    assert_inert(page)
+    assert_escaped(page, name)
+    shown = shown_text(page, cls="cv-import-name")
+    assert "stored as dump" in page and "could not be stored" in page
+    assert norm(name.replace("\\", "/").split("/")[-1].strip()) in shown or not name.strip("/\\ ")
+
+
+@pytest.mark.parametrize("name", params(TEXT))
+def test_token_names(editor_client, name):
+    page = editor_client.post("/accounts/", {"name": name[:100]}).content.decode()
+    assert_inert(page)
+    assert_escaped(page, name[:100])
