@@ -13,6 +13,7 @@ from citeview.accounts.tokens import token_user
 from citeview.review import roles
 
 API_PREFIX = "/api/"
+OPENAPI_PATH = "/api/openapi.json"  # public: read without any credentials
 
 
 class BearerTokenMiddleware:
@@ -25,7 +26,7 @@ class BearerTokenMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         header = request.headers.get("Authorization")
-        if header is None or not request.path.startswith(API_PREFIX):
+        if header is None or not request.path.startswith(API_PREFIX) or request.path == OPENAPI_PATH:
             return self.get_response(request)
         scheme, _space, key = header.strip().partition(" ")
         if scheme.lower() != "bearer" or not key.strip():

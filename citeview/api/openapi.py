@@ -54,7 +54,10 @@ def _paths() -> dict[str, Any]:
                 "operationId": "openapi",
                 "summary": "This document.",
                 "security": [],
-                "responses": {"200": _json_ok("The OpenAPI document.", {"type": "object"})},
+                "responses": {
+                    "200": _json_ok("The OpenAPI document.", {"type": "object"}),
+                    "405": {"$ref": "#/components/responses/405"},
+                },
             }
         },
         "/api/dumps": {
@@ -408,7 +411,9 @@ def _schemas() -> dict[str, Any]:
             "type": "object",
             "description": (
                 "A citation needs a verdict; a statement that cites nothing needs verification_worthy. "
-                "Fields an item does not have are ignored."
+                "The check replaces your earlier check of the item, so send every field you want kept; "
+                "verification_worthy and supported_together, which a statement's citations share, are "
+                "written only when sent. Fields an item does not have are ignored."
             ),
             "required": ["item", "version"],
             "properties": {

@@ -8,6 +8,7 @@ Every error is ``{"error": {"code": ..., "message": ...}}`` with a 4xx status.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django.conf import settings
@@ -15,7 +16,6 @@ from django.contrib.auth.decorators import login_not_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.csrf import csrf_failure as default_csrf_failure
-from django.views.decorators.http import require_GET
 
 from citeview.api.auth import api_endpoint, api_error
 from citeview.api.openapi import MAX_ID, openapi_document
@@ -52,12 +52,14 @@ IMPORT_CONTENT_TYPES = {"", "application/zip", "application/x-ndjson", "applicat
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 MAX_CHECK_BYTES = 1024 * 1024
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 JSON_OPTIONS = {"ensure_ascii": False}
 
 
 @login_not_required
-@require_GET
 def openapi(request: HttpRequest) -> JsonResponse:
+    if request.method not in ("GET", "HEAD"):
+        return api_error(405, "method_not_allowed", "Use GET.", allow="GET")
     return JsonResponse(openapi_document(), json_dumps_params=JSON_OPTIONS)
 
 
@@ -193,7 +195,7 @@ def _record_check(request: HttpRequest, dump: Dump) -> HttpResponse:
         return api_error(413, "too_large", f"A check is at most {MAX_CHECK_BYTES:,} bytes of JSON.")
     try:
         posted = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return api_error(400, "invalid_json", "Send the check as a JSON object.")
     if not isinstance(posted, dict) or not isinstance(posted.get("item"), str):
         return api_error(400, "invalid_check", 'Send a JSON object with "item" (the item\'s key) and "version".')
@@ -202,17 +204,22 @@ def _record_check(request: HttpRequest, dump: Dump) -> HttpResponse:
         return api_error(404, "not_found", f"Dump {dump.pk} has no item {posted['item']!r}.")
     if any(not isinstance(v, (str, int)) or isinstance(v, bool) for k, v in posted.items() if k != "item"):
         return api_error(400, "invalid_check", "Every value must be a string (and the version a number).")
+    if any(isinstance(v, str) and _LONE_SURROGATE.search(v) for v in posted.values()):
+        return api_error(400, "invalid_check", "A value holds half of a character (a lone surrogate escape).")
     form = CheckForm({k: str(v) for k, v in posted.items()}, cites=item.citation is not None)
     if not form.is_valid():
         return _invalid(form.errors)
+    # The statement-wide answers are shared by the statement's citations: only those sent are written.
+    statement_values = {k: v for k, v in form.statement_values().items() if k in posted}
     try:
         check_save(
             dump=dump,
             item=item,
             editor=request.user,
             values=form.check_values(),
-            statement_values=form.statement_values(),
+            statement_values=statement_values,
             seen_version=form.cleaned_data["version"],
+            seen_statement=form.seen_statement(),
         )
     except CheckConflict as conflict:
         return api_error(

@@ -86,7 +86,9 @@ def bulk_import(request: HttpRequest) -> HttpResponse:
     except DumpError as error:
         form.add_error("file", error.phrase.text(gettext))
         return import_page(request, form, status=status_for(error))
-    response = StreamingHttpResponse(_import_progress(request, entries), content_type="text/html; charset=utf-8")
+    # The page around the rows is rendered now, within the request: its messages are then used up.
+    page = render_to_string("dumps/import.html", {"total": len(entries), **_import_limits()}, request)
+    response = StreamingHttpResponse(_import_progress(request, entries, page), content_type="text/html; charset=utf-8")
     response["X-Accel-Buffering"] = "no"  # a proxy must pass each row on, not wait for the end
     return response
 
@@ -106,10 +108,9 @@ def _import_limits() -> dict[str, float]:
     }
 
 
-def _import_progress(request: HttpRequest, entries: list[ImportEntry]) -> Iterator[str]:
+def _import_progress(request: HttpRequest, entries: list[ImportEntry], page: str) -> Iterator[str]:
     """The page up to its list, a row per dump as it is stored, then the summary and the rest."""
     language = translation.get_language()
-    page = render_to_string("dumps/import.html", {"total": len(entries), **_import_limits()}, request)
     head, rest = page.split(IMPORT_ROWS_PLACE)
     middle, end = rest.split(IMPORT_SUMMARY_PLACE)
     yield head

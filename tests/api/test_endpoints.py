@@ -99,6 +99,8 @@ def test_a_check_is_recorded_with_the_version_it_was_made_against(editor_api, ed
         ('{"item": "ITEM", "version": 0, "verdict": "maybe"}', 400, "invalid_input"),
         ('{"item": "ITEM", "version": 0, "verdict": ["complete"]}', 400, "invalid_check"),
         ('{"item": "ITEM", "verdict": "complete"}', 400, "invalid_input"),
+        ('{"item": "ITEM", "version": 0, "verdict": "complete", "note": "\\ud800"}', 400, "invalid_check"),
+        ("[" * 100_000, 400, "invalid_json"),
     ],
 )
 def test_a_bad_check_says_what_is_wrong_and_records_nothing(editor_api, body, status, code):
@@ -180,3 +182,25 @@ def test_a_script_stores_hundreds_of_dumps_and_reads_their_verdicts_back(editor_
     assert all(r["responses"][0]["verdicts"][0]["verdict"] == "complete" for r in reports)
     done = editor_api.get("/api/dumps", {"tag": "batch-200", "progress": "done", "page_size": 200}).json()
     assert done["count"] == 20
+
+
+def test_statement_answers_are_kept_when_a_later_check_leaves_them_out(editor_api):
+    dump_id = store(editor_api, own_fixture("claude-ja-documents-exchange.json")).json()["id"]
+    items = [i for i in editor_api.get(f"/api/dumps/{dump_id}/checks").json()["items"] if i["kind"] == "citation"]
+    shared = [i for i in items if i["statement"] == items[0]["statement"]]
+    first = {"item": shared[0]["key"], "version": 0, "verdict": "complete", "verification_worthy": "yes"}
+    editor_api.post(f"/api/dumps/{dump_id}/checks", {**first, "supported_together": "yes"}, "application/json")
+    last = shared[-1] if len(shared) > 1 else shared[0]
+    version = 0 if len(shared) > 1 else 1
+    saved = editor_api.post(
+        f"/api/dumps/{dump_id}/checks",
+        {"item": last["key"], "version": version, "verdict": "partial"},
+        "application/json",
+    ).json()
+    assert saved["checks"][0]["verification_worthy"] == "yes" and saved["checks"][0]["supported_together"] == "yes"
+
+
+def test_the_document_is_public_and_answers_other_methods_in_json(client):
+    assert client.get("/api/openapi.json", headers={"Authorization": "Bearer wrong"}).status_code == 200
+    response = client.post("/api/openapi.json")
+    assert response.status_code == 405 and response.json()["error"]["code"] == "method_not_allowed"

@@ -70,6 +70,8 @@ def test_json_lines_store_one_dump_a_line(editor_api):
     ("data", "code"),
     [
         (b"", "empty"),
+        (b"\xef\xbb\xbf\n", "empty"),
+        (b"[" * 200_000 + b"\n", "not_jsonl"),
         (b"PK\x03\x04 not really a zip", "invalid_zip"),
         (json.dumps(sonar_object("x", []), indent=2).encode(), "not_jsonl"),
         (archive({"__MACOSX/x": b"junk"}), "empty"),
@@ -140,8 +142,9 @@ def test_the_command_imports_paths_with_progress_and_fails_at_the_end(tmp_path, 
     with pytest.raises(CommandError, match="4 stored, 1 already stored, 2 could not be stored"):
         call_command("importdumps", *map(str, paths), "--user", editor.username, stdout=out)
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith("[1/7]") and "missing.json" in lines[0] and len(lines) == 7
-    assert any(line.startswith("[7/7]") for line in lines)
+    assert lines[0] == f"[1/4] {tmp_path / 'batch.zip'}: 4 dumps"
+    assert lines[1].startswith("  [1/4] ") and lines[4].startswith("  [4/4] ")
+    assert lines[5].startswith("[2/4] ") and lines[-1].startswith("[4/4] ") and "cannot be read" in lines[-1]
     assert Dump.objects.filter(uploaded_by=editor).count() == 4
 
 
@@ -150,3 +153,32 @@ def test_the_command_succeeds_quietly_when_all_is_stored(tmp_path):
     out = io.StringIO()
     call_command("importdumps", str(tmp_path / "a.json"), stdout=out)
     assert "1 stored, 0 already stored, 0 could not be stored" in out.getvalue()
+
+
+def test_a_zip_that_unpacks_to_too_much_stops_reading_but_reports_every_entry(editor_api, monkeypatch):
+    monkeypatch.setattr("citeview.core.bulk.MAX_UNPACKED_BYTES", 3000)
+    files = {f"{n}.json": sonar(f"回答 {n} " + "あ" * 200 + "[1]") for n in range(5)}
+    body = api_import(editor_api, archive(files)).json()
+    assert body["stored"] >= 1 and body["errors"] >= 1 and len(body["results"]) == 5
+    assert all(r["error"]["code"] == "too_large" for r in body["results"][body["stored"] :])
+
+
+def test_a_damaged_entry_is_an_error_of_its_own(editor_api):
+    data = bytearray(archive({"a.json": sonar("一" * 3000 + "[1]"), "b.json": sonar("二[1]")}))
+    start = data.index(b"a.json") + len(b"a.json")
+    data[start + 20 : start + 60] = b"\x00" * 40  # corrupt a's compressed bytes, not b's
+    body = api_import(editor_api, bytes(data)).json()
+    outcomes = {r["name"]: r for r in body["results"]}
+    assert outcomes["batch.zip: a.json"]["error"]["code"] == "invalid_zip"
+    assert outcomes["batch.zip: b.json"]["outcome"] == "stored"
+
+
+def test_a_waiting_message_is_shown_on_the_import_page_once(editor_client):
+    raw = sonar("一度だけ[1]")
+    editor_client.post("/", {"file": SimpleUploadedFile("a.json", raw)})
+    editor_client.post("/", {"file": SimpleUploadedFile("a.json", raw)})  # leaves "stored already" waiting
+    response = editor_client.post(
+        "/imports/", {"file": SimpleUploadedFile("b.zip", archive({"b.json": sonar("別[1]")}))}
+    )
+    assert "stored already" in b"".join(response.streaming_content).decode()
+    assert "stored already" not in editor_client.get("/").content.decode()

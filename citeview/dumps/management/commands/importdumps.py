@@ -1,8 +1,9 @@
 """``python manage.py importdumps PATH... [--user NAME]``: store many dumps, one line of progress each.
 
 A PATH is a ``.zip`` of dump files, a JSON Lines file (``.jsonl``, ``.ndjson``: one whole response per
-line), a folder (each file in it, by name), or one dump file. One that cannot be stored is reported
-with the reason, and the others are stored all the same; the command then exits with status 1.
+line), a folder (each file in it, by name), or one dump file. Files are read one at a time, each when
+its turn comes. One that cannot be stored is reported with the reason, and the others are stored all
+the same; the command then exits with status 1.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from citeview.core.bulk import ImportEntry
-from citeview.core.errors import DumpError
+from citeview.core.errors import DumpError, too_large_error
 from citeview.core.phrases import phrase
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, ImportResult, import_entries, import_results
 
@@ -30,20 +32,27 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         user = self._user(options["user"])
-        entries, unreadable = self._entries([Path(p) for p in options["paths"]])
-        results = list(unreadable)
-        for result in unreadable:
-            self._report(result, len(results), len(entries) + len(unreadable))
-        total = len(entries) + len(unreadable)
-        for result in import_results(entries, uploaded_by=user):
-            results.append(result)
-            self._report(result, len(results), total)
-        counts = {
-            outcome: sum(1 for r in results if r.outcome == outcome) for outcome in (STORED, ALREADY_STORED, ERROR)
-        }
-        summary = (
-            f"{counts[STORED]} stored, {counts[ALREADY_STORED]} already stored, {counts[ERROR]} could not be stored"
-        )
+        files = [file for path in options["paths"] for file in _files(Path(path))]
+        counts = dict.fromkeys((STORED, ALREADY_STORED, ERROR), 0)
+        for number, file in enumerate(files, 1):
+            place = f"[{number}/{len(files)}]"
+            if file.suffix.lower() not in SPLIT_SUFFIXES:
+                entry = ImportEntry(str(file), file.name, lambda file=file: _read(file, settings.CITEVIEW_MAX_DUMP_BYTES))
+                for result in import_results([entry], uploaded_by=user):
+                    counts[result.outcome] += 1
+                    self._report(place, result)
+                continue
+            try:
+                entries = import_entries(str(file), _read(file, settings.CITEVIEW_MAX_IMPORT_BYTES))
+            except DumpError as error:
+                counts[ERROR] += 1
+                self._report(place, ImportResult(str(file), ERROR, error=error))
+                continue
+            self.stdout.write(f"{place} {file}: {len(entries)} dumps")
+            for inner, result in enumerate(import_results(entries, uploaded_by=user), 1):
+                counts[result.outcome] += 1
+                self._report(f"  [{inner}/{len(entries)}]", result)
+        summary = f"{counts[STORED]} stored, {counts[ALREADY_STORED]} already stored, {counts[ERROR]} could not be stored"
         if counts[ERROR]:
             raise CommandError(summary)
         self.stdout.write(self.style.SUCCESS(summary))
@@ -56,41 +65,30 @@ class Command(BaseCommand):
         except get_user_model().DoesNotExist:
             raise CommandError(f"There is no user {name!r}.") from None
 
-    def _entries(self, paths: list[Path]) -> tuple[list[ImportEntry], list[ImportResult]]:
-        """Every dump the paths hold, and a failed result for each path that cannot be read at all."""
-        entries: list[ImportEntry] = []
-        unreadable: list[ImportResult] = []
-        for path in paths:
-            files = (
-                sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-                if path.is_dir()
-                else [path]
-            )
-            for file in files:
-                try:
-                    entries.extend(_file_entries(file))
-                except OSError as error:
-                    reason = DumpError(
-                        "unreadable", phrase("The file cannot be read: {reason}.", reason=error.strerror or str(error))
-                    )
-                    unreadable.append(ImportResult(str(file), ERROR, error=reason))
-                except DumpError as error:
-                    unreadable.append(ImportResult(str(file), ERROR, error=error))
-        return entries, unreadable
-
-    def _report(self, result: ImportResult, number: int, total: int) -> None:
-        width = len(str(total))
-        place = f"[{number:>{width}}/{total}] {result.name}: "
+    def _report(self, place: str, result: ImportResult) -> None:
+        line = f"{place} {result.name}: "
         if result.outcome == STORED:
-            self.stdout.write(f"{place}stored as dump {result.dump.pk}")
+            self.stdout.write(f"{line}stored as dump {result.dump.pk}")
         elif result.outcome == ALREADY_STORED:
-            self.stdout.write(f"{place}already stored as dump {result.dump.pk}")
+            self.stdout.write(f"{line}already stored as dump {result.dump.pk}")
         else:
-            self.stdout.write(self.style.ERROR(f"{place}{result.error.message}"))
+            self.stdout.write(self.style.ERROR(f"{line}{result.error.message}"))
 
 
-def _file_entries(path: Path) -> list[ImportEntry]:
-    data = path.read_bytes()
-    if path.suffix.lower() in SPLIT_SUFFIXES:
-        return import_entries(str(path), data)
-    return [ImportEntry(str(path), path.name, lambda: data)]
+def _files(path: Path) -> list[Path]:
+    """A folder's files by name (without hidden ones), or the path itself."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+    return [path]
+
+
+def _read(path: Path, limit: int) -> bytes:
+    """A file's bytes, refused unread beyond ``limit``."""
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise too_large_error(size, limit)
+        return path.read_bytes()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise DumpError("unreadable", phrase("The file cannot be read: {reason}.", reason=reason)) from None
