@@ -37,7 +37,9 @@ class Command(BaseCommand):
         for number, file in enumerate(files, 1):
             place = f"[{number}/{len(files)}]"
             if file.suffix.lower() not in SPLIT_SUFFIXES:
-                entry = ImportEntry(str(file), file.name, lambda file=file: _read(file, settings.CITEVIEW_MAX_DUMP_BYTES))
+                entry = ImportEntry(
+                    str(file), file.name, lambda file=file: _read(file, settings.CITEVIEW_MAX_DUMP_BYTES)
+                )
                 for result in import_results([entry], uploaded_by=user):
                     counts[result.outcome] += 1
                     self._report(place, result)
@@ -52,7 +54,9 @@ class Command(BaseCommand):
             for inner, result in enumerate(import_results(entries, uploaded_by=user), 1):
                 counts[result.outcome] += 1
                 self._report(f"  [{inner}/{len(entries)}]", result)
-        summary = f"{counts[STORED]} stored, {counts[ALREADY_STORED]} already stored, {counts[ERROR]} could not be stored"
+        summary = (
+            f"{counts[STORED]} stored, {counts[ALREADY_STORED]} already stored, {counts[ERROR]} could not be stored"
+        )
         if counts[ERROR]:
             raise CommandError(summary)
         self.stdout.write(self.style.SUCCESS(summary))
