@@ -206,13 +206,18 @@ def _paths() -> dict[str, Any]:
                     "(CITEVIEW_MAX_IMPORT_BYTES), each dump within the dump limit. Editors only."
                 ),
                 "parameters": [
+                    _query(
+                        "tags",
+                        "Tags to add to every dump of the import (those stored before too), separated by commas.",
+                        {"type": "string", "maxLength": 1000},
+                    ),
                     {
                         "name": "X-Filename",
                         "in": "header",
                         "required": False,
                         "description": "The import file's name, to name its entries by.",
                         "schema": {"type": "string", "maxLength": 255},
-                    }
+                    },
                 ],
                 "requestBody": {
                     "required": True,

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.csrf import csrf_failure as default_csrf_failure
@@ -32,7 +33,7 @@ from citeview.dumps.services import dump_ingest
 from citeview.review import roles
 from citeview.review.exports import dump_report
 from citeview.review.figures import FigureFilterForm, team_figures
-from citeview.review.forms import CheckForm, DumpDetailsForm
+from citeview.review.forms import CheckForm, DumpDetailsForm, tag_names
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, ItemState
 from citeview.review.selectors import blind_keys, dump_check_items
 from citeview.review.services import CheckConflict, check_save, dump_organise
@@ -133,6 +134,10 @@ def metrics(request: HttpRequest) -> HttpResponse:
 
 @api_endpoint({"POST": roles.STORE})
 def imports(request: HttpRequest) -> HttpResponse:
+    try:
+        tags = tag_names(request.GET.get("tags", ""))
+    except ValidationError as error:
+        return _invalid({"tags": error.messages})
     body = _raw_body(request, settings.CITEVIEW_MAX_IMPORT_BYTES, IMPORT_CONTENT_TYPES)
     if isinstance(body, HttpResponse):
         return body
@@ -141,7 +146,7 @@ def imports(request: HttpRequest) -> HttpResponse:
         entries = import_entries(name, body)
     except DumpError as error:
         return _dump_error(error)
-    results = list(import_results(entries, uploaded_by=request.user))
+    results = list(import_results(entries, uploaded_by=request.user, tag_names=tags))
     return JsonResponse(_import_json(request, results), json_dumps_params=JSON_OPTIONS)
 
 

@@ -12,8 +12,9 @@ from django.conf import settings
 from citeview.core.bulk import ImportEntry, split_import
 from citeview.core.errors import DumpError
 from citeview.core.phrases import phrase
-from citeview.dumps.models import Dump
+from citeview.dumps.models import Dump, Tag
 from citeview.dumps.services import dump_ingest
+from citeview.review.services import tags_named
 
 logger = logging.getLogger(__name__)
 
@@ -43,15 +44,22 @@ def import_entries(name: str, data: bytes) -> list[ImportEntry]:
     return split_import(name, data, settings.CITEVIEW_MAX_DUMP_BYTES)
 
 
-def import_results(entries: Iterable[ImportEntry], *, uploaded_by: Any) -> Iterator[ImportResult]:
-    """Each entry stored in turn, as it is stored (so that a page or a command can show progress)."""
+def import_results(
+    entries: Iterable[ImportEntry], *, uploaded_by: Any, tag_names: list[str] | None = None
+) -> Iterator[ImportResult]:
+    """Each entry stored in turn, as it is stored (so that a page or a command can show progress).
+    The tags are added to every dump of the import, those stored before included, so that the
+    batch can be found again; no tag a dump has is taken away."""
+    tags = tags_named(tag_names or [])
     for entry in entries:
-        yield _import_one(entry, uploaded_by)
+        yield _import_one(entry, uploaded_by, tags)
 
 
-def _import_one(entry: ImportEntry, uploaded_by: Any) -> ImportResult:
+def _import_one(entry: ImportEntry, uploaded_by: Any, tags: list[Tag]) -> ImportResult:
     try:
         dump, created = dump_ingest(raw=entry.read(), uploaded_by=uploaded_by, filename=entry.filename)
+        if tags:
+            dump.tags.add(*tags)
     except DumpError as error:
         return ImportResult(entry.name, ERROR, error=error)
     except Exception:  # a fault of ours in one entry must not cost the others theirs

@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from citeview.core.detect import PROVIDERS
 from citeview.core.errors import DumpError, too_large_error
 from citeview.dumps.selectors import UNASSIGNED
+from citeview.review.forms import tag_names
 from citeview.review.roles import EDITOR
 
 DUMP_FILE_SUFFIXES = (".json", ".jsonl", ".sse", ".txt")
@@ -88,6 +89,12 @@ class ImportForm(forms.Form):
         label=_("A .zip of dump files, or a JSON Lines file"),
         widget=forms.ClearableFileInput(attrs={"accept": ".zip,.jsonl,.ndjson"}),
     )
+    tags = forms.CharField(
+        label=_("Tags for every dump of the import"),
+        required=False,
+        max_length=1000,
+        help_text=_("Separated by commas, e.g. batch-7, 2026-Q3: the batch can then be found in the list"),
+    )
 
     def clean_file(self) -> object:
         upload = self.cleaned_data["file"]
@@ -95,6 +102,9 @@ class ImportForm(forms.Form):
         if upload.size > limit:
             raise forms.ValidationError(too_large_error(upload.size, limit).phrase.text(gettext), code="too_large")
         return upload
+
+    def clean_tags(self) -> list[str]:
+        return tag_names(self.cleaned_data["tags"])
 
 
 def _too_large_message(size: int) -> str:

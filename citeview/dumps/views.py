@@ -88,7 +88,8 @@ def bulk_import(request: HttpRequest) -> HttpResponse:
         return import_page(request, form, status=status_for(error))
     # The page around the rows is rendered now, within the request: its messages are then used up.
     page = render_to_string("dumps/import.html", {"total": len(entries), **_import_limits()}, request)
-    response = StreamingHttpResponse(_import_progress(request, entries, page), content_type="text/html; charset=utf-8")
+    progress = _import_progress(request, entries, page, form.cleaned_data["tags"])
+    response = StreamingHttpResponse(progress, content_type="text/html; charset=utf-8")
     response["X-Accel-Buffering"] = "no"  # a proxy must pass each row on, not wait for the end
     return response
 
@@ -108,7 +109,7 @@ def _import_limits() -> dict[str, float]:
     }
 
 
-def _import_progress(request: HttpRequest, entries: list[ImportEntry], page: str) -> Iterator[str]:
+def _import_progress(request: HttpRequest, entries: list[ImportEntry], page: str, tags: list[str]) -> Iterator[str]:
     """The page up to its list, a row per dump as it is stored, then the summary and the rest."""
     language = translation.get_language()
     head, rest = page.split(IMPORT_ROWS_PLACE)
@@ -116,7 +117,7 @@ def _import_progress(request: HttpRequest, entries: list[ImportEntry], page: str
     yield head
     counts: Counter[str] = Counter()
     with translation.override(language):  # the rows are written after the view has returned
-        for number, result in enumerate(import_results(entries, uploaded_by=request.user), 1):
+        for number, result in enumerate(import_results(entries, uploaded_by=request.user, tag_names=tags), 1):
             counts[result.outcome] += 1
             message = result.error.phrase.text(gettext) if result.error else ""
             row = {"result": result, "message": message, "number": number, "total": len(entries)}

@@ -12,6 +12,16 @@ from citeview.review.roles import EDITOR
 MAX_TAGS = 20
 
 
+def tag_names(text: str) -> list[str]:
+    """Tags written as the forms take them: separated by commas, each at most 50 characters."""
+    names = list(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+    if any(len(name) > 50 for name in names):
+        raise forms.ValidationError(_("A tag can be at most 50 characters long."))
+    if len(names) > MAX_TAGS:
+        raise forms.ValidationError(_("At most %(count)d tags.") % {"count": MAX_TAGS})
+    return names
+
+
 def _choice(label: str, choices: list[tuple[str, Any]]) -> forms.ChoiceField:
     return forms.ChoiceField(label=label, choices=choices, required=False, widget=forms.RadioSelect)
 
@@ -91,9 +101,4 @@ class DumpDetailsForm(forms.Form):
         )
 
     def clean_tags(self) -> list[str]:
-        names = [name.strip() for name in self.cleaned_data["tags"].split(",") if name.strip()]
-        if any(len(name) > 50 for name in names):
-            raise forms.ValidationError(_("A tag can be at most 50 characters long."))
-        if len(names) > MAX_TAGS:
-            raise forms.ValidationError(_("At most %(count)d tags.") % {"count": MAX_TAGS})
-        return names
+        return tag_names(self.cleaned_data["tags"])

@@ -156,6 +156,11 @@ def dump_recount(*, dump: Dump) -> None:
     Dump.objects.filter(pk=dump.pk).update(checked_item_count=len(keys & set(finished)))
 
 
+def tags_named(names: list[str]) -> list[Tag]:
+    """The tags with these names, made as needed."""
+    return [Tag.objects.get_or_create(name=name)[0] for name in dict.fromkeys(names)]
+
+
 def comment_add(*, dump: Dump, author: Any, text: str, item_key: str = "") -> Comment:
     return Comment.objects.create(dump=dump, author=author, text=text, item_key=item_key)
 
@@ -166,6 +171,5 @@ def dump_organise(*, dump: Dump, title: str, tag_names: list[str], assignee: Any
         dump.title = title
         dump.assignee = assignee
         dump.save(update_fields=["title", "assignee"])
-        tags = [Tag.objects.get_or_create(name=name)[0] for name in dict.fromkeys(tag_names)]
-        dump.tags.set(tags)
+        dump.tags.set(tags_named(tag_names))
     return dump

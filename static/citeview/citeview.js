@@ -172,3 +172,22 @@ document.addEventListener("DOMContentLoaded", () => {
   const answer = footnote.closest(".cv-check-answer");
   if (answer) answer.scrollTop = Math.max(0, footnote.offsetTop - answer.offsetTop - answer.clientHeight / 3);
 });
+
+// A new API token is shown once: a button copies it whole, and says so.
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("button[data-copy]").forEach((button) => {
+    const field = document.getElementById(button.dataset.copy);
+    if (!field) return;
+    button.hidden = false;
+    button.addEventListener("click", async () => {
+      field.select();
+      try {
+        await navigator.clipboard.writeText(field.value);
+        button.textContent = button.dataset.copied;
+      } catch {
+        document.execCommand("copy"); // the field is selected: the browser's own copy still works
+        button.textContent = button.dataset.copied;
+      }
+    });
+  });
+});

@@ -182,3 +182,37 @@ def test_a_waiting_message_is_shown_on_the_import_page_once(editor_client):
     )
     assert "stored already" in b"".join(response.streaming_content).decode()
     assert "stored already" not in editor_client.get("/").content.decode()
+
+
+def test_an_import_tags_every_dump_it_holds_old_and_new(editor_api):
+    old = editor_api.generic(
+        "POST", "/api/dumps?tags=前から", sonar("一つ目の回答[1]"), content_type="application/json"
+    )
+    assert old.status_code == 201
+    response = editor_api.generic(
+        "POST", "/api/imports?tags=batch-7,夜間", archive(MIXED), content_type="application/zip"
+    ).json()
+    assert response["stored"] == 1 and response["already_stored"] == 2
+    for dump in Dump.objects.all():
+        assert {"batch-7", "夜間"} <= set(dump.tags.values_list("name", flat=True))
+    assert "前から" in Dump.objects.get(pk=old.json()["id"]).tags.values_list("name", flat=True)
+    listed = editor_api.get("/api/dumps", {"tag": "batch-7"}).json()
+    assert listed["count"] == 2
+
+
+def test_bad_import_tags_are_refused_before_anything_is_stored(editor_api):
+    response = editor_api.generic(
+        "POST", "/api/imports?tags=" + "長" * 51, archive(MIXED), content_type="application/zip"
+    )
+    assert response.status_code == 400 and "tags" in response.json()["error"]["fields"]
+    assert not Dump.objects.exists()
+
+
+def test_the_page_and_the_command_tag_the_import_too(editor_client, tmp_path):
+    response = editor_client.post(
+        "/imports/", {"file": SimpleUploadedFile("b.zip", archive({"b.json": sonar("別[1]")})), "tags": "ページ"}
+    )
+    b"".join(response.streaming_content)
+    (tmp_path / "c.json").write_bytes(sonar("三[1]"))
+    call_command("importdumps", str(tmp_path / "c.json"), "--tags", "コマンド", stdout=io.StringIO())
+    assert sorted(Dump.objects.values_list("tags__name", flat=True)) == ["コマンド", "ページ"]

@@ -53,6 +53,10 @@ def test_a_token_is_made_shown_once_used_and_revoked(signed_in, live_server):
     page.click(".cv-token-form button[type=submit]")
     key = page.input_value("#new-token")
     assert key.startswith("cv_")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.click("button[data-copy=new-token]")
+    assert page.inner_text("button[data-copy=new-token]") == "コピーしました"
+    assert page.evaluate("navigator.clipboard.readText()") == key
     shoot(page, "account-token")
     api = Client(headers={"Authorization": f"Bearer {key}"})
     assert api.get("/api/dumps").status_code == 200

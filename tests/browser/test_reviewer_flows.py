@@ -23,10 +23,12 @@ def in_viewport(page, selector: str) -> bool:
 
 
 def shoot(page, name: str) -> None:
+    """Screenshots at desktop and phone width; on a phone the page must fit, never scroll sideways."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for width, label in ((1280, "desktop"), (390, "phone")):
         page.set_viewport_size({"width": width, "height": 900})
         page.screenshot(path=str(SCREENSHOTS / f"{name}-{label}.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, f"{name} is wider than {width} px"
     page.set_viewport_size({"width": 1280, "height": 900})
 
 

@@ -1,4 +1,4 @@
-"""``python manage.py importdumps PATH... [--user NAME]``: store many dumps, one line of progress each.
+"""``python manage.py importdumps PATH... [--user NAME] [--tags a,b]``: store many dumps, one line of progress each.
 
 A PATH is a ``.zip`` of dump files, a JSON Lines file (``.jsonl``, ``.ndjson``: one whole response per
 line), a folder (each file in it, by name), or one dump file. Files are read one at a time, each when
@@ -13,12 +13,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from citeview.core.bulk import ImportEntry
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.phrases import phrase
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, ImportResult, import_entries, import_results
+from citeview.review.forms import tag_names
 
 SPLIT_SUFFIXES = {".zip", ".jsonl", ".ndjson"}
 
@@ -29,9 +31,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("paths", nargs="+", metavar="PATH", help="a .zip, a .jsonl, a folder or a dump file")
         parser.add_argument("--user", help="the user the dumps are stored as uploaded by")
+        parser.add_argument("--tags", default="", help="tags for every dump of the import, separated by commas")
 
     def handle(self, *args: Any, **options: Any) -> None:
         user = self._user(options["user"])
+        try:
+            tags = tag_names(options["tags"])
+        except ValidationError as error:
+            raise CommandError(f"--tags: {' '.join(error.messages)}") from None
         files = [file for path in options["paths"] for file in _files(Path(path))]
         counts = dict.fromkeys((STORED, ALREADY_STORED, ERROR), 0)
         for number, file in enumerate(files, 1):
@@ -40,7 +47,7 @@ class Command(BaseCommand):
                 entry = ImportEntry(
                     str(file), file.name, lambda file=file: _read(file, settings.CITEVIEW_MAX_DUMP_BYTES)
                 )
-                for result in import_results([entry], uploaded_by=user):
+                for result in import_results([entry], uploaded_by=user, tag_names=tags):
                     counts[result.outcome] += 1
                     self._report(place, result)
                 continue
@@ -51,7 +58,7 @@ class Command(BaseCommand):
                 self._report(place, ImportResult(str(file), ERROR, error=error))
                 continue
             self.stdout.write(f"{place} {file}: {len(entries)} dumps")
-            for inner, result in enumerate(import_results(entries, uploaded_by=user), 1):
+            for inner, result in enumerate(import_results(entries, uploaded_by=user, tag_names=tags), 1):
                 counts[result.outcome] += 1
                 self._report(f"  [{inner}/{len(entries)}]", result)
         summary = (
