@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 from pathlib import Path
 from typing import Any
 
 import django
 from django.conf import settings
+from django.db import DatabaseError, IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext
@@ -19,6 +21,8 @@ from citeview.core.phrases import phrase_text
 from citeview.core.pretty import pretty_dump_text
 from citeview.core.rendering.answer import response_prefix, source_entries
 from citeview.dumps.models import Dump, DumpPage
+
+logger = logging.getLogger(__name__)
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 _MADE_FROM_SUFFIXES = {".py", ".html", ".mo"}
@@ -32,17 +36,33 @@ def dump_body(dump: Dump) -> SafeString:
     html = current.values_list("html", flat=True).first()
     if html is None:
         html = render_to_string("dumps/_body.html", _body_context(dump))
-        DumpPage.objects.update_or_create(
-            dump=dump, language=language, defaults={"derived_at": dump.derived_at, "made_by": made_by, "html": html}
-        )
+        _keep(dump, language, made_by, html)
     # Our own template's output: every value from the dump in it was escaped or sanitised when it was made.
     return mark_safe(html)
 
 
-@functools.cache
+def _keep(dump: Dump, language: str, made_by: str, html: str) -> None:
+    """Keep a page made now. Keeping is an optimisation: a view never fails because it could not
+    write (a busy SQLite, a read-only replica), and a concurrent first view may have kept it already."""
+    fields = {"derived_at": dump.derived_at, "made_by": made_by, "html": html}
+    try:
+        with transaction.atomic():
+            if not DumpPage.objects.filter(dump=dump, language=language).update(**fields):
+                DumpPage.objects.create(dump=dump, language=language, **fields)
+    except IntegrityError:
+        pass  # another view kept the same page a moment ago
+    except DatabaseError:
+        logger.warning("The viewer page of dump %s could not be kept", dump.pk, exc_info=True)
+
+
 def running_code_fingerprint() -> str:
     """A digest of the code, templates and translations this process runs, so that no kept page
-    outlives a deploy that would render it differently."""
+    outlives a deploy that would render it differently. In development they change under a running
+    server, so it is taken again each time."""
+    return _code_fingerprint() if settings.DEBUG else _cached_code_fingerprint()
+
+
+def _code_fingerprint() -> str:
     digest = hashlib.sha256(django.get_version().encode())
     package = Path(citeview.__file__).parent
     for root in [package, *settings.TEMPLATES[0]["DIRS"], *settings.LOCALE_PATHS]:
@@ -50,6 +70,9 @@ def running_code_fingerprint() -> str:
             if path.suffix in _MADE_FROM_SUFFIXES:
                 digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+_cached_code_fingerprint = functools.cache(_code_fingerprint)
 
 
 def rendered_answers(dump: Dump) -> list[dict[str, Any]]:

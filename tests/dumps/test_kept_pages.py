@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import OperationalError
 
 from citeview.dumps import pages
 from citeview.dumps.models import Dump, DumpPage
@@ -61,15 +62,22 @@ def test_each_language_keeps_its_own_body(editor_client):
     assert sorted(DumpPage.objects.values_list("language", flat=True)) == ["en", "ja"]
 
 
-def test_the_fingerprint_changes_with_a_template(settings, tmp_path):
+def test_the_fingerprint_changes_with_a_template_at_once_in_development(settings, tmp_path):
     template = tmp_path / "page.html"
     template.write_text("<p>one</p>")
     settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [tmp_path]}]
-    pages.running_code_fingerprint.cache_clear()
-    try:
-        before = pages.running_code_fingerprint()
-        template.write_text("<p>two</p>")
-        pages.running_code_fingerprint.cache_clear()
-        assert pages.running_code_fingerprint() != before
-    finally:
-        pages.running_code_fingerprint.cache_clear()
+    settings.DEBUG = True
+    before = pages.running_code_fingerprint()
+    template.write_text("<p>two</p>")
+    assert pages.running_code_fingerprint() != before
+
+
+def test_a_page_that_cannot_be_kept_is_still_shown(editor_client, monkeypatch):
+    editor_client.post("/", {"text": own_fixture("agent-seed-incomplete.sse").decode()})
+
+    def locked(*args, **kwargs):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr("django.db.models.query.QuerySet.create", locked)
+    page = editor_client.get(Dump.objects.get().get_absolute_url())
+    assert page.status_code == 200 and "条件A" in page.content.decode() and not DumpPage.objects.exists()
