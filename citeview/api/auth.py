@@ -8,12 +8,12 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
 
 from citeview.accounts.tokens import token_user
 from citeview.review import roles
 
 API_PREFIX = "/api/"
-OPENAPI_PATH = "/api/openapi.json"  # public: read without any credentials
 
 
 class BearerTokenMiddleware:
@@ -26,7 +26,8 @@ class BearerTokenMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         header = request.headers.get("Authorization")
-        if header is None or not request.path.startswith(API_PREFIX) or request.path == OPENAPI_PATH:
+        # The OpenAPI document is public: read whatever credentials come with it.
+        if header is None or not request.path.startswith(API_PREFIX) or request.path == reverse("api:openapi"):
             return self.get_response(request)
         scheme, _space, key = header.strip().partition(" ")
         if scheme.lower() != "bearer" or not key.strip():
@@ -54,7 +55,7 @@ def api_endpoint(permissions: dict[str, str]) -> Callable[[Callable[..., HttpRes
                 allowed = ", ".join(permissions)
                 return api_error(405, "method_not_allowed", f"Use {allowed}.", allow=allowed)
             if not request.user.has_perm(permission):
-                return api_error(403, "forbidden", _forbidden_message(permission))
+                return api_error(403, "forbidden", _forbidden_message(request.user))
             return view(request, *args, **kwargs)
 
         return checked
@@ -62,8 +63,8 @@ def api_endpoint(permissions: dict[str, str]) -> Callable[[Callable[..., HttpRes
     return decorate
 
 
-def _forbidden_message(permission: str) -> str:
-    if permission == roles.READ:
+def _forbidden_message(user: Any) -> str:
+    if roles.role_name(user) is None:
         return "This account has no role yet: ask staff to make it a reviewer or an editor."
     return "Only editors may do this; this account is a reviewer."
 

@@ -84,13 +84,7 @@ def _paths() -> dict[str, Any]:
                         "Read the dump as this provider or API instead of detecting it.",
                         {"type": "string", "maxLength": 40},
                     ),
-                    {
-                        "name": "X-Filename",
-                        "in": "header",
-                        "required": False,
-                        "description": "The file name to keep with the dump.",
-                        "schema": {"type": "string", "maxLength": 255},
-                    },
+                    _filename_header("The file name to keep with the dump."),
                 ],
                 "requestBody": {
                     "required": True,
@@ -211,13 +205,7 @@ def _paths() -> dict[str, Any]:
                         "Tags to add to every dump of the import (those stored before too), separated by commas.",
                         {"type": "string", "maxLength": 1000},
                     ),
-                    {
-                        "name": "X-Filename",
-                        "in": "header",
-                        "required": False,
-                        "description": "The import file's name, to name its entries by.",
-                        "schema": {"type": "string", "maxLength": 255},
-                    },
+                    _filename_header("The import file's name, to name its entries by."),
                 ],
                 "requestBody": {
                     "required": True,
@@ -514,6 +502,16 @@ def _answers(successes: dict[str, Any], *errors: int) -> dict[str, Any]:
 
 def _json_ok(description: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _filename_header(description: str) -> dict[str, Any]:
+    return {
+        "name": "X-Filename",
+        "in": "header",
+        "required": False,
+        "description": description,
+        "schema": {"type": "string", "maxLength": 255},
+    }
 
 
 def _query(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.forms import CheckForm, DumpDetailsForm, tag_names
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, ItemState
 from citeview.review.selectors import blind_keys, dump_check_items
-from citeview.review.services import CheckConflict, check_save, dump_organise
+from citeview.review.services import CheckConflict, check_save, dump_organise, tags_named
 
 # What a dump may be sent as; form encodings are refused so a body is never half-parsed as a form.
 ACCEPTED_CONTENT_TYPES = {
@@ -71,7 +71,7 @@ def dumps_collection(request: HttpRequest) -> HttpResponse:
     options = DumpDetailsForm(request.GET)  # ?title=&tags=: the same rules as the page's details form
     if not options.is_valid():
         return _invalid(options.errors)
-    raw = _raw_body(request, settings.CITEVIEW_MAX_DUMP_BYTES, ACCEPTED_CONTENT_TYPES)
+    raw = _raw_body(request, settings.CITEVIEW_MAX_DUMP_BYTES, ACCEPTED_CONTENT_TYPES, "text/event-stream")
     if isinstance(raw, HttpResponse):
         return raw
     try:
@@ -138,7 +138,7 @@ def imports(request: HttpRequest) -> HttpResponse:
         tags = tag_names(request.GET.get("tags", ""))
     except ValidationError as error:
         return _invalid({"tags": error.messages})
-    body = _raw_body(request, settings.CITEVIEW_MAX_IMPORT_BYTES, IMPORT_CONTENT_TYPES)
+    body = _raw_body(request, settings.CITEVIEW_MAX_IMPORT_BYTES, IMPORT_CONTENT_TYPES, "application/zip")
     if isinstance(body, HttpResponse):
         return body
     name = request.headers.get("X-Filename", "") or "import"
@@ -146,7 +146,7 @@ def imports(request: HttpRequest) -> HttpResponse:
         entries = import_entries(name, body)
     except DumpError as error:
         return _dump_error(error)
-    results = list(import_results(entries, uploaded_by=request.user, tag_names=tags))
+    results = list(import_results(entries, uploaded_by=request.user, tags=tags_named(tags)))
     return JsonResponse(_import_json(request, results), json_dumps_params=JSON_OPTIONS)
 
 
@@ -169,13 +169,13 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 # --- Reading requests ------------------------------------------------------------------------------
 
 
-def _raw_body(request: HttpRequest, limit: int, content_types: set[str]) -> bytes | HttpResponse:
+def _raw_body(request: HttpRequest, limit: int, content_types: set[str], example: str) -> bytes | HttpResponse:
     content_type = request.content_type or ""
     if content_type not in content_types:
         return api_error(
             415,
             "unsupported_media_type",
-            f"Send the raw bytes as the body (for example {sorted(content_types)[1]}), not {content_type}.",
+            f"Send the raw bytes as the body (for example {example}), not {content_type}.",
         )
     declared = declared_body_size(request)
     if declared > limit:
@@ -233,7 +233,7 @@ def _record_check(request: HttpRequest, dump: Dump) -> HttpResponse:
             "Someone saved this item since that version: read the checks again and send the current version.",
             version=conflict.version,
         )
-    saved = next(i for i in _checks_json(dump, request.user)["items"] if i["key"] == item.key)
+    saved = _checks_json(dump, request.user, [item])["items"][0]
     return JsonResponse(saved, status=201, json_dumps_params=JSON_OPTIONS)
 
 
@@ -306,23 +306,23 @@ def _dump_json(request: HttpRequest, dump: Dump) -> dict[str, Any]:
     return {**dump.result, "id": dump.pk, "url": request.build_absolute_uri(dump.get_absolute_url())}
 
 
-def _checks_json(dump: Dump, user: Any) -> dict[str, Any]:
-    """Every item with its version and the checks ``user`` may see: an editor sees other editors'
-    checks of an item only once their own is finished (blind first), as on the pages."""
+def _checks_json(dump: Dump, user: Any, items: list[CheckItem] | None = None) -> dict[str, Any]:
+    """Every item (or those given) with its version and the checks ``user`` may see: an editor sees
+    other editors' checks of an item only once their own is finished (blind first), as on the pages."""
     visible = blind_keys(user, [dump.pk])
     checks = _checks_by_key(dump)
     versions = dict(ItemState.objects.filter(dump=dump).values_list("key", "version"))
-    items = []
+    described = []
     hidden = 0
-    for item in dump_check_items(dump):
+    for item in dump_check_items(dump) if items is None else items:
         mine_or_shown = [
             c
             for c in checks.get(item.key, [])
             if visible is None or c.editor_id == user.pk or (dump.pk, item.key) in visible
         ]
         hidden += len(checks.get(item.key, [])) - len(mine_or_shown)
-        items.append(_item_json(dump, item, versions.get(item.key, 0), mine_or_shown, checks))
-    return {"dump": dump.pk, "items": items, "hidden_until_you_check": hidden}
+        described.append(_item_json(dump, item, versions.get(item.key, 0), mine_or_shown, checks))
+    return {"dump": dump.pk, "items": described, "hidden_until_you_check": hidden}
 
 
 def _checks_by_key(dump: Dump) -> dict[str, list[Check]]:

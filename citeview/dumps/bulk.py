@@ -14,7 +14,6 @@ from citeview.core.errors import DumpError
 from citeview.core.phrases import phrase
 from citeview.dumps.models import Dump, Tag
 from citeview.dumps.services import dump_ingest
-from citeview.review.services import tags_named
 
 logger = logging.getLogger(__name__)
 
@@ -45,14 +44,13 @@ def import_entries(name: str, data: bytes) -> list[ImportEntry]:
 
 
 def import_results(
-    entries: Iterable[ImportEntry], *, uploaded_by: Any, tag_names: list[str] | None = None
+    entries: Iterable[ImportEntry], *, uploaded_by: Any, tags: list[Tag] | None = None
 ) -> Iterator[ImportResult]:
     """Each entry stored in turn, as it is stored (so that a page or a command can show progress).
     The tags are added to every dump of the import, those stored before included, so that the
     batch can be found again; no tag a dump has is taken away."""
-    tags = tags_named(tag_names or [])
     for entry in entries:
-        yield _import_one(entry, uploaded_by, tags)
+        yield _import_one(entry, uploaded_by, tags or [])
 
 
 def _import_one(entry: ImportEntry, uploaded_by: Any, tags: list[Tag]) -> ImportResult:

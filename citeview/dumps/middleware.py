@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
 from django.utils.translation import gettext
 
 from citeview.core.errors import too_large_error
@@ -14,7 +16,12 @@ from citeview.dumps.views import home_page, import_page
 
 # A form post carries the dump plus a few small fields and the multipart framing.
 FORM_OVERHEAD_BYTES = 64 * 1024
-IMPORT_PATHS = ("/imports/", "/api/imports")  # bulk imports have their own, larger limit
+
+
+@functools.cache
+def import_paths() -> tuple[str, ...]:
+    """Where bulk imports are posted: they have their own, larger limit."""
+    return (reverse("dumps:import"), reverse("api:imports"))
 
 
 def declared_body_size(request: HttpRequest) -> int:
@@ -33,7 +40,7 @@ class DumpSizeLimitMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         declared = declared_body_size(request)
-        if request.path in IMPORT_PATHS:
+        if request.path in import_paths():
             limit = settings.CITEVIEW_MAX_IMPORT_BYTES
             allowed = limit + FORM_OVERHEAD_BYTES
         else:
@@ -48,6 +55,6 @@ class DumpSizeLimitMiddleware:
         message = error.phrase.text(gettext)
         if not request.user.is_authenticated:
             return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
-        if request.path in IMPORT_PATHS:
+        if request.path in import_paths():
             return import_page(request, ImportForm(), status=413, page_error=message)
         return home_page(request, DumpForm(), status=413, page_error=message)

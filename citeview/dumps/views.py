@@ -31,6 +31,7 @@ from citeview.dumps.services import dump_ingest
 from citeview.review import roles
 from citeview.review.forms import CommentForm, DumpDetailsForm
 from citeview.review.selectors import dump_comments, editor_progress
+from citeview.review.services import tags_named
 
 _FORM_ERROR_STATUS = {"too_large": 413, "unsupported_media_type": 415}
 
@@ -117,7 +118,7 @@ def _import_progress(request: HttpRequest, entries: list[ImportEntry], page: str
     yield head
     counts: Counter[str] = Counter()
     with translation.override(language):  # the rows are written after the view has returned
-        for number, result in enumerate(import_results(entries, uploaded_by=request.user, tag_names=tags), 1):
+        for number, result in enumerate(import_results(entries, uploaded_by=request.user, tags=tags_named(tags)), 1):
             counts[result.outcome] += 1
             message = result.error.phrase.text(gettext) if result.error else ""
             row = {"result": result, "message": message, "number": number, "total": len(entries)}

@@ -216,3 +216,8 @@ def test_the_page_and_the_command_tag_the_import_too(editor_client, tmp_path):
     (tmp_path / "c.json").write_bytes(sonar("三[1]"))
     call_command("importdumps", str(tmp_path / "c.json"), "--tags", "コマンド", stdout=io.StringIO())
     assert sorted(Dump.objects.values_list("tags__name", flat=True)) == ["コマンド", "ページ"]
+
+
+def test_an_import_sent_as_a_form_is_refused_with_the_media_type_to_use(editor_api):
+    response = api_import(editor_api, b"a=1", content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 415 and "application/zip" in response.json()["error"]["message"]

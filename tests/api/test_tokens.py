@@ -80,6 +80,8 @@ def test_a_token_follows_its_user_role_and_account(django_user_model):
     user = django_user_model.objects.create_user("ayaka", password="x")
     key = token_create(user=user, name="t")[1]
     assert bearer_client(key).get("/api/dumps").status_code == 403  # no role yet
+    store = bearer_client(key).generic("POST", "/api/dumps", b"{}", content_type="application/json")
+    assert store.status_code == 403 and "no role yet" in store.json()["error"]["message"]
     user.groups.add(Group.objects.get(name=REVIEWER))
     assert bearer_client(key).get("/api/dumps").status_code == 200
     user.is_active = False

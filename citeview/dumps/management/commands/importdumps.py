@@ -21,6 +21,7 @@ from citeview.core.errors import DumpError, too_large_error
 from citeview.core.phrases import phrase
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, ImportResult, import_entries, import_results
 from citeview.review.forms import tag_names
+from citeview.review.services import tags_named
 
 SPLIT_SUFFIXES = {".zip", ".jsonl", ".ndjson"}
 
@@ -36,7 +37,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         user = self._user(options["user"])
         try:
-            tags = tag_names(options["tags"])
+            tags = tags_named(tag_names(options["tags"]))
         except ValidationError as error:
             raise CommandError(f"--tags: {' '.join(error.messages)}") from None
         files = [file for path in options["paths"] for file in _files(Path(path))]
@@ -47,7 +48,7 @@ class Command(BaseCommand):
                 entry = ImportEntry(
                     str(file), file.name, lambda file=file: _read(file, settings.CITEVIEW_MAX_DUMP_BYTES)
                 )
-                for result in import_results([entry], uploaded_by=user, tag_names=tags):
+                for result in import_results([entry], uploaded_by=user, tags=tags):
                     counts[result.outcome] += 1
                     self._report(place, result)
                 continue
@@ -58,7 +59,7 @@ class Command(BaseCommand):
                 self._report(place, ImportResult(str(file), ERROR, error=error))
                 continue
             self.stdout.write(f"{place} {file}: {len(entries)} dumps")
-            for inner, result in enumerate(import_results(entries, uploaded_by=user, tag_names=tags), 1):
+            for inner, result in enumerate(import_results(entries, uploaded_by=user, tags=tags), 1):
                 counts[result.outcome] += 1
                 self._report(f"  [{inner}/{len(entries)}]", result)
         summary = (
