@@ -7,12 +7,11 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext
 
 from citeview.core.errors import too_large_error
-from citeview.dumps.forms import DumpForm, ImportForm
-from citeview.dumps.views import home_page, import_page
 
 # A form post carries the dump plus a few small fields and the multipart framing.
 FORM_OVERHEAD_BYTES = 64 * 1024
@@ -33,14 +32,20 @@ def declared_body_size(request: HttpRequest) -> int:
 
 class DumpSizeLimitMiddleware:
     """``FILE_UPLOAD_MAX_MEMORY_SIZE`` is no cap and ``DATA_UPLOAD_MAX_MEMORY_SIZE`` fails as a bare 400,
-    so a declared body far over the dump limit is answered here, unread, with a message that names the limit."""
+    so a declared body far over the dump limit is answered here, unread, with a message that names the limit.
+
+    This runs before any view's login and permission checks, so its answer holds nothing but the
+    message: no page of the app, nothing read from the database (a page rendered here once listed every
+    dump to an account with no role).
+    """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         declared = declared_body_size(request)
-        if request.path in import_paths():
+        is_import = request.path in import_paths()
+        if is_import:
             limit = settings.CITEVIEW_MAX_IMPORT_BYTES
             allowed = limit + FORM_OVERHEAD_BYTES
         else:
@@ -52,9 +57,8 @@ class DumpSizeLimitMiddleware:
         error = too_large_error(declared, limit)
         if request.path.startswith("/api/"):
             return JsonResponse(error.to_json(), status=413)
-        message = error.phrase.text(gettext)
-        if not request.user.is_authenticated:
-            return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
-        if request.path in import_paths():
-            return import_page(request, ImportForm(), status=413, page_error=message)
-        return home_page(request, DumpForm(), status=413, page_error=message)
+        context = {
+            "message": error.phrase.text(gettext),
+            "back": reverse("dumps:import") if is_import else reverse("dumps:home"),
+        }
+        return HttpResponse(render_to_string("413.html", context), status=413)

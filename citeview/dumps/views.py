@@ -192,7 +192,7 @@ def dump_suggestions(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     return response
 
 
-def home_page(request: HttpRequest, form: DumpForm, status: int = 200, page_error: str | None = None) -> HttpResponse:
+def home_page(request: HttpRequest, form: DumpForm, status: int = 200) -> HttpResponse:
     """The intake form and the list of dumps: filtered, searched and paginated in a constant number of queries."""
     filter_form = DumpFilterForm(request.GET)
     page = Paginator(dump_list(filter_form.filters()), PAGE_SIZE).get_page(request.GET.get("page"))
@@ -207,7 +207,6 @@ def home_page(request: HttpRequest, form: DumpForm, status: int = 200, page_erro
         "page": page,
         "page_query": query.urlencode(),
         "rows": [{"dump": dump, "editors": progress.get(dump.pk, [])} for dump in page],
-        "page_error": page_error,
         "max_dump_bytes": settings.CITEVIEW_MAX_DUMP_BYTES,
         "max_dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / (1024 * 1024), 1),
     }
