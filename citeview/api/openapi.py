@@ -147,7 +147,11 @@ def _paths() -> dict[str, Any]:
                     },
                 },
                 "responses": _answers(
-                    {"201": _json_ok("Recorded: the item with its checks now.", _ref("Item"))}, 400, 404, 409, 413
+                    {"201": _json_ok("Recorded: the item with its checks now.", _ref("Item"))},
+                    400,
+                    404,
+                    409,
+                    413,
                 ),
             },
         },
@@ -366,28 +370,60 @@ def _schemas() -> dict[str, Any]:
         },
         "Checks": {
             "type": "object",
-            "required": ["dump", "items", "hidden_until_you_check"],
+            "description": (
+                "Items name their statement and source by key; each statement and source is listed once. "
+                "A dump offers at most CITEVIEW_MAX_ITEMS_PER_DUMP items; uncheckable_item_count counts "
+                "those past it."
+            ),
+            "required": [
+                "dump",
+                "statements",
+                "sources",
+                "items",
+                "hidden_until_you_check",
+                "uncheckable_item_count",
+            ],
             "properties": {
                 "dump": _INTEGER,
+                "statements": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["key", "response", "text"],
+                        "properties": {"key": {"type": "string"}, "response": _INTEGER, "text": {"type": "string"}},
+                    },
+                },
+                "sources": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "description": "A cited source, by its key within its response.",
+                        "required": ["response", "key", "url", "title"],
+                        "properties": {
+                            "response": _INTEGER,
+                            "key": {"type": "string"},
+                            "url": _STRING_OR_NULL,
+                            "title": _STRING_OR_NULL,
+                        },
+                    },
+                },
                 "items": {"type": "array", "items": _ref("Item")},
                 "hidden_until_you_check": _INTEGER,
+                "uncheckable_item_count": _INTEGER,
             },
         },
         "Item": {
             "type": "object",
             "description": "A citation (one source of it) or a statement that cites nothing.",
-            "required": ["key", "kind", "response", "statement", "version", "checks"],
+            "required": ["key", "kind", "response", "statement_key", "version", "checks"],
             "properties": {
                 "key": {"type": "string", "description": "What a check names as its item."},
                 "kind": {"enum": ["citation", "statement"]},
                 "response": _INTEGER,
-                "statement": {"type": "string"},
+                "statement_key": {"type": "string", "description": "Its statement, in statements."},
                 "version": {"type": "integer", "minimum": 0, "description": "Send it back with a check."},
                 "marker": _STRING_OR_NULL,
-                "source": {
-                    "type": "object",
-                    "properties": {"key": _STRING_OR_NULL, "url": _STRING_OR_NULL, "title": _STRING_OR_NULL},
-                },
+                "source_key": {**_STRING_OR_NULL, "description": "Its source in sources (with response)."},
                 "checks": {"type": "array", "items": _ref("Check")},
             },
         },
@@ -434,8 +470,16 @@ def _schemas() -> dict[str, Any]:
         },
         "Metrics": {
             "type": "object",
-            "required": ["filters", "overall"],
-            "properties": {"filters": {"type": "object"}, "overall": {"type": "object"}},
+            "description": (
+                "Blind first: for an editor, other editors' checks of items they have not checked are left "
+                "out, and hidden_until_you_check counts them."
+            ),
+            "required": ["filters", "overall", "hidden_until_you_check"],
+            "properties": {
+                "filters": {"type": "object"},
+                "overall": {"type": "object"},
+                "hidden_until_you_check": _INTEGER,
+            },
         },
         "ImportResults": {
             "type": "object",

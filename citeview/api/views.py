@@ -15,6 +15,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.csrf import csrf_failure as default_csrf_failure
 
@@ -35,7 +36,7 @@ from citeview.review.exports import dump_report
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.forms import CheckForm, DumpDetailsForm, tag_names
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, ItemState
-from citeview.review.selectors import blind_keys, dump_check_items
+from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
 from citeview.review.services import CheckConflict, check_save, dump_organise, tags_named
 
 # What a dump may be sent as; form encodings are refused so a body is never half-parsed as a form.
@@ -129,7 +130,7 @@ def metrics(request: HttpRequest) -> HttpResponse:
     form = FigureFilterForm(request.GET)
     if not form.is_valid():
         return _invalid(form.errors)
-    return JsonResponse(team_figures(form.filters()), json_dumps_params=JSON_OPTIONS)
+    return JsonResponse(team_figures(form.filters(), request.user), json_dumps_params=JSON_OPTIONS)
 
 
 @api_endpoint({"POST": roles.STORE})
@@ -307,56 +308,67 @@ def _dump_json(request: HttpRequest, dump: Dump) -> dict[str, Any]:
 
 
 def _checks_json(dump: Dump, user: Any, items: list[CheckItem] | None = None) -> dict[str, Any]:
-    """Every item (or those given) with its version and the checks ``user`` may see: an editor sees
-    other editors' checks of an item only once their own is finished (blind first), as on the pages."""
-    visible = blind_keys(user, [dump.pk])
-    checks = _checks_by_key(dump)
+    """Every item the dump offers for checking (or those given) with its version and the checks ``user``
+    may read (blind first, as on the pages). Each statement and source is written once and items name
+    them by key: a statement with thousands of citations must not be copied into each of them."""
+    all_items = dump_check_items(dump)
+    shown_items = all_items if items is None else items
+    checks = Check.objects.filter(dump=dump)
+    visible = _checks_by_key(checks_visible_to(user, checks))
     versions = dict(ItemState.objects.filter(dump=dump).values_list("key", "version"))
-    described = []
-    hidden = 0
-    for item in dump_check_items(dump) if items is None else items:
-        mine_or_shown = [
-            c
-            for c in checks.get(item.key, [])
-            if visible is None or c.editor_id == user.pk or (dump.pk, item.key) in visible
-        ]
-        hidden += len(checks.get(item.key, [])) - len(mine_or_shown)
-        described.append(_item_json(dump, item, versions.get(item.key, 0), mine_or_shown, checks))
-    return {"dump": dump.pk, "items": described, "hidden_until_you_check": hidden}
+    statements: dict[str, dict[str, Any]] = {}
+    sources: dict[tuple[int, str], dict[str, Any]] = {}
+    for item in shown_items:
+        statements.setdefault(
+            item.statement_key, {"key": item.statement_key, "response": item.response, "text": item.statement.text}
+        )
+        if item.source_key is not None and (item.response, item.source_key) not in sources:
+            sources[(item.response, item.source_key)] = _source_json(dump, item.response, item.source_key)
+    return {
+        "dump": dump.pk,
+        "statements": list(statements.values()),
+        "sources": list(sources.values()),
+        "items": [_item_json(dump, item, versions.get(item.key, 0), visible) for item in shown_items],
+        "hidden_until_you_check": hidden_check_count(user, checks.filter(is_item=True)),
+        "uncheckable_item_count": dump.item_count - len(all_items),
+    }
 
 
-def _checks_by_key(dump: Dump) -> dict[str, list[Check]]:
-    checks: dict[str, list[Check]] = {}
-    for check in Check.objects.filter(dump=dump).select_related("editor").order_by("id"):
-        checks.setdefault(check.item_key, []).append(check)
-    return checks
+def _checks_by_key(checks: QuerySet[Check]) -> dict[str, list[Check]]:
+    by_key: dict[str, list[Check]] = {}
+    for check in checks.select_related("editor").order_by("id"):
+        by_key.setdefault(check.item_key, []).append(check)
+    return by_key
 
 
-def _item_json(
-    dump: Dump, item: CheckItem, version: int, shown: list[Check], checks: dict[str, list[Check]]
-) -> dict[str, Any]:
-    """An item, and its checks; a citation's check carries its editor's answers about the statement."""
+def _source_json(dump: Dump, response: int, key: str) -> dict[str, Any]:
+    source = next((s for s in dump.result["responses"][response]["sources"] if s["key"] == key), None) or {}
+    return {"response": response, "key": key, "url": source.get("url"), "title": source.get("title")}
+
+
+def _item_json(dump: Dump, item: CheckItem, version: int, visible: dict[str, list[Check]]) -> dict[str, Any]:
+    """An item, and the checks of it ``visible`` holds; a citation's check carries its editor's answers
+    about the statement."""
+    shown = visible.get(item.key, [])
     described: dict[str, Any] = {
         "key": item.key,
         "kind": "statement",
         "response": item.response,
-        "statement": item.statement.text,
+        "statement_key": item.statement_key,
         "version": version,
         "checks": [_check_json(check) for check in shown],
     }
     if item.citation is None:
         return described
-    response = dump.result["responses"][item.response]
-    source = next((s for s in response["sources"] if s["key"] == item.source_key), None) or {}
-    answers = {c.editor_id: c for c in checks.get(item.statement_key, [])}
+    answers = {c.editor_id: c for c in visible.get(item.statement_key, [])}
     for check, entry in zip(shown, described["checks"], strict=True):
         statement = answers.get(check.editor_id)
         entry["verification_worthy"] = statement.verification_worthy if statement else ""
         entry["supported_together"] = statement.supported_together if statement else ""
     described.update(
         kind="citation",
-        marker=response["citations"][item.citation]["marker"],
-        source={"key": item.source_key, "url": source.get("url"), "title": source.get("title")},
+        marker=dump.result["responses"][item.response]["citations"][item.citation]["marker"],
+        source_key=item.source_key,
     )
     return described
 

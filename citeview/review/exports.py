@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.contrib.auth.decorators import permission_required
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -20,7 +21,7 @@ from citeview.review import roles
 from citeview.review.charts import VERDICT_LABELS, figure_charts
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check
-from citeview.review.selectors import blind_keys, dump_check_items
+from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
 
 RECORDED_FIELDS = (
     "verdict",
@@ -50,6 +51,8 @@ EXPORT_COLUMNS = (
     "updated_at",
 )
 TITLE_FIELDS = ("title", "headline", "filename", "sha256")
+# How many checks blind first left out of an export: rows cannot say it, a header can.
+HIDDEN_CHECKS_HEADER = "X-Citeview-Hidden-Until-You-Check"
 # A spreadsheet runs a cell that starts with one of these as a formula; dump text must never do that.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -57,24 +60,16 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
     """The handover report as ``user`` may read it: an editor does not see other editors' checks of
     items they have not checked themselves (blind first), and the report says how many it leaves out."""
-    checks = Check.objects.filter(dump=dump).select_related("editor").order_by("response_index", "item_key", "id")
+    checks = Check.objects.filter(dump=dump)
+    shown = checks_visible_to(user, checks).select_related("editor").order_by("response_index", "item_key", "id")
     meta = {
         "id": dump.pk,
         "title": dump.display_title,
         "sha256": dump.sha256,
         "stored_at": dump.created_at.isoformat(),
     }
-    report = handover_report(meta, dump.result, dump_check_items(dump), [_check_dict(c) for c in checks])
-    visible = blind_keys(user, [dump.pk])
-    hidden = 0
-    if visible is not None:
-        for response in report["responses"]:
-            shown = [
-                v for v in response["verdicts"] if v["editor"] == user.get_username() or (dump.pk, v["item"]) in visible
-            ]
-            hidden += len(response["verdicts"]) - len(shown)
-            response["verdicts"] = shown
-    report["hidden_until_you_check"] = hidden
+    report = handover_report(meta, dump.result, dump_check_items(dump), [_check_dict(c) for c in shown])
+    report["hidden_until_you_check"] = hidden_check_count(user, checks)
     return report
 
 
@@ -123,8 +118,9 @@ def report_md(request: HttpRequest, pk: int) -> HttpResponse:
 
 def verdict_rows(request: HttpRequest) -> Iterator[dict[str, Any]]:
     """One row per check of an item (a citation, or a statement that cites nothing) in the dumps the
-    list's filters select. A citation's row carries its editor's statement-wide answers."""
-    dumps = dump_list(DumpFilterForm(request.GET).filters()).values("pk")
+    list's filters select that the user may read (blind first). A citation's row carries its editor's
+    statement-wide answers."""
+    dumps = _exported_dumps(request)
     titles = {d.pk: d.display_title for d in Dump.objects.filter(pk__in=dumps).only(*TITLE_FIELDS)}
     statement_answers = {
         (c.dump_id, c.statement_key, c.editor_id): c
@@ -132,15 +128,8 @@ def verdict_rows(request: HttpRequest) -> Iterator[dict[str, Any]]:
             "dump_id", "statement_key", "editor_id", "verification_worthy", "supported_together"
         )
     }
-    checks = Check.objects.filter(dump__in=dumps, is_item=True).select_related("editor").order_by("dump_id", "id")
-    visible = blind_keys(request.user)
-    for check in checks.iterator(chunk_size=1000):
-        if (
-            visible is not None
-            and check.editor_id != request.user.pk
-            and (check.dump_id, check.item_key) not in visible
-        ):
-            continue  # blind first: another editor's check of an item this editor has not checked
+    checks = checks_visible_to(request.user, Check.objects.filter(dump__in=dumps, is_item=True))
+    for check in checks.select_related("editor").order_by("dump_id", "id").iterator(chunk_size=1000):
         statement = statement_answers.get((check.dump_id, check.statement_key, check.editor_id), check)
         yield {
             "dump_id": check.dump_id,
@@ -161,6 +150,17 @@ def verdict_rows(request: HttpRequest) -> Iterator[dict[str, Any]]:
             "created_at": check.created_at.isoformat(),
             "updated_at": check.updated_at.isoformat(),
         }
+
+
+def _exported_dumps(request: HttpRequest) -> QuerySet[Dump]:
+    return dump_list(DumpFilterForm(request.GET).filters()).values("pk")
+
+
+def _with_hidden_count(response: StreamingHttpResponse, request: HttpRequest) -> StreamingHttpResponse:
+    """Say how many rows blind first leaves out (the rows themselves cannot: each is one check)."""
+    checks = Check.objects.filter(dump__in=_exported_dumps(request), is_item=True)
+    response[HIDDEN_CHECKS_HEADER] = str(hidden_check_count(request.user, checks))
+    return response
 
 
 def _inert(value: Any) -> Any:
@@ -189,7 +189,7 @@ def verdicts_csv(request: HttpRequest) -> StreamingHttpResponse:
 
     response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="citeview-verdicts.csv"'
-    return response
+    return _with_hidden_count(response, request)
 
 
 @require_GET
@@ -198,14 +198,14 @@ def verdicts_jsonl(request: HttpRequest) -> StreamingHttpResponse:
     lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in verdict_rows(request))
     response = StreamingHttpResponse(lines, content_type="application/jsonl; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="citeview-verdicts.jsonl"'
-    return response
+    return _with_hidden_count(response, request)
 
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def figures_page(request: HttpRequest) -> HttpResponse:
     form = FigureFilterForm(request.GET)
-    figures = team_figures(form.filters())
+    figures = team_figures(form.filters(), request.user)
     query = request.GET.urlencode()
     verdicts = [(VERDICT_LABELS[name], count) for name, count in figures["overall"]["verdicts"].items()]
     context = {"form": form, "figures": figures, "charts": figure_charts(figures), "query": query, "verdicts": verdicts}
@@ -216,5 +216,5 @@ def figures_page(request: HttpRequest) -> HttpResponse:
 @permission_required(roles.READ, raise_exception=True)
 def figures_json(request: HttpRequest) -> JsonResponse:
     return JsonResponse(
-        team_figures(FigureFilterForm(request.GET).filters()), json_dumps_params={"ensure_ascii": False}
+        team_figures(FigureFilterForm(request.GET).filters(), request.user), json_dumps_params={"ensure_ascii": False}
     )

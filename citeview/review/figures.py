@@ -25,6 +25,7 @@ from citeview.core.review.metrics import (
 )
 from citeview.dumps.models import Dump
 from citeview.review.models import Check
+from citeview.review.selectors import checks_visible_to, hidden_check_count
 
 
 class FigureFilterForm(forms.Form):
@@ -74,18 +75,23 @@ def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
     return dumps.only(*fields, "incomplete_response_count", "created_at", "uploaded_by__username")
 
 
-def team_figures(filters: dict[str, Any]) -> dict[str, Any]:
-    """Every figure for the dumps the filters select, overall and per provider, API, model, tag and uploader."""
+def team_figures(filters: dict[str, Any], user: Any) -> dict[str, Any]:
+    """Every figure for the dumps the filters select, overall and per provider, API, model, tag and
+    uploader, from the checks ``user`` may read: for an editor, other editors' verdicts on items they
+    have not checked yet are left out (blind first; a narrow filter would otherwise give them away),
+    and ``hidden_until_you_check`` says how many."""
     dumps = list(selected_dumps(filters).prefetch_related("tags"))
     checks = Check.objects.filter(dump__in=[d.pk for d in dumps])
     # A dump can hold responses of several APIs: the checks are narrowed to the responses asked for.
     for name in ("provider", "api", "model"):
         if filters.get(name):
             checks = checks.filter(**{name: filters[name]})
-    checks = list(checks.select_related("editor").order_by("dump_id", "id"))
+    hidden = hidden_check_count(user, checks)
+    checks = list(checks_visible_to(user, checks).select_related("editor").order_by("dump_id", "id"))
     overall = Slice(str(_("All")), checks, dumps)
     return {
         "filters": {k: v.isoformat() if isinstance(v, date) else v for k, v in filters.items()},
+        "hidden_until_you_check": hidden,
         "overall": slice_figures(overall),
         "agreement": {"verdicts": agreement(_ratings(checks)), "collapsed": agreement(_ratings(checks), collapse=True)},
         "by_provider": [slice_figures(s) for s in _slices(dumps, checks, lambda d: _split(d.providers), "provider")],

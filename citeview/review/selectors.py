@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.models import Dump
@@ -42,16 +42,16 @@ def editor_progress(dump_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
     return progress
 
 
-def item_checks(dump: Dump, item: CheckItem) -> list[Check]:
-    """Every editor's check of the item, with their statement-wide answers for a citation."""
-    keys = {item.key, item.statement_key}
-    checks = Check.objects.filter(dump=dump, item_key__in=keys).select_related("editor").order_by("editor__username")
-    return list(checks)
+def item_checks(dump: Dump, item: CheckItem, user: Any) -> list[Check]:
+    """The checks of the item (and, for a citation, the statement-wide answers) that ``user`` may read."""
+    checks = Check.objects.filter(dump=dump, item_key__in={item.key, item.statement_key})
+    return list(checks_visible_to(user, checks).select_related("editor").order_by("editor__username"))
 
 
-def item_history(dump: Dump, item: CheckItem) -> list[CheckRevision]:
-    keys = {item.key, item.statement_key}
-    revisions = CheckRevision.objects.filter(check_record__dump=dump, check_record__item_key__in=keys)
+def item_history(dump: Dump, item: CheckItem, user: Any) -> list[CheckRevision]:
+    """Every save of the checks of the item that ``user`` may read, newest first."""
+    checks = checks_visible_to(user, Check.objects.filter(dump=dump, item_key__in={item.key, item.statement_key}))
+    revisions = CheckRevision.objects.filter(check_record__in=checks)
     return list(revisions.select_related("editor", "check_record").order_by("-created_at", "-id"))
 
 
@@ -59,15 +59,28 @@ def dump_comments(dump: Dump) -> list[Comment]:
     return list(Comment.objects.filter(dump=dump).select_related("author"))
 
 
-def blind_keys(user: Any, dump_ids: list[int] | None = None) -> set[tuple[int, str]] | None:
-    """For an editor, the (dump, key) pairs whose other checks they may see: the items they have
-    finished and those items' statements. None for everyone else (reviewers see every check)."""
+def checks_visible_to(user: Any, checks: QuerySet[Check]) -> QuerySet[Check]:
+    """Blind first, for every reader: the checks of ``checks`` that ``user`` may read.
+
+    An editor reads their own checks, and another editor's check of an item only once their own check of
+    that item is finished; a statement's shared answers (worthy, supported together) once they have
+    finished any item of that statement, as they have then given their own. Judging after seeing
+    another's answer anchors the judgement (``../shared/docs/evidence-review.md``). Reviewers record
+    nothing, so they read everything. Every page, API view, export, report and figure that shows
+    checks reads them through here, so no reader can forget the rule.
+    """
     if not roles.can_record(user):
-        return None
-    mine = Check.objects.filter(FINISHED, editor=user, is_item=True)
-    if dump_ids is not None:
-        mine = mine.filter(dump_id__in=dump_ids)
-    keys: set[tuple[int, str]] = set()
-    for dump_id, item_key, statement_key in mine.values_list("dump_id", "item_key", "statement_key"):
-        keys.update({(dump_id, item_key), (dump_id, statement_key)})
-    return keys
+        return checks
+    finished = Check.objects.filter(FINISHED, editor=user, is_item=True, dump=OuterRef("dump"))
+    return checks.filter(
+        Q(editor=user)
+        | Exists(finished.filter(item_key=OuterRef("item_key")))
+        | Exists(finished.filter(statement_key=OuterRef("item_key")))
+    )
+
+
+def hidden_check_count(user: Any, checks: QuerySet[Check]) -> int:
+    """How many of ``checks`` blind first keeps from ``user``: readers say so rather than cut silently."""
+    if not roles.can_record(user):
+        return 0
+    return checks.count() - checks_visible_to(user, checks).count()

@@ -22,8 +22,10 @@ from citeview.review import roles
 from citeview.review.forms import CheckForm, CommentForm, DumpDetailsForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check
 from citeview.review.selectors import (
+    checks_visible_to,
     dump_check_items,
     finished_keys,
+    hidden_check_count,
     item_checks,
     item_history,
     item_version,
@@ -92,9 +94,8 @@ def _check_page(
     response = dump.result["responses"][item.response]
     prefix = response_prefix(item.response)
     is_editor = roles.can_record(request.user)
-    # Blind first: an editor sees what others recorded only once their own check of the item is saved.
     done = finished_keys(dump, request.user)
-    revealed = not is_editor or item.key in done
+    others, hidden = _others(dump, item, request.user)
     context = {
         "dump": dump,
         "item": item,
@@ -110,9 +111,10 @@ def _check_page(
         "citation": _citation_view(response, prefix, item) if item.citation is not None else None,
         "form": form,
         "is_editor": is_editor,
-        "revealed": revealed,
-        "others": _others(dump, item, request.user) if revealed else [],
-        "history": _history(dump, item) if revealed else [],
+        # Blind first (checks_visible_to): what others recorded shows once the editor's own check is saved.
+        "others": others,
+        "hidden_count": hidden,
+        "history": _history(dump, item, request.user),
         "comment_form": CommentForm(initial={"item_key": item.key}),
         "comments": list(dump.comments.filter(item_key=item.key).select_related("author")),
         "can_comment": roles.can_comment(request.user),
@@ -139,7 +141,10 @@ def _conflict_page(
     kept = CheckForm(data, cites=item.citation is not None)
     kept.is_valid()
     theirs = conflict.theirs
-    theirs_values = {**(theirs.after if theirs else {}), **conflict.theirs_statement}
+    if theirs is None or not _may_read(request.user, theirs.check_record):
+        # Blind first: an editor who has not checked the item learns only that someone saved it.
+        return _check_page(request, dump, items, item, kept, status=409, conflict={"blind": True})
+    theirs_values = {**theirs.after, **conflict.theirs_statement}
     fields = (
         (*CITATION_FIELDS, "verification_worthy", "supported_together")
         if item.citation is not None
@@ -155,8 +160,12 @@ def _conflict_page(
         for name in fields
         if name in kept.fields
     ]
-    context = {"editor": theirs.editor.get_username() if theirs else "", "at": theirs.created_at if theirs else None}
-    return _check_page(request, dump, items, item, kept, status=409, conflict={**context, "rows": rows})
+    context = {"editor": theirs.editor.get_username(), "at": theirs.created_at, "rows": rows}
+    return _check_page(request, dump, items, item, kept, status=409, conflict=context)
+
+
+def _may_read(user: Any, check: Check) -> bool:
+    return checks_visible_to(user, Check.objects.filter(pk=check.pk)).exists()
 
 
 def _shown(name: str, values: dict[str, str]) -> str:
@@ -198,10 +207,11 @@ def _citation_view(response: dict[str, Any], prefix: str, item: CheckItem) -> di
     }
 
 
-def _others(dump: Dump, item: CheckItem, user: Any) -> list[dict[str, Any]]:
-    """Each other editor's answers on the item: their citation check and statement-wide answers."""
+def _others(dump: Dump, item: CheckItem, user: Any) -> tuple[list[dict[str, Any]], int]:
+    """Each other editor's answers on the item that ``user`` may read (their citation check and their
+    statement-wide answers), and how many of their checks of it blind first keeps back."""
     people: dict[str, dict[str, Any]] = {}
-    for check in item_checks(dump, item):
+    for check in item_checks(dump, item, user):
         if check.editor_id == user.pk:
             continue
         entry = people.setdefault(check.editor.get_username(), {"editor": check.editor.get_username()})
@@ -209,10 +219,11 @@ def _others(dump: Dump, item: CheckItem, user: Any) -> list[dict[str, Any]]:
             entry["check"] = check
         else:
             entry["statement"] = check
-    return list(people.values())
+    theirs = Check.objects.filter(dump=dump, item_key=item.key).exclude(editor=user)
+    return list(people.values()), hidden_check_count(user, theirs)
 
 
-def _history(dump: Dump, item: CheckItem) -> list[dict[str, Any]]:
+def _history(dump: Dump, item: CheckItem, user: Any) -> list[dict[str, Any]]:
     return [
         {
             "editor": revision.editor.get_username(),
@@ -227,7 +238,7 @@ def _history(dump: Dump, item: CheckItem) -> list[dict[str, Any]]:
                 if revision.before.get(name, "") != value
             ],
         }
-        for revision in item_history(dump, item)
+        for revision in item_history(dump, item, user)
     ]
 
 

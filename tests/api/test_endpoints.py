@@ -74,7 +74,7 @@ def test_a_bad_list_query_says_what_is_wrong(editor_api, query, status):
 def test_a_check_is_recorded_with_the_version_it_was_made_against(editor_api, editor):
     dump_id = store(editor_api, own_fixture("claude-ja-documents-exchange.json")).json()["id"]
     item = first_citation(editor_api, dump_id)
-    assert item["version"] == 0 and item["checks"] == [] and item["source"]["key"]
+    assert item["version"] == 0 and item["checks"] == [] and item["source_key"]
     posted = {"item": item["key"], "version": 0, "verdict": "partial", "subject": "yes", "note": "年が違う"}
     saved = editor_api.post(f"/api/dumps/{dump_id}/checks", posted, "application/json")
     assert saved.status_code == 201
@@ -187,7 +187,7 @@ def test_a_script_stores_hundreds_of_dumps_and_reads_their_verdicts_back(editor_
 def test_statement_answers_are_kept_when_a_later_check_leaves_them_out(editor_api):
     dump_id = store(editor_api, own_fixture("claude-ja-documents-exchange.json")).json()["id"]
     items = [i for i in editor_api.get(f"/api/dumps/{dump_id}/checks").json()["items"] if i["kind"] == "citation"]
-    shared = [i for i in items if i["statement"] == items[0]["statement"]]
+    shared = [i for i in items if i["statement_key"] == items[0]["statement_key"]]
     first = {"item": shared[0]["key"], "version": 0, "verdict": "complete", "verification_worthy": "yes"}
     editor_api.post(f"/api/dumps/{dump_id}/checks", {**first, "supported_together": "yes"}, "application/json")
     last = shared[-1] if len(shared) > 1 else shared[0]

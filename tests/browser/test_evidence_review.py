@@ -82,7 +82,8 @@ def test_two_editors_and_a_reviewer_work_through_a_dump(people):
     assert "年度も一致" in taro.inner_text(".cv-other")
     shoot(taro, "check-panel")
 
-    # Taro has the second item open when Hanako saves it: his save is refused, his typing kept.
+    # Taro has the second item open when Hanako saves it: his save is refused, his typing kept, and
+    # since he has not judged that item yet he learns only that someone saved it (blind first).
     taro.goto(second)
     hanako.goto(second)
     hanako.click("label:has(input[name=verdict][value=none])")
@@ -92,10 +93,11 @@ def test_two_editors_and_a_reviewer_work_through_a_dump(people):
     taro.fill("textarea[name=note]", "出典の本文で確認")
     taro.click(".cv-check-form button[type=submit]")
     conflict = taro.locator(".cv-conflict")
-    assert conflict.is_visible() and "hanako" in conflict.inner_text()
+    assert conflict.is_visible() and "Someone saved it" in conflict.inner_text()
+    assert "hanako" not in conflict.inner_text()
     shoot(taro, "check-conflict")
     assert taro.input_value("textarea[name=note]") == "出典の本文で確認"
-    taro.click(".cv-check-form button[type=submit]")  # having seen theirs, he keeps his
+    taro.click(".cv-check-form button[type=submit]")  # told, he keeps his
     taro.wait_for_url(f"**{other_url}")
     notes = dict(Check.objects.filter(item_key="r0-c1").values_list("editor__username", "verdict"))
     assert notes == {"hanako": "none", "taro": "complete"}

@@ -87,23 +87,40 @@ def test_a_reviewer_reads_every_check_but_cannot_record_one(client, editor, revi
     assert Check.objects.filter(editor=reviewer).count() == 0
 
 
-def test_a_stale_save_is_refused_with_both_versions_and_the_typed_input_kept(client, editor, second_editor, dump):
+def test_a_stale_save_by_an_editor_who_has_not_checked_the_item_shows_nothing_of_the_other_save(
+    client, editor, second_editor, dump
+):
     client.force_login(editor)
-    client.post(item_url(dump, "r0-c0-1"), verdict(note="先に保存"))  # saved while the second page was open
+    client.post(item_url(dump, "r0-c0-1"), verdict(note="先に保存", supported_together="contradict"))
     client.force_login(second_editor)
     stale = client.post(item_url(dump, "r0-c0-1"), verdict(version=0, verdict="none", note="後から入力した根拠"))
     page = stale.content.decode()
     assert stale.status_code == 409
-    assert "Not saved" in page and "hanako" in page
-    assert "先に保存" in page and "後から入力した根拠" in page  # theirs and yours, side by side
-    assert 'value="1"' in page  # the form now carries the version it has seen
+    assert "Not saved" in page and "Someone saved it after you opened the page" in page
+    assert "先に保存" not in page and "hanako" not in page and "Theirs" not in page  # blind first
+    assert "後から入力した根拠" in page and 'value="1"' in page  # yours kept, with the version now seen
     assert not Check.objects.filter(editor=second_editor).exists()
-    assert Check.objects.get(editor=editor, item_key="r0-c0-1").note == "先に保存"
 
     again = client.post(item_url(dump, "r0-c0-1"), verdict(version=1, verdict="none", note="後から入力した根拠"))
     assert again.status_code == 302
     notes = dict(Check.objects.filter(item_key="r0-c0-1").values_list("editor__username", "note"))
     assert notes == {"hanako": "先に保存", "taro": "後から入力した根拠"}  # nothing lost
+
+
+def test_a_stale_save_by_an_editor_who_has_checked_the_item_shows_both_versions(client, editor, second_editor, dump):
+    client.force_login(editor)
+    client.post(item_url(dump, "r0-c0-1"), verdict(note="先に保存"))
+    client.force_login(second_editor)
+    client.post(item_url(dump, "r0-c0-1"), verdict(version=1, note="自分の最初の判定"))
+    client.force_login(editor)
+    client.post(item_url(dump, "r0-c0-1"), verdict(version=2, note="見直した"))
+    client.force_login(second_editor)
+    stale = client.post(item_url(dump, "r0-c0-1"), verdict(version=2, verdict="none", note="後から入力した根拠"))
+    page = stale.content.decode()
+    assert stale.status_code == 409
+    assert "Not saved" in page and "hanako" in page
+    assert "見直した" in page and "後から入力した根拠" in page  # theirs and yours, side by side
+    assert 'value="3"' in page
 
 
 def test_the_same_editor_in_two_tabs_cannot_overwrite_unseen(client, editor, dump):
