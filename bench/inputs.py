@@ -467,3 +467,10 @@ def sonar_answer(size: int, seed: int = 1, answer_id: str = "bench") -> bytes:
         pieces.append(piece)
         length += len(piece.encode("utf-8")) + piece.count("\n")  # a newline is two bytes in JSON
     return sonar_dump_of("".join(pieces), answer_id)
+
+
+def sonar_markers_only(size: int) -> bytes:
+    """The densest dump there is: a Sonar answer of about ``size`` bytes that is nothing but ``[N]``
+    markers, each citing one of its sources (a citation per three bytes)."""
+    count = (size - len(sonar_dump_of(""))) // 3
+    return sonar_dump_of("".join(f"[{n % 9 + 1}]" for n in range(count)))

@@ -1,6 +1,6 @@
 """Peak memory while storing one generated dump, measured in a fresh process with its own database.
 
-``python -m bench.memory PROVIDER SIZE`` prints ``{"dump_bytes": ..., "peak_bytes": ...}``: the
+``python -m bench.memory PROVIDER SIZE`` prints ``{"dump_bytes": ..., "peak_bytes": ..., "seconds": ...}``: the
 resident memory the process reached while storing the dump (parsing, rendering and writing it),
 beyond what it held before. Linux only: it reads and resets the peak in ``/proc/self``.
 """
@@ -12,9 +12,12 @@ import json
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from bench.serving import production_env
+
+MARKERS_ONLY = "markers only"  # the densest dump (bench.inputs.sonar_markers_only), besides the providers
 
 
 def resident_bytes(field: str) -> int:
@@ -35,17 +38,20 @@ def measure(provider: str, size: int) -> dict[str, int]:
     django.setup()
     from django.core.management import call_command
 
-    from bench.inputs import GENERATORS
+    from bench.inputs import GENERATORS, sonar_markers_only
     from citeview.dumps.services import dump_ingest
 
+    generators = {**GENERATORS, MARKERS_ONLY: sonar_markers_only}
     call_command("migrate", verbosity=0)
-    raw = GENERATORS[provider](size)
-    dump_ingest(raw=GENERATORS[provider](100_000), uploaded_by=None)  # every module loaded and warm
+    raw = generators[provider](size)
+    dump_ingest(raw=generators[provider](100_000), uploaded_by=None)  # every module loaded and warm
     gc.collect()
     reset_peak()
     before = resident_bytes("VmRSS")
+    started = time.perf_counter()
     dump_ingest(raw=raw, uploaded_by=None, filename=f"bench-{provider}.txt")
-    return {"dump_bytes": len(raw), "peak_bytes": resident_bytes("VmHWM") - before}
+    seconds = time.perf_counter() - started
+    return {"dump_bytes": len(raw), "peak_bytes": resident_bytes("VmHWM") - before, "seconds": seconds}
 
 
 def main() -> None:

@@ -88,6 +88,21 @@ def memory_figures(size: int) -> list[Figure]:
     return figures
 
 
+def densest_figures() -> list[Figure]:
+    """Storing the densest dump: 1 MB of nothing but markers (a citation per three bytes). Reported
+    without a target: it is what the caps on items and footnotes exist for (issue 16)."""
+    from bench.memory import MARKERS_ONLY
+
+    command = [sys.executable, "-m", "bench.memory", MARKERS_ONLY, str(MB)]
+    measured = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+    label = "markers only 1 MB (a citation per 3 bytes)"
+    return [
+        Figure("memory", f"{label}: peak memory while storing", round(measured["peak_bytes"] / MB), "MB"),
+        Figure("memory", f"{label}: peak / dump size", round(measured["peak_bytes"] / measured["dump_bytes"], 1), "×"),
+        Figure("memory", f"{label}: time to store", round(measured["seconds"], 1), "s"),
+    ]
+
+
 def write_results(figures: list[Figure], quick: bool) -> None:
     machine = {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count()}
     document = {
@@ -112,7 +127,7 @@ def main() -> int:
     sections = {
         "parse": lambda: parse_figures(sizes, repeat),
         "render": lambda: render_figures(repeat),
-        "memory": lambda: memory_figures(10 * MB if options.quick else 50 * MB),
+        "memory": lambda: memory_figures(10 * MB if options.quick else 50 * MB) + densest_figures(),
         "serving": lambda: _serving_figures(options.quick),
     }
     figures: list[Figure] = []

@@ -57,6 +57,14 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CITEVIEW_MAX_DUMP_BYTES = env_int("CITEVIEW_MAX_DUMP_BYTES", 10 * 1024 * 1024)
 # A bulk import (a .zip of dumps or JSON Lines of responses); each dump in it is held to the limit above.
 CITEVIEW_MAX_IMPORT_BYTES = env_int("CITEVIEW_MAX_IMPORT_BYTES", 100 * 1024 * 1024)
+# What one dump may cost a page, whatever it holds (a dump of nothing but markers would otherwise make
+# pages and checks by the hundred thousand). Reaching either is shown where it applies.
+# Footnotes drawn per answer (each source of a footnote and each unresolved marker counts); the rest of
+# the answer is shown as written. Answers are rendered when stored: a change applies to dumps stored
+# or rebuilt afterwards (`manage.py refresh_dumps --all`).
+CITEVIEW_MAX_CITATIONS_DRAWN = env_int("CITEVIEW_MAX_CITATIONS_DRAWN", 5_000)
+# Items an editor can check in one dump (its first ones, in reading order).
+CITEVIEW_MAX_ITEMS_PER_DUMP = env_int("CITEVIEW_MAX_ITEMS_PER_DUMP", 5_000)
 # Form posts carry the pasted dump as a field. Up to twice the limit is read so that an oversized
 # paste can be refused with the paste kept in the box; beyond that the body is refused unread.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * CITEVIEW_MAX_DUMP_BYTES + 64 * 1024

@@ -349,7 +349,11 @@ def _schemas() -> dict[str, Any]:
                 "citation_count": _INTEGER,
                 "unresolved_count": _INTEGER,
                 "source_count": _INTEGER,
-                "item_count": _INTEGER,
+                "item_count": {**_INTEGER, "description": "The items editors can check."},
+                "uncheckable_item_count": {
+                    **_INTEGER,
+                    "description": "Items past CITEVIEW_MAX_ITEMS_PER_DUMP, which cannot be checked.",
+                },
                 "checked_item_count": _INTEGER,
                 "tags": {"type": "array", "items": {"type": "string"}},
                 "assignee": _STRING_OR_NULL,
@@ -466,6 +470,7 @@ def _schemas() -> dict[str, Any]:
                 "dump": {"type": "object"},
                 "responses": {"type": "array", "items": {"type": "object"}},
                 "hidden_until_you_check": _INTEGER,
+                "uncheckable_item_count": _INTEGER,
             },
         },
         "Metrics": {

@@ -291,7 +291,8 @@ def _dump_summary(request: HttpRequest, dump: Dump) -> dict[str, Any]:
         "citation_count": dump.citation_count,
         "unresolved_count": dump.unresolved_count,
         "source_count": dump.source_count,
-        "item_count": dump.item_count,
+        "item_count": dump.checkable_item_count,
+        "uncheckable_item_count": dump.uncheckable_item_count,
         "checked_item_count": dump.checked_item_count,
         "tags": [tag.name for tag in dump.tags.all()],
         "assignee": dump.assignee.get_username() if dump.assignee else None,
@@ -311,8 +312,7 @@ def _checks_json(dump: Dump, user: Any, items: list[CheckItem] | None = None) ->
     """Every item the dump offers for checking (or those given) with its version and the checks ``user``
     may read (blind first, as on the pages). Each statement and source is written once and items name
     them by key: a statement with thousands of citations must not be copied into each of them."""
-    all_items = dump_check_items(dump)
-    shown_items = all_items if items is None else items
+    shown_items = dump_check_items(dump) if items is None else items
     checks = Check.objects.filter(dump=dump)
     visible = _checks_by_key(checks_visible_to(user, checks))
     versions = dict(ItemState.objects.filter(dump=dump).values_list("key", "version"))
@@ -330,7 +330,7 @@ def _checks_json(dump: Dump, user: Any, items: list[CheckItem] | None = None) ->
         "sources": list(sources.values()),
         "items": [_item_json(dump, item, versions.get(item.key, 0), visible) for item in shown_items],
         "hidden_until_you_check": hidden_check_count(user, checks.filter(is_item=True)),
-        "uncheckable_item_count": dump.item_count - len(all_items),
+        "uncheckable_item_count": dump.uncheckable_item_count,
     }
 
 

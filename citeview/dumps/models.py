@@ -110,6 +110,15 @@ class Dump(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("dumps:detail", args=[self.pk])
 
+    @property
+    def checkable_item_count(self) -> int:
+        """The items editors can check: all of them, up to CITEVIEW_MAX_ITEMS_PER_DUMP."""
+        return min(self.item_count, settings.CITEVIEW_MAX_ITEMS_PER_DUMP)
+
+    @property
+    def uncheckable_item_count(self) -> int:
+        return self.item_count - self.checkable_item_count
+
 
 class DumpPage(models.Model):
     """The body of a dump's viewer in one interface language, rendered once and kept.

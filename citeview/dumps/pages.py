@@ -26,6 +26,7 @@ logger = logging.getLogger(__name__)
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 _MADE_FROM_SUFFIXES = {".py", ".html", ".mo"}
+DIAGNOSTICS_SHOWN_PER_CODE = 10
 
 
 def dump_body(dump: Dump) -> SafeString:
@@ -81,6 +82,21 @@ def rendered_answers(dump: Dump) -> list[dict[str, Any]]:
     return rendered.get(get_language()) or rendered.get(settings.LANGUAGE_CODE) or next(iter(rendered.values()))
 
 
+def _diagnostics_shown(diagnostics: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The diagnostics, most severe first, at most DIAGNOSTICS_SHOWN_PER_CODE of each kind, the last
+    shown of a kind saying how many more there are: a dump of 100,000 unresolved markers has as many
+    diagnostics, all in the normalised JSON, and a page of them would help no one."""
+    by_code: dict[str, list[dict[str, Any]]] = {}
+    for diagnostic in diagnostics:
+        by_code.setdefault(diagnostic["code"], []).append(diagnostic)
+    shown = []
+    for kind in by_code.values():
+        for diagnostic in kind[:DIAGNOSTICS_SHOWN_PER_CODE]:
+            shown.append({**diagnostic, "text": phrase_text(diagnostic["phrase"], gettext), "more_like_it": 0})
+        shown[-1]["more_like_it"] = max(len(kind) - DIAGNOSTICS_SHOWN_PER_CODE, 0)
+    return sorted(shown, key=lambda d: _SEVERITY_ORDER.get(d["severity"], 3))
+
+
 def _body_context(dump: Dump) -> dict[str, Any]:
     raw_text, raw_shortened = pretty_dump_text(bytes(dump.raw), dump.framing)
     answers = zip(rendered_answers(dump), dump.result["responses"], strict=True)
@@ -95,9 +111,8 @@ def _body_context(dump: Dump) -> dict[str, Any]:
 
 def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any]) -> dict[str, Any]:
     prefix = response_prefix(index)
-    sources = source_entries(response, prefix)
+    sources = source_entries(response, prefix, rendered["drawn_until"])  # back-links to the footnotes drawn
     labels = {entry["key"]: entry for entry in sources}
-    diagnostics = sorted(response["diagnostics"], key=lambda d: _SEVERITY_ORDER.get(d["severity"], 3))
     return {
         "index": index,
         "evidence": rendered["evidence"],
@@ -106,7 +121,8 @@ def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any
         "answer_html": rendered["answer"],
         "status_detail": phrase_text(response["status_detail_phrase"], gettext),
         "sources": sources,
-        "diagnostics": [{**d, "text": phrase_text(d["phrase"], gettext)} for d in diagnostics],
+        "diagnostics": _diagnostics_shown(response["diagnostics"]),
+        "diagnostic_count": len(response["diagnostics"]),
         "problem_count": sum(1 for d in response["diagnostics"] if d["severity"] != "info"),
         "searches": [
             {"queries": batch["queries"], "sources": [labels[k] for k in batch["source_keys"] if k in labels]}

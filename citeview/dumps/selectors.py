@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import F, Q, QuerySet
+from django.conf import settings
+from django.db.models import F, Q, QuerySet, Value
+from django.db.models.functions import Least
 from django.shortcuts import get_object_or_404
 
 from citeview.core.parse import RESULT_VERSION
@@ -37,12 +39,13 @@ def _conditions(filters: dict[str, str]) -> Q:
     if assignee := filters.get("assignee"):
         condition &= Q(assignee__isnull=True) if assignee == UNASSIGNED else Q(assignee__username=assignee)
     progress = filters.get("progress")
+    checkable = Least(F("item_count"), Value(settings.CITEVIEW_MAX_ITEMS_PER_DUMP))  # as Dump.checkable_item_count
     if progress == "unchecked":
         condition &= Q(checked_item_count=0, item_count__gt=0)
     elif progress == "in_progress":
-        condition &= Q(checked_item_count__gt=0, checked_item_count__lt=F("item_count"))
+        condition &= Q(checked_item_count__gt=0, checked_item_count__lt=checkable)
     elif progress == "done":
-        condition &= Q(checked_item_count__gte=F("item_count"), item_count__gt=0)
+        condition &= Q(checked_item_count__gte=checkable, item_count__gt=0)
     return condition
 
 

@@ -13,7 +13,7 @@ from django.utils import timezone, translation
 
 from citeview.core.parse import RESULT_VERSION, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
-from citeview.core.review.items import check_items
+from citeview.core.review.items import check_item_count
 from citeview.dumps.models import Dump
 from citeview.review.services import dump_recount
 
@@ -78,9 +78,9 @@ def dump_refresh_result(*, dump: Dump) -> Dump:
     return dump
 
 
-def dump_refresh_outdated() -> int:
-    """Rebuild every dump whose result older parsers made; returns how many were rebuilt."""
-    outdated = Dump.objects.exclude(result_version=RESULT_VERSION)
+def dump_refresh_outdated(*, everything: bool = False) -> int:
+    """Rebuild every dump whose result older parsers made (or ``everything``); returns how many were rebuilt."""
+    outdated = Dump.objects.all() if everything else Dump.objects.exclude(result_version=RESULT_VERSION)
     count = 0
     for dump in outdated.iterator():
         dump_refresh_result(dump=dump)
@@ -103,7 +103,7 @@ def _derived_fields(raw: bytes, provider: str | None, request: bytes | None) -> 
         "citation_count": sum(len(r["citations"]) for r in responses),
         "unresolved_count": sum(len(r["unresolved"]) for r in responses),
         "source_count": sum(len(r["sources"]) for r in responses),
-        "item_count": len(check_items(responses)),
+        "item_count": check_item_count(responses),
         "search_text": _search_text(responses),
         "result": result,
         "rendered": _rendered_per_language(responses),
@@ -119,7 +119,8 @@ def _rendered_per_language(responses: list[dict[str, Any]]) -> dict[str, list[di
     for language, _name in settings.LANGUAGES:
         with translation.override(language):
             rendered[language] = [
-                render_response(r, response_prefix(i), translation.gettext) for i, r in enumerate(responses)
+                render_response(r, response_prefix(i), translation.gettext, settings.CITEVIEW_MAX_CITATIONS_DRAWN)
+                for i, r in enumerate(responses)
             ]
     return rendered
 

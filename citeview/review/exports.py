@@ -70,6 +70,7 @@ def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
     }
     report = handover_report(meta, dump.result, dump_check_items(dump), [_check_dict(c) for c in shown])
     report["hidden_until_you_check"] = hidden_check_count(user, checks)
+    report["uncheckable_item_count"] = dump.uncheckable_item_count  # past the items a dump offers for checking
     return report
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from citeview.core.review.items import CheckItem, check_items
@@ -14,7 +15,9 @@ from citeview.review.models import FINISHED, Check, CheckRevision, Comment, Item
 
 
 def dump_check_items(dump: Dump) -> list[CheckItem]:
-    return check_items(dump.result["responses"])
+    """The items editors can check in the dump: its first CITEVIEW_MAX_ITEMS_PER_DUMP (``Dump.item_count``
+    has them all)."""
+    return check_items(dump.result["responses"], limit=settings.CITEVIEW_MAX_ITEMS_PER_DUMP)
 
 
 def item_version(dump: Dump, key: str) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
@@ -151,7 +152,8 @@ def _snapshot(item: CheckItem, response: dict[str, Any], kind: str, key: str) ->
 def dump_recount(*, dump: Dump) -> None:
     """Items of the current result with at least one finished check (checks of keys a rebuilt
     result no longer has stay in the reports, but do not count)."""
-    keys = {item.key for item in check_items(dump.result["responses"])}
+    limit = settings.CITEVIEW_MAX_ITEMS_PER_DUMP
+    keys = {item.key for item in check_items(dump.result["responses"], limit=limit)}
     finished = Check.objects.filter(FINISHED, dump=dump, is_item=True).values_list("item_key", flat=True)
     Dump.objects.filter(pk=dump.pk).update(checked_item_count=len(keys & set(finished)))
 

@@ -32,6 +32,9 @@ from citeview.review.selectors import (
 )
 from citeview.review.services import CheckConflict, check_save, comment_add, dump_organise
 
+# Of each item's statement, the list of all items shows its start only.
+NAV_TEXT_CHARS = 120
+
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
@@ -103,7 +106,7 @@ def _check_page(
         "item_count": len(items),
         "previous_url": _item_url(dump, items[position - 1]) if position > 0 else None,
         "next_url": _item_url(dump, items[position + 1]) if position + 1 < len(items) else None,
-        "nav": [_nav_entry(dump, i, n, done, i is item) for n, i in enumerate(items, 1)],
+        "nav": _nav(dump, items, item, done),
         "anchor": _answer_anchor(response, prefix, item),
         "mine_done": len(done),
         "response": response,
@@ -246,6 +249,20 @@ def _field_label(name: str) -> str:
     return str(Check._meta.get_field(name).verbose_name)
 
 
+def _nav(dump: Dump, items: list[CheckItem], current: CheckItem, done: set[str]) -> list[dict[str, Any]]:
+    """The list of all items. A statement's text heads its first item only (and the current one): a
+    statement citing hundreds of sources is one line of text, not hundreds."""
+    entries = []
+    previous = None
+    for number, item in enumerate(items, 1):
+        entry = _nav_entry(dump, item, number, done, item is current)
+        if item.statement_key == previous and item is not current:
+            entry["text"] = ""
+        previous = item.statement_key
+        entries.append(entry)
+    return entries
+
+
 def _nav_entry(dump: Dump, item: CheckItem, number: int, done: set[str], current: bool) -> dict[str, Any]:
     citation = (
         dump.result["responses"][item.response]["citations"][item.citation] if item.citation is not None else None
@@ -256,7 +273,7 @@ def _nav_entry(dump: Dump, item: CheckItem, number: int, done: set[str], current
         "kind": "citation" if citation is not None else "statement",
         # A marker as written; a span citation (Gemini, Claude, OpenAI) by its place among the response's.
         "marker": _item_label(citation, item) if citation is not None else "",
-        "text": item.statement.text,
+        "text": item.statement.text[:NAV_TEXT_CHARS],  # shown cut shorter still: never copy a long statement
         "done": item.key in done,
         "current": current,
     }

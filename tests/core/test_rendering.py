@@ -130,3 +130,35 @@ def test_a_cited_span_past_the_rendered_part_of_a_long_answer_is_left_out_not_a_
     assert len(response["citations"]) == 2
     html = render_answer(response, "cv-r0")
     assert html.count('class="cv-supported"') == 1 and "最後の文" not in html
+
+
+def sonar_markers(count: int, extra_text: str = "") -> dict:
+    from tests.builders import sonar_object
+
+    raw = json.dumps(sonar_object("[1]" * count + extra_text, ["https://example.org/" + "x" * 3000])).encode()
+    return parse_dump(raw).to_json()["responses"][0]
+
+
+def test_footnotes_stop_at_the_cap_and_the_answer_says_so():
+    from citeview.core.rendering.answer import render_response
+
+    response = sonar_markers(30)
+    rendered = render_response(response, "cv-r0", max_drawn=10)
+    html = rendered["answer"]
+    assert html.count('class="cv-cite-link"') == 10  # the first ten drawn
+    assert "[1]" * 20 in html  # the rest shown as written, not dropped
+    assert "Footnotes are drawn up to character 30 of this answer" in html and "30 citations" in html
+    entry = source_entries(response, "cv-r0", rendered["drawn_until"])[0]
+    assert len(entry["cited_by"]) == 10 and entry["cited_past_rendering"] == 20  # back-links only to drawn ones
+
+
+def test_below_the_cap_every_footnote_is_drawn_without_a_note():
+    from citeview.core.rendering.answer import render_response
+
+    html = render_response(sonar_markers(10), "cv-r0", max_drawn=10)["answer"]
+    assert html.count('class="cv-cite-link"') == 10 and "Footnotes are drawn up to" not in html
+
+
+def test_a_source_card_holds_a_long_address_to_a_bounded_length():
+    html = render_answer(sonar_markers(3), "cv-r0")
+    assert "x" * 3000 not in html and html.count("x" * 250) == 3  # shortened in each card

@@ -337,3 +337,26 @@ def test_every_citation_and_marker_lands_in_exactly_one_statement_of_a_long_answ
 def test_a_half_width_exclamation_or_question_mark_ends_a_japanese_sentence_without_a_space():
     assert texts("v2.0が出ました!次は何?まだです。") == ["v2.0が出ました!", "次は何?", "まだです。"]
     assert texts("Really?!Yes.") == ["Really?!Yes."]  # English still needs the space
+
+
+def test_a_run_without_sentence_ends_is_cut_into_statements_of_bounded_length_never_inside_a_marker():
+    from citeview.core.review.statements import MAX_STATEMENT_CHARS
+
+    text = "[12]" * 1000  # 4,000 characters of markers, no words, no stops
+    cited = [{"start": 4 * i, "end": 4 * i + 4, "marker": "[12]", "source_keys": ["12"]} for i in range(1000)]
+    found = statements(response(text, cited))
+    assert len(found) > 1 and all(len(s.text) <= MAX_STATEMENT_CHARS for s in found)
+    assert all(s.start % 4 == 0 and s.end % 4 == 0 for s in found)  # every cut between two markers
+    assert sorted(c for s in found for c in s.citations) == list(range(1000))  # each in exactly one
+
+
+def test_a_long_run_of_words_is_cut_at_a_space():
+    text = "word " * 500
+    found = texts(text)
+    assert len(found) == 3 and all(piece.startswith("word") and piece.endswith("word") for piece in found)
+    assert " ".join(found).split() == text.split()
+
+
+def test_an_ordinary_long_sentence_is_one_statement():
+    sentence = "東京の人口は" + "とても" * 200 + "多いです。"
+    assert texts(sentence) == [sentence]

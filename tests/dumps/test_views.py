@@ -204,5 +204,5 @@ def test_back_links_go_only_to_citations_on_the_page_and_the_rest_are_counted(ed
     editor_client.post(HOME, {"text": json.dumps(sonar_object(text, ["https://a.example/", "https://b.example/"]))})
     page = editor_client.get(Dump.objects.get().get_absolute_url()).content.decode()
     assert page.count('href="#cv-r0-cite-') == 1  # the one back-link, to the one footnote drawn
-    assert page.count("cited once past the part of the answer shown") == 2  # once for each source
+    assert page.count("cited once more where no footnote is drawn") == 2  # once for each source
     assert "not cited" not in page

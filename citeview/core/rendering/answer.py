@@ -6,6 +6,7 @@ and the page and the stored HTML agree on every generated id.
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass
 from html import escape
@@ -19,7 +20,6 @@ from citeview.core.rendering.markdown import (
     Anchor,
     AnchorLink,
     Place,
-    is_rendered,
     placeholders_shown,
     render_markdown,
 )
@@ -52,12 +52,15 @@ class Footnote:
     cited_text: str | None = None
 
 
-def footnotes(response: dict[str, Any], prefix: str) -> list[Footnote]:
-    """The marks an answer gets. Markers stay where they are; a span cited by several citations of
-    one source (a Claude block quoting a page twice) gets one footnote per source after its end."""
+def footnotes(response: dict[str, Any], prefix: str, until: int | None = None) -> list[Footnote]:
+    """The marks an answer gets (those ending at or before ``until``, when given). Markers stay where
+    they are; a span cited by several citations of one source (a Claude block quoting a page twice)
+    gets one footnote per source after its end."""
     marks: list[Footnote] = []
     seen_spans: set[tuple[int, str]] = set()
     for index, citation in enumerate(response["citations"]):
+        if until is not None and citation["end"] > until:
+            continue  # not drawn: not even made (a dense answer has hundreds of thousands)
         anchor = citation_anchor(prefix, index)
         if citation["marker"]:
             marks.append(
@@ -74,13 +77,35 @@ def footnotes(response: dict[str, Any], prefix: str) -> list[Footnote]:
     return marks
 
 
-def render_response(response: dict[str, Any], prefix: str, gettext: Translate = untranslated) -> dict[str, Any]:
+def drawn_until(response: dict[str, Any], max_drawn: int | None = None) -> int:
+    """Where the answer's footnotes stop: the end of its rendered part (MAX_MARKDOWN_CHARS), or sooner,
+    where its ``max_drawn``-th citation ends. Each source of a citation counts as one citation drawn,
+    and so does each unresolved marker; marks ending at the same place are drawn together. Past this
+    point the answer is shown as written, and nothing links to a footnote there (the source list counts
+    those citations instead), so that a dump of nothing but markers costs in proportion to a cap, not
+    to its markers times the page they would draw."""
+    rendered_end = min(len(response["text"]), MAX_MARKDOWN_CHARS)
+    if max_drawn is None:
+        return rendered_end
+    ends = [c["end"] for c in response["citations"] if c["end"] <= rendered_end for _ in c["source_keys"] or [""]]
+    ends += [marker["end"] for marker in response["unresolved"] if marker["end"] <= rendered_end]
+    if len(ends) <= max_drawn:
+        return rendered_end
+    return heapq.nsmallest(max_drawn, ends)[-1] if max_drawn > 0 else -1
+
+
+def render_response(
+    response: dict[str, Any], prefix: str, gettext: Translate = untranslated, max_drawn: int | None = None
+) -> dict[str, Any]:
     """Everything a page shows that takes rendering, done once when a dump is stored: the answer's
-    HTML and the evidence rows (both sanitised), with our own words in ``gettext``'s language."""
-    labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix)}  # as the list shows them
+    HTML and the evidence rows (both sanitised), with our own words in ``gettext``'s language, and
+    where footnotes stop being drawn (``drawn_until``), which the source list must agree with."""
+    until = drawn_until(response, max_drawn)
+    labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix, until)}  # as listed
     return {
-        "answer": render_answer(response, prefix, labels, gettext),
-        "evidence": evidence_rows(response, labels, gettext),
+        "answer": render_answer(response, prefix, labels, gettext, until),
+        "evidence": evidence_rows(response, labels, gettext, until),
+        "drawn_until": until,
     }
 
 
@@ -89,18 +114,20 @@ def render_answer(
     prefix: str,
     labels: dict[str, str] | None = None,
     gettext: Translate = untranslated,
+    until: int | None = None,
 ) -> str:
-    """The answer's Markdown as sanitised HTML, each citation a link to its source entry and each
-    cited span (a Gemini segment, a Claude block) subtly highlighted. ``labels`` are the sources'
-    labels as the source list shows them."""
+    """The answer's Markdown as sanitised HTML, each citation up to ``until`` (:func:`drawn_until`) a
+    link to its source entry and each cited span (a Gemini segment, a Claude block) subtly highlighted.
+    ``labels`` are the sources' labels as the source list shows them."""
+    until = drawn_until(response) if until is None else until
     if labels is None:
-        labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix)}
+        labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix, until)}
     text = response["text"][:MAX_MARKDOWN_CHARS]
     ordinals = {source["key"]: n for n, source in enumerate(response["sources"], 1)}
     sources = {source["key"]: source for source in response["sources"]}
     conflicts = _conflicting_keys(response)
     explanations = _unresolved_explanations(response, gettext)
-    confidence = _confidence_by_span(response)
+    confidence = _confidence_by_span(response, until)
     links_made: dict[tuple[str, str, str | None, float | None], AnchorLink] = {}  # answers cite few sources often
 
     def link_to(key: str, label: str, cited_text: str | None, score: float | None) -> AnchorLink:
@@ -113,10 +140,8 @@ def render_answer(
 
     anchors: list[Anchor] = []
     places: list[Place] = []
-    # Marks past the rendered part are not even made: a 50 MB answer has a hundred thousand of them.
-    for mark in footnotes(response, prefix):
-        if not is_rendered(response["text"], mark.end):
-            continue
+    # Marks past the drawn part are not even made: a 50 MB answer has a hundred thousand of them.
+    for mark in footnotes(response, prefix, until):
         links = [
             link_to(
                 k,
@@ -131,7 +156,7 @@ def render_answer(
         end = mark.end if mark.replaces_span else _before_trailing_space(text, mark.start, mark.end)
         places.append(Place(mark.start, end, replace=mark.replaces_span))
     for index, marker in enumerate(response["unresolved"]):
-        if not is_rendered(response["text"], marker["end"]):
+        if marker["end"] > until:
             continue
         explanation = explanations.get(marker["start"]) or gettext("{marker} points at no source.").format(
             marker=marker["marker"]
@@ -145,7 +170,7 @@ def render_answer(
             )
         )
         places.append(Place(marker["start"], marker["end"], replace=True))
-    drawn = [c for c in response["citations"] if not c["marker"] and is_rendered(response["text"], c["end"])]
+    drawn = [c for c in response["citations"] if not c["marker"] and c["end"] <= until]
     spans = sorted({(c["start"], c["end"]) for c in drawn if c["start"] < c["end"]})
     for pair, (start, end) in enumerate(spans):
         start = _after_block_syntax(text, start)
@@ -156,6 +181,13 @@ def render_answer(
         places.append(Place(end, end, priority=0))
 
     html = render_markdown(text, _visible_places(text, places), anchors)
+    if until < min(len(response["text"]), MAX_MARKDOWN_CHARS):
+        note = gettext(
+            "Footnotes are drawn up to character {position:,} of this answer, for its first citations; the "
+            "{count:,} citations and markers of the answer are all in the normalised JSON, and past that point "
+            "they are shown as written."
+        ).format(position=max(until, 0), count=len(response["citations"]) + len(response["unresolved"]))
+        html += f'<p class="cv-truncated">{escape(note)}</p>'
     if len(response["text"]) > MAX_MARKDOWN_CHARS:
         note = gettext(
             "The answer is longer than {limit:,} characters; the rest is in the raw dump and the normalised JSON."
@@ -203,18 +235,16 @@ def _visible_places(text: str, places: list[Place]) -> list[Place]:
     return moved
 
 
-def source_entries(response: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+def source_entries(response: dict[str, Any], prefix: str, until: int | None = None) -> list[dict[str, Any]]:
     """What the source list shows for each source, in the response's order. Back-links go only to
-    citations in the rendered part of the answer; those past it are counted."""
+    citations drawn in the answer (up to ``until``, see :func:`drawn_until`); those past it are counted."""
+    until = drawn_until(response) if until is None else until
     cited_by: dict[str, list[dict[str, str]]] = {}
-    cited_past_rendering: dict[str, int] = {}
-    for mark in footnotes(response, prefix):
+    for mark in footnotes(response, prefix, until):
         for key in mark.source_keys:
-            if not is_rendered(response["text"], mark.end):  # no footnote there to go back to
-                cited_past_rendering[key] = cited_past_rendering.get(key, 0) + 1
-                continue
             places = cited_by.setdefault(key, [])
             places.append({"anchor": mark.anchor, "marker": mark.marker, "place": _place_label(len(places))})
+    cited_past_rendering = _cited_past(response, until)  # no footnote there to go back to
     conflicts = _conflicting_keys(response)
     uses_markers = any(c["marker"] for c in response["citations"])
     entries = []
@@ -241,6 +271,22 @@ def source_entries(response: dict[str, Any], prefix: str) -> list[dict[str, Any]
     return entries
 
 
+def _cited_past(response: dict[str, Any], until: int) -> dict[str, int]:
+    """Per source, how many of its footnotes would come after ``until`` (as :func:`footnotes` counts them)."""
+    counts: dict[str, int] = {}
+    seen_spans: set[tuple[int, str]] = set()
+    for citation in response["citations"]:
+        if citation["end"] <= until:
+            continue
+        for key in citation["source_keys"]:
+            if not citation["marker"]:
+                if (citation["end"], key) in seen_spans:
+                    continue
+                seen_spans.add((citation["end"], key))
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
 def _place_label(position: int) -> str:
     """a, b, …, z, aa, ab, … — which of a source's citations a back-link returns to."""
     letters = ""
@@ -251,7 +297,15 @@ def _place_label(position: int) -> str:
     return letters
 
 
+# A card is drawn with every footnote: each part of it is held to a length, so that a source with a
+# long title or URL cited thousands of times cannot multiply into the page.
 CARD_TEXT_CHARS = 280
+CARD_TITLE_CHARS = 200
+CARD_URL_CHARS = 300
+
+
+def _shortened(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _anchor_link(
@@ -264,10 +318,10 @@ def _anchor_link(
     *,
     conflict: bool = False,
 ) -> AnchorLink:
-    name = source["title"] or url_domain(source["url"]) or source["url"] or source["key"]
-    text = str(cited_text or source["extra"].get("snippet") or "")  # a snippet can be any JSON value
-    if len(text) > CARD_TEXT_CHARS:
-        text = text[: CARD_TEXT_CHARS - 1] + "…"
+    name = _shortened(
+        str(source["title"] or url_domain(source["url"]) or source["url"] or source["key"]), CARD_TITLE_CHARS
+    )
+    text = _shortened(str(cited_text or source["extra"].get("snippet") or ""), CARD_TEXT_CHARS)  # any JSON value
     redirect = source["extra"].get("redirect")
     conflict_note = gettext("⚠ conflict: this number has two URLs") if conflict else ""
     # The name holds the visible number (the label-in-name rule); a conflict is said, not only coloured.
@@ -280,7 +334,7 @@ def _anchor_link(
         else accessible_name,
         card_title=name,
         card_domain="" if redirect else (url_domain(source["url"]) or ""),
-        card_url=source["url"] or "",
+        card_url=_shortened(source["url"] or "", CARD_URL_CHARS),
         card_text=str(text),
         card_note=" · ".join(
             note
@@ -293,10 +347,12 @@ def _anchor_link(
     )
 
 
-def _confidence_by_span(response: dict[str, Any]) -> dict[tuple[int, int, str], float]:
-    """Gemini's confidence of each (span, source), where the provider gave one."""
+def _confidence_by_span(response: dict[str, Any], until: int) -> dict[tuple[int, int, str], float]:
+    """Gemini's confidence of each drawn (span, source), where the provider gave one."""
     scores = {}
     for citation in response["citations"]:
+        if citation["end"] > until:
+            continue
         for key, score in zip(citation["source_keys"], citation.get("confidence") or [], strict=False):
             scores[(citation["start"], citation["end"], key)] = score
     return scores

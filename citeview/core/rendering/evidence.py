@@ -10,22 +10,29 @@ from urllib.parse import quote
 from citeview.core.links import is_safe_http_url, url_domain
 from citeview.core.numbers import mark_numbers_in_html, number_values
 from citeview.core.phrases import Translate, untranslated
-from citeview.core.rendering.markdown import is_rendered, render_markdown
+from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, render_markdown
 from citeview.core.rendering.sanitize import sanitize_html
+from citeview.core.review.statements import MAX_STATEMENT_CHARS
 
+# A file's retrieved text is shown with each citation of the file: at most this much of it there.
+SHARED_PASSAGE_CHARS = 2_000
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
 _LINK_TARGET = re.compile(r"(?<=\])\([^)]*\)|<https?://[^>]*>")
 
 
 def evidence_rows(
-    response: dict[str, Any], source_labels: dict[str, str], gettext: Translate = untranslated
+    response: dict[str, Any],
+    source_labels: dict[str, str],
+    gettext: Translate = untranslated,
+    until: int | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per cited span that carries quoted evidence, in the order of the answer (its rendered
-    part)."""
+    """One row per cited span that carries quoted evidence, in the order of the answer, for the
+    citations drawn in it (ending at or before ``until``; by default, its rendered part)."""
+    until = min(len(response["text"]), MAX_MARKDOWN_CHARS) if until is None else until
     sources = {s["key"]: s for s in response["sources"]}
     spans: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for citation in response["citations"]:
-        if not is_rendered(response["text"], citation["end"]) or _evidence_of(citation, sources) is None:
+        if citation["end"] > until or _evidence_of(citation, sources) is None:
             continue
         span = (citation["start"], citation["end"])
         if span[0] == span[1]:  # an insertion point (a file citation): the sentence it closes is the claim
@@ -74,19 +81,23 @@ def _passage(
 
 def _evidence_of(citation: dict[str, Any], sources: dict[str, Any]) -> str | None:
     """The passage a citation rests on: the quote the provider returned (Claude), or the text a file
-    search retrieved for a cited file (OpenAI, when the dump includes the results)."""
+    search retrieved for a cited file (OpenAI, when the dump includes the results). A file's text is
+    shown with each of its citations, so it is held to a length there (the source list has all of it)."""
     if citation["cited_text"] is not None:
         return str(citation["cited_text"])
     source = sources.get(citation["source_keys"][0]) if citation["source_keys"] else None
     if source and source["kind"] == "file" and isinstance(source["extra"].get("snippet"), str):
-        return str(source["extra"]["snippet"])
+        snippet = str(source["extra"]["snippet"])
+        return snippet if len(snippet) <= SHARED_PASSAGE_CHARS else snippet[: SHARED_PASSAGE_CHARS - 1] + "…"
     return None
 
 
 def _sentence_start(text: str, end: int) -> int:
-    """Where the sentence that ends at ``end`` begins: after the previous sentence's end or line break."""
-    position = max(text.rfind(mark, 0, max(end - 1, 0)) for mark in (". ", "。", "! ", "? ", "\n"))
-    return 0 if position < 0 else position + (1 if text[position] in "。\n" else 2)
+    """Where the sentence that ends at ``end`` begins: after the previous sentence's end or line break,
+    looking back at most MAX_STATEMENT_CHARS (a long run without stops is no one sentence to quote)."""
+    earliest = max(end - MAX_STATEMENT_CHARS, 0)
+    position = max(text.rfind(mark, earliest, max(end - 1, 0)) for mark in (". ", "。", "! ", "? ", "\n"))
+    return earliest if position < 0 else position + (1 if text[position] in "。\n" else 2)
 
 
 def location_words(location: dict[str, Any] | None, source: dict[str, Any], gettext: Translate = untranslated) -> str:

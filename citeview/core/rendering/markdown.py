@@ -26,13 +26,6 @@ PLACEHOLDER_MARK = "\ufdd0"
 MAX_MARKDOWN_CHARS = 100_000
 
 
-def is_rendered(answer: str, end: int) -> bool:
-    """Whether a citation ending at ``end`` lies in the part of ``answer`` that is rendered. Those
-    past it get no footnote, no highlight, no back-link and no evidence row: there is nothing to
-    point at on the page (the normalised JSON keeps them all)."""
-    return end <= min(len(answer), MAX_MARKDOWN_CHARS)
-
-
 @dataclass(frozen=True)
 class AnchorLink:
     """One source a footnote links to, with the card shown on hover and focus."""

@@ -38,11 +38,14 @@ def citation_item_key(response: int, citation: int, source_position: int = 0) ->
     return f"{key}-{source_position}" if source_position else key
 
 
-def check_items(responses: list[dict[str, Any]]) -> list[CheckItem]:
-    """Every item of a dump's responses, in reading order."""
-    items = []
+def check_items(responses: list[dict[str, Any]], limit: int | None = None) -> list[CheckItem]:
+    """Every item of a dump's responses in reading order, or the first ``limit`` of them (a dump of
+    nothing but markers would otherwise offer one item per three bytes)."""
+    items: list[CheckItem] = []
     for number, response in enumerate(responses):
         for statement in statements(response):
+            if limit is not None and len(items) >= limit:
+                return items[:limit]
             if not statement.citations:
                 items.append(CheckItem(statement_item_key(number, statement), number, statement, None))
                 continue
@@ -50,7 +53,19 @@ def check_items(responses: list[dict[str, Any]]) -> list[CheckItem]:
                 items.extend(
                     _citation_items(number, statement, citation, response["citations"][citation]["source_keys"])
                 )
-    return items
+    return items if limit is None else items[:limit]
+
+
+def check_item_count(responses: list[dict[str, Any]]) -> int:
+    """How many items :func:`check_items` finds without a limit, without making them."""
+    count = 0
+    for response in responses:
+        for statement in statements(response):
+            if not statement.citations:
+                count += 1
+                continue
+            count += sum(max(len(response["citations"][c]["source_keys"]), 1) for c in statement.citations)
+    return count
 
 
 def _citation_items(response: int, statement: Statement, citation: int, source_keys: list[str]) -> list[CheckItem]:

@@ -122,6 +122,11 @@ def report_markdown(report: dict[str, Any]) -> str:
             f"- Left out: {report['hidden_until_you_check']} check(s) by other editors of items you have not"
             " checked yet (blind first)"
         )
+    if report.get("uncheckable_item_count"):
+        lines.append(
+            f"- Not offered for checking: {report['uncheckable_item_count']} item(s) past the limit of items per"
+            " dump (CITEVIEW_MAX_ITEMS_PER_DUMP); they are not among the statements needing a check below"
+        )
     lines.append("")
     for response in report["responses"]:
         lines += _response_markdown(response, len(report["responses"]))

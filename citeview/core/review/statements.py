@@ -34,6 +34,12 @@ class Statement:
 
 Span = tuple[int, int]
 
+# A run of text with no sentence end (a marker-only answer, a list run on without stops) is cut into
+# statements of at most this many characters: a statement is copied into every check of its citations
+# and into each export row, so its length must not grow with the answer.
+MAX_STATEMENT_CHARS = 1_000
+_LONGEST_MARKER = len("[web:999999]")
+
 # What the sentence scanner stops at: a terminator run, a backtick run (a code span may start), a URL.
 _STOPS = re.compile(r"[.!?。！？．]+|`+|https?://", re.I)
 _ASCII_TERMINATORS = frozenset(".!?")
@@ -79,6 +85,7 @@ def statements(response: dict[str, Any]) -> list[Statement]:
         spans = [_stripped(text, 0, len(text))]  # nothing reads as a sentence, but the markers need a home
     if not spans or spans[0][0] == spans[0][1]:  # a blank text has nowhere to put anything
         return []
+    spans = [piece for span in spans for piece in _within_length(text, span, marker_ends)]
     citation_homes = _grouped(_homes(spans, [_citation_place(c) for c in citations]), len(spans))
     marker_homes = _grouped(_homes(spans, [(m["start"], False) for m in unresolved]), len(spans))
     return [
@@ -316,6 +323,28 @@ def _after_markers(text: str, position: int, end: int, marker_ends: dict[int, in
         if marker_end is None or marker_end > end or marker_end <= marker:
             return position
         position = marker_end
+
+
+def _within_length(text: str, span: Span, marker_ends: dict[int, int]) -> list[Span]:
+    """``span`` in pieces of at most MAX_STATEMENT_CHARS, cut at a space where there is one in the
+    second half of a piece, and never inside a marker."""
+    start, end = span
+    pieces = []
+    while end - start > MAX_STATEMENT_CHARS:
+        limit = start + MAX_STATEMENT_CHARS
+        space = max(text.rfind(" ", start + MAX_STATEMENT_CHARS // 2, limit), text.rfind("\n", start, limit))
+        cut = space if space > start + MAX_STATEMENT_CHARS // 2 else _outside_marker(text, start, limit, marker_ends)
+        pieces.append(_stripped(text, start, cut))
+        start = _stripped(text, cut, end)[0]
+    return [*pieces, (start, end)]
+
+
+def _outside_marker(text: str, start: int, cut: int, marker_ends: dict[int, int]) -> int:
+    """``cut``, or the start of the marker it would fall inside (markers are short: a few positions back)."""
+    for begin in range(cut - 1, max(start, cut - _LONGEST_MARKER), -1):
+        if marker_ends.get(begin, begin) > cut:
+            return begin
+    return cut
 
 
 def _stripped(text: str, start: int, end: int) -> Span:

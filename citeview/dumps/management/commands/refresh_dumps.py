@@ -12,7 +12,15 @@ from citeview.dumps.services import dump_refresh_outdated
 class Command(BaseCommand):
     help = "Re-parse and re-render every stored dump whose result an older citeview made."
 
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument(
+            "--all",
+            action="store_true",
+            dest="everything",
+            help="Rebuild every dump, e.g. after changing CITEVIEW_MAX_CITATIONS_DRAWN.",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
-        count = dump_refresh_outdated()
+        count = dump_refresh_outdated(everything=options["everything"])
         if count:
             self.stdout.write(f"Rebuilt {count} dump(s) with the current parsers.")
