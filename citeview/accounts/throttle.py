@@ -22,8 +22,8 @@ def login_name(username: str) -> str:
     allows as it is (it then refuses it before any password is tried).
 
     The result is stripped once more: NFKC turns a few marks into a space and a combining mark
-    ("¨" becomes a space and U+0308), and the count is kept under the name the form passes on, read again here, so
-    reading a name twice must give the same name.
+    ("¨" becomes a space and U+0308). The pause is looked up from what was typed but counted from
+    the name the form passed on, so reading a name twice must give the same name.
 
     Letter case is kept: user names are case-sensitive here. ModelBackend finds the user with an
     exact lookup (``get_by_natural_key``), and on SQLite and PostgreSQL that comparison, like the
@@ -61,8 +61,9 @@ def client_address(request: HttpRequest) -> str | None:
 
 
 def _address(text: str) -> IPv4Address | IPv6Address | None:
+    # A link-local address's zone (fe80::1%eth0) names one of our own interfaces, not the visitor.
     try:
-        address = ip_address(text.strip())
+        address = ip_address(text.strip().partition("%")[0])
     except ValueError:
         return None
     # An IPv6 socket reports an IPv4 peer as ::ffff:a.b.c.d; it is the IPv4 address.

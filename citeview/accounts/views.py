@@ -18,7 +18,8 @@ from citeview.review import roles
 
 
 class LoginView(auth_views.LoginView):
-    """Django's login, paused for a while after repeated failures (HTTP 429, saying for how long)."""
+    """Django's login, paused for a while after repeated failures (HTTP 429, saying for how long). The
+    backend refuses a paused login on every other way in too (``backends``)."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         wait = seconds_paused(request.POST.get("username", ""), client_address(request))

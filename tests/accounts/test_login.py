@@ -195,6 +195,7 @@ def test_a_forged_chain_through_a_proxy_cannot_choose_its_address(client, settin
         ("10.0.0.2", "192.0.2.1, ", "10.0.0.2"),
         ("::ffff:10.0.0.2", "198.51.100.7", "198.51.100.7"),  # IPv4 as an IPv6 socket reports it
         ("2001:db8::2", "2001:db8:1::7", "2001:db8:1::7"),
+        ("fe80::7%eth0", "", "fe80::7"),  # the zone is one of our interfaces (and no database column takes it)
         ("", "198.51.100.7", None),
     ],
 )
