@@ -7,6 +7,7 @@ The defaults run a fresh checkout locally on SQLite. A deployment sets at least 
 from __future__ import annotations
 
 import os
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 
 import dj_database_url
@@ -43,6 +44,19 @@ def env_int(name: str, default: int) -> int:
 
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in env_str(name, default).split(",") if item.strip()]
+
+
+def env_networks(name: str, default: str) -> list[IPv4Network | IPv6Network]:
+    """Comma-separated addresses (a network of one) and networks such as 10.0.0.0/8."""
+    networks = []
+    for item in env_list(name, default):
+        try:
+            networks.append(ip_network(item))
+        except ValueError as error:
+            raise ImproperlyConfigured(
+                f"{name} must list IP addresses or networks (such as 10.0.0.0/8), not {item!r}: {error}"
+            ) from None
+    return networks
 
 
 DEBUG = env_bool("DEBUG", True)
@@ -187,6 +201,12 @@ SESSION_COOKIE_SAMESITE = "Lax"
 LOGIN_FAILURES_PER_NAME = env_int("LOGIN_FAILURES_PER_NAME", 5)
 LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 30)
 LOGIN_PAUSE_SECONDS = env_int("LOGIN_PAUSE_SECONDS", 15 * 60)
+# The proxies in front whose X-Forwarded-For names the visitor (for the per-address count): their
+# addresses or networks. Any other sender's header is ignored, so a client that reaches an app server
+# directly is counted by its own address. Empty: the connection's address always counts.
+TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES", "")
+# Every password check (the login page, the admin's login) is refused while its name or address is paused.
+AUTHENTICATION_BACKENDS = ["citeview.accounts.backends.PausingModelBackend"]
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 

@@ -8,4 +8,4 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from citeview.accounts import signals  # noqa: F401  (connects the login receivers)
+        from citeview.accounts import checks, signals  # noqa: F401  (registers the check, connects the receivers)

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 
@@ -14,14 +15,19 @@ class LoginFailure(models.Model):
 class ApiToken(models.Model):
     """A key a script sends as ``Authorization: Bearer <key>`` to use the API as its user, with that
     user's role. Only the key's SHA-256 is kept: the key is shown once, when it is made, and a copy
-    of the database cannot call the API. Keys are random (256 bits), so a fast hash is enough."""
+    of the database cannot call the API. Keys are random (256 bits), so a fast hash is enough.
+    A token lasts until ``expires_at`` (never when empty, if its user chose so), and is deleted when
+    its user's password changes or the account is deactivated (``signals``)."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens", verbose_name=_("user")
+    )
     name = models.CharField(_("name"), max_length=100)
-    prefix = models.CharField(max_length=16)  # the key's start, to tell keys apart in the list
+    prefix = models.CharField(_("starts with"), max_length=16)  # the key's start, to tell keys apart
     key_hash = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
+    expires_at = models.DateTimeField(_("expires"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -30,3 +36,8 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+    @property
+    def is_expired(self) -> bool:
+        """Refused from the moment it expires, that instant included."""
+        return self.expires_at is not None and self.expires_at <= timezone.now()

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django import forms
@@ -12,12 +13,13 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from citeview.accounts.throttle import client_address, seconds_paused
-from citeview.accounts.tokens import token_create, token_revoke
+from citeview.accounts.tokens import DEFAULT_LIFETIME, token_create, token_revoke
 from citeview.review import roles
 
 
 class LoginView(auth_views.LoginView):
-    """Django's login, paused for a while after repeated failures (HTTP 429, saying for how long)."""
+    """Django's login, paused for a while after repeated failures (HTTP 429, saying for how long). The
+    backend refuses a paused login on every other way in too (``backends``)."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         wait = seconds_paused(request.POST.get("username", ""), client_address(request))
@@ -38,11 +40,24 @@ class LoginView(auth_views.LoginView):
 
 
 class TokenForm(forms.Form):
+    # What a new token may last, by the value the form sends; None never expires.
+    LIFETIMES = {"30": timedelta(days=30), "90": DEFAULT_LIFETIME, "365": timedelta(days=365), "never": None}
+    DEFAULT = "90"
+
     name = forms.CharField(
         label=_("What the token is for"),
         max_length=100,
         help_text=_("For example: nightly batch, or the name of a script"),
     )
+    lifetime = forms.ChoiceField(
+        label=_("Valid for"),
+        choices=[("30", _("30 days")), ("90", _("90 days")), ("365", _("1 year")), ("never", _("Never expires"))],
+        initial=DEFAULT,
+        required=False,  # a post without it gets the default
+    )
+
+    def clean_lifetime(self) -> timedelta | None:
+        return self.LIFETIMES[self.cleaned_data["lifetime"] or self.DEFAULT]
 
 
 @require_http_methods(["GET", "POST"])
@@ -51,7 +66,9 @@ def account_page(request: HttpRequest) -> HttpResponse:
     form = TokenForm(request.POST if request.method == "POST" else None)
     new_key = None
     if form.is_valid():
-        _token, new_key = token_create(user=request.user, name=form.cleaned_data["name"])
+        _token, new_key = token_create(
+            user=request.user, name=form.cleaned_data["name"], lifetime=form.cleaned_data["lifetime"]
+        )
         form = TokenForm()
     context = {
         "form": form,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC
 from functools import wraps
 from typing import Any
 
@@ -10,7 +11,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 
-from citeview.accounts.tokens import token_user
+from citeview.accounts.tokens import TokenExpired, token_user
 from citeview.review import roles
 
 API_PREFIX = "/api/"
@@ -19,7 +20,7 @@ API_PREFIX = "/api/"
 class BearerTokenMiddleware:
     """``Authorization: Bearer <key>`` on the API: the request acts as the key's user, without the
     session and without the CSRF check, since a browser never sends that header to another site by
-    itself. A key that is wrong is refused, never ignored in favour of the session."""
+    itself. A key that is wrong or expired is refused, never ignored in favour of the session."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -32,7 +33,12 @@ class BearerTokenMiddleware:
         scheme, _space, key = header.strip().partition(" ")
         if scheme.lower() != "bearer" or not key.strip():
             return api_error(401, "invalid_token", "Send the token as: Authorization: Bearer <token>.")
-        user = token_user(key.strip())
+        try:
+            user = token_user(key.strip())
+        except TokenExpired as expired:
+            when = expired.expired_at.astimezone(UTC).isoformat()
+            message = f"This token expired on {when}: make a new one on the account page (/accounts/)."
+            return api_error(401, "token_expired", message, expired_at=when)
         if user is None:
             return api_error(401, "invalid_token", "This token is not valid: it may have been revoked.")
         request.user = user

@@ -28,7 +28,10 @@ def openapi_document() -> dict[str, Any]:
                 "Store AI answers' raw API responses (dumps), read what citeview found in them, record "
                 "evidence checks and read the handover report. Authenticate with `Authorization: Bearer "
                 "<token>` (tokens are made on the account page, /accounts/): a reviewer's token reads, an "
-                "editor's also stores dumps and records checks. A browser session works too (writes then "
+                "editor's also stores dumps and records checks, as its user's role is at each request. A "
+                "token lasts as long as chosen when it was made (90 days unless chosen otherwise, or "
+                "without end), and a password change or a deactivated account revokes every token of "
+                "its user. A browser session works too (writes then "
                 'need the CSRF token as X-CSRFToken). Every error is `{"error": {"code", "message"}}`.'
             ),
         },
@@ -250,7 +253,11 @@ def _list_parameters() -> list[dict[str, Any]]:
 
 def _security_schemes() -> dict[str, Any]:
     return {
-        "token": {"type": "http", "scheme": "bearer", "description": "An API token from the account page."},
+        "token": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API token from the account page, until it expires or is revoked.",
+        },
         "session": {"type": "apiKey", "in": "cookie", "name": "sessionid", "description": "A logged-in browser."},
     }
 
@@ -273,6 +280,11 @@ def _schemas() -> dict[str, Any]:
                             "additionalProperties": {"type": "array", "items": {"type": "string"}},
                         },
                         "version": {"type": "integer", "description": "For conflict: the item's version now."},
+                        "expired_at": {
+                            "type": "string",
+                            "format": "date-time",
+                            "description": "For token_expired: when the token expired.",
+                        },
                     },
                 }
             },
@@ -524,7 +536,7 @@ _CHECK_FIELDS = (
 )
 _ERROR_DESCRIPTIONS = {
     400: "The input is not valid: the message (and fields) say what is wrong.",
-    401: "No token or session, or a token that is not valid.",
+    401: "No token or session, or a token that is not valid: unknown or revoked (invalid_token) or expired (token_expired).",
     403: "The account's role does not allow this.",
     404: "No such dump, item or page.",
     405: "The method is not allowed here.",

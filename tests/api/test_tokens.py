@@ -1,21 +1,25 @@
-"""API tokens: made and shown once on the account page, kept only as a hash, revoked for good."""
+"""API tokens: made and shown once on the account page, kept only as a hash, expiring when chosen,
+revoked for good."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 from django.contrib.auth.models import Group
+from django.utils import timezone
 
 from citeview.accounts.models import ApiToken
 from citeview.accounts.tokens import token_create
-from citeview.review.roles import REVIEWER
+from citeview.review.roles import EDITOR, REVIEWER
 from tests.api.conftest import bearer_client
 from tests.conftest import own_fixture
 
 pytestmark = pytest.mark.django_db
 
 
-def make_token(client, name: str = "nightly batch") -> str:
-    page = client.post("/accounts/", {"name": name}).content.decode()
+def make_token(client, name: str = "nightly batch", **lifetime: str) -> str:
+    page = client.post("/accounts/", {"name": name, **lifetime}).content.decode()
     return page.split('id="new-token" class="cv-token-key" type="text" value="')[1].split('"')[0]
 
 
@@ -98,3 +102,86 @@ def test_nobody_revokes_another_users_token(editor_client, reviewer):
 def test_a_token_needs_a_name(editor_client):
     response = editor_client.post("/accounts/", {"name": ""})
     assert response.status_code == 400 and not ApiToken.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("chosen", "days"), [({}, 90), ({"lifetime": "30"}, 30), ({"lifetime": "90"}, 90), ({"lifetime": "365"}, 365)]
+)
+def test_a_new_token_lasts_90_days_unless_another_lifetime_is_chosen(editor_client, chosen, days):
+    make_token(editor_client, **chosen)
+    token = ApiToken.objects.get()
+    assert abs(token.expires_at - (timezone.now() + timedelta(days=days))) < timedelta(minutes=1)
+
+
+def test_a_token_may_never_expire(editor_client):
+    key = make_token(editor_client, lifetime="never")
+    ApiToken.objects.update(created_at=timezone.now() - timedelta(days=5 * 365))
+    assert ApiToken.objects.get().expires_at is None
+    assert bearer_client(key).get("/api/dumps").status_code == 200
+    assert "never expires" in editor_client.get("/accounts/").content.decode()
+
+
+@pytest.mark.parametrize("lifetime", ["7", "forever", "-1", "36500"])
+def test_a_lifetime_that_is_not_offered_is_refused(editor_client, lifetime):
+    response = editor_client.post("/accounts/", {"name": "nightly batch", "lifetime": lifetime})
+    assert response.status_code == 400 and not ApiToken.objects.exists()
+
+
+def test_the_account_page_offers_the_lifetimes_and_says_when_each_token_expires(editor_client):
+    form = editor_client.get("/accounts/").content.decode()
+    for label in ("30 days", "90 days", "1 year", "Never expires"):
+        assert label in form
+    assert '<option value="90" selected>' in form
+    make_token(editor_client, name="soon", lifetime="30")
+    make_token(editor_client, name="old", lifetime="30")
+    ApiToken.objects.filter(name="old").update(expires_at=datetime(2026, 1, 2, 3, 4, tzinfo=UTC))
+    rows = editor_client.get("/accounts/").content.decode().split("<tr>")[2:]
+    soon, old = (next(row for row in rows if f"<td>{name}</td>" in row) for name in ("soon", "old"))
+    assert 'datetime="2026-01-02T12:04:00+09:00"' in old and "expired" in old  # shown in Tokyo's time
+    assert "expired" not in soon and timezone.localdate(timezone.now() + timedelta(days=30)).isoformat() in soon
+    assert "A password change revokes every token you have" in editor_client.get("/accounts/").content.decode()
+
+
+@pytest.fixture
+def frozen_now(monkeypatch):
+    now = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+    monkeypatch.setattr("citeview.accounts.tokens.timezone.now", lambda: now)
+    return now
+
+
+@pytest.mark.parametrize(
+    ("expires_in", "status"), [(timedelta(microseconds=-1), 401), (timedelta(0), 401), (timedelta(microseconds=1), 200)]
+)
+def test_a_token_is_refused_from_the_moment_it_expires(editor, frozen_now, expires_in, status):
+    token, key = token_create(user=editor, name="t")
+    ApiToken.objects.filter(pk=token.pk).update(expires_at=frozen_now + expires_in)
+    assert bearer_client(key).get("/api/dumps").status_code == status
+
+
+def test_an_expired_token_is_refused_saying_when_even_with_a_session(editor_client, editor):
+    token, key = token_create(user=editor, name="t")
+    ApiToken.objects.filter(pk=token.pk).update(expires_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+    for client in (bearer_client(key), editor_client):
+        refused = client.get("/api/dumps", headers={"Authorization": f"Bearer {key}"})
+        assert refused.status_code == 401 and refused["WWW-Authenticate"].startswith("Bearer")
+        error = refused.json()["error"]
+        assert error["code"] == "token_expired" and error["expired_at"] == "2026-01-02T03:04:05+00:00"
+        assert "expired on 2026-01-02T03:04:05+00:00" in error["message"]
+    assert ApiToken.objects.get().last_used_at is None
+
+
+def test_a_role_change_applies_to_the_tokens_next_request(editor, editor_api):
+    def store():
+        return editor_api.generic(
+            "POST", "/api/dumps", own_fixture("agent-seed-incomplete.sse"), content_type="text/event-stream"
+        )
+
+    assert store().status_code == 201
+    editor.groups.set([Group.objects.get(name=REVIEWER)])
+    refused = store()
+    assert refused.status_code == 403 and "this account is a reviewer" in refused.json()["error"]["message"]
+    assert editor_api.get("/api/dumps").status_code == 200
+    editor.groups.clear()
+    assert store().status_code == 403 and editor_api.get("/api/dumps").status_code == 403
+    editor.groups.add(Group.objects.get(name=EDITOR))
+    assert editor_api.get("/api/dumps").status_code == 200

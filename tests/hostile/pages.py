@@ -61,7 +61,7 @@ OUR_NAMES = _words(
     """csrfmiddlewaretoken next language text file request_text request_file q provider status tag
     assignee progress title tags version verdict subject time conditions evidence_quote note
     verification_worthy supported_together seen_verification_worthy seen_supported_together item_key
-    name viewport color-scheme"""
+    name lifetime viewport color-scheme"""
 )
 SUGGESTIONS_SRC = re.compile(r"^/dumps/\d+/responses/\d+/search-suggestions$")
 SUGGESTIONS_SANDBOX = "allow-popups allow-popups-to-escape-sandbox"
