@@ -57,6 +57,11 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CITEVIEW_MAX_DUMP_BYTES = env_int("CITEVIEW_MAX_DUMP_BYTES", 10 * 1024 * 1024)
 # A bulk import (a .zip of dumps or JSON Lines of responses); each dump in it is held to the limit above.
 CITEVIEW_MAX_IMPORT_BYTES = env_int("CITEVIEW_MAX_IMPORT_BYTES", 100 * 1024 * 1024)
+# The dumps one import may hold (its .zip may list twice as many entries, for folders and the like).
+CITEVIEW_MAX_IMPORT_ENTRIES = env_int("CITEVIEW_MAX_IMPORT_ENTRIES", 10_000)
+# What one .zip's files may unpack to in all: as much as the largest JSON Lines file holds. Storing is
+# the cost: 100 MB of dumps took about 30 s to a minute and 260 to 530 MB of database here (README).
+CITEVIEW_MAX_IMPORT_UNPACKED_BYTES = env_int("CITEVIEW_MAX_IMPORT_UNPACKED_BYTES", 100 * 1024 * 1024)
 # Form posts carry the pasted dump as a field. Up to twice the limit is read so that an oversized
 # paste can be refused with the paste kept in the box; beyond that the body is refused unread.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * CITEVIEW_MAX_DUMP_BYTES + 64 * 1024
