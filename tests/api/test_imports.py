@@ -245,7 +245,7 @@ def test_json_lines_hold_at_most_the_dump_cap(editor_api, settings, count, store
     else:
         error = response.json()["error"]
         assert response.status_code == 400 and error["code"] == "too_many_entries"
-        assert "more than 3 " in error["message"] and "CITEVIEW_MAX_IMPORT_ENTRIES" not in error["message"]
+        assert "more than 3 lines" in error["message"] and "at most 3 dumps" in error["message"]
 
 
 @pytest.mark.parametrize(("count", "stored"), [(2, 2), (3, 3), (4, 0)])
