@@ -71,6 +71,11 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CITEVIEW_MAX_DUMP_BYTES = env_int("CITEVIEW_MAX_DUMP_BYTES", 10 * 1024 * 1024)
 # A bulk import (a .zip of dumps or JSON Lines of responses); each dump in it is held to the limit above.
 CITEVIEW_MAX_IMPORT_BYTES = env_int("CITEVIEW_MAX_IMPORT_BYTES", 100 * 1024 * 1024)
+# The dumps one import may hold (its .zip may list twice as many entries, for folders and the like).
+CITEVIEW_MAX_IMPORT_ENTRIES = env_int("CITEVIEW_MAX_IMPORT_ENTRIES", 10_000)
+# What one .zip's files may unpack to in all: as much as the largest JSON Lines file holds. Storing is
+# the cost: 100 MB of dumps took about 30 s to a minute and 260 to 530 MB of database here (README).
+CITEVIEW_MAX_IMPORT_UNPACKED_BYTES = env_int("CITEVIEW_MAX_IMPORT_UNPACKED_BYTES", 100 * 1024 * 1024)
 # What one dump may cost a page, whatever it holds (a dump of nothing but markers would otherwise make
 # pages and checks by the hundred thousand). Reaching either is shown where it applies.
 # Footnotes drawn per answer (each source of a footnote and each unresolved marker counts); the rest of

@@ -204,7 +204,15 @@ def _paths() -> dict[str, Any]:
                 "description": (
                     "Each dump is stored on its own; one that cannot be read is reported with the reason "
                     f"and the others are stored. Up to {settings.CITEVIEW_MAX_IMPORT_BYTES:,} bytes in all "
-                    "(CITEVIEW_MAX_IMPORT_BYTES), each dump within the dump limit. Editors only."
+                    "(CITEVIEW_MAX_IMPORT_BYTES), each dump within the dump limit. At most "
+                    f"{settings.CITEVIEW_MAX_IMPORT_ENTRIES:,} dumps (CITEVIEW_MAX_IMPORT_ENTRIES), and a .zip "
+                    "lists at most twice as many files and folders; more is 400 too_many_entries, with "
+                    "nothing stored. A .zip's files may unpack to "
+                    f"{settings.CITEVIEW_MAX_IMPORT_UNPACKED_BYTES:,} bytes in all "
+                    "(CITEVIEW_MAX_IMPORT_UNPACKED_BYTES): more, as the .zip declares it, is 413 too_large "
+                    "with nothing stored; more as it is read is an error for each file from there on. A "
+                    "file packed with other than Deflate or stored is an error of its own "
+                    "(unsupported_compression). Editors only."
                 ),
                 "parameters": [
                     _query(

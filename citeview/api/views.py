@@ -24,7 +24,7 @@ from citeview.api.openapi import MAX_ID, openapi_document
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.review.items import CheckItem
 from citeview.core.review.report import report_markdown
-from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, ImportResult, import_entries, import_results
+from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, import_entries, import_results
 from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.http_status import status_for
 from citeview.dumps.middleware import declared_body_size
@@ -147,8 +147,13 @@ def imports(request: HttpRequest) -> HttpResponse:
         entries = import_entries(name, body)
     except DumpError as error:
         return _dump_error(error)
-    results = list(import_results(entries, uploaded_by=request.user, tags=tags_named(tags)))
-    return JsonResponse(_import_json(request, results), json_dumps_params=JSON_OPTIONS)
+    # Each result is kept as its JSON, not with its stored dump: a dump holds its bytes and everything
+    # made from them, and keeping them all would hold the whole import in memory until the answer.
+    results = [
+        result.to_json(request.build_absolute_uri)
+        for result in import_results(entries, uploaded_by=request.user, tags=tags_named(tags))
+    ]
+    return JsonResponse(_import_json(results), json_dumps_params=JSON_OPTIONS)
 
 
 @login_not_required
@@ -382,12 +387,12 @@ def _check_json(check: Check) -> dict[str, Any]:
     }
 
 
-def _import_json(request: HttpRequest, results: list[ImportResult]) -> dict[str, Any]:
+def _import_json(results: list[dict[str, Any]]) -> dict[str, Any]:
     return {
-        "stored": sum(1 for r in results if r.outcome == STORED),
-        "already_stored": sum(1 for r in results if r.outcome == ALREADY_STORED),
-        "errors": sum(1 for r in results if r.outcome == ERROR),
-        "results": [r.to_json(request.build_absolute_uri) for r in results],
+        "stored": sum(1 for r in results if r["outcome"] == STORED),
+        "already_stored": sum(1 for r in results if r["outcome"] == ALREADY_STORED),
+        "errors": sum(1 for r in results if r["outcome"] == ERROR),
+        "results": results,
     }
 
 

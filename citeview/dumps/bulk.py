@@ -9,7 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from citeview.core.bulk import ImportEntry, split_import
+from citeview.core.bulk import ImportEntries, ImportEntry, ImportLimits, split_import
 from citeview.core.errors import DumpError
 from citeview.core.phrases import phrase
 from citeview.dumps.models import Dump, Tag
@@ -38,9 +38,17 @@ class ImportResult:
         return result
 
 
-def import_entries(name: str, data: bytes) -> list[ImportEntry]:
-    """The dumps an import file holds, each at most the dump size limit."""
-    return split_import(name, data, settings.CITEVIEW_MAX_DUMP_BYTES)
+def import_limits() -> ImportLimits:
+    return ImportLimits(
+        dump_bytes=settings.CITEVIEW_MAX_DUMP_BYTES,
+        dumps=settings.CITEVIEW_MAX_IMPORT_ENTRIES,
+        unpacked_bytes=settings.CITEVIEW_MAX_IMPORT_UNPACKED_BYTES,
+    )
+
+
+def import_entries(name: str, data: bytes) -> ImportEntries:
+    """The dumps an import file holds, within the limits of the settings; read as they are stored."""
+    return split_import(name, data, import_limits())
 
 
 def import_results(

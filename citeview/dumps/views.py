@@ -19,7 +19,7 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_http_methods
 
-from citeview.core.bulk import ImportEntry
+from citeview.core.bulk import ImportEntries
 from citeview.core.errors import DumpError
 from citeview.dumps.bulk import import_entries, import_results
 from citeview.dumps.forms import DumpFilterForm, DumpForm, ImportForm
@@ -102,15 +102,17 @@ def import_page(
     return render(request, "dumps/import.html", context, status=status)
 
 
-def _import_limits() -> dict[str, float]:
+def _import_limits() -> dict[str, float | str]:
     mib = 1024 * 1024
     return {
         "import_mib": round(settings.CITEVIEW_MAX_IMPORT_BYTES / mib, 1),
         "dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / mib, 1),
+        "import_dumps": f"{settings.CITEVIEW_MAX_IMPORT_ENTRIES:,}",
+        "unpacked_mib": round(settings.CITEVIEW_MAX_IMPORT_UNPACKED_BYTES / mib, 1),
     }
 
 
-def _import_progress(request: HttpRequest, entries: list[ImportEntry], page: str, tags: list[str]) -> Iterator[str]:
+def _import_progress(request: HttpRequest, entries: ImportEntries, page: str, tags: list[str]) -> Iterator[str]:
     """The page up to its list, a row per dump as it is stored, then the summary and the rest."""
     language = translation.get_language()
     head, rest = page.split(IMPORT_ROWS_PLACE)

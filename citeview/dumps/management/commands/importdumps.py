@@ -3,7 +3,8 @@
 A PATH is a ``.zip`` of dump files, a JSON Lines file (``.jsonl``, ``.ndjson``: one whole response per
 line), a folder (each file in it, by name), or one dump file. Files are read one at a time, each when
 its turn comes. One that cannot be stored is reported with the reason, and the others are stored all
-the same; the command then exits with status 1.
+the same; the command then exits with status 1. Each .zip or JSON Lines file is one import, held to the
+import limits of the settings (``CITEVIEW_MAX_IMPORT_*``) as on the page and through the API.
 """
 
 from __future__ import annotations
