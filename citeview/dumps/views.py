@@ -27,7 +27,7 @@ from citeview.dumps.http_status import status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body
 from citeview.dumps.selectors import dump_get, dump_list
-from citeview.dumps.services import dump_ingest
+from citeview.dumps.services import can_attach_request, dump_ingest
 from citeview.review import roles
 from citeview.review.forms import CommentForm, DumpDetailsForm
 from citeview.review.selectors import dump_comments, editor_progress
@@ -63,8 +63,19 @@ def home(request: HttpRequest) -> HttpResponse:
         messages.info(request, _("These exact bytes were stored already; here is that dump."))
         attached = form.cleaned_data["request"]
         if attached and bytes(dump.request_raw or b"") != attached:
-            messages.warning(request, _("That dump already has another request attached; it was kept."))
+            messages.warning(request, _request_not_attached(request, dump))
     return redirect(dump)
+
+
+def _request_not_attached(request: HttpRequest, dump: Dump) -> str:
+    """Why the request sent with a stored dump's bytes was not attached to it, and who may attach one."""
+    if dump.request_raw or can_attach_request(request.user, dump):
+        return _("That dump already has another request attached; it was kept.")
+    if dump.uploaded_by is None:
+        return _("The request was not attached: only staff may attach a request to this dump.")
+    return _(
+        "The request was not attached: only %(uploader)s, who stored this dump, or staff may attach a request to it."
+    ) % {"uploader": dump.uploaded_by.get_username()}
 
 
 # Where the import page's streamed rows and summary go (see ``_import_progress``).
