@@ -9,6 +9,7 @@ from django.utils import timezone
 from citeview.dumps.models import Dump
 from citeview.dumps.services import can_attach_request, dump_ingest
 from tests.conftest import own_fixture, user_with_role
+from tests.hostile.pages import assert_inert
 
 pytestmark = pytest.mark.django_db
 
@@ -108,6 +109,7 @@ def test_the_viewer_shows_who_attached_the_request_and_when(client, editor, staf
     assert "request attached" in header and "by kenji" in header
     assert f'datetime="{timezone.localtime(dump.request_attached_at).isoformat()}"' in header
     assert 'href="#cv-attached-request"' in header and 'id="cv-attached-request"' in page
+    assert_inert(page)  # the header's link and the request's id are our own
 
 
 def test_the_viewer_shows_no_attachment_line_for_a_dump_without_a_request(client, editor):
