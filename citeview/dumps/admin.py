@@ -20,6 +20,8 @@ class DumpAdmin(admin.ModelAdmin):
         "size",
         "filename",
         "uploaded_by",
+        "request_attached_by",
+        "request_attached_at",
         "checked_item_count",
         *(f for f in Dump.DERIVED_FIELDS if f not in ("raw", "result", "rendered", "search_text")),
     )

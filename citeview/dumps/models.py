@@ -32,6 +32,17 @@ class Dump(models.Model):
     raw = models.BinaryField(_("raw bytes"))
     # The request that produced the response, when a reviewer attached it (also stored verbatim).
     request_raw = models.BinaryField(_("request bytes"), null=True, blank=True)
+    # Who attached it and when: it changes every quote check the team relies on. Empty for a dump
+    # without a request, and for requests attached before citeview recorded this.
+    request_attached_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("request attached by"),
+    )
+    request_attached_at = models.DateTimeField(_("request attached at"), null=True, blank=True)
     size = models.PositiveIntegerField(_("size in bytes"))
     filename = models.CharField(_("file name"), max_length=255, blank=True)
     uploaded_by = models.ForeignKey(

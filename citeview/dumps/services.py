@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 
@@ -31,15 +32,14 @@ def dump_ingest(
 ) -> tuple[Dump, bool]:
     """Store a dump unless the same bytes are stored already. Returns the dump and whether it is new.
 
-    A request given with bytes already stored is attached to that dump if it has none yet.
+    A request given with bytes already stored is attached to that dump if it has none yet and
+    :func:`can_attach_request` lets the uploader attach it; otherwise the dump is left as it was.
     Raises :class:`citeview.core.errors.DumpError` for a dump that cannot be read; nothing is stored then.
     """
     sha256 = hashlib.sha256(raw).hexdigest()
     existing = Dump.objects.filter(sha256=sha256).first()
     if existing is not None:
-        if request and not existing.request_raw:
-            existing = dump_attach_request(dump=existing, request=request)
-        return existing, False
+        return _stored_already(existing, request, uploaded_by), False
     derived = _derived_fields(raw, provider, request)
     user = uploaded_by if uploaded_by is not None and uploaded_by.is_authenticated else None
     try:
@@ -48,23 +48,55 @@ def dump_ingest(
                 sha256=sha256,
                 raw=raw,
                 request_raw=request or None,
+                request_attached_by=user if request else None,
+                request_attached_at=derived["derived_at"] if request else None,
                 size=len(raw),
                 filename=filename[:255],
                 uploaded_by=user,
                 **derived,
             )
     except IntegrityError:  # the same bytes stored by a concurrent request a moment ago
-        return Dump.objects.get(sha256=sha256), False
+        return _stored_already(Dump.objects.get(sha256=sha256), request, uploaded_by), False
     return dump, True
 
 
-def dump_attach_request(*, dump: Dump, request: bytes) -> Dump:
-    """Attach the request that produced a stored response, and check its quotes against it."""
+def _stored_already(dump: Dump, request: bytes | None, user: AbstractBaseUser | AnonymousUser | None) -> Dump:
+    if request and not dump.request_raw and can_attach_request(user, dump):
+        return dump_attach_request(dump=dump, request=request, attached_by=user)
+    return dump
+
+
+def can_attach_request(user: AbstractBaseUser | AnonymousUser | None, dump: Dump) -> bool:
+    """Whether the user may attach a request to a stored dump: only its uploader, or staff.
+
+    Attaching re-checks every quote the team's checks rely on, so nobody else may do it to a dump
+    that is not theirs. Every path that attaches a request asks this, and nothing else decides it.
+    """
+    if user is None or not user.is_authenticated:
+        return False
+    if getattr(user, "is_staff", False):
+        return True
+    return dump.uploaded_by_id is not None and dump.uploaded_by_id == user.pk
+
+
+def dump_attach_request(*, dump: Dump, request: bytes, attached_by: AbstractBaseUser | AnonymousUser | None) -> Dump:
+    """Attach the request that produced a stored response, check its quotes against it, and record
+    who attached it and when. A dump that has a request keeps it; the dump is returned as stored.
+    Raises ``PermissionDenied`` unless :func:`can_attach_request` allows it."""
+    if not can_attach_request(attached_by, dump):
+        raise PermissionDenied("Only the dump's uploader or staff may attach a request to it.")
     derived = _derived_fields(bytes(dump.raw), None, request)
-    for name, value in derived.items():
+    attachment = {
+        "request_raw": request,
+        "request_attached_by": attached_by,
+        "request_attached_at": derived["derived_at"],
+        **derived,
+    }
+    # Only a dump without a request takes one: of two attachments at once, the first is kept.
+    if not Dump.objects.filter(pk=dump.pk, request_raw__isnull=True).update(**attachment):
+        return Dump.objects.get(pk=dump.pk)
+    for name, value in attachment.items():
         setattr(dump, name, value)
-    dump.request_raw = request
-    dump.save(update_fields=["request_raw", *Dump.DERIVED_FIELDS])
     return dump
 
 

@@ -11,7 +11,9 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import translation
+from django.utils.cache import patch_vary_headers
 from django.utils.csp import CSP
 from django.utils.translation import gettext
 from django.utils.translation import gettext as _
@@ -27,7 +29,7 @@ from citeview.dumps.http_status import status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body
 from citeview.dumps.selectors import dump_get, dump_list
-from citeview.dumps.services import dump_ingest
+from citeview.dumps.services import can_attach_request, dump_ingest
 from citeview.review import roles
 from citeview.review.forms import CommentForm, DumpDetailsForm
 from citeview.review.selectors import dump_comments, editor_progress
@@ -63,8 +65,19 @@ def home(request: HttpRequest) -> HttpResponse:
         messages.info(request, _("These exact bytes were stored already; here is that dump."))
         attached = form.cleaned_data["request"]
         if attached and bytes(dump.request_raw or b"") != attached:
-            messages.warning(request, _("That dump already has another request attached; it was kept."))
+            messages.warning(request, _request_not_attached(request, dump))
     return redirect(dump)
+
+
+def _request_not_attached(request: HttpRequest, dump: Dump) -> str:
+    """Why the request sent with a stored dump's bytes was not attached to it, and who may attach one."""
+    if dump.request_raw or can_attach_request(request.user, dump):
+        return _("That dump already has another request attached; it was kept.")
+    if dump.uploaded_by is None:
+        return _("The request was not attached: only staff may attach a request to this dump.")
+    return _(
+        "The request was not attached: only %(uploader)s, who stored this dump, or staff may attach a request to it."
+    ) % {"uploader": dump.uploaded_by.get_username()}
 
 
 # Where the import page's streamed rows and summary go (see ``_import_progress``).
@@ -182,6 +195,8 @@ SUGGESTIONS_CSP = {
 @xframe_options_sameorigin
 @csp_override(SUGGESTIONS_CSP)
 def dump_suggestions(request: HttpRequest, pk: int, index: int) -> HttpResponse:
+    if not _framed_by_our_page(request):
+        return _suggestions_outside_their_frame(pk)
     dump = dump_get(pk=pk)
     responses = dump.result["responses"]
     snippet = responses[index].get("search_suggestions") if index < len(responses) else None
@@ -191,6 +206,31 @@ def dump_suggestions(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     document = '<!doctype html><meta charset="utf-8"><base target="_blank">' + snippet
     response = HttpResponse(document, content_type="text/html; charset=utf-8")
     response["Referrer-Policy"] = "no-referrer"
+    patch_vary_headers(response, _FRAME_HEADERS)
+    return response
+
+
+_FRAME_HEADERS = ("Sec-Fetch-Dest", "Sec-Fetch-Site")
+
+
+def _framed_by_our_page(request: HttpRequest) -> bool:
+    """Whether the browser says this document is loading into an iframe of one of our own pages.
+
+    Opened as a page, Google's unsanitised HTML would be content on our origin that anyone could
+    link to; ``frame-ancestors 'self'`` stops only other sites' frames. Browsers send these Fetch
+    Metadata headers with every request; one that does not send them is refused too (it would
+    show the snippet as a page as well).
+    """
+    return request.headers.get("Sec-Fetch-Dest") == "iframe" and request.headers.get("Sec-Fetch-Site") == "same-origin"
+
+
+def _suggestions_outside_their_frame(pk: int) -> HttpResponse:
+    # 403, not 404: the document exists and the reader may see it, only not here. Plain text, so
+    # nothing in the answer can be taken for the snippet or for one of our pages.
+    viewer = reverse("dumps:detail", args=[pk])
+    message = _("Google's Search Suggestions are shown only in a frame of the dump's viewer: open %(url)s.")
+    response = HttpResponse(message % {"url": viewer} + "\n", status=403, content_type="text/plain; charset=utf-8")
+    patch_vary_headers(response, _FRAME_HEADERS)
     return response
 
 

@@ -34,3 +34,12 @@ def test_the_suggestions_render_with_their_style_and_run_no_script(signed_in, ac
     # The browser reports the snippet's script as blocked by the sandbox; nothing else goes wrong.
     blocked = [e for e in page.console_errors if e.startswith("Blocked script execution")]
     assert blocked and len(blocked) == len(page.console_errors)
+
+
+def test_the_suggestions_opened_as_a_page_of_their_own_are_refused(signed_in, account):
+    raw = json.dumps(body("東京は日本の首都です。", [], searchEntryPoint={"renderedContent": SNIPPET})).encode()
+    dump, _ = dump_ingest(raw=raw, uploaded_by=account)
+    page = signed_in
+    response = page.goto(f"/dumps/{dump.pk}/responses/0/search-suggestions")
+    assert response.status == 403 and response.headers["content-type"] == "text/plain; charset=utf-8"
+    assert "東京 人口" not in page.content() and dump.get_absolute_url() in page.inner_text("body")

@@ -8,6 +8,7 @@ import pytest
 
 from citeview.dumps.models import Dump
 from tests.core.test_gemini import body
+from tests.dumps.test_suggestions_frame import IN_OUR_FRAME
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +32,7 @@ def test_the_viewer_embeds_the_suggestions_in_a_sandboxed_frame(editor_client, g
 
 
 def test_the_suggestions_document_is_served_as_provided_under_its_own_strict_policy(editor_client, gemini_dump):
-    response = editor_client.get(f"/dumps/{gemini_dump.pk}/responses/0/search-suggestions")
+    response = editor_client.get(f"/dumps/{gemini_dump.pk}/responses/0/search-suggestions", **IN_OUR_FRAME)
     assert response.status_code == 200 and SNIPPET in response.content.decode()
     csp = response["Content-Security-Policy"]
     assert "default-src 'none'" in csp and "style-src 'unsafe-inline'" in csp and "script-src" not in csp
@@ -42,8 +43,8 @@ def test_the_suggestions_document_is_served_as_provided_under_its_own_strict_pol
 def test_a_response_without_suggestions_has_no_suggestions_document(editor_client):
     editor_client.post("/", {"text": json.dumps(body("x", []))})
     dump = Dump.objects.get()
-    assert editor_client.get(f"/dumps/{dump.pk}/responses/0/search-suggestions").status_code == 404
-    assert editor_client.get(f"/dumps/{dump.pk}/responses/5/search-suggestions").status_code == 404
+    assert editor_client.get(f"/dumps/{dump.pk}/responses/0/search-suggestions", **IN_OUR_FRAME).status_code == 404
+    assert editor_client.get(f"/dumps/{dump.pk}/responses/5/search-suggestions", **IN_OUR_FRAME).status_code == 404
 
 
 def test_the_suggestions_need_a_login(client, gemini_dump):

@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils.text import Truncator
 from markdown_it import MarkdownIt
 
+from citeview.core.bidi import show_bidi_controls
 from citeview.dumps.models import Dump
 from citeview.review.selectors import dump_check_items
 
@@ -53,7 +54,7 @@ URL_ATTRIBUTES = _words(
 OUR_IDS = re.compile(
     r"^(?:main|(?:intake|list|review|import|account|tokens)-(?:title|error)|report-\d+|new-token"
     r"|id_[a-z_]+(?:_\d+)?"
-    r"|cv-(?:keys|check-form|(?:item|others|comments|conflict)-title)"
+    r"|cv-(?:keys|check-form|attached-request|(?:item|others|comments|conflict)-title)"
     r"|cv-r\d+(?:-(?:sources-title|evidence-title|src-\d+|cite-\d+(?:-\d+)?(?:-card)?|unresolved-\d+(?:-tip)?))?)$"
 )
 # The `name` of every form field on our pages, and of the two <meta> tags.
@@ -286,7 +287,7 @@ def report_downloads(client: Any, dump: Dump) -> tuple[str, dict[str, Any]]:
 
 def assert_markdown_report_inert(markdown: str, expected: str) -> None:
     """The Markdown report stays inert even in a viewer that passes raw HTML through (CommonMark's
-    default), and still reads as what was typed."""
+    default), and still reads as what was typed, its bidi controls written out."""
     html = MarkdownIt("commonmark").render(markdown)
     assert_inert(html)
-    assert norm(expected) in shown_text(html)
+    assert norm(show_bidi_controls(expected)) in shown_text(html)

@@ -8,6 +8,7 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from citeview.core.bidi import show_bidi_controls
 from tests.hostile.corpus import TEXT, params
 from tests.hostile.dumps import agent_dump
 from tests.hostile.pages import assert_escaped, assert_inert, norm, shown_text
@@ -31,7 +32,8 @@ def test_file_names_in_an_import(editor_client, name):
     assert_escaped(page, name)
     shown = shown_text(page, cls="cv-import-name")
     assert "stored as dump" in page and "could not be stored" in page
-    assert norm(name.replace("\\", "/").split("/")[-1].strip()) in shown or not name.strip("/\\ ")
+    entry = name.replace("\\", "/").split("/")[-1].strip()
+    assert norm(show_bidi_controls(entry)) in shown or not name.strip("/\\ ")  # bidi controls written out
 
 
 @pytest.mark.parametrize("name", params(TEXT))

@@ -14,6 +14,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from citeview.core.bidi import show_bidi_controls
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
 from tests.hostile.corpus import MARKDOWN, TEXT, TEXT_SHORT, URLS_HTTP, URLS_NOT_HTTP, params
@@ -56,9 +57,10 @@ def test_source_titles(editor_client, editor, title):
     dump = stored(editor, agent_dump(title=title))
     pages = dump_pages(editor_client, dump, "viewer", "check", "report")
     assert_pages_inert(pages, title)
-    assert norm(title) in shown_text(pages["viewer"], cls="cv-source-title")
-    assert norm(title) in shown_text(pages["check"], cls="cv-check-source")
-    assert norm(title) in shown_text(pages["report"], cls="cv-report")
+    named = norm(show_bidi_controls(title))  # a title's bidi controls are written out, not obeyed
+    assert named in shown_text(pages["viewer"], cls="cv-source-title")
+    assert named in shown_text(pages["check"], cls="cv-check-source")
+    assert named in shown_text(pages["report"], cls="cv-report")
     markdown, _report = report_downloads(editor_client, dump)
     assert_markdown_report_inert(markdown, title)
 
@@ -79,7 +81,7 @@ def test_source_urls_that_are_not_plain_http_are_text_with_a_warning(editor_clie
     pages = dump_pages(editor_client, dump, "viewer", "check", "report")
     assert_pages_inert(pages, url)
     assert "Not an http(s) link" in pages["viewer"]
-    assert norm(url) in shown_text(pages["viewer"], cls="cv-warning")  # shown, so the reviewer sees it
+    assert norm(show_bidi_controls(url)) in shown_text(pages["viewer"], cls="cv-warning")  # shown, so it is seen
     assert any(d["code"] == "unsafe_url" for d in dump.result["responses"][0]["diagnostics"])
     assert_markdown_report_inert(report_downloads(editor_client, dump)[0], url)
 
@@ -92,7 +94,7 @@ def test_source_urls_with_markup_stay_one_attribute(editor_client, editor, url):
     hrefs = {e.attrs.get("href") for e in parsed(pages["viewer"]).elements}
     # A link to exactly this URL (its attribute was not broken out of), or text with a warning.
     assert url in hrefs or "Not an http(s) link" in pages["viewer"]
-    assert norm(url) in shown_text(pages["viewer"], cls="cv-source-body")
+    assert norm(show_bidi_controls(url)) in shown_text(pages["viewer"], cls="cv-source-body")
 
 
 @pytest.mark.parametrize("quote", params(TEXT))
@@ -110,9 +112,10 @@ def test_claude_document_titles(editor_client, editor, title):
     dump = stored(editor, claude_exchange(document_title=title))
     pages = dump_pages(editor_client, dump, "viewer", "check")
     assert_pages_inert(pages, title)
-    assert norm(title) in shown_text(pages["viewer"], cls="cv-source-title")
-    assert norm(title) in shown_text(pages["viewer"], cls="cv-evidence")
-    assert norm(title) in shown_text(pages["check"], cls="cv-check-source")
+    named = norm(show_bidi_controls(title))
+    assert named in shown_text(pages["viewer"], cls="cv-source-title")
+    assert named in shown_text(pages["viewer"], cls="cv-evidence")
+    assert named in shown_text(pages["check"], cls="cv-check-source")
 
 
 @pytest.mark.parametrize("payload", params(TEXT))
@@ -120,8 +123,9 @@ def test_gemini_titles_queries_and_retrieved_texts(editor_client, editor, payloa
     dump = stored(editor, gemini_dump(payload))
     pages = dump_pages(editor_client, dump, "viewer", "check")
     assert_pages_inert(pages, payload)
-    assert norm(payload) in shown_text(pages["viewer"], cls="cv-source-title")
-    assert norm(f"{payload} · {payload}") in shown_text(pages["viewer"], cls="cv-source-body")  # file search
+    named = show_bidi_controls(payload)
+    assert norm(named) in shown_text(pages["viewer"], cls="cv-source-title")
+    assert norm(f"{named} · {named}") in shown_text(pages["viewer"], cls="cv-source-body")  # file search
     assert norm(payload) in shown_text(pages["viewer"], cls="cv-searches")
 
 

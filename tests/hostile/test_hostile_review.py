@@ -12,6 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from citeview.core.bidi import show_bidi_controls
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
 from tests.conftest import own_fixture
@@ -60,8 +61,9 @@ def test_file_names(editor_client, editor, name):
     for dump in Dump.objects.all():
         pages = dump_pages(editor_client, dump, "viewer", "list")
         assert_pages_inert(pages, name)
-        assert dump.filename and norm(dump.filename) in shown_text(pages["viewer"], cls="cv-meta")
-        assert norm(dump.filename) in shown_text(pages["list"], cls="cv-table")
+        named = norm(show_bidi_controls(dump.filename))  # its bidi controls written out, not obeyed
+        assert dump.filename and named in shown_text(pages["viewer"], cls="cv-meta")
+        assert named in shown_text(pages["list"], cls="cv-table")
     assert Dump.objects.filter(filename=name).exists()  # the API's name, kept as sent
 
 
@@ -73,10 +75,11 @@ def test_dump_titles(editor_client, seed, title):
     assert seed.title == title.strip()
     pages = dump_pages(editor_client, seed, "viewer", "list", "check", "report")
     assert_pages_inert(pages, title)
-    assert shown_text(pages["viewer"], tag="h1") == norm(truncated(seed.title, 120))
-    assert norm(truncated(seed.title, 80)) in shown_text(pages["list"], cls="cv-table")
-    assert norm(truncated(seed.title, 100)) in shown_text(pages["check"], cls="cv-dump-header")
-    assert norm(truncated(seed.title, 100)) in shown_text(pages["report"], cls="cv-dump-header")
+    named = show_bidi_controls(seed.title)  # its bidi controls written out, not obeyed
+    assert shown_text(pages["viewer"], tag="h1") == norm(truncated(named, 120))
+    assert norm(truncated(named, 80)) in shown_text(pages["list"], cls="cv-table")
+    assert norm(truncated(named, 100)) in shown_text(pages["check"], cls="cv-dump-header")
+    assert norm(truncated(named, 100)) in shown_text(pages["report"], cls="cv-dump-header")
     markdown, report = report_downloads(editor_client, seed)
     assert report["dump"]["title"] == seed.title
     assert_markdown_report_inert(markdown, seed.title)
@@ -120,7 +123,7 @@ def test_editors_notes(client, editor, reviewer, seed, note):
     shown = note.strip()
     assert norm(shown) in shown_text(own, cls="cv-history")
     assert norm(shown) in shown_text(pages["check"], cls="cv-other")
-    assert norm(shown) in shown_text(pages["report"], cls="cv-report")
+    assert norm(show_bidi_controls(shown)) in shown_text(pages["report"], cls="cv-report")  # a document for people
     markdown, report = report_downloads(client, seed)
     assert [v["note"] for v in report["responses"][0]["verdicts"] if v["item"] == key] == [shown]
     assert_markdown_report_inert(markdown, shown)
@@ -137,7 +140,7 @@ def test_evidence_quotes(client, editor, reviewer, seed, quote):
     shown = quote.strip()
     assert norm(shown) in shown_text(pages["check"], cls="cv-history")
     assert norm(shown) in shown_text(pages["check"], cls="cv-quote")
-    assert norm(shown) in shown_text(pages["report"], cls="cv-report")
+    assert norm(show_bidi_controls(shown)) in shown_text(pages["report"], cls="cv-report")  # a document for people
     markdown, report = report_downloads(client, seed)
     assert [v["evidence_quote"] for v in report["responses"][0]["verdicts"] if v["item"] == key] == [shown]
     assert_markdown_report_inert(markdown, shown)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from citeview.dumps.services import dump_ingest
+from tests.dumps.test_suggestions_frame import IN_OUR_FRAME
 from tests.hostile.corpus import SUGGESTIONS, params
 from tests.hostile.dumps import gemini_dump
 from tests.hostile.pages import SUGGESTIONS_SANDBOX, assert_pages_inert, dump_pages, parsed
@@ -35,7 +36,7 @@ def test_gemini_search_suggestions_are_framed_in_a_sandbox_and_never_inlined(edi
     assert [f["src"] for f in frames] == [url]
     assert frames[0]["sandbox"] == SUGGESTIONS_SANDBOX == "allow-popups allow-popups-to-escape-sandbox"
 
-    response = editor_client.get(url)
+    response = editor_client.get(url, **IN_OUR_FRAME)  # as the viewer's frame asks for it
     assert response.status_code == 200
     assert response["Content-Type"] == "text/html; charset=utf-8"
     assert snippet in response.content.decode()  # as provided, byte for byte

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from citeview.dumps.services import dump_ingest
 from tests.conftest import own_fixture
+from tests.dumps.test_suggestions_frame import IN_OUR_FRAME
 
 pytestmark = pytest.mark.django_db
 
@@ -104,11 +105,11 @@ def test_the_remaining_views_follow_the_same_matrix(client, editor, reviewer, dj
     assert client.get(suggestions).status_code == 302 and client.get(done).status_code == 302  # to the login
     for user in (editor, reviewer):
         client.force_login(user)
-        assert client.get(suggestions).status_code == 404  # readable, but this response has no suggestions
+        assert client.get(suggestions, **IN_OUR_FRAME).status_code == 404  # readable, but this response has none
         assert client.get(done).status_code == 302
         assert client.get("/admin/").status_code == 302  # the admin is for staff only
     client.force_login(django_user_model.objects.create_user(username="newcomer", password="a-long-password-1"))
-    assert client.get(suggestions).status_code == 403 and client.get(done).status_code == 403
+    assert client.get(suggestions, **IN_OUR_FRAME).status_code == 403 and client.get(done).status_code == 403
 
 
 def test_the_api_refuses_to_store_for_a_reviewer(client, reviewer):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from citeview.core.bidi import show_bidi_controls
 from citeview.core.detect import API_NAMES
 from citeview.core.review.items import CheckItem
 
@@ -182,14 +183,14 @@ _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]<>!#|~&])")
 
 
 def _one_line(text: str) -> str:
-    """Text from a dump on one line, its Markdown punctuation escaped: the report quotes it, so a
-    viewer must not turn it into links, images or HTML."""
-    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
+    """Text from a dump on one line, its Markdown punctuation escaped and its bidi controls shown:
+    the report quotes it, so a viewer must not turn it into links, images or HTML, nor turn it round."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", show_bidi_controls(" ".join(str(text).split())))
 
 
 def _code(text: str | None) -> str:
     """A URL or id as a code span (shown, never followed), fenced by more backticks than it holds."""
-    text = " ".join(str(text or "").split())
+    text = show_bidi_controls(" ".join(str(text or "").split()))
     if not text:
         return ""
     fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
