@@ -55,7 +55,8 @@ def test_a_token_is_made_shown_once_used_and_revoked(signed_in, live_server):
     assert key.startswith("cv_")
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.click("button[data-copy=new-token]")
-    assert page.inner_text("button[data-copy=new-token]") == "コピーしました"
+    # The button says so once the clipboard has taken the key, which is a promise: wait for it.
+    page.wait_for_selector("button[data-copy=new-token]:text-is('コピーしました')", timeout=5000)
     assert page.evaluate("navigator.clipboard.readText()") == key
     shoot(page, "account-token")
     api = Client(headers={"Authorization": f"Bearer {key}"})

@@ -162,3 +162,8 @@ def test_below_the_cap_every_footnote_is_drawn_without_a_note():
 def test_a_source_card_holds_a_long_address_to_a_bounded_length():
     html = render_answer(sonar_markers(3), "cv-r0")
     assert "x" * 3000 not in html and html.count("x" * 250) == 3  # shortened in each card
+
+
+def test_a_source_card_shows_bidi_controls_in_its_title_instead_of_obeying_them():
+    html, _response = rendered("東京[1]。", [(1, "https://example.org/a", "invoice\u202egpj.exe")])
+    assert "invoice⟨U+202E⟩gpj.exe" in html and "\u202e" not in html

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from citeview.core.bidi import show_bidi_controls
 from citeview.core.links import is_safe_http_url, url_domain
 from citeview.core.phrases import Translate, phrase_text, untranslated
 from citeview.core.rendering.evidence import evidence_rows
@@ -318,9 +319,9 @@ def _anchor_link(
     *,
     conflict: bool = False,
 ) -> AnchorLink:
-    name = _shortened(
-        str(source["title"] or url_domain(source["url"]) or source["url"] or source["key"]), CARD_TITLE_CHARS
-    )
+    # A source's title is a name people read: its bidi controls are shown, not obeyed (core.bidi).
+    title = str(source["title"] or url_domain(source["url"]) or source["url"] or source["key"])
+    name = show_bidi_controls(_shortened(title, CARD_TITLE_CHARS))
     text = _shortened(str(cited_text or source["extra"].get("snippet") or ""), CARD_TEXT_CHARS)  # any JSON value
     redirect = source["extra"].get("redirect")
     conflict_note = gettext("⚠ conflict: this number has two URLs") if conflict else ""
@@ -334,7 +335,7 @@ def _anchor_link(
         else accessible_name,
         card_title=name,
         card_domain="" if redirect else (url_domain(source["url"]) or ""),
-        card_url=_shortened(source["url"] or "", CARD_URL_CHARS),
+        card_url=show_bidi_controls(_shortened(source["url"] or "", CARD_URL_CHARS)),
         card_text=str(text),
         card_note=" · ".join(
             note
