@@ -323,12 +323,19 @@ def _checks_json(dump: Dump, user: Any, items: list[CheckItem] | None = None) ->
     versions = dict(ItemState.objects.filter(dump=dump).values_list("key", "version"))
     statements: dict[str, dict[str, Any]] = {}
     sources: dict[tuple[int, str], dict[str, Any]] = {}
+    by_key = [{s["key"]: s for s in response["sources"]} for response in dump.result["responses"]]
     for item in shown_items:
         statements.setdefault(
             item.statement_key, {"key": item.statement_key, "response": item.response, "text": item.statement.text}
         )
         if item.source_key is not None and (item.response, item.source_key) not in sources:
-            sources[(item.response, item.source_key)] = _source_json(dump, item.response, item.source_key)
+            source = by_key[item.response].get(item.source_key) or {}
+            sources[(item.response, item.source_key)] = {
+                "response": item.response,
+                "key": item.source_key,
+                "url": source.get("url"),
+                "title": source.get("title"),
+            }
     return {
         "dump": dump.pk,
         "statements": list(statements.values()),
@@ -344,11 +351,6 @@ def _checks_by_key(checks: QuerySet[Check]) -> dict[str, list[Check]]:
     for check in checks.select_related("editor").order_by("id"):
         by_key.setdefault(check.item_key, []).append(check)
     return by_key
-
-
-def _source_json(dump: Dump, response: int, key: str) -> dict[str, Any]:
-    source = next((s for s in dump.result["responses"][response]["sources"] if s["key"] == key), None) or {}
-    return {"response": response, "key": key, "url": source.get("url"), "title": source.get("title")}
 
 
 def _item_json(dump: Dump, item: CheckItem, version: int, visible: dict[str, list[Check]]) -> dict[str, Any]:

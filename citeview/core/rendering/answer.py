@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -25,6 +26,7 @@ from citeview.core.rendering.markdown import (
     render_markdown,
 )
 from citeview.core.rendering.sanitize import sanitize_html
+from citeview.core.rendering.shortening import shortened
 
 
 def response_prefix(index: int) -> str:
@@ -58,29 +60,40 @@ def footnotes(response: dict[str, Any], prefix: str, until: int | None = None) -
     they are; a span cited by several citations of one source (a Claude block quoting a page twice)
     gets one footnote per source after its end."""
     marks: list[Footnote] = []
+    for index, citation, position, keys in _footnote_sources(response, until):
+        anchor = citation_anchor(prefix, index)
+        start, end = citation["start"], citation["end"]
+        if citation["marker"]:
+            marks.append(Footnote(anchor, start, end, True, citation["marker"], keys))
+            continue
+        own = anchor if len(citation["source_keys"]) == 1 else f"{anchor}-{position}"
+        marks.append(Footnote(own, start, end, False, "", keys, citation["cited_text"]))
+    return marks
+
+
+def _footnote_sources(
+    response: dict[str, Any], until: int | None, drawn: bool = True
+) -> Iterator[tuple[int, dict[str, Any], int, list[str]]]:
+    """Each footnote as (citation index, citation, 1-based position among its sources, its sources),
+    without making it: those ending at or before ``until`` (all, without it), or with ``drawn`` off,
+    those after it. A marker is one footnote for all its sources; a span one per source, once per
+    place it ends."""
     seen_spans: set[tuple[int, str]] = set()
     for index, citation in enumerate(response["citations"]):
-        if until is not None and citation["end"] > until:
-            continue  # not drawn: not even made (a dense answer has hundreds of thousands)
-        anchor = citation_anchor(prefix, index)
+        if until is not None and (citation["end"] <= until) != drawn:
+            continue  # a dense answer has hundreds of thousands: those not asked for are not even made
         if citation["marker"]:
-            marks.append(
-                Footnote(anchor, citation["start"], citation["end"], True, citation["marker"], citation["source_keys"])
-            )
+            yield index, citation, 0, citation["source_keys"]
             continue
-        keys = citation["source_keys"]
-        for position, key in enumerate(keys):
-            if (citation["end"], key) in seen_spans:
-                continue
-            seen_spans.add((citation["end"], key))
-            own = anchor if len(keys) == 1 else f"{anchor}-{position + 1}"
-            marks.append(Footnote(own, citation["start"], citation["end"], False, "", [key], citation["cited_text"]))
-    return marks
+        for position, key in enumerate(citation["source_keys"], 1):
+            if (citation["end"], key) not in seen_spans:
+                seen_spans.add((citation["end"], key))
+                yield index, citation, position, [key]
 
 
 def drawn_until(response: dict[str, Any], max_drawn: int | None = None) -> int:
     """Where the answer's footnotes stop: the end of its rendered part (MAX_MARKDOWN_CHARS), or sooner,
-    where its ``max_drawn``-th citation ends. Each source of a citation counts as one citation drawn,
+    where its ``max_drawn``-th citation ends. Each source of a footnote counts as one citation drawn,
     and so does each unresolved marker; marks ending at the same place are drawn together. Past this
     point the answer is shown as written, and nothing links to a footnote there (the source list counts
     those citations instead), so that a dump of nothing but markers costs in proportion to a cap, not
@@ -88,7 +101,7 @@ def drawn_until(response: dict[str, Any], max_drawn: int | None = None) -> int:
     rendered_end = min(len(response["text"]), MAX_MARKDOWN_CHARS)
     if max_drawn is None:
         return rendered_end
-    ends = [c["end"] for c in response["citations"] if c["end"] <= rendered_end for _ in c["source_keys"] or [""]]
+    ends = [citation["end"] for _, citation, _, keys in _footnote_sources(response, rendered_end) for _ in keys]
     ends += [marker["end"] for marker in response["unresolved"] if marker["end"] <= rendered_end]
     if len(ends) <= max_drawn:
         return rendered_end
@@ -273,17 +286,10 @@ def source_entries(response: dict[str, Any], prefix: str, until: int | None = No
 
 
 def _cited_past(response: dict[str, Any], until: int) -> dict[str, int]:
-    """Per source, how many of its footnotes would come after ``until`` (as :func:`footnotes` counts them)."""
+    """Per source, how many of its footnotes come after ``until``, where none is drawn."""
     counts: dict[str, int] = {}
-    seen_spans: set[tuple[int, str]] = set()
-    for citation in response["citations"]:
-        if citation["end"] <= until:
-            continue
-        for key in citation["source_keys"]:
-            if not citation["marker"]:
-                if (citation["end"], key) in seen_spans:
-                    continue
-                seen_spans.add((citation["end"], key))
+    for _index, _citation, _position, keys in _footnote_sources(response, until, drawn=False):
+        for key in keys:
             counts[key] = counts.get(key, 0) + 1
     return counts
 
@@ -305,10 +311,6 @@ CARD_TITLE_CHARS = 200
 CARD_URL_CHARS = 300
 
 
-def _shortened(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _anchor_link(
     href: str,
     label: str,
@@ -321,8 +323,8 @@ def _anchor_link(
 ) -> AnchorLink:
     # A source's title is a name people read: its bidi controls are shown, not obeyed (core.bidi).
     title = str(source["title"] or url_domain(source["url"]) or source["url"] or source["key"])
-    name = show_bidi_controls(_shortened(title, CARD_TITLE_CHARS))
-    text = _shortened(str(cited_text or source["extra"].get("snippet") or ""), CARD_TEXT_CHARS)  # any JSON value
+    name = show_bidi_controls(shortened(title, CARD_TITLE_CHARS))
+    text = shortened(str(cited_text or source["extra"].get("snippet") or ""), CARD_TEXT_CHARS)  # any JSON value
     redirect = source["extra"].get("redirect")
     conflict_note = gettext("⚠ conflict: this number has two URLs") if conflict else ""
     # The name holds the visible number (the label-in-name rule); a conflict is said, not only coloured.
@@ -335,7 +337,7 @@ def _anchor_link(
         else accessible_name,
         card_title=name,
         card_domain="" if redirect else (url_domain(source["url"]) or ""),
-        card_url=show_bidi_controls(_shortened(source["url"] or "", CARD_URL_CHARS)),
+        card_url=show_bidi_controls(shortened(source["url"] or "", CARD_URL_CHARS)),
         card_text=str(text),
         card_note=" · ".join(
             note

@@ -12,6 +12,7 @@ from citeview.core.numbers import mark_numbers_in_html, number_values
 from citeview.core.phrases import Translate, untranslated
 from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, render_markdown
 from citeview.core.rendering.sanitize import sanitize_html
+from citeview.core.rendering.shortening import shortened
 from citeview.core.review.statements import MAX_STATEMENT_CHARS
 
 # A file's retrieved text is shown with each citation of the file: at most this much of it there.
@@ -87,8 +88,7 @@ def _evidence_of(citation: dict[str, Any], sources: dict[str, Any]) -> str | Non
         return str(citation["cited_text"])
     source = sources.get(citation["source_keys"][0]) if citation["source_keys"] else None
     if source and source["kind"] == "file" and isinstance(source["extra"].get("snippet"), str):
-        snippet = str(source["extra"]["snippet"])
-        return snippet if len(snippet) <= SHARED_PASSAGE_CHARS else snippet[: SHARED_PASSAGE_CHARS - 1] + "…"
+        return shortened(str(source["extra"]["snippet"]), SHARED_PASSAGE_CHARS)
     return None
 
 
