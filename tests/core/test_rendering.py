@@ -167,3 +167,17 @@ def test_a_source_card_holds_a_long_address_to_a_bounded_length():
 def test_a_source_card_shows_bidi_controls_in_its_title_instead_of_obeying_them():
     html, _response = rendered("東京[1]。", [(1, "https://example.org/a", "invoice\u202egpj.exe")])
     assert "invoice⟨U+202E⟩gpj.exe" in html and "\u202e" not in html
+
+
+def test_a_dump_cannot_forge_the_mark_where_citeviews_own_markup_goes():
+    html, _response = rendered("\ufdd10\ufdd1 東京[1]。<b>x</b>", [(1, "https://example.org/a", "東京")])
+    assert "\ufdd1" not in html and html.count('class="cv-cite"') == 1  # the forged mark drew nothing
+    assert "<b>" not in html and "&lt;b&gt;" in html
+
+
+def test_markdown_output_is_sanitised_while_the_anchors_keep_their_markup():
+    html, _response = rendered(
+        "[リンク](javascript:alert(1)) と [正規](https://example.org/ok) [1]", [(1, "https://example.org/a", "t")]
+    )
+    assert 'href="javascript' not in html and 'href="https://example.org/ok"' in html
+    assert 'aria-describedby="cv-r0-cite-0-card"' in html and 'role="tooltip"' in html

@@ -25,7 +25,6 @@ from citeview.core.rendering.markdown import (
     placeholders_shown,
     render_markdown,
 )
-from citeview.core.rendering.sanitize import sanitize_html
 from citeview.core.rendering.shortening import shortened
 
 
@@ -207,7 +206,7 @@ def render_answer(
             "The answer is longer than {limit:,} characters; the rest is in the raw dump and the normalised JSON."
         ).format(limit=MAX_MARKDOWN_CHARS)
         html += f'<p class="cv-truncated">{escape(note)}</p>'
-    return sanitize_html(html)
+    return html  # sanitised as it was rendered (render_markdown); the notes are ours, escaped
 
 
 _BLOCK_SYNTAX = re.compile(r"[ \t]*(?:(?:[*+-]|\d{1,9}[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?)+")
