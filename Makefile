@@ -44,6 +44,7 @@ browser:
 lint: dev-venv
 	$(VENV)/bin/ruff check citeview tests bench
 	$(VENV)/bin/ruff format --check citeview tests bench
+	$(VENV)/bin/mypy
 
 # Brings the Japanese catalogue up to date with the code; then translate what is new.
 # Our makemessages also collects the core's `phrase(...)` sentences (citeview/core/phrases.py).

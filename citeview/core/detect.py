@@ -13,6 +13,7 @@ from typing import Any
 
 from citeview.core.errors import DumpError
 from citeview.core.framing import FramedDump
+from citeview.core.jsonvalues import dict_or_empty, dicts_in
 from citeview.core.phrases import Phrase, phrase
 
 API_NAMES = {
@@ -286,12 +287,10 @@ def _has_provider_mark(group: ResponseValues) -> bool:
 def _is_perplexity_agent(value: dict[str, Any]) -> bool:
     if str(value.get("type", "")).startswith("response.reasoning."):
         return True
-    response = value.get("response") if isinstance(value.get("response"), dict) else value
-    output = response.get("output") if isinstance(response.get("output"), list) else []
-    if any(isinstance(i, dict) and i.get("type") in ("search_results", "fetch_url_results") for i in output):
+    response = dict_or_empty(value.get("response")) or value
+    if any(i.get("type") in ("search_results", "fetch_url_results") for i in dicts_in(response.get("output"))):
         return True
-    usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
-    if isinstance(usage.get("cost"), dict) and "currency" in usage["cost"]:
+    if "currency" in dict_or_empty(dict_or_empty(response.get("usage")).get("cost")):
         return True
     response_id = str(response.get("id") or "")
     return response_id.startswith("resp_") and bool(_UUID.match(response_id[5:]))

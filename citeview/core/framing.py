@@ -349,7 +349,7 @@ def _read_simple_sse(raw: bytes) -> FramedDump | None:
         del names[-1], payloads[-1]
     try:
         values = _proven_events(list(map(orjson.loads, payloads)), payloads)
-        event_names = (
+        event_names: list[str | None] = (
             [n.decode("utf-8") if n is not None else None for n in names] if any(names) else [None] * len(names)
         )
     except (ValueError, RecursionError, orjson.JSONEncodeError):  # decoding errors are ValueErrors

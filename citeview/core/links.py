@@ -34,7 +34,7 @@ def _is_safe_http_url_text(url: str) -> bool:
 
 
 def url_domain(url: str | None) -> str | None:
-    if not is_safe_http_url(url):
+    if url is None or not is_safe_http_url(url):
         return None
-    host = urlsplit(url).hostname or ""  # type: ignore[arg-type]
+    host = urlsplit(url).hostname or ""
     return host.removeprefix("www.") or None

@@ -47,9 +47,9 @@ def phrase_text(value: dict[str, Any] | None, gettext: Translate = untranslated)
         return ""
     args = {name: phrase_text(arg, gettext) if is_phrase(arg) else arg for name, arg in value["args"].items()}
     try:
-        return gettext(value["template"]).format(**args)
+        return str(gettext(value["template"]).format(**args))
     except (KeyError, IndexError, ValueError):  # a broken translation must not hide the message
-        return value["template"].format(**args)
+        return str(value["template"].format(**args))
 
 
 def is_phrase(value: Any) -> bool:

@@ -108,24 +108,24 @@ def check_quotes(response: Response, request: dict[str, Any]) -> None:
         url = document.origin if is_safe_http_url(document.origin) else None
         table.add(document.key, kind="document", url=url, title=document.title, extra=extra)
     for citation in response.citations:
-        document = documents.get(citation.source_keys[0]) if citation.source_keys else None
-        if document is None or citation.cited_text is None or citation.location is None:
+        cited = documents.get(citation.source_keys[0]) if citation.source_keys else None
+        if cited is None or citation.cited_text is None or citation.location is None:
             continue
-        if citation.location["type"] == "char" and document.text is not None:
-            _check_characters(response, citation, document)
-        elif citation.location["type"] == "block" and document.kind in ("content", "search_result"):
-            _check_blocks(response, citation, document)
-        elif citation.location["type"] != "page" or document.kind != "pdf":
+        if citation.location["type"] == "char" and cited.text is not None:
+            _check_characters(response, citation, cited)
+        elif citation.location["type"] == "block" and cited.kind in ("content", "search_result"):
+            _check_blocks(response, citation, cited)
+        elif citation.location["type"] != "page" or cited.kind != "pdf":
             response.diagnose(
                 "location_unverifiable",
                 "info",
                 phrase(
                     "A {unit} location cannot be checked against {document}, a {kind} document.",
                     unit=citation.location["type"],
-                    document=_name(document),
-                    kind=document.kind,
+                    document=_name(cited),
+                    kind=cited.kind,
                 ),
-                key=document.key,
+                key=cited.key,
             )
 
 

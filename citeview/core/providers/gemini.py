@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from citeview.core.jsonvalues import dicts_in, str_or_none, strings_in
+from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strings_in
 from citeview.core.model import Citation, Response, SearchBatch
 from citeview.core.offsets import ByteOffsets, place_byte_span
 from citeview.core.phrases import Phrase, phrase
@@ -216,9 +216,8 @@ def _place_support(
         )
     if placement.start is None or placement.end is None or not source_keys:
         return
-    confidence = (
-        [float(score) for _, score in known] if known and all(score is not None for _, score in known) else None
-    )
+    known_scores = [float(score) for _, score in known if score is not None]
+    confidence = known_scores if known and len(known_scores) == len(known) else None
     response.citations.append(Citation(placement.start, placement.end, source_keys, confidence=confidence))
 
 
@@ -282,7 +281,7 @@ def parse_interactions(values: list[dict[str, Any]], streamed: bool) -> Response
 def _read_search_step(response: Response, step: dict[str, Any]) -> None:
     """Search calls carry the queries; search results carry only the Suggestions widget."""
     if step.get("type") == "google_search_call":
-        arguments = step.get("arguments") if isinstance(step.get("arguments"), dict) else {}
+        arguments = dict_or_empty(step.get("arguments"))
         queries = strings_in(arguments.get("queries")) or [q for q in [str_or_none(arguments.get("query"))] if q]
         if queries:
             response.searches.append(SearchBatch(queries, []))
@@ -320,7 +319,7 @@ def _read_interaction_stream(events: list[dict[str, Any]]) -> tuple[dict[str, An
             }
         elif kind in ("step.delta", "content.delta"):
             step = steps.setdefault(_int(event.get("index")), {"type": "model_output", "text": "", "annotations": []})
-            _apply_step_delta(step, event.get("delta") if isinstance(event.get("delta"), dict) else {})
+            _apply_step_delta(step, dict_or_empty(event.get("delta")))
         elif kind == "interaction.status_update":
             status = str_or_none(event.get("status")) or status
         elif kind == "error":

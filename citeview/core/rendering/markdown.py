@@ -107,9 +107,9 @@ def placeholders_shown(text: str, places: list[Place]) -> set[int]:
     """Indexes of the places Markdown would show as plain text: not code, not inside a link or autolink."""
     if not places:
         return set()  # nothing to ask about: the probe would parse the whole answer for no answer
-    env: dict[str, Any] = {"citeview_probe": set()}
-    answer_renderer().parse(with_placeholders(text, places), env)
-    return env["citeview_probe"]
+    shown: set[int] = set()
+    answer_renderer().parse(with_placeholders(text, places), {"citeview_probe": shown})
+    return shown
 
 
 def spans_shown_as_text(text: str, spans: list[tuple[int, int]]) -> set[int]:
@@ -252,4 +252,5 @@ def _render_link_open(self: Any, tokens: list[Any], idx: int, options: Any, env:
     token.attrSet("target", "_blank")
     token.attrSet("rel", "noopener noreferrer nofollow")
     token.attrSet("title", token.attrGet("href") or "")  # reviewers see where a link goes before following it
-    return self.renderToken(tokens, idx, options, env)
+    rendered: str = self.renderToken(tokens, idx, options, env)
+    return rendered

@@ -66,4 +66,5 @@ _CLEANER = bleach.Cleaner(
 
 def sanitize_html(html: str) -> str:
     """Allowlist-sanitise HTML: anything not ours is dropped."""
-    return _CLEANER.clean(html)
+    cleaned: str = _CLEANER.clean(html)
+    return cleaned

@@ -95,7 +95,8 @@ def citation_recall(judgements: Iterable[StatementJudgement]) -> Ratio:
 
 def citation_precision(judgements: Iterable[StatementJudgement]) -> Ratio:
     """Micro: citations on worthy statements that support them / citations on worthy statements."""
-    supporting = counted = 0
+    supporting: int | float = 0
+    counted: int | float = 0
     for judgement in judgements:
         part = _precision_counts(judgement)
         supporting += part.numerator
