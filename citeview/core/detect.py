@@ -1,7 +1,9 @@
 """Which provider and API produced a dump's values, and which values belong to which response.
 
 Detection reads content, never tool names (``../shared/docs/provider-formats.md`` §5): the same
-SDK can talk to several providers.
+SDK can talk to several providers. What each API's values look like, how its streams split and
+what tells it from another API of the same shape is declared in its provider's module
+(``citeview/core/registry.py``); this module only applies those declarations, in their order.
 """
 
 from __future__ import annotations
@@ -71,7 +73,16 @@ def _group(dump: FramedDump, shapes: list[Shape]) -> tuple[list[ResponseValues],
         if not isinstance(value, dict):
             outside += 1  # a bare number, string or list in a stream is no event of any provider
             continue
-        shape, kind = _shape_of(value, shapes)
+        # The first shape, by priority, that knows the value: written out here rather than called,
+        # as this runs for every event of streams of tens of thousands.
+        shape: Shape | None = None
+        kind: ValueKind | None = None
+        if value.get("type") not in ("error", "ping"):
+            for candidate in shapes:
+                kind = candidate.recognise(value)
+                if kind is not None:
+                    shape = candidate
+                    break
         if shape is None:
             # A ping, an error or an unknown event belongs to the stream around it; its parser reports it.
             (current.values if current is not None else waiting).append(value)
@@ -95,17 +106,6 @@ def _group(dump: FramedDump, shapes: list[Shape]) -> tuple[list[ResponseValues],
         if len(group.values) == 1 and group.shape.whole_when_alone(group.values[0]):
             group.streamed = False
     return groups, len(waiting) + outside
-
-
-def _shape_of(value: dict[str, Any], shapes: list[Shape]) -> tuple[Shape | None, ValueKind | None]:
-    """The shape of one value, and how it stands in it: the first shape, by priority, that knows it."""
-    if value.get("type") in ("error", "ping"):
-        return None, None
-    for shape in shapes:
-        kind = shape.recognise(value)
-        if kind is not None:
-            return shape, kind
-    return None, None
 
 
 def _marked_api(apis: list[ApiFormat], values: list[dict[str, Any]]) -> ApiFormat | None:
