@@ -7,13 +7,13 @@ import subprocess
 
 import pytest
 
+from citeview.core import registry
 from tests.conftest import PROJECT_DIR, SHARED_FIXTURES
 
 CHECKER = SHARED_FIXTURES.parent / "tools" / "check_fixtures.py"
-SUPPORTED_PROVIDERS = ["perplexity", "anthropic", "gemini", "openai"]
 
 
-@pytest.mark.parametrize("provider", SUPPORTED_PROVIDERS)
+@pytest.mark.parametrize("provider", registry.provider_names())
 def test_every_real_fixture_passes_the_shared_fidelity_check(provider):
     if not CHECKER.exists() or not (PROJECT_DIR / ".venv" / "bin" / "python").exists():
         if os.environ.get("CI") == "true":

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.conf import settings
 
+from citeview.core import registry
 from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
 
 MAX_ID = 2**63 - 1
@@ -85,7 +86,7 @@ def _paths() -> dict[str, Any]:
                     _query(
                         "provider",
                         "Read the dump as this provider or API instead of detecting it.",
-                        {"type": "string", "maxLength": 40},
+                        {"enum": ["", *registry.provider_names(), *registry.api_names()]},
                     ),
                     _filename_header("The file name to keep with the dump."),
                 ],
@@ -244,9 +245,7 @@ def _list_parameters() -> list[dict[str, Any]]:
             "q", "Words in the title, headline, file name, answers or sources.", {"type": "string", "maxLength": 200}
         ),
         _query(
-            "provider",
-            "perplexity, anthropic, gemini or openai.",
-            {"enum": ["", "perplexity", "anthropic", "gemini", "openai"]},
+            "provider", "Only dumps with a response from this provider.", {"enum": ["", *registry.provider_names()]}
         ),
         _query(
             "status", "The worst status of the dump's responses.", {"enum": ["", "completed", "incomplete", "failed"]}
@@ -331,8 +330,8 @@ def _schemas() -> dict[str, Any]:
                 "diagnostics",
             ],
             "properties": {
-                "provider": {"enum": ["perplexity", "anthropic", "gemini", "openai"]},
-                "api": {"type": "string"},
+                "provider": {"enum": registry.provider_names()},
+                "api": {"enum": registry.api_names()},
                 "streamed": {"type": "boolean"},
                 "id": _STRING_OR_NULL,
                 "model": _STRING_OR_NULL,

@@ -9,13 +9,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from citeview.core import registry
 from citeview.core.citing import add_source_checks
-from citeview.core.detect import API_NAMES, PROVIDERS, split_responses
+from citeview.core.detect import split_responses
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.framing import FramedDump, read_dump
 from citeview.core.model import ParsedDump, Response
 from citeview.core.phrases import Phrase, phrase
-from citeview.core.providers import PARSERS, REQUEST_CHECKS
 
 logger = logging.getLogger(__name__)
 
@@ -31,11 +31,11 @@ def parse_dump(
     the shape ``{"request": {...}, "response": ...}`` carries its own."""
     if len(raw) > max_bytes:
         raise too_large_error(len(raw), max_bytes)
-    if provider is not None and provider not in PROVIDERS and provider not in API_NAMES:
-        names = ", ".join([*PROVIDERS, *API_NAMES])
+    names = [*registry.provider_names(), *registry.api_names()]
+    if provider is not None and provider not in names:
         raise DumpError(
             "unknown_provider",
-            phrase("Unknown provider {provider!r}; use one of: {names}.", provider=provider, names=names),
+            phrase("Unknown provider {provider!r}; use one of: {names}.", provider=provider, names=", ".join(names)),
         )
     with _no_cycle_collection():
         framed = read_dump(raw)
@@ -86,13 +86,16 @@ def _read_responses(
     request_value = request_value if request_value is not None else wrapped_request
     responses = []
     for group in split_responses(framed, provider):
-        parser = PARSERS.get(group.api)
-        if parser is None:
+        api = registry.api_format(group.api)
+        if api is None or api.parser is None:
             raise DumpError(
                 "unsupported_provider",
-                phrase("This dump was recognised as {api}, which citeview cannot read yet.", api=API_NAMES[group.api]),
+                phrase(
+                    "This dump was recognised as {api}, which citeview cannot read yet.",
+                    api=api.label if api else group.api,
+                ),
             )
-        parsed = parser(group.values, group.streamed)
+        parsed = api.parser(group.values, group.streamed)
         for response in parsed if isinstance(parsed, list) else [parsed]:
             if group.ignored:
                 response.diagnose(
@@ -154,15 +157,16 @@ def _unwrap_exchange(framed: FramedDump) -> tuple[FramedDump, dict[str, Any] | N
 
 
 def _check_against_request(response: Response, request: dict[str, Any]) -> None:
-    check = REQUEST_CHECKS.get(response.api)
-    if check is None:
+    api = registry.api_format(response.api)
+    if api is None or api.request_check is None:
+        checked = ", ".join(a.label for a in registry.api_formats() if a.request_check is not None)
         response.diagnose(
             "request_not_used",
             "info",
-            phrase("A request is attached, but citeview checks quotes against requests only for Claude."),
+            phrase("A request is attached, but citeview checks quotes against requests only for {apis}.", apis=checked),
         )
         return
-    check(response, request)
+    api.request_check(response, request)
 
 
 def _note_cut_off(response: Response) -> None:

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from citeview.core.detect import PROVIDERS
+from citeview.core import registry
 from citeview.core.errors import DumpError, too_large_error
 from citeview.dumps.selectors import UNASSIGNED
 from citeview.review.forms import tag_names
@@ -141,7 +141,7 @@ class DumpFilterForm(forms.Form):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in PROVIDERS)]
+        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in registry.provider_names())]
         editors = get_user_model().objects.filter(groups__name=EDITOR).order_by("username")
         self.fields["assignee"].choices = [
             ("", _("anyone")),

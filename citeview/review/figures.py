@@ -13,7 +13,7 @@ from django import forms
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from citeview.core.detect import API_NAMES, PROVIDERS
+from citeview.core import registry
 from citeview.core.review.metrics import (
     StatementJudgement,
     agreement,
@@ -38,8 +38,8 @@ class FigureFilterForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in PROVIDERS)]
-        self.fields["api"].choices = [("", _("any")), *API_NAMES.items()]
+        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in registry.provider_names())]
+        self.fields["api"].choices = [("", _("any")), *((api.name, api.label) for api in registry.api_formats())]
 
     def filters(self) -> dict[str, Any]:
         """The valid, non-empty filters; an invalid one is left out (the form shows why)."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
+from citeview.core import registry
 from citeview.core.errors import DumpError
 from citeview.core.parse import parse_dump
 from citeview.core.phrases import phrase_text
@@ -37,9 +39,8 @@ def test_an_openai_responses_body_is_told_from_perplexity_by_content():
 
 
 def test_an_api_recognised_but_without_a_parser_is_declined_clearly(monkeypatch):
-    from citeview.core import parse as parse_module
-
-    monkeypatch.delitem(parse_module.PARSERS, "openai.responses")
+    without_parser = dataclasses.replace(registry.api_format("openai.responses"), parser=None)
+    monkeypatch.setitem(registry._registered, "openai.responses", without_parser)
     body = {"id": "resp_68e6a1b2c3", "object": "response", "status": "completed", "output": []}
     with pytest.raises(DumpError) as caught:
         parse_dump(json.dumps(body).encode())

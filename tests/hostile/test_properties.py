@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from citeview.core.detect import API_NAMES, PROVIDERS
+from citeview.core import registry
 from citeview.core.errors import DumpError
 from citeview.core.framing import read_dump
 from citeview.core.model import SEVERITIES
@@ -52,7 +52,7 @@ SMALL_PROFILE = settings(PROFILE, max_examples=max(30, PROFILE.max_examples // 3
 ERROR_CODES = set(re.findall(r"``([a-z0-9_]+)``", (DumpError.__doc__ or "").partition("Codes:")[2]))
 STATUSES = {"completed", "incomplete", "failed"}
 FRAMINGS = {"json", "json-array", "jsonl", "sse"}
-PROVIDER_ARGUMENTS = [None, *PROVIDERS, *API_NAMES, "nobody"]
+PROVIDER_ARGUMENTS = [None, *registry.provider_names(), *registry.api_names(), "nobody"]
 
 
 # --- The properties ---------------------------------------------------------------------------------
@@ -85,7 +85,7 @@ def check_response(response: dict[str, Any]) -> None:
     text = response["text"]
     assert isinstance(text, str)
     assert response["status"] in STATUSES
-    assert response["api"] in API_NAMES and response["provider"] == response["api"].split(".")[0]
+    assert response["api"] in registry.api_names() and response["provider"] == response["api"].split(".")[0]
     assert isinstance(response["streamed"], bool)
     assert response["id"] is None or isinstance(response["id"], str)
     keys = [source["key"] for source in response["sources"]]
@@ -336,7 +336,7 @@ def test_what_is_stored_is_strict_json_in_utf8(raw: bytes):
     check_strict_json(raw)
 
 
-REAL_FIXTURES = [p for provider in PROVIDERS for p in real_fixtures(provider)]
+REAL_FIXTURES = [p for provider in registry.provider_names() for p in real_fixtures(provider)]
 
 
 @pytest.mark.skipif(not REAL_FIXTURES, reason="../shared/fixtures is not beside the project")

@@ -15,6 +15,8 @@ from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response, SearchBatch
 from citeview.core.phrases import phrase
+from citeview.core.providers.anthropic_request import check_quotes
+from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 COMPLETED_STOP_REASONS = {"end_turn", "stop_sequence", "tool_use"}
@@ -299,3 +301,53 @@ def _set_stream_status(response: Response, stream: _Stream) -> None:
         response.mark_incomplete(phrase("stream ended without {event}", event="message_stop"))
     else:
         _set_status(response, stream.stop_reason, stream.stop_details)
+
+
+# --- Detection ------------------------------------------------------------------------------------
+
+_STREAM_EVENTS = {
+    "message_start",
+    "message_delta",
+    "message_stop",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "ping",
+}
+
+
+def _messages_value(value: dict[str, Any]) -> ValueKind | None:
+    kind = value.get("type")
+    if isinstance(kind, str) and kind in _STREAM_EVENTS:
+        return "event"
+    if kind == "message" and value.get("role") == "assistant":
+        return "whole"
+    return None
+
+
+class _MessagesStream:
+    """A second ``message_start`` starts the next response."""
+
+    def __init__(self) -> None:
+        self.started = False
+
+    def starts_new_response(self, value: dict[str, Any], previous: dict[str, Any]) -> bool:
+        return value.get("type") == "message_start" and self.started
+
+    def add(self, value: dict[str, Any]) -> None:
+        self.started = self.started or value.get("type") == "message_start"
+
+
+# --- The API --------------------------------------------------------------------------------------
+
+register(
+    ApiFormat(
+        name="anthropic.messages",
+        label="Anthropic Messages",
+        provider=Provider("anthropic", "Claude"),
+        shape=Shape(name="messages", priority=30, recognise=_messages_value, new_splitter=_MessagesStream),
+        parser=parse_messages,
+        citation_notation="citations on text blocks, each with cited_text and a char, page, block or web location",
+        request_check=check_quotes,
+    )
+)

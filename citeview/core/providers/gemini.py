@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strings_in
 from citeview.core.model import Citation, Response, SearchBatch
 from citeview.core.offsets import ByteOffsets, place_byte_span
 from citeview.core.phrases import Phrase, phrase
+from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 REDIRECT_PREFIX = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
@@ -23,7 +25,12 @@ def get(obj: Any, camel: str) -> Any:
     if not isinstance(obj, dict):
         return None
     value = obj.get(camel)
-    return value if value is not None else obj.get(_CAMEL.sub("_", camel).lower())
+    return value if value is not None else obj.get(_snake_case(camel))
+
+
+@cache  # called for several fields of every chunk of a stream: the few names are converted once
+def _snake_case(camel: str) -> str:
+    return _CAMEL.sub("_", camel).lower()
 
 
 def _int(value: Any) -> int:
@@ -391,3 +398,81 @@ def _place_annotation(
         )
         return
     response.citations.append(Citation(shift + placement.start, shift + placement.end, [key]))
+
+
+# --- Detection ------------------------------------------------------------------------------------
+
+
+def _generate_content_value(value: dict[str, Any]) -> ValueKind | None:
+    if "candidates" in value or "usageMetadata" in value or "usage_metadata" in value:
+        return "chunk"
+    return None
+
+
+def _candidates(value: dict[str, Any]) -> list[dict[str, Any]]:
+    found = get(value, "candidates")
+    return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
+
+
+class _GenerateContentStream:
+    """A new responseId starts a new response; without ids, text after a finished chunk does."""
+
+    def __init__(self) -> None:
+        self.finished = False  # a finish reason was seen
+        self.response_ids: set[str] = set()
+
+    def starts_new_response(self, value: dict[str, Any], previous: dict[str, Any]) -> bool:
+        new_id = _response_id(value)
+        if new_id and self.response_ids:
+            return new_id not in self.response_ids
+        has_text = any(
+            isinstance(p, dict) and p.get("text")
+            for c in _candidates(value)
+            for p in (get(get(c, "content") or {}, "parts") or [])
+        )
+        return self.finished and has_text
+
+    def add(self, value: dict[str, Any]) -> None:
+        if response_id := _response_id(value):
+            self.response_ids.add(response_id)
+        self.finished = self.finished or any(get(c, "finishReason") for c in _candidates(value))
+
+
+def _response_id(value: dict[str, Any]) -> str | None:
+    found = get(value, "responseId")
+    return found if isinstance(found, str) else None
+
+
+def _interactions_value(value: dict[str, Any]) -> ValueKind | None:
+    event_type = value.get("event_type")
+    if isinstance(event_type, str) and event_type.startswith(("interaction.", "content.")):
+        return "event"
+    if "steps" in value or ("outputs" in value and "status" in value):
+        return "whole"
+    return None
+
+
+# --- The APIs -------------------------------------------------------------------------------------
+
+GEMINI = Provider("gemini", "Gemini")
+
+register(
+    ApiFormat(
+        name="gemini.generate_content",
+        label="Gemini generateContent",
+        provider=GEMINI,
+        shape=Shape(name="gemini", priority=40, recognise=_generate_content_value, new_splitter=_GenerateContentStream),
+        parser=parse_generate_content,
+        citation_notation="groundingSupports: UTF-8 byte segments of the text pointing at groundingChunks",
+    )
+)
+register(
+    ApiFormat(
+        name="gemini.interactions",
+        label="Gemini Interactions",
+        provider=GEMINI,
+        shape=Shape(name="interactions", priority=50, recognise=_interactions_value),
+        parser=parse_interactions,
+        citation_notation="annotations: UTF-8 byte spans of the text pointing at search results",
+    )
+)

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strings_in
 from citeview.core.model import Citation, Response, SearchBatch
 from citeview.core.phrases import phrase
+from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
@@ -487,3 +488,135 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
         finish_reason, field="finish_reason", completed={"stop", "tool_calls", "function_call"}, why=why
     )
     return response
+
+
+# --- Detection: the two shapes OpenAI made, which other providers answer in too -------------------
+
+
+def _responses_value(value: dict[str, Any]) -> ValueKind | None:
+    kind = value.get("type")
+    if isinstance(kind, str) and kind.startswith("response."):
+        return "event"
+    if value.get("object") == "response" and "output" in value:
+        return "whole"
+    return None
+
+
+def _event_response_id(event: dict[str, Any]) -> str | None:
+    inner = event.get("response")
+    return inner.get("id") if isinstance(inner, dict) and isinstance(inner.get("id"), str) else None
+
+
+class _ResponsesStream:
+    """A Responses stream ends at its terminal event; another response id or a second
+    ``response.created`` starts the next response."""
+
+    def __init__(self) -> None:
+        self.ended = False
+        self.created = False
+        self.response_ids: set[str] = set()
+
+    def starts_new_response(self, value: dict[str, Any], previous: dict[str, Any]) -> bool:
+        if self.ended:
+            return True  # nothing of a response comes after its end
+        new_id = _event_response_id(value)
+        if new_id is not None and self.response_ids and new_id not in self.response_ids:
+            return True
+        return value.get("type") == "response.created" and self.created
+
+    def add(self, value: dict[str, Any]) -> None:
+        kind = value.get("type")
+        if isinstance(kind, str):
+            if kind in _TERMINAL:
+                self.ended = True
+            elif kind == "response.created":
+                self.created = True
+        if response_id := _event_response_id(value):
+            self.response_ids.add(response_id)
+
+
+def _chat_value(value: dict[str, Any]) -> ValueKind | None:
+    return "chunk" if "choices" in value else None
+
+
+def _first_choice(value: dict[str, Any]) -> dict[str, Any]:
+    choices = value.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    return first if isinstance(first, dict) else {}
+
+
+def _finish_reason(value: dict[str, Any]) -> Any:
+    return _first_choice(value).get("finish_reason")
+
+
+def _message_text(value: dict[str, Any]) -> str:
+    message = _first_choice(value).get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) else ""
+
+
+def _is_whole_completion(value: dict[str, Any]) -> bool:
+    return value.get("object") == "chat.completion" and bool(_finish_reason(value)) and bool(_message_text(value))
+
+
+class _ChatStream:
+    """Chunks of one completion share an id. Recorders redact ids unevenly, so a chunk whose
+    accumulated text extends the stream's continues it whatever its id."""
+
+    def __init__(self) -> None:
+        self.finished = False  # a finish reason was seen
+        self.last_message_text = ""
+
+    def starts_new_response(self, value: dict[str, Any], previous: dict[str, Any]) -> bool:
+        if value.get("id") == previous.get("id"):
+            return self.finished and _is_whole_completion(value)
+        so_far = self.last_message_text
+        text = _message_text(value)
+        return not (so_far and text and text.startswith(so_far))
+
+    def add(self, value: dict[str, Any]) -> None:
+        self.finished = self.finished or bool(_finish_reason(value))
+        self.last_message_text = _message_text(value) or self.last_message_text
+
+
+def _names_a_response(value: dict[str, Any]) -> bool:
+    """A response id or the response object: a value that would show Perplexity's marks if it had any."""
+    return bool(_event_response_id(value)) or value.get("object") == "response"
+
+
+def _has_completion_id(value: dict[str, Any]) -> bool:
+    return str(value.get("id", "")).startswith("chatcmpl-")
+
+
+# --- The APIs -------------------------------------------------------------------------------------
+
+RESPONSES_SHAPE = Shape(name="responses", priority=10, recognise=_responses_value, new_splitter=_ResponsesStream)
+CHAT_SHAPE = Shape(
+    name="chat", priority=20, recognise=_chat_value, new_splitter=_ChatStream, whole_when_alone=_is_whole_completion
+)
+OPENAI = Provider("openai", "OpenAI")
+
+register(
+    ApiFormat(
+        name="openai.responses",
+        label="OpenAI Responses",
+        provider=OPENAI,
+        shape=RESPONSES_SHAPE,
+        parser=parse_responses,
+        citation_notation="url_citation and file_citation annotations with character spans of the text",
+        marks=_names_a_response,
+        priority=100,  # other providers answer in this shape too: a value none of them marks is OpenAI's
+    )
+)
+register(
+    ApiFormat(
+        name="openai.chat_completions",
+        label="OpenAI Chat Completions",
+        provider=OPENAI,
+        shape=CHAT_SHAPE,
+        parser=parse_chat_completions,
+        citation_notation="url_citation annotations with character spans of the message",
+        marks=_has_completion_id,
+        priority=100,  # as above
+    )
+)

@@ -7,6 +7,7 @@ N is a 1-based position in ``citations`` (``../shared/docs/provider-formats.md``
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,8 @@ from citeview.core.citing import cite_markers, note_unknown_event_types
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, str_or_none, strings_in
 from citeview.core.model import Response, SearchBatch
 from citeview.core.phrases import phrase
+from citeview.core.providers.openai import CHAT_SHAPE, RESPONSES_SHAPE
+from citeview.core.registry import ApiFormat, Provider, register
 from citeview.core.sources import SourceTable
 
 RESULT_EXTRA_FIELDS = ("snippet", "date", "last_updated", "source")
@@ -308,3 +311,56 @@ def _content_text(content: Any) -> str | None:
     if isinstance(content, list):
         return "".join(str_or_none(c.get("text")) or "" for c in dicts_in(content) if c.get("type") in (None, "text"))
     return None
+
+
+# --- Detection: Perplexity answers in OpenAI's shapes, with marks of its own ----------------------
+
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+
+
+def _is_agent_value(value: dict[str, Any]) -> bool:
+    if str(value.get("type", "")).startswith("response.reasoning."):
+        return True
+    response = dict_or_empty(value.get("response")) or value
+    if any(i.get("type") in ("search_results", "fetch_url_results") for i in dicts_in(response.get("output"))):
+        return True
+    if "currency" in dict_or_empty(dict_or_empty(response.get("usage")).get("cost")):
+        return True
+    response_id = str(response.get("id") or "")
+    return response_id.startswith("resp_") and bool(_UUID.match(response_id[5:]))
+
+
+def _is_sonar_value(value: dict[str, Any]) -> bool:
+    if "citations" in value or "search_results" in value:
+        return True
+    if value.get("object") in ("chat.reasoning", "chat.reasoning.done", "chat.completion.done"):
+        return True
+    return bool(_UUID.match(str(value.get("id") or ""))) or str(value.get("model") or "").startswith("sonar")
+
+
+# --- The APIs -------------------------------------------------------------------------------------
+
+PERPLEXITY = Provider("perplexity", "Perplexity")
+
+register(
+    ApiFormat(
+        name="perplexity.agent",
+        label="Perplexity Agent API",
+        provider=PERPLEXITY,
+        shape=RESPONSES_SHAPE,
+        parser=parse_agent,
+        citation_notation="[n] and [web:n] markers in the text, n being a search result id",
+        marks=_is_agent_value,
+    )
+)
+register(
+    ApiFormat(
+        name="perplexity.sonar",
+        label="Perplexity Sonar",
+        provider=PERPLEXITY,
+        shape=CHAT_SHAPE,
+        parser=parse_sonar,
+        citation_notation="[n] markers in the text, n being a 1-based position in citations",
+        marks=_is_sonar_value,
+    )
+)

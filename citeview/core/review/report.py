@@ -10,19 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from citeview.core import registry
 from citeview.core.bidi import show_bidi_controls
-from citeview.core.detect import API_NAMES
 from citeview.core.review.items import CheckItem
-
-CITATION_NOTATIONS = {
-    "perplexity.agent": "[n] and [web:n] markers in the text, n being a search result id",
-    "perplexity.sonar": "[n] markers in the text, n being a 1-based position in citations",
-    "anthropic.messages": "citations on text blocks, each with cited_text and a char, page, block or web location",
-    "gemini.generate_content": "groundingSupports: UTF-8 byte segments of the text pointing at groundingChunks",
-    "gemini.interactions": "annotations: UTF-8 byte spans of the text pointing at search results",
-    "openai.responses": "url_citation and file_citation annotations with character spans of the text",
-    "openai.chat_completions": "url_citation annotations with character spans of the message",
-}
 
 
 def handover_report(
@@ -33,14 +23,15 @@ def handover_report(
     finished = {c["item_key"] for c in checks if _finished(c)}
     responses = []
     for number, response in enumerate(result["responses"]):
+        api = registry.api_format(response["api"])
         own_items = [i for i in items if i.response == number]
         responses.append(
             {
                 "index": number,
                 "api": response["api"],
-                "api_name": API_NAMES.get(response["api"], response["api"]),
+                "api_name": api.label if api else response["api"],
                 "model": response["model"],
-                "citation_notation": CITATION_NOTATIONS.get(response["api"], ""),
+                "citation_notation": api.citation_notation if api else "",
                 "status": response["status"],
                 "status_detail": response["status_detail"],
                 "search_batches": _search_batches(response),

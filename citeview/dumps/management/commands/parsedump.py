@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from citeview.core.detect import API_NAMES, PROVIDERS
+from citeview.core import registry
 from citeview.core.errors import DumpError
 from citeview.core.parse import parse_dump
 
@@ -24,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--request", help="the request that produced the response, to check quotes against")
         parser.add_argument(
             "--provider",
-            choices=[*PROVIDERS, *API_NAMES],
+            choices=[*registry.provider_names(), *registry.api_names()],
             help="read the dump as this provider (or API) instead of detecting it",
         )
 
