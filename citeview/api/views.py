@@ -19,6 +19,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.csrf import csrf_failure as default_csrf_failure
 
+from citeview.accounts import roles
 from citeview.api.auth import api_endpoint, api_error
 from citeview.api.openapi import MAX_ID, openapi_document
 from citeview.core.errors import DumpError, too_large_error
@@ -31,7 +32,6 @@ from citeview.dumps.middleware import declared_body_size
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
 from citeview.dumps.services import dump_ingest
-from citeview.review import roles
 from citeview.review.exports import dump_report
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.forms import CheckForm, DumpDetailsForm, tag_names

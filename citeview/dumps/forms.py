@@ -8,11 +8,11 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from citeview.accounts.roles import EDITOR
 from citeview.core.detect import PROVIDERS
 from citeview.core.errors import DumpError, too_large_error
 from citeview.dumps.selectors import UNASSIGNED
 from citeview.review.forms import tag_names
-from citeview.review.roles import EDITOR
 
 DUMP_FILE_SUFFIXES = (".json", ".jsonl", ".sse", ".txt")
 

@@ -21,6 +21,7 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_http_methods
 
+from citeview.accounts import roles
 from citeview.core.bulk import ImportEntries
 from citeview.core.errors import DumpError
 from citeview.dumps.bulk import import_entries, import_results
@@ -30,7 +31,6 @@ from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body
 from citeview.dumps.selectors import dump_get, dump_list
 from citeview.dumps.services import can_attach_request, dump_ingest
-from citeview.review import roles
 from citeview.review.forms import CommentForm, DumpDetailsForm
 from citeview.review.selectors import dump_comments, editor_progress
 from citeview.review.services import tags_named

@@ -13,11 +13,11 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from citeview.accounts import roles
 from citeview.core.review.report import handover_report, report_markdown
 from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
-from citeview.review import roles
 from citeview.review.charts import VERDICT_LABELS, figure_charts
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check

@@ -6,8 +6,8 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
+from citeview.accounts.roles import EDITOR
 from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
-from citeview.review.roles import EDITOR
 
 MAX_TAGS = 20
 

@@ -13,12 +13,12 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from citeview.accounts import roles
 from citeview.core.rendering.answer import citation_anchor, response_prefix, source_entries
 from citeview.core.review.items import CheckItem
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import rendered_answers
 from citeview.dumps.selectors import dump_get
-from citeview.review import roles
 from citeview.review.forms import CheckForm, CommentForm, DumpDetailsForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check
 from citeview.review.selectors import (
