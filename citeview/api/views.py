@@ -26,18 +26,18 @@ from citeview.core.errors import DumpError, too_large_error
 from citeview.core.review.items import CheckItem
 from citeview.core.review.report import report_markdown
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, import_entries, import_results
-from citeview.dumps.forms import DumpFilterForm
+from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, tag_names
 from citeview.dumps.http_status import status_for
 from citeview.dumps.middleware import declared_body_size
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
-from citeview.dumps.services import dump_ingest
+from citeview.dumps.services import dump_ingest, dump_organise, tags_named
 from citeview.review.exports import dump_report
 from citeview.review.figures import FigureFilterForm, team_figures
-from citeview.review.forms import CheckForm, DumpDetailsForm, tag_names
+from citeview.review.forms import CheckForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, ItemState
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
-from citeview.review.services import CheckConflict, check_save, dump_organise, tags_named
+from citeview.review.services import CheckConflict, check_save
 
 # What a dump may be sent as; form encodings are refused so a body is never half-parsed as a form.
 ACCEPTED_CONTENT_TYPES = {

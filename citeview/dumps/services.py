@@ -1,4 +1,4 @@
-"""Writes: storing dumps and (re)building what is derived from them."""
+"""Writes: storing dumps, what the team adds to them, and (re)building what is derived from their bytes."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from django.utils import timezone, translation
 from citeview.core.parse import RESULT_VERSION, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
 from citeview.core.review.items import check_item_count
-from citeview.dumps.models import Dump
+from citeview.dumps.models import Dump, Tag
 from citeview.review.services import dump_recount
 
 _STATUS_RANK = {"completed": 0, "incomplete": 1, "failed": 2}
@@ -97,6 +97,21 @@ def dump_attach_request(*, dump: Dump, request: bytes, attached_by: AbstractBase
         return Dump.objects.get(pk=dump.pk)
     for name, value in attachment.items():
         setattr(dump, name, value)
+    return dump
+
+
+def tags_named(names: list[str]) -> list[Tag]:
+    """The tags with these names, made as needed."""
+    return [Tag.objects.get_or_create(name=name)[0] for name in dict.fromkeys(names)]
+
+
+def dump_organise(*, dump: Dump, title: str, tag_names: list[str], assignee: Any) -> Dump:
+    """Set a dump's title, tags (made as needed) and assigned editor."""
+    with transaction.atomic():
+        dump.title = title
+        dump.assignee = assignee
+        dump.save(update_fields=["title", "assignee"])
+        dump.tags.set(tags_named(tag_names))
     return dump
 
 

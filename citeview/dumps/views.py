@@ -19,21 +19,20 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from citeview.accounts import roles
 from citeview.core.bulk import ImportEntries
 from citeview.core.errors import DumpError
 from citeview.dumps.bulk import import_entries, import_results
-from citeview.dumps.forms import DumpFilterForm, DumpForm, ImportForm
+from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm, ImportForm
 from citeview.dumps.http_status import status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body
 from citeview.dumps.selectors import dump_get, dump_list
-from citeview.dumps.services import can_attach_request, dump_ingest
-from citeview.review.forms import CommentForm, DumpDetailsForm
+from citeview.dumps.services import can_attach_request, dump_ingest, dump_organise, tags_named
+from citeview.review.forms import CommentForm
 from citeview.review.selectors import dump_comments, editor_progress
-from citeview.review.services import tags_named
 
 _FORM_ERROR_STATUS = {"too_large": 413, "unsupported_media_type": 415}
 
@@ -232,6 +231,25 @@ def _suggestions_outside_their_frame(pk: int) -> HttpResponse:
     response = HttpResponse(message % {"url": viewer} + "\n", status=403, content_type="text/plain; charset=utf-8")
     patch_vary_headers(response, _FRAME_HEADERS)
     return response
+
+
+@require_POST
+@permission_required(roles.ORGANISE, raise_exception=True)
+def dump_details(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = dump_get(pk=pk)
+    form = DumpDetailsForm(request.POST)
+    if not form.is_valid():
+        errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
+        messages.error(request, _("The details were not saved: %(errors)s") % {"errors": errors})
+        return redirect(dump)
+    dump_organise(
+        dump=dump,
+        title=form.cleaned_data["title"],
+        tag_names=form.cleaned_data["tags"],
+        assignee=form.cleaned_data["assignee"],
+    )
+    messages.success(request, _("The details were saved."))
+    return redirect(dump)
 
 
 def home_page(request: HttpRequest, form: DumpForm, status: int = 200) -> HttpResponse:

@@ -1,4 +1,4 @@
-"""Writes: recording a check (with optimistic versioning and its revision), comments, a dump's details."""
+"""Writes: recording a check (with optimistic versioning and its revision), comments."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import F
 
 from citeview.core.review.items import CheckItem, check_items
-from citeview.dumps.models import Dump, Tag
+from citeview.dumps.models import Dump
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
 
 STATEMENT_ANSWERS = ("verification_worthy", "supported_together")
@@ -158,20 +158,5 @@ def dump_recount(*, dump: Dump) -> None:
     Dump.objects.filter(pk=dump.pk).update(checked_item_count=len(keys & set(finished)))
 
 
-def tags_named(names: list[str]) -> list[Tag]:
-    """The tags with these names, made as needed."""
-    return [Tag.objects.get_or_create(name=name)[0] for name in dict.fromkeys(names)]
-
-
 def comment_add(*, dump: Dump, author: Any, text: str, item_key: str = "") -> Comment:
     return Comment.objects.create(dump=dump, author=author, text=text, item_key=item_key)
-
-
-def dump_organise(*, dump: Dump, title: str, tag_names: list[str], assignee: Any) -> Dump:
-    """Set a dump's title, tags (made as needed) and assigned editor."""
-    with transaction.atomic():
-        dump.title = title
-        dump.assignee = assignee
-        dump.save(update_fields=["title", "assignee"])
-        dump.tags.set(tags_named(tag_names))
-    return dump

@@ -1,4 +1,4 @@
-"""The check panel, comments and a dump's details. Thin: the work is in services and selectors."""
+"""The check panel and comments. Thin: the work is in services and selectors."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from citeview.core.review.items import CheckItem
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import rendered_answers
 from citeview.dumps.selectors import dump_get
-from citeview.review.forms import CheckForm, CommentForm, DumpDetailsForm
+from citeview.review.forms import CheckForm, CommentForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check
 from citeview.review.selectors import (
     checks_visible_to,
@@ -30,7 +30,7 @@ from citeview.review.selectors import (
     item_history,
     item_version,
 )
-from citeview.review.services import CheckConflict, check_save, comment_add, dump_organise
+from citeview.review.services import CheckConflict, check_save, comment_add
 
 # Of each item's statement, the list of all items shows its start only.
 NAV_TEXT_CHARS = 120
@@ -323,22 +323,3 @@ def comment_create(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.error(request, _("A comment needs some text (at most 5,000 characters)."))
     return redirect(reverse("review:item", args=[dump.pk, key]) if key else dump.get_absolute_url())
-
-
-@require_POST
-@permission_required(roles.ORGANISE, raise_exception=True)
-def dump_details(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_get(pk=pk)
-    form = DumpDetailsForm(request.POST)
-    if not form.is_valid():
-        errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
-        messages.error(request, _("The details were not saved: %(errors)s") % {"errors": errors})
-        return redirect(dump)
-    dump_organise(
-        dump=dump,
-        title=form.cleaned_data["title"],
-        tag_names=form.cleaned_data["tags"],
-        assignee=form.cleaned_data["assignee"],
-    )
-    messages.success(request, _("The details were saved."))
-    return redirect(dump)
