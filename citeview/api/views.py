@@ -37,7 +37,7 @@ from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.forms import CheckForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, ItemState
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
-from citeview.review.services import CheckConflict, check_save
+from citeview.review.services import CheckConflict, check_save, dump_refresh_if_stale
 
 # What a dump may be sent as; form encodings are refused so a body is never half-parsed as a form.
 ACCEPTED_CONTENT_TYPES = {
@@ -84,6 +84,8 @@ def dumps_collection(request: HttpRequest) -> HttpResponse:
         )
     except DumpError as error:
         return _dump_error(error)
+    if not created:
+        dump = dump_refresh_if_stale(dump=dump)  # stored by older code: answered as the running code reads it
     if created and (options.cleaned_data["title"] or options.cleaned_data["tags"]):
         dump_organise(
             dump=dump, title=options.cleaned_data["title"], tag_names=options.cleaned_data["tags"], assignee=None
@@ -196,7 +198,7 @@ def _dump_or_none(pk: int) -> Dump | None:
     if pk > MAX_ID:  # no database holds an id this large, and some refuse to be asked
         return None
     try:
-        return dump_get(pk=pk)
+        return dump_refresh_if_stale(dump=dump_get(pk=pk))
     except Http404:
         return None
 

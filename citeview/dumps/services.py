@@ -16,7 +16,6 @@ from citeview.core.parse import RESULT_VERSION, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
 from citeview.core.review.items import check_item_count
 from citeview.dumps.models import Dump, Tag
-from citeview.review.services import dump_recount
 
 _STATUS_RANK = {"completed": 0, "incomplete": 1, "failed": 2}
 _HEADLINE_NOISE = re.compile(r"\[(?:web:)?\d+\]|\*\*|__|`")
@@ -116,23 +115,15 @@ def dump_organise(*, dump: Dump, title: str, tag_names: list[str], assignee: Any
 
 
 def dump_refresh_result(*, dump: Dump) -> Dump:
-    """Rebuild the parsed and rendered result from the stored bytes after the parsers changed."""
+    """Rebuild the parsed and rendered result from the stored bytes after the parsers changed.
+
+    The checks are not recounted here, since counting them is review's: callers rebuild through
+    ``citeview.review.services.dump_refresh``, which does both."""
     request = bytes(dump.request_raw) if dump.request_raw else None
     for name, value in _derived_fields(bytes(dump.raw), None, request).items():
         setattr(dump, name, value)
     dump.save(update_fields=[*Dump.DERIVED_FIELDS])
-    dump_recount(dump=dump)  # a rebuilt result may have other items
     return dump
-
-
-def dump_refresh_outdated(*, everything: bool = False) -> int:
-    """Rebuild every dump whose result older parsers made (or ``everything``); returns how many were rebuilt."""
-    outdated = Dump.objects.all() if everything else Dump.objects.exclude(result_version=RESULT_VERSION)
-    count = 0
-    for dump in outdated.iterator():
-        dump_refresh_result(dump=dump)
-        count += 1
-    return count
 
 
 def _derived_fields(raw: bytes, provider: str | None, request: bytes | None) -> dict[str, Any]:

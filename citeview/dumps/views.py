@@ -33,6 +33,7 @@ from citeview.dumps.selectors import dump_get, dump_list
 from citeview.dumps.services import can_attach_request, dump_ingest, dump_organise, tags_named
 from citeview.review.forms import CommentForm
 from citeview.review.selectors import dump_comments, editor_progress
+from citeview.review.services import dump_refresh_if_stale
 
 _FORM_ERROR_STATUS = {"too_large": 413, "unsupported_media_type": 415}
 
@@ -145,7 +146,7 @@ def _import_progress(request: HttpRequest, entries: ImportEntries, page: str, ta
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_get(pk=pk, heavy=False)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk, heavy=False))
     context = {
         "dump": dump,
         "progress": editor_progress([dump.pk]).get(dump.pk, []),
@@ -160,7 +161,7 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def dump_normalized(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     response = JsonResponse(dump.result, json_dumps_params={"ensure_ascii": False, "indent": 2})
     response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}.json"'
     return response
@@ -196,7 +197,7 @@ SUGGESTIONS_CSP = {
 def dump_suggestions(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     if not _framed_by_our_page(request):
         return _suggestions_outside_their_frame(pk)
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     responses = dump.result["responses"]
     snippet = responses[index].get("search_suggestions") if index < len(responses) else None
     if not snippet:

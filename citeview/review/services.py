@@ -1,4 +1,5 @@
-"""Writes: recording a check (with optimistic versioning and its revision), comments."""
+"""Writes: recording a check (with optimistic versioning and its revision), comments, and a dump's result
+rebuilt with its checks recounted."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from django.db.models import F
 
 from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.models import Dump
+from citeview.dumps.selectors import dump_result_is_current, dumps_outdated
+from citeview.dumps.services import dump_refresh_result
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
 
 STATEMENT_ANSWERS = ("verification_worthy", "supported_together")
@@ -156,6 +159,33 @@ def dump_recount(*, dump: Dump) -> None:
     keys = {item.key for item in check_items(dump.result["responses"], limit=limit)}
     finished = Check.objects.filter(FINISHED, dump=dump, is_item=True).values_list("item_key", flat=True)
     Dump.objects.filter(pk=dump.pk).update(checked_item_count=len(keys & set(finished)))
+
+
+def dump_refresh(*, dump: Dump) -> Dump:
+    """Rebuild a dump's result from its bytes, and recount its checked items: a rebuilt result may have
+    other items."""
+    dump = dump_refresh_result(dump=dump)
+    dump_recount(dump=dump)
+    return dump
+
+
+def dump_refresh_if_stale(*, dump: Dump) -> Dump:
+    """The dump with the result the running code makes of it: rebuilt now if older code made the stored one.
+
+    Every page, API view and export that shows a dump's result calls this after reading the dump, so the
+    first view after a deploy shows what ``refresh_dumps`` has not rebuilt yet. The list shows what is stored.
+    """
+    return dump if dump_result_is_current(dump) else dump_refresh(dump=dump)
+
+
+def dump_refresh_outdated(*, everything: bool = False) -> int:
+    """Rebuild every dump whose result older code made (or ``everything``); returns how many were rebuilt."""
+    outdated = Dump.objects.all() if everything else dumps_outdated()
+    count = 0
+    for dump in outdated.iterator():
+        dump_refresh(dump=dump)
+        count += 1
+    return count
 
 
 def comment_add(*, dump: Dump, author: Any, text: str, item_key: str = "") -> Comment:

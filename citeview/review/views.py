@@ -30,7 +30,7 @@ from citeview.review.selectors import (
     item_history,
     item_version,
 )
-from citeview.review.services import CheckConflict, check_save, comment_add
+from citeview.review.services import CheckConflict, check_save, comment_add, dump_refresh_if_stale
 
 # Of each item's statement, the list of all items shows its start only.
 NAV_TEXT_CHARS = 120
@@ -40,7 +40,7 @@ NAV_TEXT_CHARS = 120
 @permission_required(roles.READ, raise_exception=True)
 def check_start(request: HttpRequest, pk: int) -> HttpResponse:
     """The first item the user has not finished, or the first item."""
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     items = dump_check_items(dump)
     if not items:
         messages.info(request, _("This dump has nothing to check: its answers are empty."))
@@ -53,7 +53,7 @@ def check_start(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @permission_required(roles.READ, raise_exception=True)
 def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     items = dump_check_items(dump)
     item = next((i for i in items if i.key == key), None)
     if item is None:
@@ -301,7 +301,7 @@ def _next_url(dump: Dump, items: list[CheckItem], item: CheckItem, user: Any) ->
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def check_done(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     keys = {item.key for item in dump_check_items(dump)}
     if roles.can_record(request.user) and keys and keys <= finished_keys(dump, request.user):
         messages.success(request, _("You have checked every item of this dump."))
@@ -311,7 +311,7 @@ def check_done(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @permission_required(roles.COMMENT, raise_exception=True)
 def comment_create(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     form = CommentForm(request.POST)
     # A comment is on an item of this dump, or on the dump itself: never on a key the page did not offer.
     keys = {item.key for item in dump_check_items(dump)}

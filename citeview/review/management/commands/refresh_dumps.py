@@ -1,4 +1,7 @@
-"""``python manage.py refresh_dumps``: rebuild what older parsers made from the stored bytes."""
+"""``python manage.py refresh_dumps``: rebuild what older parsers made from the stored bytes.
+
+It is review's command, not dumps': a rebuilt result may have other items, so their checks are recounted.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from citeview.dumps.services import dump_refresh_outdated
+from citeview.review.services import dump_refresh_outdated
 
 
 class Command(BaseCommand):
