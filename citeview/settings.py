@@ -98,6 +98,7 @@ INSTALLED_APPS = [
     "citeview.accounts",
     "citeview.dumps",
     "citeview.review",
+    "citeview.pages",
 ]
 
 MIDDLEWARE = [
