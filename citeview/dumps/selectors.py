@@ -7,7 +7,7 @@ from django.db.models import F, Q, QuerySet, Value
 from django.db.models.functions import Least
 from django.shortcuts import get_object_or_404
 
-from citeview.core.parse import RESULT_VERSION
+from citeview.dumps.derived import result_version
 from citeview.dumps.models import Dump
 
 UNASSIGNED = "-"  # the assignee filter's value for dumps assigned to nobody
@@ -58,9 +58,9 @@ def dump_get(*, pk: int, heavy: bool = True) -> Dump:
 
 def dump_result_is_current(dump: Dump) -> bool:
     """Whether the dump's stored result is what the running code would make of its bytes."""
-    return dump.result_version == RESULT_VERSION
+    return dump.result_version == result_version()
 
 
 def dumps_outdated() -> QuerySet[Dump]:
     """The dumps whose stored result older code made."""
-    return Dump.objects.exclude(result_version=RESULT_VERSION)
+    return Dump.objects.exclude(result_version=result_version())

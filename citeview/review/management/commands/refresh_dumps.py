@@ -13,14 +13,17 @@ from citeview.review.services import dump_refresh_outdated
 
 
 class Command(BaseCommand):
-    help = "Re-parse and re-render every stored dump whose result an older citeview made."
+    help = (
+        "Re-parse and re-render every stored dump whose result is out of date: made by other parsers, renderer, "
+        "translations or CITEVIEW_MAX_CITATIONS_DRAWN."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(
             "--all",
             action="store_true",
             dest="everything",
-            help="Rebuild every dump, e.g. after changing CITEVIEW_MAX_CITATIONS_DRAWN.",
+            help="Rebuild every dump, even those whose result is current.",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
