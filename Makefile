@@ -45,6 +45,7 @@ lint: dev-venv
 	$(VENV)/bin/ruff check citeview tests bench
 	$(VENV)/bin/ruff format --check citeview tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 # Brings the Japanese catalogue up to date with the code; then translate what is new.
 # Our makemessages also collects the core's `phrase(...)` sentences (citeview/core/phrases.py).

@@ -301,7 +301,7 @@ def logged_in_editor() -> tuple[Any, Any, str, str]:
     from django.test import Client
     from django.utils.crypto import get_random_string
 
-    from citeview.review.roles import EDITOR
+    from citeview.accounts.roles import EDITOR
 
     editor = get_user_model().objects.create_user(username="bench-editor", password=get_random_string(20))
     editor.groups.add(Group.objects.get(name=EDITOR))

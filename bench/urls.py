@@ -12,7 +12,7 @@ from django.urls import path
 from django.views.decorators.http import require_GET
 
 from bench.serving import TRIVIAL_PAGE
-from citeview.review import roles
+from citeview.accounts import roles
 from citeview.urls import urlpatterns as citeview_urlpatterns
 
 

@@ -79,8 +79,8 @@ CITEVIEW_MAX_IMPORT_UNPACKED_BYTES = env_int("CITEVIEW_MAX_IMPORT_UNPACKED_BYTES
 # What one dump may cost a page, whatever it holds (a dump of nothing but markers would otherwise make
 # pages and checks by the hundred thousand). Reaching either is shown where it applies.
 # Footnotes drawn per answer (each source of a footnote and each unresolved marker counts); the rest of
-# the answer is shown as written. Answers are rendered when stored: a change applies to dumps stored
-# or rebuilt afterwards (`manage.py refresh_dumps --all`).
+# the answer is shown as written. Answers are rendered when stored: a change makes every stored one out
+# of date, rebuilt by `manage.py refresh_dumps` or when first viewed (citeview/dumps/derived.py).
 CITEVIEW_MAX_CITATIONS_DRAWN = env_int("CITEVIEW_MAX_CITATIONS_DRAWN", 5_000)
 # Items an editor can check in one dump (its first ones, in reading order).
 CITEVIEW_MAX_ITEMS_PER_DUMP = env_int("CITEVIEW_MAX_ITEMS_PER_DUMP", 5_000)
@@ -98,6 +98,7 @@ INSTALLED_APPS = [
     "citeview.accounts",
     "citeview.dumps",
     "citeview.review",
+    "citeview.pages",
 ]
 
 MIDDLEWARE = [

@@ -12,9 +12,9 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
+from citeview.accounts import roles
 from citeview.accounts.throttle import client_address, seconds_paused
 from citeview.accounts.tokens import DEFAULT_LIFETIME, token_create, token_revoke
-from citeview.review import roles
 
 
 class LoginView(auth_views.LoginView):

@@ -11,8 +11,8 @@ from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 
+from citeview.accounts import roles
 from citeview.accounts.tokens import TokenExpired, token_user
-from citeview.review import roles
 
 API_PREFIX = "/api/"
 

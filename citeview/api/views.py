@@ -19,25 +19,25 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.csrf import csrf_failure as default_csrf_failure
 
+from citeview.accounts import roles
 from citeview.api.auth import api_endpoint, api_error
 from citeview.api.openapi import MAX_ID, openapi_document
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.review.items import CheckItem
 from citeview.core.review.report import report_markdown
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, import_entries, import_results
-from citeview.dumps.forms import DumpFilterForm
+from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, tag_names
 from citeview.dumps.http_status import status_for
 from citeview.dumps.middleware import declared_body_size
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
-from citeview.dumps.services import dump_ingest
-from citeview.review import roles
+from citeview.dumps.services import dump_ingest, dump_organise, tags_named
 from citeview.review.exports import dump_report
 from citeview.review.figures import FigureFilterForm, team_figures
-from citeview.review.forms import CheckForm, DumpDetailsForm, tag_names
+from citeview.review.forms import CheckForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, ItemState
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
-from citeview.review.services import CheckConflict, check_save, dump_organise, tags_named
+from citeview.review.services import CheckConflict, check_save, dump_refresh_if_stale
 
 # What a dump may be sent as; form encodings are refused so a body is never half-parsed as a form.
 ACCEPTED_CONTENT_TYPES = {
@@ -84,6 +84,8 @@ def dumps_collection(request: HttpRequest) -> HttpResponse:
         )
     except DumpError as error:
         return _dump_error(error)
+    if not created:
+        dump = dump_refresh_if_stale(dump=dump)  # stored by older code: answered as the running code reads it
     if created and (options.cleaned_data["title"] or options.cleaned_data["tags"]):
         dump_organise(
             dump=dump, title=options.cleaned_data["title"], tag_names=options.cleaned_data["tags"], assignee=None
@@ -196,7 +198,7 @@ def _dump_or_none(pk: int) -> Dump | None:
     if pk > MAX_ID:  # no database holds an id this large, and some refuse to be asked
         return None
     try:
-        return dump_get(pk=pk)
+        return dump_refresh_if_stale(dump=dump_get(pk=pk))
     except Http404:
         return None
 

@@ -20,8 +20,6 @@ from citeview.core.phrases import Phrase, phrase
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
-# Bump when parsers or the renderer change what they produce: stored dumps are then rebuilt from their bytes.
-RESULT_VERSION = 7
 
 
 def parse_dump(

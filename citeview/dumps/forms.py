@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from pathlib import PurePath
+from typing import Any
 
 from django import forms
 from django.conf import settings
@@ -8,13 +9,23 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from citeview.accounts.roles import EDITOR
 from citeview.core import registry
 from citeview.core.errors import DumpError, too_large_error
 from citeview.dumps.selectors import UNASSIGNED
-from citeview.review.forms import tag_names
-from citeview.review.roles import EDITOR
 
 DUMP_FILE_SUFFIXES = (".json", ".jsonl", ".sse", ".txt")
+MAX_TAGS = 20
+
+
+def tag_names(text: str) -> list[str]:
+    """Tags written as the forms take them: separated by commas, each at most 50 characters."""
+    names = list(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+    if any(len(name) > 50 for name in names):
+        raise forms.ValidationError(_("A tag can be at most 50 characters long."))
+    if len(names) > MAX_TAGS:
+        raise forms.ValidationError(_("At most %(count)d tags.") % {"count": MAX_TAGS})
+    return names
 
 
 class DumpForm(forms.Form):
@@ -153,3 +164,23 @@ class DumpFilterForm(forms.Form):
         """The valid, non-empty filters; an invalid one is left out (the form shows why)."""
         self.is_valid()
         return {name: value for name, value in getattr(self, "cleaned_data", {}).items() if value}
+
+
+class DumpDetailsForm(forms.Form):
+    """What the team adds to a dump: a title, tags and the editor it is assigned to (the viewer's form, and
+    the API's ``?title=&tags=`` when storing)."""
+
+    title = forms.CharField(label=_("Title"), max_length=200, required=False)
+    tags = forms.CharField(
+        label=_("Tags"), required=False, max_length=1000, help_text=_("Separated by commas, e.g. health, 2026-Q3")
+    )
+    assignee = forms.ModelChoiceField(label=_("Assigned to"), queryset=None, required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["assignee"].queryset = (
+            get_user_model().objects.filter(groups__name=EDITOR, is_active=True).order_by("username")
+        )
+
+    def clean_tags(self) -> list[str]:
+        return tag_names(self.cleaned_data["tags"])

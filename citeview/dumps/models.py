@@ -24,8 +24,8 @@ class Tag(models.Model):
 class Dump(models.Model):
     """A saved API response, stored verbatim, with what citeview read from it.
 
-    ``raw`` is never modified; ``result`` and ``rendered`` are derived from it and can be rebuilt
-    whenever the parsers or the renderer change (``result_version``).
+    ``raw`` is never modified; ``result`` and ``rendered`` are derived from it and rebuilt whenever
+    what derives them changes: the parsers, the renderer, the catalogue (``result_version``).
     """
 
     sha256 = models.CharField(_("SHA-256"), max_length=64, unique=True)
@@ -81,7 +81,8 @@ class Dump(models.Model):
     result = models.JSONField(_("normalised JSON"))
     # Per interface language, one per response: {"answer": sanitised HTML, "evidence": rows of sanitised HTML}.
     rendered = models.JSONField(_("rendered answers"))
-    result_version = models.PositiveIntegerField(default=0)
+    # What made them besides the bytes, as a digest (``citeview.dumps.derived.result_version``).
+    result_version = models.CharField(max_length=64, blank=True)
     # When the derived fields were last built: a kept viewer page is used only if made from this build.
     derived_at = models.DateTimeField(default=timezone.now)
 

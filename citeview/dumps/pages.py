@@ -77,7 +77,7 @@ _cached_code_fingerprint = functools.cache(_code_fingerprint)
 
 
 def rendered_answers(dump: Dump) -> list[dict[str, Any]]:
-    """The stored rendering in the page's language (``dump_get`` has rebuilt any older one)."""
+    """The stored rendering in the page's language (the view has had any older one rebuilt: ``dump_refresh_if_stale``)."""
     rendered = dump.rendered
     return rendered.get(get_language()) or rendered.get(settings.LANGUAGE_CODE) or next(iter(rendered.values()))
 

@@ -7,9 +7,8 @@ from django.db.models import F, Q, QuerySet, Value
 from django.db.models.functions import Least
 from django.shortcuts import get_object_or_404
 
-from citeview.core.parse import RESULT_VERSION
+from citeview.dumps.derived import result_version
 from citeview.dumps.models import Dump
-from citeview.dumps.services import dump_refresh_result
 
 UNASSIGNED = "-"  # the assignee filter's value for dumps assigned to nobody
 HEAVY_FIELDS = ("raw", "request_raw", "result", "rendered", "search_text")
@@ -50,10 +49,18 @@ def _conditions(filters: dict[str, str]) -> Q:
 
 
 def dump_get(*, pk: int, heavy: bool = True) -> Dump:
-    """A dump with a result as the current parsers produce it (rebuilt once if it is older);
-    without ``heavy``, its bytes, result and renderings are read only when something uses them."""
+    """A dump as stored; without ``heavy``, its bytes, result and renderings are read only when something
+    uses them. Its result may be one older code made: a view that shows it brings it up to date with
+    ``citeview.review.services.dump_refresh_if_stale`` (a read never writes)."""
     dumps = Dump.objects.select_related("uploaded_by", "assignee").prefetch_related("tags")
-    dump = get_object_or_404(dumps if heavy else dumps.defer(*HEAVY_FIELDS), pk=pk)
-    if dump.result_version != RESULT_VERSION:
-        dump = dump_refresh_result(dump=dump)
-    return dump
+    return get_object_or_404(dumps if heavy else dumps.defer(*HEAVY_FIELDS), pk=pk)
+
+
+def dump_result_is_current(dump: Dump) -> bool:
+    """Whether the dump's stored result is what the running code would make of its bytes."""
+    return dump.result_version == result_version()
+
+
+def dumps_outdated() -> QuerySet[Dump]:
+    """The dumps whose stored result older code made."""
+    return Dump.objects.exclude(result_version=result_version())

@@ -1,25 +1,16 @@
-"""Writes: storing dumps and (re)building what is derived from them."""
+"""Writes: storing dumps, what the team adds to them, and (re)building what is derived from their bytes."""
 
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.utils import timezone, translation
 
-from citeview.core.parse import RESULT_VERSION, parse_dump
-from citeview.core.rendering.answer import render_response, response_prefix
-from citeview.core.review.items import check_item_count
-from citeview.dumps.models import Dump
-from citeview.review.services import dump_recount
-
-_STATUS_RANK = {"completed": 0, "incomplete": 1, "failed": 2}
-_HEADLINE_NOISE = re.compile(r"\[(?:web:)?\d+\]|\*\*|__|`")
+from citeview.dumps.derived import derived_fields
+from citeview.dumps.models import Dump, Tag
 
 
 def dump_ingest(
@@ -40,7 +31,7 @@ def dump_ingest(
     existing = Dump.objects.filter(sha256=sha256).first()
     if existing is not None:
         return _stored_already(existing, request, uploaded_by), False
-    derived = _derived_fields(raw, provider, request)
+    derived = derived_fields(raw, provider, request)
     user = uploaded_by if uploaded_by is not None and uploaded_by.is_authenticated else None
     try:
         with transaction.atomic():
@@ -85,7 +76,7 @@ def dump_attach_request(*, dump: Dump, request: bytes, attached_by: AbstractBase
     Raises ``PermissionDenied`` unless :func:`can_attach_request` allows it."""
     if not can_attach_request(attached_by, dump):
         raise PermissionDenied("Only the dump's uploader or staff may attach a request to it.")
-    derived = _derived_fields(bytes(dump.raw), None, request)
+    derived = derived_fields(bytes(dump.raw), None, request)
     attachment = {
         "request_raw": request,
         "request_attached_by": attached_by,
@@ -100,77 +91,28 @@ def dump_attach_request(*, dump: Dump, request: bytes, attached_by: AbstractBase
     return dump
 
 
-def dump_refresh_result(*, dump: Dump) -> Dump:
-    """Rebuild the parsed and rendered result from the stored bytes after the parsers changed."""
-    request = bytes(dump.request_raw) if dump.request_raw else None
-    for name, value in _derived_fields(bytes(dump.raw), None, request).items():
-        setattr(dump, name, value)
-    dump.save(update_fields=[*Dump.DERIVED_FIELDS])
-    dump_recount(dump=dump)  # a rebuilt result may have other items
+def tags_named(names: list[str]) -> list[Tag]:
+    """The tags with these names, made as needed."""
+    return [Tag.objects.get_or_create(name=name)[0] for name in dict.fromkeys(names)]
+
+
+def dump_organise(*, dump: Dump, title: str, tag_names: list[str], assignee: Any) -> Dump:
+    """Set a dump's title, tags (made as needed) and assigned editor."""
+    with transaction.atomic():
+        dump.title = title
+        dump.assignee = assignee
+        dump.save(update_fields=["title", "assignee"])
+        dump.tags.set(tags_named(tag_names))
     return dump
 
 
-def dump_refresh_outdated(*, everything: bool = False) -> int:
-    """Rebuild every dump whose result older parsers made (or ``everything``); returns how many were rebuilt."""
-    outdated = Dump.objects.all() if everything else Dump.objects.exclude(result_version=RESULT_VERSION)
-    count = 0
-    for dump in outdated.iterator():
-        dump_refresh_result(dump=dump)
-        count += 1
-    return count
+def dump_refresh_result(*, dump: Dump) -> Dump:
+    """Rebuild the parsed and rendered result from the stored bytes after the parsers changed.
 
-
-def _derived_fields(raw: bytes, provider: str | None, request: bytes | None) -> dict[str, Any]:
-    result = parse_dump(raw, provider=provider, max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES, request=request).to_json()
-    responses = result["responses"]
-    return {
-        "framing": result["dump"]["framing"],
-        "apis": ", ".join(dict.fromkeys(r["api"] for r in responses)),
-        "providers": ", ".join(dict.fromkeys(r["provider"] for r in responses)),
-        "model_names": ", ".join(dict.fromkeys(r["model"] for r in responses if r["model"]))[:300],
-        "response_count": len(responses),
-        "incomplete_response_count": sum(1 for r in responses if r["status"] != "completed"),
-        "status": max((r["status"] for r in responses), key=_STATUS_RANK.__getitem__),
-        "headline": _headline(responses),
-        "citation_count": sum(len(r["citations"]) for r in responses),
-        "unresolved_count": sum(len(r["unresolved"]) for r in responses),
-        "source_count": sum(len(r["sources"]) for r in responses),
-        "item_count": check_item_count(responses),
-        "search_text": _search_text(responses),
-        "result": result,
-        "rendered": _rendered_per_language(responses),
-        "result_version": RESULT_VERSION,
-        "derived_at": timezone.now(),
-    }
-
-
-def _rendered_per_language(responses: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """Each response rendered once per interface language: the answer carries our own words too
-    (footnote names, explanations of unresolved markers), and pages never render."""
-    rendered = {}
-    for language, _name in settings.LANGUAGES:
-        with translation.override(language):
-            rendered[language] = [
-                render_response(r, response_prefix(i), translation.gettext, settings.CITEVIEW_MAX_CITATIONS_DRAWN)
-                for i, r in enumerate(responses)
-            ]
-    return rendered
-
-
-def _search_text(responses: list[dict[str, Any]]) -> str:
-    """What the list's search looks in: the answers, and the sources' URLs and titles."""
-    parts = []
-    for response in responses:
-        parts.append(response["text"])
-        parts.extend(f"{s['url'] or ''} {s['title'] or ''}" for s in response["sources"])
-    return "\n".join(parts)
-
-
-def _headline(responses: list[dict[str, Any]]) -> str:
-    """The first line of the first answer, without Markdown marks or citation markers, to recognise a dump by."""
-    for response in responses:
-        for line in response["text"].splitlines():
-            line = _HEADLINE_NOISE.sub("", line).strip().lstrip("#>-*| ")
-            if line:
-                return line[:200]
-    return ""
+    The checks are not recounted here, since counting them is review's: callers rebuild through
+    ``citeview.review.services.dump_refresh``, which does both."""
+    request = bytes(dump.request_raw) if dump.request_raw else None
+    for name, value in derived_fields(bytes(dump.raw), None, request).items():
+        setattr(dump, name, value)
+    dump.save(update_fields=[*Dump.DERIVED_FIELDS])
+    return dump

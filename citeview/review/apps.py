@@ -7,10 +7,11 @@ from django.utils.translation import gettext_lazy as _
 
 def _ensure_roles(sender: Any, **kwargs: Any) -> None:
     # A migration makes the roles; this remakes them after a database flush (as tests do), which
-    # empties every table but runs no migration.
+    # empties every table but runs no migration. The roles are the accounts app's, but they are made
+    # here: review comes after dumps in INSTALLED_APPS, so the permissions they name exist by now.
     from django.contrib.auth.models import Group, Permission
 
-    from citeview.review.roles import ensure_roles
+    from citeview.accounts.roles import ensure_roles
 
     ensure_roles(Group, Permission)
 

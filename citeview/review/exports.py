@@ -13,15 +13,16 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from citeview.accounts import roles
 from citeview.core.review.report import handover_report, report_markdown
 from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
-from citeview.review import roles
 from citeview.review.charts import VERDICT_LABELS, figure_charts
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
+from citeview.review.services import dump_refresh_if_stale
 
 RECORDED_FIELDS = (
     "verdict",
@@ -93,14 +94,14 @@ def _check_dict(check: Check) -> dict[str, Any]:
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def report_page(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     return render(request, "review/report.html", {"dump": dump, "report": dump_report(dump, request.user)})
 
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def report_json(request: HttpRequest, pk: int) -> JsonResponse:
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     response = JsonResponse(dump_report(dump, request.user), json_dumps_params={"ensure_ascii": False, "indent": 2})
     response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}-report.json"'
     return response
@@ -109,7 +110,7 @@ def report_json(request: HttpRequest, pk: int) -> JsonResponse:
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def report_md(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     response = HttpResponse(
         report_markdown(dump_report(dump, request.user)), content_type="text/markdown; charset=utf-8"
     )

@@ -3,23 +3,9 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
-from citeview.review.roles import EDITOR
-
-MAX_TAGS = 20
-
-
-def tag_names(text: str) -> list[str]:
-    """Tags written as the forms take them: separated by commas, each at most 50 characters."""
-    names = list(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
-    if any(len(name) > 50 for name in names):
-        raise forms.ValidationError(_("A tag can be at most 50 characters long."))
-    if len(names) > MAX_TAGS:
-        raise forms.ValidationError(_("At most %(count)d tags.") % {"count": MAX_TAGS})
-    return names
 
 
 def _choice(label: str, choices: list[tuple[str, Any]]) -> forms.ChoiceField:
@@ -85,20 +71,3 @@ class CheckForm(forms.Form):
 class CommentForm(forms.Form):
     text = forms.CharField(label=_("Comment"), max_length=5000, widget=forms.Textarea(attrs={"rows": 2}))
     item_key = forms.CharField(required=False, widget=forms.HiddenInput, max_length=40)
-
-
-class DumpDetailsForm(forms.Form):
-    title = forms.CharField(label=_("Title"), max_length=200, required=False)
-    tags = forms.CharField(
-        label=_("Tags"), required=False, max_length=1000, help_text=_("Separated by commas, e.g. health, 2026-Q3")
-    )
-    assignee = forms.ModelChoiceField(label=_("Assigned to"), queryset=None, required=False)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["assignee"].queryset = (
-            get_user_model().objects.filter(groups__name=EDITOR, is_active=True).order_by("username")
-        )
-
-    def clean_tags(self) -> list[str]:
-        return tag_names(self.cleaned_data["tags"])

@@ -8,9 +8,9 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
+from citeview.accounts import roles
 from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.models import Dump
-from citeview.review import roles
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
 
 

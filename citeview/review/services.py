@@ -1,4 +1,5 @@
-"""Writes: recording a check (with optimistic versioning and its revision), comments, a dump's details."""
+"""Writes: recording a check (with optimistic versioning and its revision), comments, and a dump's result
+rebuilt with its checks recounted."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from django.db import transaction
 from django.db.models import F
 
 from citeview.core.review.items import CheckItem, check_items
-from citeview.dumps.models import Dump, Tag
+from citeview.dumps.models import Dump
+from citeview.dumps.selectors import dump_result_is_current, dumps_outdated
+from citeview.dumps.services import dump_refresh_result
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
 
 STATEMENT_ANSWERS = ("verification_worthy", "supported_together")
@@ -158,20 +161,32 @@ def dump_recount(*, dump: Dump) -> None:
     Dump.objects.filter(pk=dump.pk).update(checked_item_count=len(keys & set(finished)))
 
 
-def tags_named(names: list[str]) -> list[Tag]:
-    """The tags with these names, made as needed."""
-    return [Tag.objects.get_or_create(name=name)[0] for name in dict.fromkeys(names)]
+def dump_refresh(*, dump: Dump) -> Dump:
+    """Rebuild a dump's result from its bytes, and recount its checked items: a rebuilt result may have
+    other items."""
+    dump = dump_refresh_result(dump=dump)
+    dump_recount(dump=dump)
+    return dump
+
+
+def dump_refresh_if_stale(*, dump: Dump) -> Dump:
+    """The dump with the result the running code makes of it: rebuilt now if older code made the stored one.
+
+    Every page, API view and export that shows a dump's result calls this after reading the dump, so the
+    first view after a deploy shows what ``refresh_dumps`` has not rebuilt yet. The list shows what is stored.
+    """
+    return dump if dump_result_is_current(dump) else dump_refresh(dump=dump)
+
+
+def dump_refresh_outdated(*, everything: bool = False) -> int:
+    """Rebuild every dump whose result older code made (or ``everything``); returns how many were rebuilt."""
+    outdated = Dump.objects.all() if everything else dumps_outdated()
+    count = 0
+    for dump in outdated.iterator():
+        dump_refresh(dump=dump)
+        count += 1
+    return count
 
 
 def comment_add(*, dump: Dump, author: Any, text: str, item_key: str = "") -> Comment:
     return Comment.objects.create(dump=dump, author=author, text=text, item_key=item_key)
-
-
-def dump_organise(*, dump: Dump, title: str, tag_names: list[str], assignee: Any) -> Dump:
-    """Set a dump's title, tags (made as needed) and assigned editor."""
-    with transaction.atomic():
-        dump.title = title
-        dump.assignee = assignee
-        dump.save(update_fields=["title", "assignee"])
-        dump.tags.set(tags_named(tag_names))
-    return dump

@@ -1,5 +1,6 @@
 from django.urls import path
 
+from citeview.dumps import views as dump_views
 from citeview.review import exports, views
 
 app_name = "review"
@@ -8,7 +9,8 @@ urlpatterns = [
     path("dumps/<int:pk>/check/<slug:key>/", views.check_item, name="item"),
     path("dumps/<int:pk>/checked/", views.check_done, name="done"),
     path("dumps/<int:pk>/comments/", views.comment_create, name="comment"),
-    path("dumps/<int:pk>/details/", views.dump_details, name="details"),
+    # A dump's title, tags and assignee are the dumps app's; the address keeps the name templates use.
+    path("dumps/<int:pk>/details/", dump_views.dump_details, name="details"),
     path("dumps/<int:pk>/report/", exports.report_page, name="report"),
     path("dumps/<int:pk>/report.md", exports.report_md, name="report_md"),
     path("dumps/<int:pk>/report.json", exports.report_json, name="report_json"),

@@ -1,4 +1,4 @@
-"""The check panel, comments and a dump's details. Thin: the work is in services and selectors."""
+"""The check panel and comments. Thin: the work is in services and selectors."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from citeview.accounts import roles
 from citeview.core.rendering.answer import citation_anchor, response_prefix, source_entries
 from citeview.core.review.items import CheckItem
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import rendered_answers
 from citeview.dumps.selectors import dump_get
-from citeview.review import roles
-from citeview.review.forms import CheckForm, CommentForm, DumpDetailsForm
+from citeview.review.forms import CheckForm, CommentForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check
 from citeview.review.selectors import (
     checks_visible_to,
@@ -30,7 +30,7 @@ from citeview.review.selectors import (
     item_history,
     item_version,
 )
-from citeview.review.services import CheckConflict, check_save, comment_add, dump_organise
+from citeview.review.services import CheckConflict, check_save, comment_add, dump_refresh_if_stale
 
 # Of each item's statement, the list of all items shows its start only.
 NAV_TEXT_CHARS = 120
@@ -40,7 +40,7 @@ NAV_TEXT_CHARS = 120
 @permission_required(roles.READ, raise_exception=True)
 def check_start(request: HttpRequest, pk: int) -> HttpResponse:
     """The first item the user has not finished, or the first item."""
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     items = dump_check_items(dump)
     if not items:
         messages.info(request, _("This dump has nothing to check: its answers are empty."))
@@ -53,7 +53,7 @@ def check_start(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @permission_required(roles.READ, raise_exception=True)
 def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     items = dump_check_items(dump)
     item = next((i for i in items if i.key == key), None)
     if item is None:
@@ -301,7 +301,7 @@ def _next_url(dump: Dump, items: list[CheckItem], item: CheckItem, user: Any) ->
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def check_done(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     keys = {item.key for item in dump_check_items(dump)}
     if roles.can_record(request.user) and keys and keys <= finished_keys(dump, request.user):
         messages.success(request, _("You have checked every item of this dump."))
@@ -311,7 +311,7 @@ def check_done(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @permission_required(roles.COMMENT, raise_exception=True)
 def comment_create(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_get(pk=pk)
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     form = CommentForm(request.POST)
     # A comment is on an item of this dump, or on the dump itself: never on a key the page did not offer.
     keys = {item.key for item in dump_check_items(dump)}
@@ -323,22 +323,3 @@ def comment_create(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.error(request, _("A comment needs some text (at most 5,000 characters)."))
     return redirect(reverse("review:item", args=[dump.pk, key]) if key else dump.get_absolute_url())
-
-
-@require_POST
-@permission_required(roles.ORGANISE, raise_exception=True)
-def dump_details(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_get(pk=pk)
-    form = DumpDetailsForm(request.POST)
-    if not form.is_valid():
-        errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
-        messages.error(request, _("The details were not saved: %(errors)s") % {"errors": errors})
-        return redirect(dump)
-    dump_organise(
-        dump=dump,
-        title=form.cleaned_data["title"],
-        tag_names=form.cleaned_data["tags"],
-        assignee=form.cleaned_data["assignee"],
-    )
-    messages.success(request, _("The details were saved."))
-    return redirect(dump)

@@ -10,8 +10,8 @@ from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from citeview.accounts.models import ApiToken
+from citeview.accounts.roles import EDITOR, REVIEWER
 from citeview.accounts.tokens import token_create
-from citeview.review.roles import EDITOR, REVIEWER
 from tests.api.conftest import bearer_client
 from tests.conftest import own_fixture
 

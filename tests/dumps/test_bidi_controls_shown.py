@@ -13,8 +13,7 @@ from django.urls import reverse
 
 from citeview.core.bidi import BIDI_CONTROLS
 from citeview.dumps.models import Dump
-from citeview.dumps.services import dump_ingest
-from citeview.review.services import dump_organise
+from citeview.dumps.services import dump_ingest, dump_organise
 from tests.builders import sonar_object
 
 pytestmark = pytest.mark.django_db

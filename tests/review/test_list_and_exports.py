@@ -12,8 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from citeview.dumps.models import Dump
-from citeview.dumps.services import dump_ingest
-from citeview.review.services import dump_organise
+from citeview.dumps.services import dump_ingest, dump_organise
 from tests.builders import sonar_object
 from tests.conftest import own_fixture
 

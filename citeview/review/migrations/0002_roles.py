@@ -1,9 +1,9 @@
-"""The two roles as groups, with what each may do (citeview/review/roles.py)."""
+"""The two roles as groups, with what each may do (citeview/accounts/roles.py)."""
 
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-from citeview.review.roles import ROLE_PERMISSIONS, ensure_roles
+from citeview.accounts.roles import ROLE_PERMISSIONS, ensure_roles
 
 
 def create_roles(apps, schema_editor):

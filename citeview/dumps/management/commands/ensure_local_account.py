@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 
-from citeview.review.roles import EDITOR
+from citeview.accounts.roles import EDITOR
 
 LOCAL_USERNAME = "editor"
 

@@ -21,8 +21,8 @@ from citeview.core.bulk import ImportEntry
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.phrases import phrase
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, ImportResult, import_entries, import_results
-from citeview.review.forms import tag_names
-from citeview.review.services import tags_named
+from citeview.dumps.forms import tag_names
+from citeview.dumps.services import tags_named
 
 SPLIT_SUFFIXES = {".zip", ".jsonl", ".ndjson"}
 

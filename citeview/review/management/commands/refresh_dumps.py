@@ -1,4 +1,7 @@
-"""``python manage.py refresh_dumps``: rebuild what older parsers made from the stored bytes."""
+"""``python manage.py refresh_dumps``: rebuild what older parsers made from the stored bytes.
+
+It is review's command, not dumps': a rebuilt result may have other items, so their checks are recounted.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +9,21 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from citeview.dumps.services import dump_refresh_outdated
+from citeview.review.services import dump_refresh_outdated
 
 
 class Command(BaseCommand):
-    help = "Re-parse and re-render every stored dump whose result an older citeview made."
+    help = (
+        "Re-parse and re-render every stored dump whose result is out of date: made by other parsers, renderer, "
+        "translations or CITEVIEW_MAX_CITATIONS_DRAWN."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(
             "--all",
             action="store_true",
             dest="everything",
-            help="Rebuild every dump, e.g. after changing CITEVIEW_MAX_CITATIONS_DRAWN.",
+            help="Rebuild every dump, even those whose result is current.",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:

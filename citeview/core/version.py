@@ -1,0 +1,42 @@
+"""The version of what the core makes of a dump, derived from the code that makes it.
+
+Stored results carry the version they were made with, and one made with another is rebuilt from its
+bytes. A number bumped by hand went stale whenever a change forgot the bump, so the version is a
+digest of every module of the core and of the libraries whose output it stores: any change to a
+parser or the renderer changes it. A change that alters no output (a comment) changes it too; the
+price is a rebuild, never a stale result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+from types import ModuleType
+
+import bleach
+import markdown_it
+import mdurl
+
+CORE_DIR = Path(__file__).resolve().parent
+# The libraries whose output is stored with the result: markdown-it-py draws each answer (with mdurl
+# normalising its links) and bleach sanitises it. orjson is not one: framing uses it only where it
+# reads exactly what json would (``framing._proven_json``). tests/core/test_version.py fails when
+# the core imports a library that is in neither list.
+RENDERED_WITH = (bleach, markdown_it, mdurl)
+
+
+def code_version(root: Path = CORE_DIR, libraries: Iterable[ModuleType] = RENDERED_WITH) -> str:
+    """A SHA-256 over every ``.py`` under ``root`` (its path and bytes, in path order) and the version
+    of each of ``libraries``."""
+    digest = hashlib.sha256()
+    for name, path in sorted((path.relative_to(root).as_posix(), path) for path in root.rglob("*.py")):
+        content = path.read_bytes()
+        digest.update(f"{name}\0{len(content)}\0".encode())  # lengths keep one file from running into the next
+        digest.update(content)
+    for library in libraries:
+        digest.update(f"{library.__name__}=={library.__version__}\0".encode())
+    return digest.hexdigest()
+
+
+RESULT_VERSION = code_version()

@@ -1,0 +1,13 @@
+"""The list and the viewer, with the viewer's normalised JSON and Search Suggestions frame. ``citeview/urls.py``
+names them ``dumps:`` beside a dump's own addresses, as links have always called them."""
+
+from django.urls import path
+
+from citeview.pages import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("dumps/<int:pk>/", views.dump_detail, name="detail"),
+    path("dumps/<int:pk>/normalized.json", views.dump_normalized, name="normalized"),
+    path("dumps/<int:pk>/responses/<int:index>/search-suggestions", views.dump_suggestions, name="suggestions"),
+]
