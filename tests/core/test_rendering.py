@@ -181,3 +181,21 @@ def test_markdown_output_is_sanitised_while_the_anchors_keep_their_markup():
     )
     assert 'href="javascript' not in html and 'href="https://example.org/ok"' in html
     assert 'aria-describedby="cv-r0-cite-0-card"' in html and 'role="tooltip"' in html
+
+
+def test_a_reference_definition_labelled_with_a_marker_links_no_marker_even_past_the_cap():
+    from citeview.core.rendering.answer import render_response
+    from tests.builders import sonar_object
+
+    text = "東京[1]。大阪[1]。\n\n[1]: https://evil.example"
+    raw = json.dumps(sonar_object(text, ["https://example.org/one"])).encode()
+    response = parse_dump(raw).to_json()["responses"][0]
+    html = render_response(response, "cv-r0", max_drawn=1)["answer"]
+    # The second [1] is past the cap, shown as written: never as Markdown's link to the definition.
+    assert 'href="https://evil.example"' not in html and "大阪[1]" in html
+    assert "[1]: https://evil.example" in html  # the line is shown as the text it is
+
+
+def test_a_reference_link_with_a_label_of_its_own_still_links():
+    html, _ = rendered("[資料][d] と東京[1]\n\n[d]: https://d.example/", [(1, "https://example.org/a", "A")])
+    assert [a["href"] for a in Elements(html).find("a")] == ["https://d.example/", "#cv-r0-src-1"]

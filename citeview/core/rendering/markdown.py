@@ -2,11 +2,13 @@
 
 Citation markers are replaced by placeholders ``[\\uFDD0<n>]`` (U+FDD0 is a Unicode noncharacter,
 reserved for exactly this kind of internal use) before markdown-it sees the text. The plugin's
-inline rule turns each placeholder into a token and one render rule writes its HTML.
+inline rule, tried after markdown-it's own link rule, turns each placeholder that Markdown leaves as
+plain text into a token, and one render rule writes its HTML.
 
-The same rule, in probe mode, tells the parsers which markers Markdown shows as plain text: not in
-code, not in a link's destination or label. So "is this a citation" and "where is its footnote"
-are answered by one parser, never by two that could disagree.
+The same parse, read as a probe (:func:`read_places`), tells the parsers what became of each
+marker: shown as text (a citation), or part of code, of a link or of a link reference definition,
+or escaped. So "is this a citation" and "where is its footnote" are answered by one parser, never
+by two that could disagree.
 """
 
 from __future__ import annotations
@@ -18,12 +20,22 @@ from html import escape
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_block.reference import reference
 from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
 
 from citeview.core.links import is_safe_http_url
 from citeview.core.rendering.sanitize import sanitize_html
 
 PLACEHOLDER_MARK = "\ufdd0"
+_PLACEHOLDER_START = f"[{PLACEHOLDER_MARK}"
+# A placeholder's number, wherever Markdown put it: a placeholder that became a link's label (``[1](…)``)
+# lost its brackets to the link. U+FDD0 comes only from placeholders (a dump's own is replaced).
+_PLACEHOLDER_NUMBER = re.compile(f"{PLACEHOLDER_MARK}([0-9]+)")
+# A reference label that a marker would look up (labels are compared upper-cased): ``[1]: https://…``
+# would make every ``[1]`` of the answer a link to an address the source list does not know.
+_MARKER_LABEL = re.compile(f"(?:WEB:)?[0-9]{{1,6}}|{PLACEHOLDER_MARK}[0-9]+", re.IGNORECASE)
 # Where an anchor's own markup goes once the rest is sanitised: another noncharacter.
 OWN_MARK = "\ufdd1"
 _OWN_PLACE = re.compile(f"{OWN_MARK}([0-9]+){OWN_MARK}")
@@ -65,7 +77,9 @@ def answer_renderer() -> MarkdownIt:
     md = MarkdownIt("js-default")
     md.disable("image")
     md.validateLink = is_safe_http_url  # type: ignore[method-assign]
-    md.inline.ruler.before("link", "citeview_anchor", _parse_anchor)
+    md.block.ruler.at("reference", _reference_unless_marker_label)
+    # After the link rule: where Markdown makes a link of ``[1](…)`` or ``[1][x]``, the link stands.
+    md.inline.ruler.after("link", "citeview_anchor", _parse_anchor)
     md.core.ruler.push("citeview_balance_spans", _balance_span_marks)
     md.add_render_rule("citeview_anchor", _render_anchor)
     md.add_render_rule("link_open", _render_link_open)
@@ -103,17 +117,81 @@ def with_placeholders(text: str, places: list[Place]) -> str:
     return "".join(pieces)
 
 
+@dataclass(frozen=True)
+class Hidden:
+    """What Markdown made of a place it does not show as plain text."""
+
+    part: str  # "code" | "link_text" | "link_address" | "reference_definition" | "escaped"
+    url: str = ""  # the link's address, as a reader writes it (for the parts of a link)
+
+
+@dataclass
+class PlacesRead:
+    """What one parse made of each place: shown as plain text, or hidden in something else."""
+
+    shown: set[int] = field(default_factory=set)
+    hidden: dict[int, Hidden] = field(default_factory=dict)
+
+
+def read_places(text: str, places: list[Place]) -> PlacesRead:
+    """What Markdown makes of each place of ``text``: every index is either shown or hidden."""
+    if not places:
+        return PlacesRead()  # nothing to ask about: the probe would parse the whole answer for no answer
+    env: dict[str, Any] = {"citeview_probe": True}
+    tokens = answer_renderer().parse(with_placeholders(text, places), env)
+    read = PlacesRead()
+    for token in tokens:
+        if token.type in ("fence", "code_block"):
+            _hide_placeholders(read, token.content, Hidden("code"))
+        _read_inline(read, token.children or [])
+    for label, definition in env.get("references", {}).items():
+        url = _readable_url(definition["href"])
+        hidden = Hidden("reference_definition", url)
+        _hide_placeholders(read, f"{label} {url} {definition['title']}", hidden)
+    for index in read.shown:
+        read.hidden.pop(index, None)  # a dump may spell a placeholder percent-encoded in an address
+    return read
+
+
 def placeholders_shown(text: str, places: list[Place]) -> set[int]:
     """Indexes of the places Markdown would show as plain text: not code, not inside a link or autolink."""
-    if not places:
-        return set()  # nothing to ask about: the probe would parse the whole answer for no answer
-    shown: set[int] = set()
-    answer_renderer().parse(with_placeholders(text, places), {"citeview_probe": shown})
-    return shown
+    return read_places(text, places).shown
 
 
-def spans_shown_as_text(text: str, spans: list[tuple[int, int]]) -> set[int]:
-    return placeholders_shown(text, [Place(s, e, replace=True) for s, e in spans])
+def _read_inline(read: PlacesRead, children: list[Token]) -> None:
+    links: list[str] = []  # the addresses of the links the walk is inside
+    for child in children:
+        if child.type == "citeview_anchor":
+            if links:
+                read.hidden.setdefault(child.meta["index"], Hidden("link_text", links[-1]))
+            else:
+                read.shown.add(child.meta["index"])
+        elif child.type == "link_open":
+            url = _readable_url(str(child.attrGet("href") or ""))
+            links.append(url)
+            _hide_placeholders(read, f"{url} {child.attrGet('title') or ''}", Hidden("link_address", url))
+        elif child.type == "link_close":
+            links.pop()
+        elif child.type == "code_inline":
+            _hide_placeholders(read, child.content, Hidden("code"))
+        elif child.type == "text" and links:
+            _hide_placeholders(read, child.content, Hidden("link_text", links[-1]))  # ``[1](…)``: the link's label
+        elif child.type == "text":
+            # A placeholder the inline rule never saw as one: its bracket was escaped (``\\[1]``).
+            _hide_placeholders(read, child.content, Hidden("escaped"))
+
+
+def _hide_placeholders(read: PlacesRead, content: str, hidden: Hidden) -> None:
+    if PLACEHOLDER_MARK not in content:
+        return
+    for match in _PLACEHOLDER_NUMBER.finditer(content):
+        read.hidden.setdefault(int(match.group(1)), hidden)
+
+
+def _readable_url(href: str) -> str:
+    """A link's address as markdown-it shows link text: percent-escapes decoded."""
+    readable: str = answer_renderer().normalizeLinkText(href)
+    return readable
 
 
 def render_markdown(text: str, places: list[Place], anchors: list[Anchor]) -> str:
@@ -130,27 +208,41 @@ def render_markdown(text: str, places: list[Place], anchors: list[Anchor]) -> st
     return _OWN_PLACE.sub(lambda match: own[int(match.group(1))], html)
 
 
+def _reference_unless_marker_label(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's link reference definition, refused when its label is a marker: ``[1]: https://…``
+    stays a line of text (its ``[1]`` a citation like any other), and no ``[1]`` becomes a link to it."""
+    env = state.env
+    earlier = env.pop("references", None)
+    line = state.line
+    found = reference(state, start_line, end_line, silent)
+    made: dict[str, Any] = env.pop("references", {})
+    if earlier is not None:
+        env["references"] = earlier
+    if not found or silent:
+        return found
+    label, definition = next(iter(made.items()))
+    if _MARKER_LABEL.fullmatch(label):
+        state.line = line
+        return False
+    env.setdefault("references", {}).setdefault(label, definition)  # the first definition of a label wins
+    return True
+
+
 def _parse_anchor(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     # Silent calls come from link-label scanning: there a placeholder is plain text, so a link whose
     # label holds one still parses as the link it is.
-    if silent or not src.startswith(f"[{PLACEHOLDER_MARK}", pos):
+    if silent or not src.startswith(_PLACEHOLDER_START, pos):
         return False
     close = src.find("]", pos + 2)
     digits = src[pos + 2 : close] if close > 0 else ""
     if not digits.isdigit():
         return False
     index = int(digits)
-    probe: set[int] | None = state.env.get("citeview_probe")
-    if probe is not None:
-        if state.linkLevel > 0:
-            return False  # inside a link's label: the text of a link, not a citation
-        probe.add(index)
-    elif index >= len(state.env.get("citeview_anchors") or []):
+    if "citeview_probe" not in state.env and index >= len(state.env.get("citeview_anchors") or []):
         return False
-    else:
-        token = state.push("citeview_anchor", "", 0)
-        token.meta = {"index": index, "in_link": state.linkLevel > 0}
+    token = state.push("citeview_anchor", "", 0)
+    token.meta = {"index": index, "in_link": state.linkLevel > 0}
     state.pos = close + 1
     return True
 
@@ -158,6 +250,8 @@ def _parse_anchor(state: StateInline, silent: bool) -> bool:
 def _balance_span_marks(state: Any) -> None:
     """Keep a span's highlight only where it opens and closes at one level of the same paragraph;
     a span crossing emphasis or a block boundary keeps its footnote and loses the highlight."""
+    if "citeview_probe" in state.env:
+        return  # a probe draws nothing
     anchors: list[Anchor] = state.env.get("citeview_anchors") or []
     for block in state.tokens:
         children = block.children or []
