@@ -45,16 +45,11 @@ MAX_MARKDOWN_CHARS = 100_000
 
 @dataclass(frozen=True)
 class AnchorLink:
-    """One source a footnote links to, with the card shown on hover and focus."""
+    """One source a footnote links to."""
 
     href: str
     label: str
-    name: str  # the accessible name: "source 3: title"
-    card_title: str
-    card_domain: str = ""
-    card_url: str = ""
-    card_text: str = ""  # the quoted evidence or the source's snippet
-    card_note: str = ""  # e.g. the provider's confidence
+    name: str  # the accessible name: "source 3"
 
 
 @dataclass(frozen=True)
@@ -64,11 +59,25 @@ class Anchor:
     id: str
     marker: str
     links: list[AnchorLink] = field(default_factory=list)
+    cards: str = ""  # the ids of the cards its links are described by, shown on hover and focus
     explanation: str = ""
     unresolved_label: str = "no source"  # the visible word beside a marker that cites nothing
     conflict: bool = False
     kind: str = "cite"  # "cite" | "open" | "close": a cited span's highlight begins or ends here
     pair: int = -1  # which opening and closing mark belong together
+
+
+@dataclass(frozen=True)
+class Card:
+    """What a reviewer needs to judge a footnote without leaving the sentence: a source's card,
+    written once however often the source is cited, or a citation's own evidence (its quote)."""
+
+    id: str
+    title: str = ""
+    domain: str = ""
+    text: str = ""  # the source's snippet, or the passage a citation quotes
+    url: str = ""
+    note: str = ""  # a conflict, the provider's confidence
 
 
 @lru_cache(maxsize=1)
@@ -311,34 +320,39 @@ def _anchor_markup(meta: dict[str, Any], anchors: list[Anchor]) -> str:
             f'<span class="cv-unresolved-label">{escape(anchor.unresolved_label)}</span>'
             f'<span class="cv-tip" role="tooltip" id="{tip_id}">{escape(anchor.explanation)}</span></span>'
         )
-    card_id = f"{anchor.id}-card"
     links = []
     for position, link in enumerate(anchor.links):
         own_id = f' id="{anchor.id}"' if position == 0 else ""
         classes = "cv-cite-link" if position == 0 else "cv-cite-link cv-cite-extra"
         links.append(
             f'<a{own_id} class="{classes}" href="{escape(link.href)}" aria-label="{escape(link.name)}" '
-            f'aria-describedby="{card_id}">{escape(link.label)}</a>'
+            f'aria-describedby="{anchor.cards}">{escape(link.label)}</a>'
         )
     classes = "cv-cite cv-cite-conflict" if anchor.conflict else "cv-cite"
-    card = "".join(_card_entry(link) for link in anchor.links)
-    return (
-        f'<sup class="{classes}">{"".join(links)}<span class="cv-pop" id="{card_id}" role="tooltip">{card}</span></sup>'
-    )
+    return f'<sup class="{classes}">{"".join(links)}</sup>'
 
 
-def _card_entry(link: AnchorLink) -> str:
-    """A source card: what a reviewer needs to judge a footnote without leaving the sentence."""
-    parts = [f'<span class="cv-pop-title">{escape(link.card_title)}</span>']
-    if link.card_domain:
-        parts.append(f'<span class="cv-pop-domain">{escape(link.card_domain)}</span>')
-    if link.card_text:
-        parts.append(f'<span class="cv-pop-text">{escape(link.card_text)}</span>')
-    if link.card_url:
-        parts.append(f'<span class="cv-pop-url">{escape(link.card_url)}</span>')
-    if link.card_note:
-        parts.append(f'<span class="cv-pop-note">{escape(link.card_note)}</span>')
-    return f'<span class="cv-pop-entry">{"".join(parts)}</span>'
+def cards_markup(cards: list[Card]) -> str:
+    """The cards the footnotes refer to, each once, out of sight: a script shows a footnote's cards
+    beside it on hover and focus, and a screen reader reads them as the footnote's description."""
+    if not cards:
+        return ""
+    return f'<div class="cv-cards" hidden>{"".join(_card_markup(card) for card in cards)}</div>'
+
+
+def _card_markup(card: Card) -> str:
+    parts = []
+    if card.title:
+        parts.append(f'<span class="cv-pop-title">{escape(card.title)}</span>')
+    if card.domain:
+        parts.append(f'<span class="cv-pop-domain">{escape(card.domain)}</span>')
+    if card.text:
+        parts.append(f'<span class="cv-pop-text">{escape(card.text)}</span>')
+    if card.url:
+        parts.append(f'<span class="cv-pop-url">{escape(card.url)}</span>')
+    if card.note:
+        parts.append(f'<span class="cv-pop-note">{escape(card.note)}</span>')
+    return f'<span class="cv-pop-entry" id="{card.id}" role="tooltip">{"".join(parts)}</span>'
 
 
 def _render_link_open(self: Any, tokens: list[Any], idx: int, options: Any, env: dict[str, Any]) -> str:
