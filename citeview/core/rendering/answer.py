@@ -43,7 +43,7 @@ def citation_anchor(prefix: str, index: int) -> str:
     return f"{prefix}-cite-{index}"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: an answer makes thousands, and frozen fields cost a call each
 class Footnote:
     """One mark drawn in the answer: a marker replaced in place, or a footnote after a cited span."""
 
@@ -118,7 +118,7 @@ def render_response(
     HTML and the evidence rows (both sanitised), with our own words in ``gettext``'s language, and
     where footnotes stop being drawn (``drawn_until``), which the source list must agree with."""
     until = drawn_until(response, max_drawn)
-    labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix, until)}  # as listed
+    labels = source_labels(response)
     return {
         "answer": render_answer(response, prefix, labels, gettext, until),
         "evidence": evidence_rows(response, labels, gettext, until),
@@ -135,43 +135,19 @@ def render_answer(
 ) -> str:
     """The answer's Markdown as sanitised HTML, each citation up to ``until`` (:func:`drawn_until`) a
     link to its source entry and each cited span (a Gemini segment, a Claude block) subtly highlighted.
-    ``labels`` are the sources' labels as the source list shows them."""
+    ``labels`` are the sources' labels (:func:`source_labels`)."""
     until = drawn_until(response) if until is None else until
     if labels is None:
-        labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix, until)}
+        labels = source_labels(response)
     text = response["text"][:MAX_MARKDOWN_CHARS]
-    ordinals = {source["key"]: n for n, source in enumerate(response["sources"], 1)}
-    conflicts = _conflicting_keys(response)
     explanations = _unresolved_explanations(response, gettext)
-    cards = _AnswerCards(prefix, response, labels, conflicts, gettext)
-    links_made: dict[tuple[str, str], AnchorLink] = {}  # answers cite few sources often
-
-    def link_to(key: str, label: str) -> AnchorLink:
-        made = links_made.get((key, label))
-        if made is None:
-            href = f"#{source_anchor(prefix, ordinals[key])}"
-            made = _anchor_link(href, label, gettext, conflict=key in conflicts)
-            links_made[(key, label)] = made
-        return made
-
+    parts = _FootnoteParts(prefix, response, labels, gettext)
     anchors: list[Anchor] = []
     places: list[Place] = []
     # Marks past the drawn part are not even made: a 50 MB answer has a hundred thousand of them.
     for mark in footnotes(response, prefix, until):
-        shown = [(i, k) for i, k in enumerate(mark.source_keys) if k in ordinals]
-        links = [link_to(k, mark.marker if i == 0 and mark.marker else f"[{labels[k]}]") for i, k in shown]
-        described_by = [cards.of_source(k, mark.citation, mark.position or i + 1) for i, k in shown]
-        if not mark.marker:
-            described_by.append(cards.of_citation(mark.citation))
-        anchors.append(
-            Anchor(
-                mark.anchor,
-                mark.marker,
-                links,
-                cards=" ".join(card for card in described_by if card),
-                conflict=any(k in conflicts for k in mark.source_keys),
-            )
-        )
+        links, cards, conflict = parts.of(mark)
+        anchors.append(Anchor(mark.anchor, mark.marker, links, cards=cards, conflict=conflict))
         end = mark.end if mark.replaces_span else _before_trailing_space(text, mark.start, mark.end)
         places.append(Place(mark.start, end, replace=mark.replaces_span))
     for index, marker in enumerate(response["unresolved"]):
@@ -213,7 +189,7 @@ def render_answer(
         ).format(limit=MAX_MARKDOWN_CHARS)
         html += f'<p class="cv-truncated">{escape(note)}</p>'
     # Sanitised as it was rendered (render_markdown); the notes and the cards are ours, escaped.
-    return html + cards_markup(cards.cards)
+    return html + cards_markup(parts.cards)
 
 
 _BLOCK_SYNTAX = re.compile(r"[ \t]*(?:(?:[*+-]|\d{1,9}[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?)+")
@@ -266,15 +242,14 @@ def source_entries(response: dict[str, Any], prefix: str, until: int | None = No
             places.append({"anchor": mark.anchor, "marker": mark.marker, "place": _place_label(len(places))})
     cited_past_rendering = _cited_past(response, until)  # no footnote there to go back to
     conflicts = _conflicting_keys(response)
-    uses_markers = any(c["marker"] for c in response["citations"])
+    labels = source_labels(response)
     entries = []
     for ordinal, source in enumerate(response["sources"], 1):
         extra = dict(source["extra"])
         entries.append(
             {
                 "anchor": source_anchor(prefix, ordinal),
-                # Marker numbers are the provider's (Perplexity's ids); otherwise footnotes count sources.
-                "label": source["key"] if uses_markers and len(source["key"]) <= 8 else str(ordinal),
+                "label": labels[source["key"]],
                 "key": source["key"],
                 "kind": source["kind"],
                 "title": source["title"],
@@ -289,6 +264,16 @@ def source_entries(response: dict[str, Any], prefix: str, until: int | None = No
             }
         )
     return entries
+
+
+def source_labels(response: dict[str, Any]) -> dict[str, str]:
+    """Each source's label, as the source list and the footnotes show it: marker numbers are the
+    provider's (Perplexity's ids); otherwise footnotes count sources."""
+    uses_markers = any(c["marker"] for c in response["citations"])
+    return {
+        source["key"]: source["key"] if uses_markers and len(source["key"]) <= 8 else str(ordinal)
+        for ordinal, source in enumerate(response["sources"], 1)
+    }
 
 
 def _cited_past(response: dict[str, Any], until: int) -> dict[str, int]:
@@ -317,44 +302,77 @@ CARD_TITLE_CHARS = 200
 CARD_URL_CHARS = 300
 
 
-class _AnswerCards:
-    """The cards an answer's footnotes are described by, each written once: a source's card, made
-    at the first footnote link that shows the source and named after it (``…-cite-<citation>-<n>-card``,
-    its n-th source), and a citation's own evidence (``…-cite-<citation>-card``): the passage it
-    quotes and the provider's confidence, which differ from one citation of a source to the next."""
+class _FootnoteParts:
+    """What each footnote of an answer is drawn with: its links, and the cards that describe them,
+    each card written once. A source's card is made at the first footnote link that shows the source
+    and named after it (``…-cite-<citation>-<n>-card``, its n-th source); a citation's own card
+    (``…-cite-<citation>-card``) holds what differs from one citation of a source to the next: the
+    passage it quotes and the provider's confidence."""
 
-    def __init__(
-        self, prefix: str, response: dict[str, Any], labels: dict[str, str], conflicts: set[str], gettext: Translate
-    ) -> None:
+    def __init__(self, prefix: str, response: dict[str, Any], labels: dict[str, str], gettext: Translate) -> None:
         self.cards: list[Card] = []
         self._prefix = prefix
         self._response = response
+        self._ordinals = {source["key"]: n for n, source in enumerate(response["sources"], 1)}
         self._sources = {source["key"]: source for source in response["sources"]}
         self._labels = labels
-        self._conflicts = conflicts
+        self._conflicts = _conflicting_keys(response)
         self._gettext = gettext
         self._of_source: dict[str, str] = {}
         self._of_citation: dict[int, str] = {}
+        self._links: dict[tuple[str, str], AnchorLink] = {}
+        # Markers cite few sources many times: a marker's parts are made once per number and sources.
+        self._of_marker: dict[tuple[str, tuple[str, ...]], tuple[list[AnchorLink], str, bool]] = {}
 
-    def of_source(self, key: str, citation: int, position: int) -> str:
+    def of(self, mark: Footnote) -> tuple[list[AnchorLink], str, bool]:
+        """The footnote's links, the ids of its cards, and whether its number has two URLs."""
+        if not mark.marker:
+            return self._made(mark)
+        key = (mark.marker, tuple(mark.source_keys))
+        made = self._of_marker.get(key)
+        if made is None:
+            made = self._of_marker[key] = self._made(mark)
+        return made
+
+    def _made(self, mark: Footnote) -> tuple[list[AnchorLink], str, bool]:
+        shown = [(i, key) for i, key in enumerate(mark.source_keys) if key in self._ordinals]
+        links = [
+            self._link(key, mark.marker if i == 0 and mark.marker else f"[{self._labels[key]}]") for i, key in shown
+        ]
+        cards = [self._of_source_card(key, mark.citation, mark.position or i + 1) for i, key in shown]
+        if not mark.marker:
+            cards.append(self._of_citation_card(mark.citation))
+        conflict = any(key in self._conflicts for key in mark.source_keys)
+        return links, " ".join(card for card in cards if card), conflict
+
+    def _link(self, key: str, label: str) -> AnchorLink:
+        made = self._links.get((key, label))
+        if made is None:
+            href = f"#{source_anchor(self._prefix, self._ordinals[key])}"
+            made = self._links[(key, label)] = _anchor_link(href, label, self._gettext, key in self._conflicts)
+        return made
+
+    def _of_source_card(self, key: str, citation: int, position: int) -> str:
         card = self._of_source.get(key)
         if card is None:
-            card = f"{citation_anchor(self._prefix, citation)}-{position}-card"
-            self._of_source[key] = card
-            self.cards.append(_source_card(card, self._sources[key], self._gettext, conflict=key in self._conflicts))
+            card = self._of_source[key] = f"{citation_anchor(self._prefix, citation)}-{position}-card"
+            source = self._sources[key]
+            self.cards.append(_source_card(card, source, self._gettext, conflict=key in self._conflicts))
         return card
 
-    def of_citation(self, index: int) -> str:
+    def _of_citation_card(self, index: int) -> str:
         """The citation's own card, or "" when it carries nothing of its own (no quote, no confidence)."""
         card = self._of_citation.get(index)
         if card is None:
-            card = f"{citation_anchor(self._prefix, index)}-card"
-            evidence = _evidence_card(card, self._response["citations"][index], self._labels, self._gettext)
-            if evidence is None:
-                card = ""
-            else:
+            evidence = _evidence_card(
+                f"{citation_anchor(self._prefix, index)}-card",
+                self._response["citations"][index],
+                self._labels,
+                self._gettext,
+            )
+            card = self._of_citation[index] = evidence.id if evidence else ""
+            if evidence:
                 self.cards.append(evidence)
-            self._of_citation[index] = card
         return card
 
 
@@ -387,7 +405,7 @@ def _evidence_card(card_id: str, citation: dict[str, Any], labels: dict[str, str
     return Card(card_id, text=quote, note=note)
 
 
-def _anchor_link(href: str, label: str, gettext: Translate, *, conflict: bool) -> AnchorLink:
+def _anchor_link(href: str, label: str, gettext: Translate, conflict: bool) -> AnchorLink:
     # The name holds the visible number (the label-in-name rule); a conflict is said, not only coloured.
     name = gettext("source {label}").format(label=label.strip("[]"))
     if conflict:

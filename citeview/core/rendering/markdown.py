@@ -14,6 +14,7 @@ by two that could disagree.
 from __future__ import annotations
 
 import re
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from html import escape
@@ -36,9 +37,10 @@ _PLACEHOLDER_NUMBER = re.compile(f"{PLACEHOLDER_MARK}([0-9]+)")
 # A reference label that a marker would look up (labels are compared upper-cased): ``[1]: https://…``
 # would make every ``[1]`` of the answer a link to an address the source list does not know.
 _MARKER_LABEL = re.compile(f"(?:WEB:)?[0-9]{{1,6}}|{PLACEHOLDER_MARK}[0-9]+", re.IGNORECASE)
-# Where an anchor's own markup goes once the rest is sanitised: another noncharacter.
+# Where an anchor's own markup goes once the rest is sanitised: another noncharacter, then the markup's
+# number in seven digits (one noncharacter a mark: the sanitiser's HTML parser reports each it meets).
 OWN_MARK = "\ufdd1"
-_OWN_PLACE = re.compile(f"{OWN_MARK}([0-9]+){OWN_MARK}")
+_OWN_PLACE = re.compile(f"{OWN_MARK}([0-9]{{7}})")
 # markdown-it costs about 25 µs a character in its worst case: render (and probe) at most this much.
 MAX_MARKDOWN_CHARS = 100_000
 
@@ -52,7 +54,7 @@ class AnchorLink:
     name: str  # the accessible name: "source 3"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: an answer makes thousands, and frozen fields cost a call each
 class Anchor:
     """One place in the answer that cites sources (``links``) or cites nothing (``explanation``)."""
 
@@ -95,7 +97,7 @@ def answer_renderer() -> MarkdownIt:
     return md
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: an answer makes thousands, and frozen fields cost a call each
 class Place:
     """Where an anchor goes: replacing ``start``..``end`` (a marker), or inserted at ``end``.
     At one position, closing marks come first (priority 0), then footnotes (1), then opening marks (2)."""
@@ -211,7 +213,12 @@ def render_markdown(text: str, places: list[Place], anchors: list[Anchor]) -> st
     own, every value in it escaped as it is built (``_render_anchor``; the hostile suite holds it to
     that), and a dense answer is mostly anchors: sanitising them too tripled what a page takes to draw.
     """
-    env: dict[str, Any] = {"citeview_anchors": anchors, "citeview_own": []}
+    env: dict[str, Any] = {
+        "citeview_anchors": anchors,
+        "citeview_own": [],
+        "citeview_spans": any(anchor.kind != "cite" for anchor in anchors),
+        "citeview_markup": {},
+    }
     html = sanitize_html(answer_renderer().render(with_placeholders(text, places), env))
     own: list[str] = env["citeview_own"]
     return _OWN_PLACE.sub(lambda match: own[int(match.group(1))], html)
@@ -248,8 +255,19 @@ def _parse_anchor(state: StateInline, silent: bool) -> bool:
     if not digits.isdigit():
         return False
     index = int(digits)
-    if "citeview_probe" not in state.env and index >= len(state.env.get("citeview_anchors") or []):
-        return False
+    env = state.env
+    if "citeview_probe" not in env:
+        anchors: list[Anchor] = env["citeview_anchors"]
+        if index >= len(anchors):
+            return False
+        if anchors[index].kind == "cite":
+            # A footnote's markup depends on nothing Markdown decides later: its mark goes straight
+            # into the text, with no token to make and render (a dense answer has thousands).
+            state.pending += _own_mark(
+                env, _footnote_markup(anchors[index], state.linkLevel > 0, env["citeview_markup"])
+            )
+            state.pos = close + 1
+            return True
     token = state.push("citeview_anchor", "", 0)
     token.meta = {"index": index, "in_link": state.linkLevel > 0}
     state.pos = close + 1
@@ -259,8 +277,8 @@ def _parse_anchor(state: StateInline, silent: bool) -> bool:
 def _balance_span_marks(state: Any) -> None:
     """Keep a span's highlight only where it opens and closes at one level of the same paragraph;
     a span crossing emphasis or a block boundary keeps its footnote and loses the highlight."""
-    if "citeview_probe" in state.env:
-        return  # a probe draws nothing
+    if "citeview_probe" in state.env or not state.env.get("citeview_spans"):
+        return  # a probe draws nothing; an answer with markers alone has no highlight to balance
     anchors: list[Anchor] = state.env.get("citeview_anchors") or []
     for block in state.tokens:
         children = block.children or []
@@ -295,22 +313,25 @@ def _dips(children: list[Any], start: int, end: int) -> bool:
 
 
 def _render_anchor(self: Any, tokens: list[Any], idx: int, options: Any, env: dict[str, Any]) -> str:
-    """The anchor's place, marked for :func:`render_markdown` to put its markup in after sanitising."""
-    markup = _anchor_markup(tokens[idx].meta, env["citeview_anchors"])
-    if not markup:
+    """A cited span's highlight, where it opens or closes (footnotes are marked as they are parsed)."""
+    meta = tokens[idx].meta
+    anchor = env["citeview_anchors"][meta["index"]]
+    if meta.get("drop") or meta["in_link"]:
         return ""
+    return _own_mark(env, '<span class="cv-supported">' if anchor.kind == "open" else "</span>")
+
+
+def _own_mark(env: MutableMapping[str, Any], markup: str) -> str:
+    """The mark :func:`render_markdown` replaces with ``markup`` once the rest is sanitised."""
     own: list[str] = env["citeview_own"]
     own.append(markup)
-    return f"{OWN_MARK}{len(own) - 1}{OWN_MARK}"
+    return f"{OWN_MARK}{len(own) - 1:07d}"
 
 
-def _anchor_markup(meta: dict[str, Any], anchors: list[Anchor]) -> str:
-    anchor = anchors[meta["index"]]
-    if anchor.kind in ("open", "close"):
-        if meta.get("drop") or meta["in_link"]:
-            return ""
-        return '<span class="cv-supported">' if anchor.kind == "open" else "</span>"
-    if meta["in_link"]:  # a span's footnote that falls inside link text: no link within a link
+def _footnote_markup(anchor: Anchor, in_link: bool, made: dict[Any, tuple[str, str]]) -> str:
+    """A footnote's HTML: its links, or the explanation of a marker that cites nothing. Footnotes
+    that differ only in their id share the rest of their markup (``made``)."""
+    if in_link:  # a span's footnote that falls inside link text: no link within a link
         return f'<sup class="cv-cite">{escape(anchor.marker or "*")}</sup>'
     if not anchor.links:
         tip_id = f"{anchor.id}-tip"
@@ -320,16 +341,24 @@ def _anchor_markup(meta: dict[str, Any], anchors: list[Anchor]) -> str:
             f'<span class="cv-unresolved-label">{escape(anchor.unresolved_label)}</span>'
             f'<span class="cv-tip" role="tooltip" id="{tip_id}">{escape(anchor.explanation)}</span></span>'
         )
+    key = (tuple(anchor.links), anchor.cards, anchor.conflict)
+    pieces = made.get(key)
+    if pieces is None:
+        pieces = made[key] = _footnote_pieces(anchor)
+    return f"{pieces[0]}{anchor.id}{pieces[1]}"
+
+
+def _footnote_pieces(anchor: Anchor) -> tuple[str, str]:
+    """A footnote's markup before and after its id."""
     links = []
     for position, link in enumerate(anchor.links):
-        own_id = f' id="{anchor.id}"' if position == 0 else ""
         classes = "cv-cite-link" if position == 0 else "cv-cite-link cv-cite-extra"
         links.append(
-            f'<a{own_id} class="{classes}" href="{escape(link.href)}" aria-label="{escape(link.name)}" '
+            f' class="{classes}" href="{escape(link.href)}" aria-label="{escape(link.name)}" '
             f'aria-describedby="{anchor.cards}">{escape(link.label)}</a>'
         )
     classes = "cv-cite cv-cite-conflict" if anchor.conflict else "cv-cite"
-    return f'<sup class="{classes}">{"".join(links)}</sup>'
+    return f'<sup class="{classes}"><a id="', f'"{"<a".join(links)}</sup>'
 
 
 def cards_markup(cards: list[Card]) -> str:
