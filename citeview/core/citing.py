@@ -102,6 +102,12 @@ def _why_not_a_marker(candidate: NotAMarker) -> Phrase:
             marker=marker,
             url=url,
         )
+    if candidate.part == "table_cell":
+        return phrase(
+            "{marker} is in a table cell past the columns of the table's header, which Markdown does not show; "
+            "it is not read as a citation.",
+            marker=marker,
+        )
     if candidate.part == "escaped":
         return phrase(
             "{marker} has a backslash before it, so it is shown as written and not read as a citation.", marker=marker

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, Hidden, Place, read_places
+from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, Place, read_places
 
 MARKER = re.compile(r"\[(web:)?([0-9]{1,6})\]")
 # Reasoning models have put their thinking before the answer; its brackets cite nothing the reader sees.
@@ -33,7 +33,7 @@ class NotAMarker:
     """A candidate that Markdown does not show as plain text, and what it is part of instead."""
 
     match: MarkerMatch
-    part: str  # "code" | "link_text" | "link_address" | "reference_definition" | "escaped" | "too_deep"
+    part: str  # what Markdown made of it (see :class:`~citeview.core.rendering.markdown.Hidden`)
     url: str = ""  # the address of the link it belongs to, as written
 
 
@@ -58,8 +58,7 @@ def read_markers(text: str) -> MarkersRead:
         if index in places.shown:
             read.markers.append(candidate)
             continue
-        # Markdown drops what is nested past its limit (100 levels of quotes or lists) without a token.
-        hidden = places.hidden.get(index, Hidden("too_deep"))
+        hidden = places.hidden[index]
         url = _PLACEHOLDER_IN_URL.sub(lambda m: checked[int(m.group(1))].text, hidden.url)
         read.not_markers.append(NotAMarker(candidate, hidden.part, url))
     # Past what is rendered there is no Markdown to ask; every candidate there counts.

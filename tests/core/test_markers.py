@@ -111,3 +111,17 @@ def test_only_a_leading_think_section_hides_markers():
 
 def test_full_width_and_other_digits_are_not_markers():
     assert markers("条件[２] and [٢] and [02]") == ["[02]"]
+
+
+def test_a_marker_in_a_table_cell_past_the_headers_columns_says_so():
+    # Markdown drops such a cell without a trace; the marker is reported, not lost.
+    assert not_markers("| a | b |\n|---|---|\n| x | y | [1] |") == [("[1]", "table_cell", "")]
+
+
+def test_a_marker_in_a_second_definition_of_a_label_says_so():
+    text = "[d]: https://a.example\n\n[d]: https://b.example/[1]"
+    assert not_markers(text) == [("[1]", "reference_definition", "https://b.example/[1]")]
+
+
+def test_a_marker_on_the_opening_line_of_a_fence_is_code():
+    assert not_markers("~~~~ x[1]\ny[2]\n~~~~") == [("[1]", "code", ""), ("[2]", "code", "")]

@@ -14,6 +14,7 @@ by two that could disagree.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -132,7 +133,8 @@ def with_placeholders(text: str, places: list[Place]) -> str:
 class Hidden:
     """What Markdown made of a place it does not show as plain text."""
 
-    part: str  # "code" | "link_text" | "link_address" | "reference_definition" | "escaped"
+    # "code" | "link_text" | "link_address" | "reference_definition" | "escaped" | "table_cell" | "too_deep"
+    part: str
     url: str = ""  # the link's address, as a reader writes it (for the parts of a link)
 
 
@@ -145,7 +147,7 @@ class PlacesRead:
 
 
 def read_places(text: str, places: list[Place]) -> PlacesRead:
-    """What Markdown makes of each place of ``text``: every index is either shown or hidden."""
+    """What Markdown makes of each place of ``text``: every index is either shown or hidden, and how."""
     if not places:
         return PlacesRead()  # nothing to ask about: the probe would parse the whole answer for no answer
     env: dict[str, Any] = {"citeview_probe": True}
@@ -153,15 +155,31 @@ def read_places(text: str, places: list[Place]) -> PlacesRead:
     read = PlacesRead()
     for token in tokens:
         if token.type in ("fence", "code_block"):
-            _hide_placeholders(read, token.content, Hidden("code"))
+            _hide_placeholders(read, f"{token.info} {token.content}", Hidden("code"))  # info: after the ```
         _read_inline(read, token.children or [])
-    for label, definition in env.get("references", {}).items():
+    for label, definition in env.get("citeview_definitions", []):
         url = _readable_url(definition["href"])
         hidden = Hidden("reference_definition", url)
         _hide_placeholders(read, f"{label} {url} {definition['title']}", hidden)
     for index in read.shown:
         read.hidden.pop(index, None)  # a dump may spell a placeholder percent-encoded in an address
+    left_out = [index for index in range(len(places)) if index not in read.shown and index not in read.hidden]
+    if left_out:
+        _name_what_was_left_out(read, text, places, tokens, left_out)
     return read
+
+
+def _name_what_was_left_out(
+    read: PlacesRead, text: str, places: list[Place], tokens: list[Token], left_out: list[int]
+) -> None:
+    """Markdown leaves some text out without a token to show for it: the cells of a table row past
+    its header's columns, and whatever is nested past its limit (100 levels of quotes and lists)."""
+    tables = [token.map for token in tokens if token.type == "table_open" and token.map]
+    line_starts = [0] + [match.end() for match in re.finditer("\n", text)]
+    for index in left_out:
+        line = bisect_right(line_starts, places[index].start) - 1
+        in_table = any(first <= line < last for first, last in tables)
+        read.hidden[index] = Hidden("table_cell" if in_table else "too_deep")
 
 
 def placeholders_shown(text: str, places: list[Place]) -> set[int]:
@@ -241,6 +259,7 @@ def _reference_unless_marker_label(state: StateBlock, start_line: int, end_line:
         state.line = line
         return False
     env.setdefault("references", {}).setdefault(label, definition)  # the first definition of a label wins
+    env.setdefault("citeview_definitions", []).append((label, definition))  # every one, for the probe
     return True
 
 
