@@ -150,9 +150,10 @@ def read_places(text: str, places: list[Place]) -> PlacesRead:
     """What Markdown makes of each place of ``text``: every index is either shown or hidden, and how."""
     if not places:
         return PlacesRead()  # nothing to ask about: the probe would parse the whole answer for no answer
-    env: dict[str, Any] = {"citeview_probe": True}
+    shown: set[int] = set()
+    env: dict[str, Any] = {"citeview_probe": shown}
     tokens = answer_renderer().parse(with_placeholders(text, places), env)
-    read = PlacesRead()
+    read = PlacesRead(shown)
     for token in tokens:
         if token.type in ("fence", "code_block"):
             _hide_placeholders(read, f"{token.info} {token.content}", Hidden("code"))  # info: after the ```
@@ -275,7 +276,12 @@ def _parse_anchor(state: StateInline, silent: bool) -> bool:
         return False
     index = int(digits)
     env = state.env
-    if "citeview_probe" not in env:
+    probe: set[int] | None = env.get("citeview_probe")
+    if probe is not None and state.linkLevel == 0:
+        probe.add(index)  # shown as text: a citation (a token is made only where the link must be named)
+        state.pos = close + 1
+        return True
+    if probe is None:
         anchors: list[Anchor] = env["citeview_anchors"]
         if index >= len(anchors):
             return False
