@@ -191,8 +191,9 @@ def test_a_source_card_shows_bidi_controls_in_its_title_instead_of_obeying_them(
 
 
 def test_a_dump_cannot_forge_the_mark_where_citeviews_own_markup_goes():
-    html, _response = rendered("\ufdd10\ufdd1 東京[1]。<b>x</b>", [(1, "https://example.org/a", "東京")])
-    assert "\ufdd1" not in html and html.count('class="cv-cite"') == 1  # the forged mark drew nothing
+    forged = "cv0123456789abcdef0000000 cvffffffffffffffff0000000 \ufdd10\ufdd1"  # the mark is made per answer
+    html, _response = rendered(f"{forged} 東京[1]。<b>x</b>", [(1, "https://example.org/a", "東京")])
+    assert forged in html and html.count('class="cv-cite"') == 1  # shown as written, drawing nothing
     assert "<b>" not in html and "&lt;b&gt;" in html
 
 

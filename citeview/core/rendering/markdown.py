@@ -14,6 +14,7 @@ by two that could disagree.
 from __future__ import annotations
 
 import re
+import secrets
 from bisect import bisect_right
 from collections.abc import MutableMapping
 from dataclasses import dataclass, field
@@ -38,15 +39,11 @@ _PLACEHOLDER_NUMBER = re.compile(f"{PLACEHOLDER_MARK}([0-9]+)")
 # A reference label that a marker would look up (labels are compared upper-cased): ``[1]: https://…``
 # would make every ``[1]`` of the answer a link to an address the source list does not know.
 _MARKER_LABEL = re.compile(f"(?:WEB:)?[0-9]{{1,6}}|{PLACEHOLDER_MARK}[0-9]+", re.IGNORECASE)
-# Where an anchor's own markup goes once the rest is sanitised: another noncharacter, then the markup's
-# number in seven digits (one noncharacter a mark: the sanitiser's HTML parser reports each it meets).
-OWN_MARK = "\ufdd1"
-_OWN_PLACE = re.compile(f"{OWN_MARK}([0-9]{{7}})")
 # markdown-it costs about 25 µs a character in its worst case: render (and probe) at most this much.
 MAX_MARKDOWN_CHARS = 100_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # made once per source and label, so compared (and hashed) by identity
 class AnchorLink:
     """One source a footnote links to."""
 
@@ -108,23 +105,20 @@ class Place:
     replace: bool = False
     priority: int = 1
 
-    @property
-    def position(self) -> int:
-        return self.start if self.replace else self.end
-
 
 def with_placeholders(text: str, places: list[Place]) -> str:
     """``text`` with the ``i``-th place marked by placeholder ``i``; a replacement overlapping an
     earlier one is skipped."""
-    text = text.replace(PLACEHOLDER_MARK, "\ufffd").replace(OWN_MARK, "\ufffd")  # a dump cannot forge our marks
+    text = text.replace(PLACEHOLDER_MARK, "\ufffd")  # a dump cannot forge a placeholder
     pieces = []
     position = 0
-    for index, place in sorted(enumerate(places), key=lambda p: (p[1].position, p[1].priority, p[0])):
-        if place.end > len(text) or place.position < position:
+    for at, _priority, index in sorted((p.start if p.replace else p.end, p.priority, i) for i, p in enumerate(places)):
+        place = places[index]
+        if place.end > len(text) or at < position:
             continue
-        pieces.append(text[position : place.position])
+        pieces.append(text[position:at])
         pieces.append(f"[{PLACEHOLDER_MARK}{index}]")
-        position = place.end if place.replace else place.position
+        position = place.end if place.replace else at
     pieces.append(text[position:])
     return "".join(pieces)
 
@@ -228,11 +222,16 @@ def render_markdown(text: str, places: list[Place], anchors: list[Anchor]) -> st
     """``text`` as sanitised HTML, each place drawn as its anchor.
 
     What markdown-it makes of the text is sanitised; the anchors' markup is put in afterwards, in
-    place of a mark (:data:`OWN_MARK`) that the sanitiser keeps as text. That markup is citeview's
-    own, every value in it escaped as it is built (``_render_anchor``; the hostile suite holds it to
-    that), and a dense answer is mostly anchors: sanitising them too tripled what a page takes to draw.
+    place of a mark that the sanitiser keeps as text. That markup is citeview's own, every value in
+    it escaped as it is built (``_footnote_markup``; the hostile suite holds it to that), and a dense
+    answer is mostly anchors: sanitising them too tripled what a page takes to draw.
+
+    The mark is made afresh for each answer, so no dump can write it, and of letters and digits:
+    the sanitiser's HTML parser reads those fastest (it stops at each noncharacter to report it).
     """
+    mark = f"cv{secrets.token_hex(8)}"
     env: dict[str, Any] = {
+        "citeview_mark": mark,
         "citeview_anchors": anchors,
         "citeview_own": [],
         "citeview_spans": any(anchor.kind != "cite" for anchor in anchors),
@@ -240,7 +239,7 @@ def render_markdown(text: str, places: list[Place], anchors: list[Anchor]) -> st
     }
     html = sanitize_html(answer_renderer().render(with_placeholders(text, places), env))
     own: list[str] = env["citeview_own"]
-    return _OWN_PLACE.sub(lambda match: own[int(match.group(1))], html)
+    return re.sub(f"{mark}([0-9]{{7}})", lambda match: own[int(match.group(1))], html)
 
 
 def _reference_unless_marker_label(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
@@ -288,9 +287,8 @@ def _parse_anchor(state: StateInline, silent: bool) -> bool:
         if anchors[index].kind == "cite":
             # A footnote's markup depends on nothing Markdown decides later: its mark goes straight
             # into the text, with no token to make and render (a dense answer has thousands).
-            state.pending += _own_mark(
-                env, _footnote_markup(anchors[index], state.linkLevel > 0, env["citeview_markup"])
-            )
+            markup = _footnote_markup(anchors[index], state.linkLevel > 0, env["citeview_markup"])
+            state.pending += _own_mark(env, markup)
             state.pos = close + 1
             return True
     token = state.push("citeview_anchor", "", 0)
@@ -350,7 +348,7 @@ def _own_mark(env: MutableMapping[str, Any], markup: str) -> str:
     """The mark :func:`render_markdown` replaces with ``markup`` once the rest is sanitised."""
     own: list[str] = env["citeview_own"]
     own.append(markup)
-    return f"{OWN_MARK}{len(own) - 1:07d}"
+    return f"{env['citeview_mark']}{len(own) - 1:07d}"  # seven digits: the text after a mark may be digits
 
 
 def _footnote_markup(anchor: Anchor, in_link: bool, made: dict[Any, tuple[str, str]]) -> str:
