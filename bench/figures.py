@@ -36,6 +36,18 @@ def median_seconds(run: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
+def medians_side_by_side(runs: list[Callable[[], object]], repeat: int) -> list[float]:
+    """The median wall time of each of ``runs``, taken in turn ``repeat`` times: a busy moment of a
+    shared machine then slows each of them alike, and a ratio between them holds."""
+    times: list[list[float]] = [[] for _ in runs]
+    for _ in range(repeat):
+        for run, measured in zip(runs, times, strict=True):
+            start = time.perf_counter()
+            run()
+            measured.append(time.perf_counter() - start)
+    return [statistics.median(measured) for measured in times]
+
+
 def print_table(figures: list[Figure]) -> None:
     width = max(len(f.name) for f in figures)
     section = None

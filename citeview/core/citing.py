@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from citeview.core.bidi import show_bidi_controls
 from citeview.core.links import is_safe_http_url
-from citeview.core.markers import MarkerMatch, find_markers, thinking_end
+from citeview.core.markers import MarkerMatch, NotAMarker, read_markers, thinking_end
 from citeview.core.model import Citation, Marker, Response
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
+from citeview.core.rendering.shortening import shortened
+
+# A link's address in a diagnostic: enough to recognise it.
+_URL_SHOWN_CHARS = 120
 
 
 def cite_markers(
@@ -17,8 +22,9 @@ def cite_markers(
     explain_unresolved: Callable[[MarkerMatch], Phrase],
 ) -> list[MarkerMatch]:
     """Turn every marker in ``response.text`` into a citation, or an unresolved marker when it
-    resolves to no source (never to a guessed one). Returns the markers found."""
-    markers = find_markers(response.text)
+    resolves to no source (never to a guessed one), and say of every ``[N]`` that Markdown does not
+    show as text why it is no citation. Returns the markers found."""
+    read = read_markers(response.text)
     if thinking_end(response.text):
         response.diagnose(
             "reasoning_section",
@@ -38,7 +44,19 @@ def cite_markers(
                 limit=MAX_MARKDOWN_CHARS,
             ),
         )
-    for marker in markers:
+    for candidate in read.not_markers:
+        response.diagnose(
+            "not_a_marker",
+            "info",
+            _why_not_a_marker(candidate),
+            marker=candidate.match.text,
+            ref=candidate.match.ref,
+            start=candidate.match.start,
+            end=candidate.match.end,
+            part=candidate.part,
+            url=candidate.url,
+        )
+    for marker in read.markers:
         keys = resolve(marker)
         if keys:
             response.citations.append(Citation(marker.start, marker.end, keys, marker=marker.text))
@@ -53,7 +71,52 @@ def cite_markers(
             start=marker.start,
             end=marker.end,
         )
-    return markers
+    return read.markers
+
+
+def _why_not_a_marker(candidate: NotAMarker) -> Phrase:
+    marker = candidate.match.text
+    url = show_bidi_controls(shortened(candidate.url, _URL_SHOWN_CHARS))
+    if candidate.part == "code":
+        return phrase("{marker} is inside code, so it is shown as written and not read as a citation.", marker=marker)
+    if candidate.part == "link_text" and url:
+        return phrase(
+            "{marker} is the text of a link the answer writes to {url}; it is not read as a citation.",
+            marker=marker,
+            url=url,
+        )
+    if candidate.part == "link_text":
+        return phrase(
+            "{marker} is the text of a link without a usable address; it is not read as a citation.", marker=marker
+        )
+    if candidate.part == "link_address":
+        return phrase(
+            "{marker} is part of the address or title of a link the answer writes ({url}); it is not read as a citation.",
+            marker=marker,
+            url=url,
+        )
+    if candidate.part == "reference_definition":
+        return phrase(
+            "{marker} is part of a link reference definition ({url}), which Markdown does not show; it is not read "
+            "as a citation.",
+            marker=marker,
+            url=url,
+        )
+    if candidate.part == "table_cell":
+        return phrase(
+            "{marker} is in a table cell past the columns of the table's header, which Markdown does not show; "
+            "it is not read as a citation.",
+            marker=marker,
+        )
+    if candidate.part == "escaped":
+        return phrase(
+            "{marker} has a backslash before it, so it is shown as written and not read as a citation.", marker=marker
+        )
+    return phrase(
+        "{marker} is nested deeper in quotes or lists than Markdown renders, so it is not shown and not read as a "
+        "citation.",
+        marker=marker,
+    )
 
 
 def add_source_checks(response: Response) -> None:

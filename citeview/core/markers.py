@@ -1,19 +1,22 @@
 """Finding ``[N]`` and ``[web:N]`` citation markers in answer text.
 
-A marker counts only where Markdown shows it as plain text: the answer renderer's own parser is
-asked (not in code, not in a link), so the citations found and the footnotes drawn always agree.
+A scan finds every candidate; the answer renderer's own Markdown parse decides what each one is
+(:func:`~citeview.core.rendering.markdown.read_places`). A candidate Markdown shows as plain text
+is a citation marker; any other is returned with what Markdown made of it (code, a link, a link
+reference definition, an escape), so that no candidate is ever dropped without a word.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, spans_shown_as_text
+from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, Place, read_places
 
 MARKER = re.compile(r"\[(web:)?([0-9]{1,6})\]")
 # Reasoning models have put their thinking before the answer; its brackets cite nothing the reader sees.
 LEADING_THINKING = re.compile(r"\A\s*<think>.*?(?:</think>|\Z)", re.S)
+_PLACEHOLDER_IN_URL = re.compile("\\[\ufdd0([0-9]+)\\]")
 
 
 @dataclass(frozen=True)
@@ -25,37 +28,45 @@ class MarkerMatch:
     is_web: bool
 
 
-def find_markers(text: str) -> list[MarkerMatch]:
+@dataclass(frozen=True)
+class NotAMarker:
+    """A candidate that Markdown does not show as plain text, and what it is part of instead."""
+
+    match: MarkerMatch
+    part: str  # what Markdown made of it (see :class:`~citeview.core.rendering.markdown.Hidden`)
+    url: str = ""  # the address of the link it belongs to, as written
+
+
+@dataclass
+class MarkersRead:
+    """Every candidate after the leading reasoning section, each either a marker or not, in text order."""
+
+    markers: list[MarkerMatch] = field(default_factory=list)
+    not_markers: list[NotAMarker] = field(default_factory=list)
+
+
+def read_markers(text: str) -> MarkersRead:
     skip_to = thinking_end(text)
     candidates = [
         MarkerMatch(m.start(), m.end(), m.group(0), m.group(2), bool(m.group(1)))
         for m in MARKER.finditer(text, skip_to)
-        if not _is_link_label(text, m.start(), m.end()) and not _is_escaped(text, m.start())
     ]
     checked = [m for m in candidates if m.end <= MAX_MARKDOWN_CHARS]
-    shown = spans_shown_as_text(text[:MAX_MARKDOWN_CHARS], [(m.start, m.end) for m in checked])
-    # Past what is rendered there is no Markdown to ask; every marker there counts.
-    return [m for i, m in enumerate(checked) if i in shown] + candidates[len(checked) :]
+    places = read_places(text[:MAX_MARKDOWN_CHARS], [Place(m.start, m.end, replace=True) for m in checked])
+    read = MarkersRead()
+    for index, candidate in enumerate(checked):
+        if index in places.shown:
+            read.markers.append(candidate)
+            continue
+        hidden = places.hidden[index]
+        url = _PLACEHOLDER_IN_URL.sub(lambda m: checked[int(m.group(1))].text, hidden.url)
+        read.not_markers.append(NotAMarker(candidate, hidden.part, url))
+    # Past what is rendered there is no Markdown to ask; every candidate there counts.
+    read.markers += candidates[len(checked) :]
+    return read
 
 
 def thinking_end(text: str) -> int:
     """Where a leading ``<think>…</think>`` section ends (0 when the answer has none)."""
     match = LEADING_THINKING.match(text)
     return match.end() if match else 0
-
-
-def _is_link_label(text: str, start: int, end: int) -> bool:
-    """``[1](https://…)`` is a Markdown link and ``[1]: https://…`` a link definition, not markers."""
-    if text.startswith("(", end):
-        return True
-    if not text.startswith(":", end):
-        return False  # (checked first: looking back for the line start costs the whole line each time)
-    line_start = text.rfind("\n", 0, start) + 1
-    return not text[line_start:start].strip()
-
-
-def _is_escaped(text: str, position: int) -> bool:
-    backslashes = 0
-    while position - backslashes - 1 >= 0 and text[position - backslashes - 1] == "\\":
-        backslashes += 1
-    return backslashes % 2 == 1

@@ -99,9 +99,60 @@ function sendWithProgress(form, progress, busy) {
   }),
 );
 
+// A footnote's cards (its sources', and its own quote) are written once per answer, out of sight in
+// .cv-cards; its links name them in aria-describedby, which is also what a screen reader reads. Hovering
+// or focusing a footnote shows copies of them beside it; without this script the link still leads to
+// the source in the list.
+function showCards(link) {
+  const footnote = link.closest(".cv-cite");
+  if (!footnote || footnote.querySelector(":scope > .cv-pop")) return;
+  hideCards();
+  const pop = document.createElement("span");
+  pop.className = "cv-pop";
+  pop.setAttribute("aria-hidden", "true"); // read already, as the link's description
+  for (const id of (link.getAttribute("aria-describedby") || "").split(" ")) {
+    const card = id && document.getElementById(id);
+    if (!card) continue;
+    const copy = card.cloneNode(true);
+    copy.removeAttribute("id");
+    copy.removeAttribute("role");
+    pop.appendChild(copy);
+  }
+  if (pop.childNodes.length) footnote.appendChild(pop);
+}
+
+function hideCards() {
+  document.querySelectorAll(".cv-cite > .cv-pop").forEach((pop) => pop.remove());
+}
+
+function footnoteLink(event) {
+  return event.target.closest && event.target.closest(".cv-cite-link");
+}
+document.addEventListener("mouseover", (event) => {
+  const link = footnoteLink(event);
+  if (link) showCards(link);
+});
+document.addEventListener("focusin", (event) => {
+  const link = footnoteLink(event);
+  if (link) showCards(link);
+});
+// A card stays while the pointer is over its footnote (the card included) or the focus is in it.
+document.addEventListener("mouseout", (event) => {
+  const footnote = event.target.closest && event.target.closest(".cv-cite");
+  if (!footnote || footnote.contains(event.relatedTarget) || footnote.contains(document.activeElement)) return;
+  footnote.querySelectorAll(":scope > .cv-pop").forEach((pop) => pop.remove());
+});
+document.addEventListener("focusout", (event) => {
+  const footnote = event.target.closest && event.target.closest(".cv-cite");
+  if (!footnote || footnote.contains(event.relatedTarget) || footnote.matches(":hover")) return;
+  footnote.querySelectorAll(":scope > .cv-pop").forEach((pop) => pop.remove());
+});
+
 // Escape hides an open source card or explanation until the pointer or the focus moves on.
 document.addEventListener("keydown", (event) => {
-  if (event.key === "Escape") document.body.classList.add("cv-pops-dismissed");
+  if (event.key !== "Escape") return;
+  document.body.classList.add("cv-pops-dismissed");
+  hideCards();
 });
 ["mousemove", "focusin"].forEach((type) =>
   document.addEventListener(type, () => document.body.classList.remove("cv-pops-dismissed")),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -96,14 +97,45 @@ def test_a_footnote_leads_to_its_source_and_the_back_link_returns_to_it(seed_pag
 
 def test_hover_and_keyboard_focus_show_the_source_card(seed_page):
     page = seed_page
-    card = page.locator("#cv-r0-cite-1-card")
+    card = page.locator("sup:has(#cv-r0-cite-1) > .cv-pop")
     assert not card.is_visible()
     page.hover("#cv-r0-cite-1")
     assert card.is_visible() and "条件Bの解説" in card.inner_text() and "city.example.jp" in card.inner_text()
     page.mouse.move(0, 0)
+    assert not card.is_visible()
     page.focus("#cv-r0-cite-0")
-    assert page.locator("#cv-r0-cite-0-card").is_visible()
-    assert page.get_attribute("#cv-r0-cite-0", "aria-label").startswith("出典 2：条件Aについて｜厚生労働省（⚠ 競合")
+    both = page.locator("sup:has(#cv-r0-cite-0) > .cv-pop")  # [2] names two sources: both cards, side by side
+    assert both.is_visible() and "条件Aについて" in both.inner_text() and "条件の速報" in both.inner_text()
+    assert page.get_attribute("#cv-r0-cite-0", "aria-label") == "出典 2（⚠ 競合：この番号には URL が 2 つあります）"
+    page.keyboard.press("Escape")
+    assert not both.is_visible()
+
+
+def test_a_source_cited_twice_has_one_card_shown_beside_each_footnote(signed_in, account):
+    from playwright.sync_api import expect
+
+    from tests.builders import agent_object
+
+    text = "東京は首都です[1]。人口は約1400万人です[1]。"
+    raw = json.dumps(agent_object(text, [(1, "https://www.metro.tokyo.lg.jp/", "東京都の統計")])).encode()
+    dump, _ = dump_ingest(raw=raw, uploaded_by=account)
+    page = signed_in
+    page.goto(dump.get_absolute_url())
+    assert page.locator(".cv-cards .cv-pop-entry").count() == 1  # written once
+    for footnote in ("#cv-r0-cite-0", "#cv-r0-cite-1"):
+        # A screen reader reads the card as the footnote's description.
+        described = re.compile(r"^東京都の統計\s*metro\.tokyo\.lg\.jp\s*https://www\.metro\.tokyo\.lg\.jp/\s*$")
+        expect(page.locator(footnote)).to_have_accessible_description(described)
+    page.hover("#cv-r0-cite-0")
+    first = page.locator("sup:has(#cv-r0-cite-0) > .cv-pop")
+    assert first.is_visible() and "東京都の統計" in first.inner_text()
+    page.mouse.move(0, 0)
+    page.focus("#cv-r0-cite-1")
+    second = page.locator("sup:has(#cv-r0-cite-1) > .cv-pop")
+    assert second.is_visible() and "metro.tokyo.lg.jp" in second.inner_text() and not first.is_visible()
+    page.keyboard.press("Tab")  # the focus moves on: the card goes
+    assert not second.is_visible()
+    assert not page.console_errors
 
 
 def test_an_unresolved_marker_explains_itself_on_focus(seed_page):

@@ -1,16 +1,21 @@
-"""Where ``[N]`` is a citation marker and where it is not."""
+"""Where ``[N]`` is a citation marker and where it is not: the Markdown parse decides, and every
+candidate it does not show as text says what it is instead."""
 
 from __future__ import annotations
 
-from citeview.core.markers import find_markers
+from citeview.core.markers import MARKER, read_markers, thinking_end
 
 
 def markers(text: str) -> list[str]:
-    return [m.text for m in find_markers(text)]
+    return [m.text for m in read_markers(text).markers]
+
+
+def not_markers(text: str) -> list[tuple[str, str, str]]:
+    return [(n.match.text, n.part, n.url) for n in read_markers(text).not_markers]
 
 
 def test_plain_and_web_markers_are_found_with_code_point_offsets():
-    found = find_markers("東京[1]、大阪[web:2]")
+    found = read_markers("東京[1]、大阪[web:2]").markers
     assert [(m.text, m.ref, m.start, m.end, m.is_web) for m in found] == [
         ("[1]", "1", 2, 5, False),
         ("[web:2]", "2", 8, 15, True),
@@ -26,8 +31,58 @@ def test_list_continuations_are_not_code():
     assert markers("- item\n\n    continued[7]\n") == ["[7]"]
 
 
-def test_link_labels_definitions_and_escapes_are_not_markers():
-    assert markers("[1](https://example.org) and\n[2]: https://example.org\n\\[3] but \\\\[4]") == ["[4]"]
+def test_link_labels_and_escapes_are_not_markers_and_say_what_they_are():
+    text = "[1](https://example.org) and\n\\[3] but \\\\[4]"
+    assert markers(text) == ["[4]"]
+    assert not_markers(text) == [("[1]", "link_text", "https://example.org"), ("[3]", "escaped", "")]
+
+
+def test_a_definition_like_line_inside_a_paragraph_is_text_so_its_marker_counts():
+    # A link reference definition cannot interrupt a paragraph: Markdown shows this line as text.
+    assert markers("東京は首都です。\n[2]: https://example.org") == ["[2]"]
+
+
+def test_a_marker_before_parentheses_that_make_no_link_is_a_marker():
+    assert markers("東京[1](2020年)、大阪[2] (注)") == ["[1]", "[2]"]
+
+
+def test_a_reference_definition_labelled_with_a_marker_is_text_and_its_marker_counts():
+    # Markdown would make every [1] a link to evil.example; a marker's number is the provider's.
+    assert markers("東京[1]。\n\n[1]: https://evil.example\n\n[web:2]: https://evil.example") == [
+        "[1]",
+        "[1]",
+        "[web:2]",
+    ]
+
+
+def test_a_marker_in_a_link_address_or_title_or_definition_names_the_address():
+    text = '<https://a.example/[3]> [t](https://b.example/日本 "see [4]")\n\n[d]: https://d.example/[5]\n'
+    assert not_markers(text) == [
+        ("[3]", "link_address", "https://a.example/[3]"),
+        ("[4]", "link_address", "https://b.example/日本"),
+        ("[5]", "reference_definition", "https://d.example/[5]"),
+    ]
+
+
+def test_a_reference_link_the_answer_writes_keeps_its_marker_as_the_link_text():
+    text = "[1][d] and [2]\n\n[d]: https://d.example"
+    assert markers(text) == ["[2]"] and not_markers(text) == [("[1]", "link_text", "https://d.example")]
+
+
+def test_a_marker_nested_past_what_markdown_renders_says_so():
+    text = "> " * 150 + "深い[1]\n\n浅い[2]"
+    assert markers(text) == ["[2]"] and not_markers(text) == [("[1]", "too_deep", "")]
+
+
+def test_markers_in_code_say_so():
+    assert not_markers("`a[1]`\n\n```\nb[2]\n```") == [("[1]", "code", ""), ("[2]", "code", "")]
+
+
+def test_every_candidate_is_a_marker_or_a_not_marker_exactly_once():
+    text = "<think>[9]</think>a[1] `b[2]` [3](https://x.example) \\[4] [5]\n\n[6]: https://y.example\n\n" + "[7]" * 50
+    read = read_markers(text)
+    found = sorted([m.start for m in read.markers] + [n.match.start for n in read.not_markers])
+    assert found == [m.start() for m in MARKER.finditer(text, thinking_end(text))]
 
 
 def test_an_unclosed_backtick_does_not_hide_the_rest():
@@ -56,3 +111,17 @@ def test_only_a_leading_think_section_hides_markers():
 
 def test_full_width_and_other_digits_are_not_markers():
     assert markers("条件[２] and [٢] and [02]") == ["[02]"]
+
+
+def test_a_marker_in_a_table_cell_past_the_headers_columns_says_so():
+    # Markdown drops such a cell without a trace; the marker is reported, not lost.
+    assert not_markers("| a | b |\n|---|---|\n| x | y | [1] |") == [("[1]", "table_cell", "")]
+
+
+def test_a_marker_in_a_second_definition_of_a_label_says_so():
+    text = "[d]: https://a.example\n\n[d]: https://b.example/[1]"
+    assert not_markers(text) == [("[1]", "reference_definition", "https://b.example/[1]")]
+
+
+def test_a_marker_on_the_opening_line_of_a_fence_is_code():
+    assert not_markers("~~~~ x[1]\ny[2]\n~~~~") == [("[1]", "code", ""), ("[2]", "code", "")]

@@ -175,3 +175,18 @@ def test_whole_completions_in_an_array_are_separate_unstreamed_responses():
     raw = json.dumps([sonar_object("x[1]", CITES), sonar_object("y[1]", CITES[1:])]).encode()
     responses = parse_dump(raw).to_json()["responses"]
     assert [(r["text"], r["streamed"]) for r in responses] == [("x[1]", False), ("y[1]", False)]
+
+
+def test_a_bracketed_number_markdown_does_not_show_as_text_says_why_it_is_no_citation():
+    response = parse(sonar_object("東京[1]。`x[2]` と [3](https://example.jp/a) と \\[1]", CITES))
+    assert [c["marker"] for c in response["citations"]] == ["[1]"]
+    notes = [d for d in response["diagnostics"] if d["code"] == "not_a_marker"]
+    assert [(d["details"]["marker"], d["details"]["part"], d["severity"]) for d in notes] == [
+        ("[2]", "code", "info"),
+        ("[3]", "link_text", "info"),
+        ("[1]", "escaped", "info"),
+    ]
+    assert notes[0]["message"] == "[2] is inside code, so it is shown as written and not read as a citation."
+    assert notes[1]["message"] == (
+        "[3] is the text of a link the answer writes to https://example.jp/a; it is not read as a citation."
+    )

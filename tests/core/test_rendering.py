@@ -35,10 +35,11 @@ def rendered(text: str, results: list[tuple[int, str, str]]) -> tuple[str, dict]
 def test_each_resolved_marker_links_to_its_source_entry():
     html, response = rendered("東京は首都です[1]。", [(1, "https://example.org/tokyo", "東京")])
     link = Elements(html).find("a", id="cv-r0-cite-0")[0]
-    assert link["href"] == "#cv-r0-src-1" and link["aria-label"] == "source 1: 東京"
-    # The card shown on hover and focus: title, domain, snippet and the full address.
+    assert link["href"] == "#cv-r0-src-1" and link["aria-label"] == "source 1"
+    # The card shown on hover and focus, and read as the link's description: title, domain, snippet and
+    # the full address.
     card = Elements(html).find("span", id=link["aria-describedby"])[0]
-    assert card["role"] == "tooltip"
+    assert card["role"] == "tooltip" and 'class="cv-cards" hidden' in html
     for shown in ("東京", "example.org", "https://example.org/tokyo"):
         assert f">{shown}<" in html
     entry = source_entries(response, "cv-r0")[0]
@@ -161,7 +162,27 @@ def test_below_the_cap_every_footnote_is_drawn_without_a_note():
 
 def test_a_source_card_holds_a_long_address_to_a_bounded_length():
     html = render_answer(sonar_markers(3), "cv-r0")
-    assert "x" * 3000 not in html and html.count("x" * 250) == 3  # shortened in each card
+    assert "x" * 3000 not in html and "x" * 250 in html
+
+
+def test_a_source_cited_many_times_has_its_card_written_once_and_every_footnote_refers_to_it():
+    html = render_answer(sonar_markers(40), "cv-r0")
+    links = Elements(html).find("a", **{"class": "cv-cite-link"})
+    assert len(links) == 40 and {link["aria-describedby"] for link in links} == {"cv-r0-cite-0-1-card"}
+    assert html.count('role="tooltip"') == 1 and html.count("https://example.org/" + "x" * 250) == 1
+
+
+def test_a_quoted_passage_is_written_once_per_citation_beside_its_sources_card():
+    response = parse_dump(own_fixture("claude-ja-documents-exchange.json")).to_json()["responses"][0]
+    html = render_answer(response, "cv-r0")
+    first, second = Elements(html).find("a", **{"class": "cv-cite-link"})[:2]
+    # Both cite source 1: one card for the source, and each its own quote.
+    assert first["aria-describedby"] == "cv-r0-cite-0-1-card cv-r0-cite-0-card"
+    assert second["aria-describedby"] == "cv-r0-cite-0-1-card cv-r0-cite-1-card"
+    assert html.count(">東京都 物価調査<") == 1
+    quotes = {card["id"]: card for card in Elements(html).find("span", role="tooltip")}
+    assert set(quotes) >= {"cv-r0-cite-0-card", "cv-r0-cite-1-card"}
+    assert "回答者の62%が値上げを実感した" in html and "調査期間は２０２６年４月１日" in html
 
 
 def test_a_source_card_shows_bidi_controls_in_its_title_instead_of_obeying_them():
@@ -170,8 +191,9 @@ def test_a_source_card_shows_bidi_controls_in_its_title_instead_of_obeying_them(
 
 
 def test_a_dump_cannot_forge_the_mark_where_citeviews_own_markup_goes():
-    html, _response = rendered("\ufdd10\ufdd1 東京[1]。<b>x</b>", [(1, "https://example.org/a", "東京")])
-    assert "\ufdd1" not in html and html.count('class="cv-cite"') == 1  # the forged mark drew nothing
+    forged = "cv0123456789abcdef0000000 cvffffffffffffffff0000000 \ufdd10\ufdd1"  # the mark is made per answer
+    html, _response = rendered(f"{forged} 東京[1]。<b>x</b>", [(1, "https://example.org/a", "東京")])
+    assert forged in html and html.count('class="cv-cite"') == 1  # shown as written, drawing nothing
     assert "<b>" not in html and "&lt;b&gt;" in html
 
 
@@ -180,4 +202,22 @@ def test_markdown_output_is_sanitised_while_the_anchors_keep_their_markup():
         "[リンク](javascript:alert(1)) と [正規](https://example.org/ok) [1]", [(1, "https://example.org/a", "t")]
     )
     assert 'href="javascript' not in html and 'href="https://example.org/ok"' in html
-    assert 'aria-describedby="cv-r0-cite-0-card"' in html and 'role="tooltip"' in html
+    assert 'aria-describedby="cv-r0-cite-0-1-card"' in html and 'role="tooltip"' in html
+
+
+def test_a_reference_definition_labelled_with_a_marker_links_no_marker_even_past_the_cap():
+    from citeview.core.rendering.answer import render_response
+    from tests.builders import sonar_object
+
+    text = "東京[1]。大阪[1]。\n\n[1]: https://evil.example"
+    raw = json.dumps(sonar_object(text, ["https://example.org/one"])).encode()
+    response = parse_dump(raw).to_json()["responses"][0]
+    html = render_response(response, "cv-r0", max_drawn=1)["answer"]
+    # The second [1] is past the cap, shown as written: never as Markdown's link to the definition.
+    assert 'href="https://evil.example"' not in html and "大阪[1]" in html
+    assert "[1]: https://evil.example" in html  # the line is shown as the text it is
+
+
+def test_a_reference_link_with_a_label_of_its_own_still_links():
+    html, _ = rendered("[資料][d] と東京[1]\n\n[d]: https://d.example/", [(1, "https://example.org/a", "A")])
+    assert [a["href"] for a in Elements(html).find("a")] == ["https://d.example/", "#cv-r0-src-1"]

@@ -21,7 +21,9 @@ from citeview.core.rendering.markdown import (
     MAX_MARKDOWN_CHARS,
     Anchor,
     AnchorLink,
+    Card,
     Place,
+    cards_markup,
     placeholders_shown,
     render_markdown,
 )
@@ -41,7 +43,7 @@ def citation_anchor(prefix: str, index: int) -> str:
     return f"{prefix}-cite-{index}"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: an answer makes thousands, and frozen fields cost a call each
 class Footnote:
     """One mark drawn in the answer: a marker replaced in place, or a footnote after a cited span."""
 
@@ -52,6 +54,8 @@ class Footnote:
     marker: str  # the marker as written, "" for span citations
     source_keys: list[str]
     cited_text: str | None = None
+    citation: int = 0  # its index in the response's citations
+    position: int = 0  # a span's footnote: which of the citation's sources it shows (1-based)
 
 
 def footnotes(response: dict[str, Any], prefix: str, until: int | None = None) -> list[Footnote]:
@@ -63,10 +67,10 @@ def footnotes(response: dict[str, Any], prefix: str, until: int | None = None) -
         anchor = citation_anchor(prefix, index)
         start, end = citation["start"], citation["end"]
         if citation["marker"]:
-            marks.append(Footnote(anchor, start, end, True, citation["marker"], keys))
+            marks.append(Footnote(anchor, start, end, True, citation["marker"], keys, citation=index))
             continue
         own = anchor if len(citation["source_keys"]) == 1 else f"{anchor}-{position}"
-        marks.append(Footnote(own, start, end, False, "", keys, citation["cited_text"]))
+        marks.append(Footnote(own, start, end, False, "", keys, citation["cited_text"], index, position))
     return marks
 
 
@@ -114,7 +118,7 @@ def render_response(
     HTML and the evidence rows (both sanitised), with our own words in ``gettext``'s language, and
     where footnotes stop being drawn (``drawn_until``), which the source list must agree with."""
     until = drawn_until(response, max_drawn)
-    labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix, until)}  # as listed
+    labels = source_labels(response)
     return {
         "answer": render_answer(response, prefix, labels, gettext, until),
         "evidence": evidence_rows(response, labels, gettext, until),
@@ -131,41 +135,19 @@ def render_answer(
 ) -> str:
     """The answer's Markdown as sanitised HTML, each citation up to ``until`` (:func:`drawn_until`) a
     link to its source entry and each cited span (a Gemini segment, a Claude block) subtly highlighted.
-    ``labels`` are the sources' labels as the source list shows them."""
+    ``labels`` are the sources' labels (:func:`source_labels`)."""
     until = drawn_until(response) if until is None else until
     if labels is None:
-        labels = {entry["key"]: entry["label"] for entry in source_entries(response, prefix, until)}
+        labels = source_labels(response)
     text = response["text"][:MAX_MARKDOWN_CHARS]
-    ordinals = {source["key"]: n for n, source in enumerate(response["sources"], 1)}
-    sources = {source["key"]: source for source in response["sources"]}
-    conflicts = _conflicting_keys(response)
     explanations = _unresolved_explanations(response, gettext)
-    confidence = _confidence_by_span(response, until)
-    links_made: dict[tuple[str, str, str | None, float | None], AnchorLink] = {}  # answers cite few sources often
-
-    def link_to(key: str, label: str, cited_text: str | None, score: float | None) -> AnchorLink:
-        made = links_made.get((key, label, cited_text, score))
-        if made is None:
-            href = f"#{source_anchor(prefix, ordinals[key])}"
-            made = _anchor_link(href, label, sources[key], cited_text, score, gettext, conflict=key in conflicts)
-            links_made[(key, label, cited_text, score)] = made
-        return made
-
+    parts = _FootnoteParts(prefix, response, labels, gettext)
     anchors: list[Anchor] = []
     places: list[Place] = []
     # Marks past the drawn part are not even made: a 50 MB answer has a hundred thousand of them.
     for mark in footnotes(response, prefix, until):
-        links = [
-            link_to(
-                k,
-                mark.marker if i == 0 and mark.marker else f"[{labels[k]}]",
-                mark.cited_text,
-                confidence.get((mark.start, mark.end, k)),
-            )
-            for i, k in enumerate(mark.source_keys)
-            if k in ordinals
-        ]
-        anchors.append(Anchor(mark.anchor, mark.marker, links, conflict=any(k in conflicts for k in mark.source_keys)))
+        links, cards, conflict = parts.of(mark)
+        anchors.append(Anchor(mark.anchor, mark.marker, links, cards=cards, conflict=conflict))
         end = mark.end if mark.replaces_span else _before_trailing_space(text, mark.start, mark.end)
         places.append(Place(mark.start, end, replace=mark.replaces_span))
     for index, marker in enumerate(response["unresolved"]):
@@ -206,7 +188,8 @@ def render_answer(
             "The answer is longer than {limit:,} characters; the rest is in the raw dump and the normalised JSON."
         ).format(limit=MAX_MARKDOWN_CHARS)
         html += f'<p class="cv-truncated">{escape(note)}</p>'
-    return html  # sanitised as it was rendered (render_markdown); the notes are ours, escaped
+    # Sanitised as it was rendered (render_markdown); the notes and the cards are ours, escaped.
+    return html + cards_markup(parts.cards)
 
 
 _BLOCK_SYNTAX = re.compile(r"[ \t]*(?:(?:[*+-]|\d{1,9}[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?)+")
@@ -259,15 +242,14 @@ def source_entries(response: dict[str, Any], prefix: str, until: int | None = No
             places.append({"anchor": mark.anchor, "marker": mark.marker, "place": _place_label(len(places))})
     cited_past_rendering = _cited_past(response, until)  # no footnote there to go back to
     conflicts = _conflicting_keys(response)
-    uses_markers = any(c["marker"] for c in response["citations"])
+    labels = source_labels(response)
     entries = []
     for ordinal, source in enumerate(response["sources"], 1):
         extra = dict(source["extra"])
         entries.append(
             {
                 "anchor": source_anchor(prefix, ordinal),
-                # Marker numbers are the provider's (Perplexity's ids); otherwise footnotes count sources.
-                "label": source["key"] if uses_markers and len(source["key"]) <= 8 else str(ordinal),
+                "label": labels[source["key"]],
                 "key": source["key"],
                 "kind": source["kind"],
                 "title": source["title"],
@@ -282,6 +264,16 @@ def source_entries(response: dict[str, Any], prefix: str, until: int | None = No
             }
         )
     return entries
+
+
+def source_labels(response: dict[str, Any]) -> dict[str, str]:
+    """Each source's label, as the source list and the footnotes show it: marker numbers are the
+    provider's (Perplexity's ids); otherwise footnotes count sources."""
+    uses_markers = any(c["marker"] for c in response["citations"])
+    return {
+        source["key"]: source["key"] if uses_markers and len(source["key"]) <= 8 else str(ordinal)
+        for ordinal, source in enumerate(response["sources"], 1)
+    }
 
 
 def _cited_past(response: dict[str, Any], until: int) -> dict[str, int]:
@@ -303,61 +295,122 @@ def _place_label(position: int) -> str:
     return letters
 
 
-# A card is drawn with every footnote: each part of it is held to a length, so that a source with a
-# long title or URL cited thousands of times cannot multiply into the page.
+# A source's card is written once, but a title or an address from a dump can be of any length: each
+# part of a card is held to a length.
 CARD_TEXT_CHARS = 280
 CARD_TITLE_CHARS = 200
 CARD_URL_CHARS = 300
 
 
-def _anchor_link(
-    href: str,
-    label: str,
-    source: dict[str, Any],
-    cited_text: str | None,
-    confidence: float | None,
-    gettext: Translate,
-    *,
-    conflict: bool = False,
-) -> AnchorLink:
+class _FootnoteParts:
+    """What each footnote of an answer is drawn with: its links, and the cards that describe them,
+    each card written once. A source's card is made at the first footnote link that shows the source
+    and named after it (``…-cite-<citation>-<n>-card``, its n-th source); a citation's own card
+    (``…-cite-<citation>-card``) holds what differs from one citation of a source to the next: the
+    passage it quotes and the provider's confidence."""
+
+    def __init__(self, prefix: str, response: dict[str, Any], labels: dict[str, str], gettext: Translate) -> None:
+        self.cards: list[Card] = []
+        self._prefix = prefix
+        self._response = response
+        self._ordinals = {source["key"]: n for n, source in enumerate(response["sources"], 1)}
+        self._sources = {source["key"]: source for source in response["sources"]}
+        self._labels = labels
+        self._conflicts = _conflicting_keys(response)
+        self._gettext = gettext
+        self._of_source: dict[str, str] = {}
+        self._of_citation: dict[int, str] = {}
+        self._links: dict[tuple[str, str], AnchorLink] = {}
+        # Markers cite few sources many times: a marker's parts are made once per number and sources.
+        self._of_marker: dict[tuple[str, tuple[str, ...]], tuple[list[AnchorLink], str, bool]] = {}
+
+    def of(self, mark: Footnote) -> tuple[list[AnchorLink], str, bool]:
+        """The footnote's links, the ids of its cards, and whether its number has two URLs."""
+        if not mark.marker:
+            return self._made(mark)
+        key = (mark.marker, tuple(mark.source_keys))
+        made = self._of_marker.get(key)
+        if made is None:
+            made = self._of_marker[key] = self._made(mark)
+        return made
+
+    def _made(self, mark: Footnote) -> tuple[list[AnchorLink], str, bool]:
+        shown = [(i, key) for i, key in enumerate(mark.source_keys) if key in self._ordinals]
+        links = [
+            self._link(key, mark.marker if i == 0 and mark.marker else f"[{self._labels[key]}]") for i, key in shown
+        ]
+        cards = [self._of_source_card(key, mark.citation, mark.position or i + 1) for i, key in shown]
+        if not mark.marker:
+            cards.append(self._of_citation_card(mark.citation))
+        conflict = any(key in self._conflicts for key in mark.source_keys)
+        return links, " ".join(card for card in cards if card), conflict
+
+    def _link(self, key: str, label: str) -> AnchorLink:
+        made = self._links.get((key, label))
+        if made is None:
+            href = f"#{source_anchor(self._prefix, self._ordinals[key])}"
+            made = self._links[(key, label)] = _anchor_link(href, label, self._gettext, key in self._conflicts)
+        return made
+
+    def _of_source_card(self, key: str, citation: int, position: int) -> str:
+        card = self._of_source.get(key)
+        if card is None:
+            card = self._of_source[key] = f"{citation_anchor(self._prefix, citation)}-{position}-card"
+            source = self._sources[key]
+            self.cards.append(_source_card(card, source, self._gettext, conflict=key in self._conflicts))
+        return card
+
+    def _of_citation_card(self, index: int) -> str:
+        """The citation's own card, or "" when it carries nothing of its own (no quote, no confidence)."""
+        card = self._of_citation.get(index)
+        if card is None:
+            evidence = _evidence_card(
+                f"{citation_anchor(self._prefix, index)}-card",
+                self._response["citations"][index],
+                self._labels,
+                self._gettext,
+            )
+            card = self._of_citation[index] = evidence.id if evidence else ""
+            if evidence:
+                self.cards.append(evidence)
+        return card
+
+
+def _source_card(card_id: str, source: dict[str, Any], gettext: Translate, *, conflict: bool) -> Card:
     # A source's title is a name people read: its bidi controls are shown, not obeyed (core.bidi).
     title = str(source["title"] or url_domain(source["url"]) or source["url"] or source["key"])
-    name = show_bidi_controls(shortened(title, CARD_TITLE_CHARS))
-    text = shortened(str(cited_text or source["extra"].get("snippet") or ""), CARD_TEXT_CHARS)  # any JSON value
     redirect = source["extra"].get("redirect")
-    conflict_note = gettext("⚠ conflict: this number has two URLs") if conflict else ""
-    # The name holds the visible number (the label-in-name rule); a conflict is said, not only coloured.
-    accessible_name = gettext("source {label}: {name}").format(label=label.strip("[]"), name=name)
-    return AnchorLink(
-        href,
-        label,
-        name=gettext("{name} ({note})").format(name=accessible_name, note=conflict_note)
-        if conflict
-        else accessible_name,
-        card_title=name,
-        card_domain="" if redirect else (url_domain(source["url"]) or ""),
-        card_url=show_bidi_controls(shortened(source["url"] or "", CARD_URL_CHARS)),
-        card_text=str(text),
-        card_note=" · ".join(
-            note
-            for note in (
-                conflict_note,
-                gettext("confidence {score:.2f}").format(score=confidence) if confidence is not None else "",
-            )
-            if note
-        ),
+    return Card(
+        card_id,
+        title=show_bidi_controls(shortened(title, CARD_TITLE_CHARS)),
+        domain="" if redirect else (url_domain(source["url"]) or ""),
+        text=shortened(str(source["extra"].get("snippet") or ""), CARD_TEXT_CHARS),  # any JSON value
+        url=show_bidi_controls(shortened(source["url"] or "", CARD_URL_CHARS)),
+        note=gettext("⚠ conflict: this number has two URLs") if conflict else "",
     )
 
 
-def _confidence_by_span(response: dict[str, Any], until: int) -> dict[tuple[int, int, str], float]:
-    """Gemini's confidence of each drawn (span, source), where the provider gave one."""
-    scores = {}
-    for citation in response["citations"]:
-        if citation["end"] > until:
-            continue
-        for key, score in zip(citation["source_keys"], citation.get("confidence") or [], strict=False):
-            scores[(citation["start"], citation["end"], key)] = score
-    return scores
+def _evidence_card(card_id: str, citation: dict[str, Any], labels: dict[str, str], gettext: Translate) -> Card | None:
+    quote = shortened(str(citation["cited_text"] or ""), CARD_TEXT_CHARS)
+    scores = [
+        (key, score) for key, score in zip(citation["source_keys"], citation.get("confidence") or [], strict=False)
+    ]
+    if not quote and not scores:
+        return None
+    confidence = gettext("confidence {score:.2f}")
+    if len(scores) == 1:
+        note = confidence.format(score=scores[0][1])
+    else:  # a Gemini support scores each of its sources
+        note = " · ".join(f"[{labels.get(key, key)}] {confidence.format(score=score)}" for key, score in scores)
+    return Card(card_id, text=quote, note=note)
+
+
+def _anchor_link(href: str, label: str, gettext: Translate, conflict: bool) -> AnchorLink:
+    # The name holds the visible number (the label-in-name rule); a conflict is said, not only coloured.
+    name = gettext("source {label}").format(label=label.strip("[]"))
+    if conflict:
+        name = gettext("{name} ({note})").format(name=name, note=gettext("⚠ conflict: this number has two URLs"))
+    return AnchorLink(href, label, name)
 
 
 def _conflicting_keys(response: dict[str, Any]) -> set[str]:

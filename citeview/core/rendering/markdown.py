@@ -2,61 +2,82 @@
 
 Citation markers are replaced by placeholders ``[\\uFDD0<n>]`` (U+FDD0 is a Unicode noncharacter,
 reserved for exactly this kind of internal use) before markdown-it sees the text. The plugin's
-inline rule turns each placeholder into a token and one render rule writes its HTML.
+inline rule, tried after markdown-it's own link rule, turns each placeholder that Markdown leaves as
+plain text into a token, and one render rule writes its HTML.
 
-The same rule, in probe mode, tells the parsers which markers Markdown shows as plain text: not in
-code, not in a link's destination or label. So "is this a citation" and "where is its footnote"
-are answered by one parser, never by two that could disagree.
+The same parse, read as a probe (:func:`read_places`), tells the parsers what became of each
+marker: shown as text (a citation), or part of code, of a link or of a link reference definition,
+or escaped. So "is this a citation" and "where is its footnote" are answered by one parser, never
+by two that could disagree.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
+from bisect import bisect_right
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from html import escape
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_block.reference import reference
 from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
 
 from citeview.core.links import is_safe_http_url
 from citeview.core.rendering.sanitize import sanitize_html
 
 PLACEHOLDER_MARK = "\ufdd0"
-# Where an anchor's own markup goes once the rest is sanitised: another noncharacter.
-OWN_MARK = "\ufdd1"
-_OWN_PLACE = re.compile(f"{OWN_MARK}([0-9]+){OWN_MARK}")
+_PLACEHOLDER_START = f"[{PLACEHOLDER_MARK}"
+# A placeholder's number, wherever Markdown put it: a placeholder that became a link's label (``[1](…)``)
+# lost its brackets to the link. U+FDD0 comes only from placeholders (a dump's own is replaced).
+_PLACEHOLDER_NUMBER = re.compile(f"{PLACEHOLDER_MARK}([0-9]+)")
+# A reference label that a marker would look up (labels are compared upper-cased): ``[1]: https://…``
+# would make every ``[1]`` of the answer a link to an address the source list does not know.
+_MARKER_LABEL = re.compile(f"(?:WEB:)?[0-9]{{1,6}}|{PLACEHOLDER_MARK}[0-9]+", re.IGNORECASE)
 # markdown-it costs about 25 µs a character in its worst case: render (and probe) at most this much.
 MAX_MARKDOWN_CHARS = 100_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # made once per source and label, so compared (and hashed) by identity
 class AnchorLink:
-    """One source a footnote links to, with the card shown on hover and focus."""
+    """One source a footnote links to."""
 
     href: str
     label: str
-    name: str  # the accessible name: "source 3: title"
-    card_title: str
-    card_domain: str = ""
-    card_url: str = ""
-    card_text: str = ""  # the quoted evidence or the source's snippet
-    card_note: str = ""  # e.g. the provider's confidence
+    name: str  # the accessible name: "source 3"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: an answer makes thousands, and frozen fields cost a call each
 class Anchor:
     """One place in the answer that cites sources (``links``) or cites nothing (``explanation``)."""
 
     id: str
     marker: str
     links: list[AnchorLink] = field(default_factory=list)
+    cards: str = ""  # the ids of the cards its links are described by, shown on hover and focus
     explanation: str = ""
     unresolved_label: str = "no source"  # the visible word beside a marker that cites nothing
     conflict: bool = False
     kind: str = "cite"  # "cite" | "open" | "close": a cited span's highlight begins or ends here
     pair: int = -1  # which opening and closing mark belong together
+
+
+@dataclass(frozen=True)
+class Card:
+    """What a reviewer needs to judge a footnote without leaving the sentence: a source's card,
+    written once however often the source is cited, or a citation's own evidence (its quote)."""
+
+    id: str
+    title: str = ""
+    domain: str = ""
+    text: str = ""  # the source's snippet, or the passage a citation quotes
+    url: str = ""
+    note: str = ""  # a conflict, the provider's confidence
 
 
 @lru_cache(maxsize=1)
@@ -65,14 +86,16 @@ def answer_renderer() -> MarkdownIt:
     md = MarkdownIt("js-default")
     md.disable("image")
     md.validateLink = is_safe_http_url  # type: ignore[method-assign]
-    md.inline.ruler.before("link", "citeview_anchor", _parse_anchor)
+    md.block.ruler.at("reference", _reference_unless_marker_label)
+    # After the link rule: where Markdown makes a link of ``[1](…)`` or ``[1][x]``, the link stands.
+    md.inline.ruler.after("link", "citeview_anchor", _parse_anchor)
     md.core.ruler.push("citeview_balance_spans", _balance_span_marks)
     md.add_render_rule("citeview_anchor", _render_anchor)
     md.add_render_rule("link_open", _render_link_open)
     return md
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: an answer makes thousands, and frozen fields cost a call each
 class Place:
     """Where an anchor goes: replacing ``start``..``end`` (a marker), or inserted at ``end``.
     At one position, closing marks come first (priority 0), then footnotes (1), then opening marks (2)."""
@@ -82,75 +105,194 @@ class Place:
     replace: bool = False
     priority: int = 1
 
-    @property
-    def position(self) -> int:
-        return self.start if self.replace else self.end
-
 
 def with_placeholders(text: str, places: list[Place]) -> str:
     """``text`` with the ``i``-th place marked by placeholder ``i``; a replacement overlapping an
     earlier one is skipped."""
-    text = text.replace(PLACEHOLDER_MARK, "\ufffd").replace(OWN_MARK, "\ufffd")  # a dump cannot forge our marks
+    text = text.replace(PLACEHOLDER_MARK, "\ufffd")  # a dump cannot forge a placeholder
     pieces = []
     position = 0
-    for index, place in sorted(enumerate(places), key=lambda p: (p[1].position, p[1].priority, p[0])):
-        if place.end > len(text) or place.position < position:
+    for at, _priority, index in sorted((p.start if p.replace else p.end, p.priority, i) for i, p in enumerate(places)):
+        place = places[index]
+        if place.end > len(text) or at < position:
             continue
-        pieces.append(text[position : place.position])
+        pieces.append(text[position:at])
         pieces.append(f"[{PLACEHOLDER_MARK}{index}]")
-        position = place.end if place.replace else place.position
+        position = place.end if place.replace else at
     pieces.append(text[position:])
     return "".join(pieces)
 
 
+@dataclass(frozen=True)
+class Hidden:
+    """What Markdown made of a place it does not show as plain text."""
+
+    # "code" | "link_text" | "link_address" | "reference_definition" | "escaped" | "table_cell" | "too_deep"
+    part: str
+    url: str = ""  # the link's address, as a reader writes it (for the parts of a link)
+
+
+@dataclass
+class PlacesRead:
+    """What one parse made of each place: shown as plain text, or hidden in something else."""
+
+    shown: set[int] = field(default_factory=set)
+    hidden: dict[int, Hidden] = field(default_factory=dict)
+
+
+def read_places(text: str, places: list[Place]) -> PlacesRead:
+    """What Markdown makes of each place of ``text``: every index is either shown or hidden, and how."""
+    if not places:
+        return PlacesRead()  # nothing to ask about: the probe would parse the whole answer for no answer
+    shown: set[int] = set()
+    env: dict[str, Any] = {"citeview_probe": shown}
+    tokens = answer_renderer().parse(with_placeholders(text, places), env)
+    read = PlacesRead(shown)
+    for token in tokens:
+        if token.type in ("fence", "code_block"):
+            _hide_placeholders(read, f"{token.info} {token.content}", Hidden("code"))  # info: after the ```
+        _read_inline(read, token.children or [])
+    for label, definition in env.get("citeview_definitions", []):
+        url = _readable_url(definition["href"])
+        hidden = Hidden("reference_definition", url)
+        _hide_placeholders(read, f"{label} {url} {definition['title']}", hidden)
+    for index in read.shown:
+        read.hidden.pop(index, None)  # a dump may spell a placeholder percent-encoded in an address
+    left_out = [index for index in range(len(places)) if index not in read.shown and index not in read.hidden]
+    if left_out:
+        _name_what_was_left_out(read, text, places, tokens, left_out)
+    return read
+
+
+def _name_what_was_left_out(
+    read: PlacesRead, text: str, places: list[Place], tokens: list[Token], left_out: list[int]
+) -> None:
+    """Markdown leaves some text out without a token to show for it: the cells of a table row past
+    its header's columns, and whatever is nested past its limit (100 levels of quotes and lists)."""
+    tables = [token.map for token in tokens if token.type == "table_open" and token.map]
+    line_starts = [0] + [match.end() for match in re.finditer("\n", text)]
+    for index in left_out:
+        line = bisect_right(line_starts, places[index].start) - 1
+        in_table = any(first <= line < last for first, last in tables)
+        read.hidden[index] = Hidden("table_cell" if in_table else "too_deep")
+
+
 def placeholders_shown(text: str, places: list[Place]) -> set[int]:
     """Indexes of the places Markdown would show as plain text: not code, not inside a link or autolink."""
-    if not places:
-        return set()  # nothing to ask about: the probe would parse the whole answer for no answer
-    shown: set[int] = set()
-    answer_renderer().parse(with_placeholders(text, places), {"citeview_probe": shown})
-    return shown
+    return read_places(text, places).shown
 
 
-def spans_shown_as_text(text: str, spans: list[tuple[int, int]]) -> set[int]:
-    return placeholders_shown(text, [Place(s, e, replace=True) for s, e in spans])
+def _read_inline(read: PlacesRead, children: list[Token]) -> None:
+    links: list[str] = []  # the addresses of the links the walk is inside
+    for child in children:
+        if child.type == "citeview_anchor":
+            if links:
+                read.hidden.setdefault(child.meta["index"], Hidden("link_text", links[-1]))
+            else:
+                read.shown.add(child.meta["index"])
+        elif child.type == "link_open":
+            url = _readable_url(str(child.attrGet("href") or ""))
+            links.append(url)
+            _hide_placeholders(read, f"{url} {child.attrGet('title') or ''}", Hidden("link_address", url))
+        elif child.type == "link_close":
+            links.pop()
+        elif child.type == "code_inline":
+            _hide_placeholders(read, child.content, Hidden("code"))
+        elif child.type == "text" and links:
+            _hide_placeholders(read, child.content, Hidden("link_text", links[-1]))  # ``[1](…)``: the link's label
+        elif child.type == "text":
+            # A placeholder the inline rule never saw as one: its bracket was escaped (``\\[1]``).
+            _hide_placeholders(read, child.content, Hidden("escaped"))
+
+
+def _hide_placeholders(read: PlacesRead, content: str, hidden: Hidden) -> None:
+    if PLACEHOLDER_MARK not in content:
+        return
+    for match in _PLACEHOLDER_NUMBER.finditer(content):
+        read.hidden.setdefault(int(match.group(1)), hidden)
+
+
+def _readable_url(href: str) -> str:
+    """A link's address as markdown-it shows link text: percent-escapes decoded."""
+    readable: str = answer_renderer().normalizeLinkText(href)
+    return readable
 
 
 def render_markdown(text: str, places: list[Place], anchors: list[Anchor]) -> str:
     """``text`` as sanitised HTML, each place drawn as its anchor.
 
     What markdown-it makes of the text is sanitised; the anchors' markup is put in afterwards, in
-    place of a mark (:data:`OWN_MARK`) that the sanitiser keeps as text. That markup is citeview's
-    own, every value in it escaped as it is built (``_render_anchor``; the hostile suite holds it to
-    that), and a dense answer is mostly anchors: sanitising them too tripled what a page takes to draw.
+    place of a mark that the sanitiser keeps as text. That markup is citeview's own, every value in
+    it escaped as it is built (``_footnote_markup``; the hostile suite holds it to that), and a dense
+    answer is mostly anchors: sanitising them too tripled what a page takes to draw.
+
+    The mark is made afresh for each answer, so no dump can write it, and of letters and digits:
+    the sanitiser's HTML parser reads those fastest (it stops at each noncharacter to report it).
     """
-    env: dict[str, Any] = {"citeview_anchors": anchors, "citeview_own": []}
+    mark = f"cv{secrets.token_hex(8)}"
+    env: dict[str, Any] = {
+        "citeview_mark": mark,
+        "citeview_anchors": anchors,
+        "citeview_own": [],
+        "citeview_spans": any(anchor.kind != "cite" for anchor in anchors),
+        "citeview_markup": {},
+    }
     html = sanitize_html(answer_renderer().render(with_placeholders(text, places), env))
     own: list[str] = env["citeview_own"]
-    return _OWN_PLACE.sub(lambda match: own[int(match.group(1))], html)
+    return re.sub(f"{mark}([0-9]{{7}})", lambda match: own[int(match.group(1))], html)
+
+
+def _reference_unless_marker_label(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's link reference definition, refused when its label is a marker: ``[1]: https://…``
+    stays a line of text (its ``[1]`` a citation like any other), and no ``[1]`` becomes a link to it."""
+    env = state.env
+    earlier = env.pop("references", None)
+    line = state.line
+    found = reference(state, start_line, end_line, silent)
+    made: dict[str, Any] = env.pop("references", {})
+    if earlier is not None:
+        env["references"] = earlier
+    if not found or silent:
+        return found
+    label, definition = next(iter(made.items()))
+    if _MARKER_LABEL.fullmatch(label):
+        state.line = line
+        return False
+    env.setdefault("references", {}).setdefault(label, definition)  # the first definition of a label wins
+    env.setdefault("citeview_definitions", []).append((label, definition))  # every one, for the probe
+    return True
 
 
 def _parse_anchor(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
     # Silent calls come from link-label scanning: there a placeholder is plain text, so a link whose
     # label holds one still parses as the link it is.
-    if silent or not src.startswith(f"[{PLACEHOLDER_MARK}", pos):
+    if silent or not src.startswith(_PLACEHOLDER_START, pos):
         return False
     close = src.find("]", pos + 2)
     digits = src[pos + 2 : close] if close > 0 else ""
     if not digits.isdigit():
         return False
     index = int(digits)
-    probe: set[int] | None = state.env.get("citeview_probe")
-    if probe is not None:
-        if state.linkLevel > 0:
-            return False  # inside a link's label: the text of a link, not a citation
-        probe.add(index)
-    elif index >= len(state.env.get("citeview_anchors") or []):
-        return False
-    else:
-        token = state.push("citeview_anchor", "", 0)
-        token.meta = {"index": index, "in_link": state.linkLevel > 0}
+    env = state.env
+    probe: set[int] | None = env.get("citeview_probe")
+    if probe is not None and state.linkLevel == 0:
+        probe.add(index)  # shown as text: a citation (a token is made only where the link must be named)
+        state.pos = close + 1
+        return True
+    if probe is None:
+        anchors: list[Anchor] = env["citeview_anchors"]
+        if index >= len(anchors):
+            return False
+        if anchors[index].kind == "cite":
+            # A footnote's markup depends on nothing Markdown decides later: its mark goes straight
+            # into the text, with no token to make and render (a dense answer has thousands).
+            markup = _footnote_markup(anchors[index], state.linkLevel > 0, env["citeview_markup"])
+            state.pending += _own_mark(env, markup)
+            state.pos = close + 1
+            return True
+    token = state.push("citeview_anchor", "", 0)
+    token.meta = {"index": index, "in_link": state.linkLevel > 0}
     state.pos = close + 1
     return True
 
@@ -158,6 +300,8 @@ def _parse_anchor(state: StateInline, silent: bool) -> bool:
 def _balance_span_marks(state: Any) -> None:
     """Keep a span's highlight only where it opens and closes at one level of the same paragraph;
     a span crossing emphasis or a block boundary keeps its footnote and loses the highlight."""
+    if "citeview_probe" in state.env or not state.env.get("citeview_spans"):
+        return  # a probe draws nothing; an answer with markers alone has no highlight to balance
     anchors: list[Anchor] = state.env.get("citeview_anchors") or []
     for block in state.tokens:
         children = block.children or []
@@ -192,22 +336,25 @@ def _dips(children: list[Any], start: int, end: int) -> bool:
 
 
 def _render_anchor(self: Any, tokens: list[Any], idx: int, options: Any, env: dict[str, Any]) -> str:
-    """The anchor's place, marked for :func:`render_markdown` to put its markup in after sanitising."""
-    markup = _anchor_markup(tokens[idx].meta, env["citeview_anchors"])
-    if not markup:
+    """A cited span's highlight, where it opens or closes (footnotes are marked as they are parsed)."""
+    meta = tokens[idx].meta
+    anchor = env["citeview_anchors"][meta["index"]]
+    if meta.get("drop") or meta["in_link"]:
         return ""
+    return _own_mark(env, '<span class="cv-supported">' if anchor.kind == "open" else "</span>")
+
+
+def _own_mark(env: MutableMapping[str, Any], markup: str) -> str:
+    """The mark :func:`render_markdown` replaces with ``markup`` once the rest is sanitised."""
     own: list[str] = env["citeview_own"]
     own.append(markup)
-    return f"{OWN_MARK}{len(own) - 1}{OWN_MARK}"
+    return f"{env['citeview_mark']}{len(own) - 1:07d}"  # seven digits: the text after a mark may be digits
 
 
-def _anchor_markup(meta: dict[str, Any], anchors: list[Anchor]) -> str:
-    anchor = anchors[meta["index"]]
-    if anchor.kind in ("open", "close"):
-        if meta.get("drop") or meta["in_link"]:
-            return ""
-        return '<span class="cv-supported">' if anchor.kind == "open" else "</span>"
-    if meta["in_link"]:  # a span's footnote that falls inside link text: no link within a link
+def _footnote_markup(anchor: Anchor, in_link: bool, made: dict[Any, tuple[str, str]]) -> str:
+    """A footnote's HTML: its links, or the explanation of a marker that cites nothing. Footnotes
+    that differ only in their id share the rest of their markup (``made``)."""
+    if in_link:  # a span's footnote that falls inside link text: no link within a link
         return f'<sup class="cv-cite">{escape(anchor.marker or "*")}</sup>'
     if not anchor.links:
         tip_id = f"{anchor.id}-tip"
@@ -217,34 +364,47 @@ def _anchor_markup(meta: dict[str, Any], anchors: list[Anchor]) -> str:
             f'<span class="cv-unresolved-label">{escape(anchor.unresolved_label)}</span>'
             f'<span class="cv-tip" role="tooltip" id="{tip_id}">{escape(anchor.explanation)}</span></span>'
         )
-    card_id = f"{anchor.id}-card"
+    key = (tuple(anchor.links), anchor.cards, anchor.conflict)
+    pieces = made.get(key)
+    if pieces is None:
+        pieces = made[key] = _footnote_pieces(anchor)
+    return f"{pieces[0]}{anchor.id}{pieces[1]}"
+
+
+def _footnote_pieces(anchor: Anchor) -> tuple[str, str]:
+    """A footnote's markup before and after its id."""
     links = []
     for position, link in enumerate(anchor.links):
-        own_id = f' id="{anchor.id}"' if position == 0 else ""
         classes = "cv-cite-link" if position == 0 else "cv-cite-link cv-cite-extra"
         links.append(
-            f'<a{own_id} class="{classes}" href="{escape(link.href)}" aria-label="{escape(link.name)}" '
-            f'aria-describedby="{card_id}">{escape(link.label)}</a>'
+            f' class="{classes}" href="{escape(link.href)}" aria-label="{escape(link.name)}" '
+            f'aria-describedby="{anchor.cards}">{escape(link.label)}</a>'
         )
     classes = "cv-cite cv-cite-conflict" if anchor.conflict else "cv-cite"
-    card = "".join(_card_entry(link) for link in anchor.links)
-    return (
-        f'<sup class="{classes}">{"".join(links)}<span class="cv-pop" id="{card_id}" role="tooltip">{card}</span></sup>'
-    )
+    return f'<sup class="{classes}"><a id="', f'"{"<a".join(links)}</sup>'
 
 
-def _card_entry(link: AnchorLink) -> str:
-    """A source card: what a reviewer needs to judge a footnote without leaving the sentence."""
-    parts = [f'<span class="cv-pop-title">{escape(link.card_title)}</span>']
-    if link.card_domain:
-        parts.append(f'<span class="cv-pop-domain">{escape(link.card_domain)}</span>')
-    if link.card_text:
-        parts.append(f'<span class="cv-pop-text">{escape(link.card_text)}</span>')
-    if link.card_url:
-        parts.append(f'<span class="cv-pop-url">{escape(link.card_url)}</span>')
-    if link.card_note:
-        parts.append(f'<span class="cv-pop-note">{escape(link.card_note)}</span>')
-    return f'<span class="cv-pop-entry">{"".join(parts)}</span>'
+def cards_markup(cards: list[Card]) -> str:
+    """The cards the footnotes refer to, each once, out of sight: a script shows a footnote's cards
+    beside it on hover and focus, and a screen reader reads them as the footnote's description."""
+    if not cards:
+        return ""
+    return f'<div class="cv-cards" hidden>{"".join(_card_markup(card) for card in cards)}</div>'
+
+
+def _card_markup(card: Card) -> str:
+    parts = []
+    if card.title:
+        parts.append(f'<span class="cv-pop-title">{escape(card.title)}</span>')
+    if card.domain:
+        parts.append(f'<span class="cv-pop-domain">{escape(card.domain)}</span>')
+    if card.text:
+        parts.append(f'<span class="cv-pop-text">{escape(card.text)}</span>')
+    if card.url:
+        parts.append(f'<span class="cv-pop-url">{escape(card.url)}</span>')
+    if card.note:
+        parts.append(f'<span class="cv-pop-note">{escape(card.note)}</span>')
+    return f'<span class="cv-pop-entry" id="{card.id}" role="tooltip">{"".join(parts)}</span>'
 
 
 def _render_link_open(self: Any, tokens: list[Any], idx: int, options: Any, env: dict[str, Any]) -> str:
