@@ -124,6 +124,10 @@ def add_source_checks(response: Response) -> None:
     response.citations.sort(key=lambda c: (c.start, c.end))
     response.unresolved.sort(key=lambda m: m.start)
     cited = {key for citation in response.citations for key in citation.source_keys}
+    cited.update(response.cited_without_position)
+    for reasoning in response.reasoning:
+        reasoning.citations.sort(key=lambda c: (c.start, c.end))
+        cited.update(key for citation in reasoning.citations for key in citation.source_keys)
     for source in response.sources:
         if source.url is not None and not is_safe_http_url(source.url):
             response.diagnose(

@@ -11,11 +11,20 @@ CONTRACT_VERSION = 1
 
 SEVERITIES = ("error", "warning", "info")
 
+# What a source's ``extra["snippet"]`` is, in ``extra["snippet_kind"]``: a reviewer must be able to
+# tell a search engine's excerpt from the passage a retrieval returned or the document itself.
+SNIPPET_KINDS = (
+    "search_snippet",  # a search engine's excerpt of the page (not the page)
+    "retrieved_passage",  # the passage a retrieval (file search, RAG) returned for the answer
+    "document_text",  # the document the caller sent, as the provider echoed it
+    "tool_output",  # what a tool the caller ran returned
+)
+
 
 @dataclass
 class Source:
     key: str
-    kind: str  # "web" | "document" | "file"
+    kind: str  # "web" | "document" | "file" | "tool" (a tool's output, such as Cohere's tool sources)
     url: str | None = None
     title: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -96,6 +105,44 @@ class SearchBatch:
 
 
 @dataclass
+class ReasoningText:
+    """Text the model wrote beside its answer: its plan before calling tools, or its thinking. What
+    it cites is shown apart from the answer's citations, since it supports no claim of the answer.
+    Its citations' offsets count code points of ``text``."""
+
+    kind: str  # "plan" | "thinking"
+    text: str
+    citations: list[Citation] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "citations": [c.to_json() for c in self.citations]}
+
+
+@dataclass
+class Recitation:
+    """A stretch of the answer the model reproduced from a published work (Gemini's
+    ``citationMetadata``): an attribution notice, not grounding. ``start``/``end`` count code points
+    of the answer, or are None when the notice gives no place or its place does not fit the text."""
+
+    start: int | None
+    end: int | None
+    url: str | None = None
+    title: str | None = None
+    license: str | None = None
+    publication_date: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "url": self.url,
+            "title": self.title,
+            "license": self.license,
+            "publication_date": self.publication_date,
+        }
+
+
+@dataclass
 class Response:
     provider: str
     api: str
@@ -114,6 +161,11 @@ class Response:
     # several, and Gemini's Search Suggestions HTML exactly as provided (shown only in a sandbox).
     candidate: int | None = None
     search_suggestions: str | None = None
+    # Sources the response says it cites without saying where (annotations without positions, exports
+    # that keep no positions): listed as cited, never placed at a guessed position.
+    cited_without_position: list[str] = field(default_factory=list)
+    reasoning: list[ReasoningText] = field(default_factory=list)
+    recitations: list[Recitation] = field(default_factory=list)
 
     def diagnose(self, code: str, severity: str, message: Phrase, **details: Any) -> None:
         self.diagnostics.append(Diagnostic(code, severity, message, details))
@@ -196,6 +248,9 @@ class Response:
             "searches": [b.to_json() for b in self.searches],
             "candidate": self.candidate,
             "search_suggestions": self.search_suggestions,
+            "cited_without_position": list(self.cited_without_position),
+            "reasoning": [r.to_json() for r in self.reasoning],
+            "recitations": [r.to_json() for r in self.recitations],
         }
 
 

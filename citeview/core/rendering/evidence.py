@@ -79,14 +79,22 @@ def _passage(
     }
 
 
+# The texts a dump holds that are the source's own words, as retrieved or sent: evidence to compare
+# with the claim. A search engine's excerpt is not the page, so it is left to the source list.
+_EVIDENCE_SNIPPET_KINDS = {"retrieved_passage", "document_text", "tool_output"}
+
+
 def _evidence_of(citation: dict[str, Any], sources: dict[str, Any]) -> str | None:
-    """The passage a citation rests on: the quote the provider returned (Claude), or the text a file
-    search retrieved for a cited file (OpenAI, when the dump includes the results). A file's text is
-    shown with each of its citations, so it is held to a length there (the source list has all of it)."""
+    """The passage a citation rests on: the quote the provider returned (Claude, Bedrock), or the text
+    the dump holds of the cited source: what a file search or retrieval returned, the document the
+    caller sent, a tool's output. That text is shown with each of its citations, so it is held to a
+    length there (the source list has all of it)."""
     if citation["cited_text"] is not None:
         return str(citation["cited_text"])
     source = sources.get(citation["source_keys"][0]) if citation["source_keys"] else None
-    if source and source["kind"] == "file" and isinstance(source["extra"].get("snippet"), str):
+    if not source or not isinstance(source["extra"].get("snippet"), str):
+        return None
+    if source["kind"] == "file" or source["extra"].get("snippet_kind") in _EVIDENCE_SNIPPET_KINDS:
         return shortened(str(source["extra"]["snippet"]), SHARED_PASSAGE_CHARS)
     return None
 
