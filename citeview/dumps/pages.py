@@ -17,6 +17,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext
 
 import citeview
+from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import phrase_text
 from citeview.core.pretty import pretty_dump_text
 from citeview.core.rendering.answer import response_prefix, source_entries
@@ -128,4 +129,21 @@ def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any
             {"queries": batch["queries"], "sources": [labels[k] for k in batch["source_keys"] if k in labels]}
             for batch in response.get("searches", [])
         ],
+        "without_position": [labels[k] for k in response.get("cited_without_position", []) if k in labels],
+        "reasoning": rendered.get("reasoning", []),
+        "recitations": [_recitation_view(r, response["text"]) for r in response.get("recitations", [])],
     }
+
+
+RECITED_CHARS_SHOWN = 300
+
+
+def _recitation_view(recitation: dict[str, Any], text: str) -> dict[str, Any]:
+    """A recitation notice with the stretch of the answer it names, when it names one."""
+    start, end = recitation["start"], recitation["end"]
+    placed = isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)
+    recited = text[start:end] if placed else ""
+    if len(recited) > RECITED_CHARS_SHOWN:
+        recited = recited[:RECITED_CHARS_SHOWN] + "…"
+    link = recitation["url"] if is_safe_http_url(recitation["url"]) else None
+    return {**recitation, "recited": recited, "link": link}

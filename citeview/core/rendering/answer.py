@@ -123,7 +123,31 @@ def render_response(
         "answer": render_answer(response, prefix, labels, gettext, until),
         "evidence": evidence_rows(response, labels, gettext, until),
         "drawn_until": until,
+        "reasoning": [
+            {"kind": reasoning["kind"], "html": _render_reasoning(response, reasoning, n, prefix, labels, gettext)}
+            for n, reasoning in enumerate(response.get("reasoning", []))
+        ],
     }
+
+
+def _render_reasoning(
+    response: dict[str, Any],
+    reasoning: dict[str, Any],
+    number: int,
+    prefix: str,
+    labels: dict[str, str],
+    gettext: Translate,
+) -> str:
+    """The model's plan or thinking with its own footnotes, which link to the response's source list
+    and are numbered apart from the answer's (their ids carry the reasoning's own prefix)."""
+    own = {
+        "text": reasoning["text"],
+        "citations": reasoning["citations"],
+        "unresolved": [],
+        "sources": response["sources"],
+        "diagnostics": [d for d in response["diagnostics"] if d["code"] == "source_conflict"],
+    }
+    return render_answer(own, f"{prefix}-{reasoning['kind']}{number}", labels, gettext, source_prefix=prefix)
 
 
 def render_answer(
@@ -132,16 +156,18 @@ def render_answer(
     labels: dict[str, str] | None = None,
     gettext: Translate = untranslated,
     until: int | None = None,
+    source_prefix: str | None = None,
 ) -> str:
     """The answer's Markdown as sanitised HTML, each citation up to ``until`` (:func:`drawn_until`) a
     link to its source entry and each cited span (a Gemini segment, a Claude block) subtly highlighted.
-    ``labels`` are the sources' labels (:func:`source_labels`)."""
+    ``labels`` are the sources' labels (:func:`source_labels`); the source list's ids have
+    ``source_prefix`` (by default the answer's own ``prefix``)."""
     until = drawn_until(response) if until is None else until
     if labels is None:
         labels = source_labels(response)
     text = response["text"][:MAX_MARKDOWN_CHARS]
     explanations = _unresolved_explanations(response, gettext)
-    parts = _FootnoteParts(prefix, response, labels, gettext)
+    parts = _FootnoteParts(prefix, response, labels, gettext, source_prefix or prefix)
     anchors: list[Anchor] = []
     places: list[Place] = []
     # Marks past the drawn part are not even made: a 50 MB answer has a hundred thousand of them.
@@ -159,7 +185,7 @@ def render_answer(
         anchors.append(
             Anchor(
                 f"{prefix}-unresolved-{index}",
-                marker["marker"],
+                readable_marker(marker["marker"], marker["ref"]),
                 explanation=explanation,
                 unresolved_label=gettext("no source"),
             )
@@ -189,7 +215,34 @@ def render_answer(
         ).format(limit=MAX_MARKDOWN_CHARS)
         html += f'<p class="cv-truncated">{escape(note)}</p>'
     # Sanitised as it was rendered (render_markdown); the notes and the cards are ours, escaped.
-    return html + cards_markup(parts.cards)
+    return shown_private_use(html) + cards_markup(parts.cards)
+
+
+# OpenAI's inline citation tokens are written in private-use characters no font draws: U+E200 opens a
+# token, U+E202 separates its family ("cite") from each source id and the line locator, U+E201 closes it.
+_TOKEN_OPEN, _TOKEN_CLOSE, _TOKEN_SEPARATOR = "\ue200", "\ue201", "\ue202"
+_PRIVATE_USE_SHOWN = {ord(c): f"⟨U+{ord(c):04X}⟩" for c in (_TOKEN_OPEN, _TOKEN_CLOSE, _TOKEN_SEPARATOR)}
+
+
+def readable_marker(marker: str, ref: str) -> str:
+    """A marker as a reader can see it: ``[cite: turn0search0, L8-L13]`` for a private-use citation
+    token, ``[ref]`` for a citation that has no text of its own (a Mistral reference chunk), otherwise
+    the marker as written."""
+    if not marker:
+        return f"[{ref}]"
+    if _TOKEN_SEPARATOR not in marker and _TOKEN_OPEN not in marker:
+        return marker
+    family, *ids = marker.strip(_TOKEN_OPEN + _TOKEN_CLOSE).split(_TOKEN_SEPARATOR)
+    shown = f"{family}: {', '.join(i for i in ids if i)}" if ids else family
+    return f"[{shown.translate(_PRIVATE_USE_SHOWN)}]"
+
+
+def shown_private_use(html: str) -> str:
+    """The private-use characters of a citation token that stand alone in the text (no token was read
+    around them) written as their code points, never drawn as an invisible box."""
+    if _TOKEN_OPEN in html or _TOKEN_CLOSE in html or _TOKEN_SEPARATOR in html:
+        return html.translate(_PRIVATE_USE_SHOWN)
+    return html
 
 
 _BLOCK_SYNTAX = re.compile(r"[ \t]*(?:(?:[*+-]|\d{1,9}[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?)+")
@@ -243,6 +296,14 @@ def source_entries(response: dict[str, Any], prefix: str, until: int | None = No
     cited_past_rendering = _cited_past(response, until)  # no footnote there to go back to
     conflicts = _conflicting_keys(response)
     labels = source_labels(response)
+    without_position = set(response.get("cited_without_position", []))
+    cited_in: dict[str, list[str]] = {}  # the plan or thinking that cites a source, apart from the answer
+    for reasoning in response.get("reasoning", []):
+        for citation in reasoning["citations"]:
+            for key in citation["source_keys"]:
+                kinds = cited_in.setdefault(key, [])
+                if reasoning["kind"] not in kinds:
+                    kinds.append(reasoning["kind"])
     entries = []
     for ordinal, source in enumerate(response["sources"], 1):
         extra = dict(source["extra"])
@@ -260,6 +321,8 @@ def source_entries(response: dict[str, Any], prefix: str, until: int | None = No
                 "extra": extra,
                 "cited_by": cited_by.get(source["key"], []),
                 "cited_past_rendering": cited_past_rendering.get(source["key"], 0),
+                "cited_without_position": source["key"] in without_position,
+                "cited_in": cited_in.get(source["key"], []),
                 "conflict": source["key"] in conflicts,
             }
         )
@@ -309,9 +372,12 @@ class _FootnoteParts:
     (``…-cite-<citation>-card``) holds what differs from one citation of a source to the next: the
     passage it quotes and the provider's confidence."""
 
-    def __init__(self, prefix: str, response: dict[str, Any], labels: dict[str, str], gettext: Translate) -> None:
+    def __init__(
+        self, prefix: str, response: dict[str, Any], labels: dict[str, str], gettext: Translate, source_prefix: str
+    ) -> None:
         self.cards: list[Card] = []
         self._prefix = prefix
+        self._source_prefix = source_prefix
         self._response = response
         self._ordinals = {source["key"]: n for n, source in enumerate(response["sources"], 1)}
         self._sources = {source["key"]: source for source in response["sources"]}
@@ -336,9 +402,8 @@ class _FootnoteParts:
 
     def _made(self, mark: Footnote) -> tuple[list[AnchorLink], str, bool]:
         shown = [(i, key) for i, key in enumerate(mark.source_keys) if key in self._ordinals]
-        links = [
-            self._link(key, mark.marker if i == 0 and mark.marker else f"[{self._labels[key]}]") for i, key in shown
-        ]
+        marker = readable_marker(mark.marker, "") if mark.marker else ""
+        links = [self._link(key, marker if i == 0 and marker else f"[{self._labels[key]}]") for i, key in shown]
         cards = [self._of_source_card(key, mark.citation, mark.position or i + 1) for i, key in shown]
         if not mark.marker:
             cards.append(self._of_citation_card(mark.citation))
@@ -348,7 +413,7 @@ class _FootnoteParts:
     def _link(self, key: str, label: str) -> AnchorLink:
         made = self._links.get((key, label))
         if made is None:
-            href = f"#{source_anchor(self._prefix, self._ordinals[key])}"
+            href = f"#{source_anchor(self._source_prefix, self._ordinals[key])}"
             made = self._links[(key, label)] = _anchor_link(href, label, self._gettext, key in self._conflicts)
         return made
 
