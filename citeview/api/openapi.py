@@ -344,6 +344,21 @@ def _schemas() -> dict[str, Any]:
                     "items": {"type": "object", "required": ["start", "end", "source_keys"]},
                 },
                 "unresolved": {"type": "array", "items": {"type": "object", "required": ["marker", "start", "end"]}},
+                "cited_without_position": {
+                    "type": "array",
+                    "description": "Keys of the sources the response cites without saying where in the text.",
+                    "items": {"type": "string"},
+                },
+                "reasoning": {
+                    "type": "array",
+                    "description": "The model's plan or thinking, with citations into its own text (not the answer's).",
+                    "items": {"type": "object", "required": ["kind", "text", "citations"]},
+                },
+                "recitations": {
+                    "type": "array",
+                    "description": "Recitation notices (Gemini citationMetadata): attribution, not grounding.",
+                    "items": {"type": "object", "required": ["start", "end", "url"]},
+                },
                 "diagnostics": {
                     "type": "array",
                     "items": {"type": "object", "required": ["code", "severity", "message"]},

@@ -64,3 +64,24 @@ def test_a_recitation_is_kept_apart_from_the_sources():
     recitation = Recitation(0, 5, "https://books.example/1", "A book", "CC-BY", "2019-04-01")
     data = response_json(text="Quoted from a book.", recitations=[recitation])
     assert data["sources"] == [] and data["recitations"][0]["license"] == "CC-BY"
+
+
+def test_the_handover_report_names_sources_cited_without_position_and_tokens_in_words():
+    from citeview.core.review.report import handover_report, report_markdown
+
+    sources = [Source("a", "web", "https://a.example/", "A page")]
+    text = f"Visitors rose.{TOKEN}"
+    data = response_json(
+        text=text,
+        sources=sources,
+        cited_without_position=["a"],
+        unresolved=[Marker(TOKEN, "turn0search0", 14, 14 + len(TOKEN))],
+    )
+    dump = {"id": 1, "title": "t", "sha256": "0" * 64, "stored_at": "2026-12-01"}
+    report = handover_report(dump, {"responses": [data]}, [], [])
+    (response,) = report["responses"]
+    assert response["cited_without_position"] == [{"id": "a", "url": "https://a.example/", "title": "A page"}]
+    assert response["unresolved"][0]["marker"] == TOKEN  # the JSON keeps the token exactly
+    markdown = report_markdown(report)
+    assert "Cited by the message without saying where" in markdown and "` https://a.example/ `" in markdown
+    assert "cite: turn0search0" in markdown and "\ue200" not in markdown

@@ -109,7 +109,7 @@ def test_the_handover_report_has_what_the_handover_needs(client, editor, second_
         "url": "https://www.city.example.jp/jouken-b",
         "title": "条件Bの解説",
     }
-    assert response["unresolved"] == [{"marker": "[8]", "ref": "8"}]
+    assert response["unresolved"] == [{"marker": "[8]", "ref": "8", "label": "[8]"}]
     assert response["status"] == "incomplete" and "response.completed" in response["status_detail"]
     assert response["statements_needing_check"] == [
         {"statement": "条件A[2]、条件B[9]、条件C[8]", "unchecked_items": ["r0-c0-2", "r0-c1"]}

@@ -12,6 +12,7 @@ from typing import Any
 
 from citeview.core import registry
 from citeview.core.bidi import show_bidi_controls
+from citeview.core.rendering.answer import readable_marker
 from citeview.core.review.items import CheckItem
 
 
@@ -35,7 +36,12 @@ def handover_report(
                 "status": response["status"],
                 "status_detail": response["status_detail"],
                 "search_batches": _search_batches(response),
-                "unresolved": [{"marker": m["marker"], "ref": m["ref"]} for m in response["unresolved"]],
+                # "label": the marker as a reader sees it (a private-use citation token in words).
+                "unresolved": [
+                    {"marker": m["marker"], "ref": m["ref"], "label": readable_marker(m["marker"], m["ref"])}
+                    for m in response["unresolved"]
+                ],
+                "cited_without_position": _cited_without_position(response),
                 "statements_needing_check": _needing_check(own_items, finished),
                 "verdicts": [_verdict(c) for c in checks if c["response_index"] == number],
             }
@@ -63,6 +69,16 @@ def _search_batches(response: dict[str, Any]) -> list[dict[str, Any]]:
             ],
         }
         for batch in batches
+    ]
+
+
+def _cited_without_position(response: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sources the response cites without saying where (the format keeps no positions)."""
+    sources = {s["key"]: s for s in response["sources"]}
+    return [
+        {"id": key, "url": sources[key]["url"], "title": sources[key]["title"]}
+        for key in response.get("cited_without_position", [])
+        if key in sources
     ]
 
 
@@ -136,8 +152,15 @@ def _response_markdown(response: dict[str, Any], count: int) -> list[str]:
         f"- Completed: {'yes' if status == 'completed' else 'no'}"
         + ("" if status == "completed" else f" ({status}: {_one_line(response['status_detail'] or '')})")
     )
-    unresolved = ", ".join(_one_line(m["marker"]) for m in response["unresolved"]) or "none"
-    lines += [f"- Unresolved numbers: {unresolved}", "", "### Search results as received", ""]
+    unresolved = ", ".join(_one_line(m["label"]) for m in response["unresolved"]) or "none"
+    lines.append(f"- Unresolved numbers: {unresolved}")
+    if response["cited_without_position"]:
+        lines.append("- Cited by the message without saying where (the format gives no positions):")
+        lines += [
+            f"   - \\[{_one_line(r['id'])}\\] {_one_line(r['title'] or '(no title)')} — {_code(r['url']) or '(no URL)'}"
+            for r in response["cited_without_position"]
+        ]
+    lines += ["", "### Search results as received", ""]
     for number, batch in enumerate(response["search_batches"], 1):
         queries = "; ".join(_one_line(q) for q in batch["queries"]) or "(no query given)"
         lines.append(f"{number}. {queries}")
