@@ -121,6 +121,7 @@ def _read_message(response: Response, message: dict[str, Any]) -> None:
     response.id = str_or_none(message.get("id"))
     response.model = str_or_none(message.get("model"))
     table = SourceTable(response)
+    documents = _Documents(response, table)
     blocks = dicts_in(message.get("content"))
     result_urls = _web_results(blocks)
     parts: list[str] = []
@@ -131,18 +132,20 @@ def _read_message(response: Response, message: dict[str, Any]) -> None:
         text = str_or_none(block.get("text")) or ""
         parts.append(text)
         for citation in dicts_in(block.get("citations")):
-            _cite(response, table, citation, position, position + len(text))
+            _cite(response, table, documents, citation, position, position + len(text))
         position += len(text)
     response.text = "".join(parts)
     _add_web_results(response, table, blocks)
     _note_earlier_results(response, result_urls)
 
 
-def _cite(response: Response, table: SourceTable, citation: dict[str, Any], start: int, end: int) -> None:
+def _cite(
+    response: Response, table: SourceTable, documents: _Documents, citation: dict[str, Any], start: int, end: int
+) -> None:
     kind = citation.get("type")
     cited_text = str_or_none(citation.get("cited_text"))
     if kind in ("char_location", "page_location", "content_block_location"):
-        key, location = _document_source(table, citation)
+        key, location = _document_source(documents, citation)
     elif kind == "web_search_result_location":
         url = str_or_none(citation.get("url"))
         key = table.add(url or "web:unknown", kind="web", url=url, title=str_or_none(citation.get("title")))
@@ -160,17 +163,63 @@ def _cite(response: Response, table: SourceTable, citation: dict[str, Any], star
     response.citations.append(Citation(start, end, [key], cited_text=cited_text, location=location))
 
 
-def _document_source(table: SourceTable, citation: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+class _Documents:
+    """The documents citations name, by ``document_index``. A document sent by Files API id carries
+    its ``file_id``; two ids under one index are two documents, kept apart and said to conflict."""
+
+    def __init__(self, response: Response, table: SourceTable) -> None:
+        self._response = response
+        self._table = table
+        self._files: dict[str, list[tuple[str, str | None]]] = {}  # "doc:N" -> (stored key, file_id) each
+
+    def key(self, number: int | None, file_id: str | None, title: str | None) -> str:
+        name = f"doc:{number if number is not None else '?'}"
+        known = self._files.setdefault(name, [])
+        for position, (stored, known_id) in enumerate(known):
+            # A citation without a file_id (a model_dump null, a proxy) names no other file.
+            if file_id is None or known_id is None or known_id == file_id:
+                if known_id is None and file_id is not None:
+                    known[position] = (stored, file_id)
+                    self._table.get(stored).extra.setdefault("file_id", file_id)
+                source = self._table.get(stored)
+                source.title = source.title or title
+                return stored
+        stored = name if not known else self._free(name, len(known) + 1)
+        extra = {"document_index": number, "file_id": file_id}
+        self._table.add(stored, kind="document", url=None, title=title, extra=extra)
+        known.append((stored, file_id))
+        if len(known) > 1:
+            self._conflict(name, known)
+        return stored
+
+    def _free(self, name: str, number: int) -> str:
+        taken = {source.key for source in self._response.sources}
+        while f"{name}#{number}" in taken:
+            number += 1
+        return f"{name}#{number}"
+
+    def _conflict(self, name: str, known: list[tuple[str, str | None]]) -> None:
+        self._response.diagnose(
+            "source_conflict",
+            "warning",
+            phrase(
+                "{key} is cited as two different files: {first} and {second}. Both are kept; each citation "
+                "points at the file it names.",
+                key=name,
+                first=known[0][1],
+                second=known[-1][1],
+            ),
+            key=name,
+            keys=[stored for stored, _ in known],
+            file_ids=[file_id for _, file_id in known],
+        )
+
+
+def _document_source(documents: _Documents, citation: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
     index = citation.get("document_index")
     number = index if isinstance(index, int) and not isinstance(index, bool) else None
-    extra = {"document_index": number, "file_id": str_or_none(citation.get("file_id"))}
-    key = table.add(
-        f"doc:{number if number is not None else '?'}",
-        kind="document",
-        url=None,
-        title=str_or_none(citation.get("document_title")),
-        extra=extra,
-    )
+    file_id = str_or_none(citation.get("file_id")) or None
+    key = documents.key(number, file_id, str_or_none(citation.get("document_title")))
     kind = citation.get("type")
     if kind == "char_location":
         location = _range("char", citation.get("start_char_index"), citation.get("end_char_index"))
@@ -178,6 +227,8 @@ def _document_source(table: SourceTable, citation: dict[str, Any]) -> tuple[str,
         location = _range("page", citation.get("start_page_number"), citation.get("end_page_number"))
     else:
         location = _range("block", citation.get("start_block_index"), citation.get("end_block_index"))
+    if location is not None and file_id is not None:
+        location["file_id"] = file_id  # the document is not in the dump: the file it is, by Files API id
     return key, location
 
 
