@@ -264,7 +264,7 @@ def _single_page(response: Response, index: int, raw: Any) -> dict[str, Any] | N
             page=_shown_page(raw),
         ),
         chunk=index,
-        page_number=raw if raw is None or isinstance(raw, str | int | float | bool) else str(raw),
+        page_number=raw,
     )
     return None
 
@@ -695,9 +695,12 @@ def _place_annotation(
     unknown: dict[str, list[dict[str, Any]]],
 ) -> None:
     kind = annotation.get("type")
+    if kind is not None and not isinstance(kind, str):  # a list or an object: no type at all
+        unknown.setdefault(json.dumps(kind)[:40], []).append(annotation)
+        return
     if kind not in _ANNOTATION_TYPES:
         if kind not in _NOT_CITATIONS:
-            unknown.setdefault(kind if isinstance(kind, str) else json.dumps(kind)[:40], []).append(annotation)
+            unknown.setdefault(kind, []).append(annotation)
         return
     key, location = _annotation_source(table, kind, number, annotation)
     if annotation.get("start_index") is None and annotation.get("end_index") is None:
