@@ -694,11 +694,10 @@ def _place_annotation(
     annotation: dict[str, Any],
     unknown: dict[str, list[dict[str, Any]]],
 ) -> None:
-    kind = annotation.get("type")
-    if kind is not None and not isinstance(kind, str):  # a list or an object: no type at all
-        unknown.setdefault(json.dumps(kind)[:40], []).append(annotation)
-        return
-    if kind not in _ANNOTATION_TYPES:
+    raw_kind = annotation.get("type")
+    # A type that is a list or an object is named by its JSON (and so is one no set lookup chokes on).
+    kind = raw_kind if raw_kind is None or isinstance(raw_kind, str) else json.dumps(raw_kind)[:40]
+    if kind is not None and kind not in _ANNOTATION_TYPES:
         if kind not in _NOT_CITATIONS:
             unknown.setdefault(kind, []).append(annotation)
         return
