@@ -165,40 +165,34 @@ def _cite(
 
 class _Documents:
     """The documents citations name, by ``document_index``. A document sent by Files API id carries
-    its ``file_id``; two ids under one index are two documents, kept apart and said to conflict."""
+    its ``file_id``; two ids under one index are two documents, kept apart and said to conflict.
+    Each citation is one dictionary lookup, however many files a dump names."""
 
     def __init__(self, response: Response, table: SourceTable) -> None:
         self._response = response
         self._table = table
-        self._files: dict[str, list[tuple[str, str | None]]] = {}  # "doc:N" -> (stored key, file_id) each
+        self._first: dict[str, str] = {}  # "doc:N" -> the stored key of the first document cited under it
+        self._count: dict[str, int] = {}  # "doc:N" -> how many documents are cited under it
+        self._by_file: dict[tuple[str, str], str] = {}  # ("doc:N", file_id) -> stored key
+        self._file_of: dict[str, str | None] = {}  # stored key -> its file_id
 
     def key(self, number: int | None, file_id: str | None, title: str | None) -> str:
         name = f"doc:{number if number is not None else '?'}"
-        known = self._files.setdefault(name, [])
-        for position, (stored, known_id) in enumerate(known):
-            # A citation without a file_id (a model_dump null, a proxy) names no other file.
-            if file_id is None or known_id is None or known_id == file_id:
-                if known_id is None and file_id is not None:
-                    known[position] = (stored, file_id)
-                    self._table.get(stored).extra.setdefault("file_id", file_id)
-                source = self._table.get(stored)
-                source.title = source.title or title
-                return stored
-        stored = name if not known else self._free(name, len(known) + 1)
-        extra = {"document_index": number, "file_id": file_id}
-        self._table.add(stored, kind="document", url=None, title=title, extra=extra)
-        known.append((stored, file_id))
-        if len(known) > 1:
-            self._conflict(name, known)
-        return stored
-
-    def _free(self, name: str, number: int) -> str:
-        taken = {source.key for source in self._response.sources}
-        while f"{name}#{number}" in taken:
-            number += 1
-        return f"{name}#{number}"
-
-    def _conflict(self, name: str, known: list[tuple[str, str | None]]) -> None:
+        first = self._first.get(name)
+        if first is None:
+            return self._add(name, name, number, file_id, title)
+        # A citation without a file_id (a model_dump null, a proxy) names no other file than the first.
+        stored = first if file_id is None else self._by_file.get((name, file_id))
+        if stored is None and self._file_of[first] is None:
+            stored = first  # the first document, cited until now without its id, is this file
+            self._file_of[first] = file_id
+            self._by_file[(name, str(file_id))] = first
+            self._table.get(first).extra.setdefault("file_id", file_id)
+        if stored is not None:
+            source = self._table.get(stored)
+            source.title = source.title or title
+            return stored
+        stored = self._add(name, f"{name}#{self._count[name] + 1}", number, file_id, title)
         self._response.diagnose(
             "source_conflict",
             "warning",
@@ -206,13 +200,24 @@ class _Documents:
                 "{key} is cited as two different files: {first} and {second}. Both are kept; each citation "
                 "points at the file it names.",
                 key=name,
-                first=known[0][1],
-                second=known[-1][1],
+                first=self._file_of[first],
+                second=file_id,
             ),
             key=name,
-            keys=[stored for stored, _ in known],
-            file_ids=[file_id for _, file_id in known],
+            keys=[first, stored],
+            file_ids=[self._file_of[first], file_id],
         )
+        return stored
+
+    def _add(self, name: str, key: str, number: int | None, file_id: str | None, title: str | None) -> str:
+        extra = {"document_index": number, "file_id": file_id}
+        stored = self._table.add(key, kind="document", url=None, title=title, extra=extra)
+        self._first.setdefault(name, stored)
+        self._count[name] = self._count.get(name, 0) + 1
+        self._file_of[stored] = file_id
+        if file_id is not None:
+            self._by_file[(name, file_id)] = stored
+        return stored
 
 
 def _document_source(documents: _Documents, citation: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
