@@ -9,7 +9,7 @@ import pytest
 
 from citeview.core.parse import parse_dump
 from citeview.core.rendering.answer import render_answer, source_entries
-from tests.conftest import fixture_ids, real_fixtures, sse
+from tests.conftest import fixture_ids, own_fixture, real_fixtures, sse
 
 FIXTURES = real_fixtures("anthropic")
 
@@ -339,3 +339,64 @@ def test_a_footnote_after_a_block_ending_in_a_blank_line_stays_in_its_paragraph(
     response = parse(message(text("First.\n\n", web("https://example.org/a", "q")), text("Second.")))
     html = render_answer(response, "cv-r0")
     assert html.index("cv-cite-link") < html.index("</p>")
+
+
+# --- Documents sent by Files API id ---------------------------------------------------------------
+# tests/fixtures/anthropic/files-api-file-id-conflict-built.* are built from provider-formats.md §2
+# (pitfall 7: file_id on char, page and block locations), not recorded: no real recording has one.
+
+FILE_A = "file_011CNha8iCJcU1wXNR6q4V8w"
+FILE_B = "file_011CPMxVD3fHLUhvTqtsQA5w"
+
+
+@pytest.mark.parametrize(
+    "name", ["files-api-file-id-conflict-built.json", "files-api-file-id-conflict-stream-built.sse"]
+)
+def test_two_file_ids_under_one_document_index_are_two_sources_in_conflict(name):
+    (response,) = parse_dump(own_fixture(f"anthropic/{name}")).to_json()["responses"]
+    assert response["status"] == "completed" and response["streamed"] == name.endswith(".sse")
+    sources = {s["key"]: s for s in response["sources"]}
+    assert sources["doc:0"]["extra"]["file_id"] == FILE_A and sources["doc:0#2"]["extra"]["file_id"] == FILE_B
+    assert sources["doc:0#2"]["extra"]["document_index"] == 0
+    (conflict,) = [d for d in response["diagnostics"] if d["code"] == "source_conflict"]
+    assert conflict["details"]["keys"] == ["doc:0", "doc:0#2"] and conflict["details"]["file_ids"] == [FILE_A, FILE_B]
+    assert FILE_A in conflict["message"] and FILE_B in conflict["message"]
+    text = response["text"]
+    placed = [(text[c["start"] : c["end"]], c["source_keys"], c["location"]) for c in response["citations"]]
+    assert placed[0][1] == ["doc:0"] and placed[1][1] == ["doc:0"] and placed[2][1] == ["doc:0#2"]
+    assert [loc["file_id"] for _, _, loc in placed] == [FILE_A, FILE_A, FILE_B, "file_011CQ2xY8rN5mGkW7pLs3TdF"]
+    assert placed[3][2] == {"type": "page", "start": 3, "end": 4, "file_id": "file_011CQ2xY8rN5mGkW7pLs3TdF"}
+    entries = {e["key"]: e for e in source_entries(response, "cv-r0")}
+    assert entries["doc:0"]["conflict"] and entries["doc:0#2"]["conflict"] and not entries["doc:1"]["conflict"]
+
+
+def test_a_citation_without_a_file_id_is_the_same_document_and_fills_nothing_in_wrongly():
+    def char(file_id):
+        return {
+            "type": "char_location",
+            "cited_text": "q",
+            "document_index": 0,
+            "document_title": "T",
+            "start_char_index": 0,
+            "end_char_index": 1,
+            "file_id": file_id,
+        }
+
+    response = parse(message(text("a", char(None)), text("b", char(FILE_A)), text("c", char(None))))
+    assert [s["key"] for s in response["sources"]] == ["doc:0"]
+    assert response["sources"][0]["extra"]["file_id"] == FILE_A
+    assert [c["location"].get("file_id") for c in response["citations"]] == [None, FILE_A, None]
+    assert "source_conflict" not in [d["code"] for d in response["diagnostics"]]
+
+
+def test_a_file_id_on_a_location_that_is_not_well_formed_stays_on_the_source():
+    citation = {
+        "type": "page_location",
+        "cited_text": "p",
+        "document_index": 2,
+        "start_page_number": "1",
+        "file_id": FILE_B,
+    }
+    response = parse(message(text("a", citation)))
+    (only,) = response["citations"]
+    assert only["location"] is None and response["sources"][0]["extra"]["file_id"] == FILE_B

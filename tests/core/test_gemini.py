@@ -9,8 +9,8 @@ import pytest
 
 from citeview.core.offsets import ByteOffsets
 from citeview.core.parse import parse_dump
-from citeview.core.rendering.answer import render_answer
-from tests.conftest import fixture_ids, real_fixtures, sse
+from citeview.core.rendering.answer import render_answer, render_response
+from tests.conftest import fixture_ids, own_fixture, real_fixtures, sse
 
 FIXTURES = real_fixtures("gemini")
 PLACEMENT_PROBLEMS = {"segment_text_mismatch", "offset_inside_character", "offset_out_of_range"}
@@ -446,3 +446,290 @@ def test_google_search_links_with_spaces_in_their_query_stay_clickable():
 
     assert is_safe_http_url("https://www.google.com/search?q=weather+in+San Francisco, CA,+US")
     assert not is_safe_http_url("https://www.google.com/a b")
+
+
+# --- Retrieval, Maps and image chunks; recitation notices; Interactions file and place citations ---
+# The dumps in tests/fixtures/gemini/*-built.* are built from provider-formats.md §3 and §3.1 (the
+# grounding chunk kinds table, pitfalls 8 and 11), not recorded: no real recording of them exists.
+
+RAG_BUILT = [
+    "vertex-rag-engine-pages-recitation-built.json",
+    "python-genai-rag-recitation-snake-case-built.json",
+    "vertex-rag-engine-pages-recitation-stream-built.sse",
+]
+LAW = "使用者は、その雇入れの日から起算して六箇月間継続勤務し全労働日の八割以上出勤した労働者に対して、継続し、又は分割した十労働日の有給休暇を与えなければならない。"
+
+
+def built(name: str) -> dict:
+    return parse_dump(own_fixture(f"gemini/{name}")).to_json()["responses"][0]
+
+
+def codes(response: dict) -> list[str]:
+    return [d["code"] for d in response["diagnostics"]]
+
+
+def cited(response: dict) -> list[tuple[str, list[str], dict | None]]:
+    text = response["text"]
+    return [(text[c["start"] : c["end"]], c["source_keys"], c["location"]) for c in response["citations"]]
+
+
+@pytest.mark.parametrize("name", RAG_BUILT)
+def test_rag_engine_pages_become_the_citations_page_location_with_an_exclusive_end(name):
+    response = built(name)
+    assert response["streamed"] == name.endswith(".sse") and response["status"] == "completed"
+    first, second = cited(response)
+    assert first[0].startswith("年次有給休暇は") and first[1] == ["0"]
+    assert first[2] == {"type": "page", "start": 12, "end": 14}  # firstPage 12, lastPage 13, both inclusive
+    assert second[1] == ["1", "2"] and second[2] is None  # chunks on different pages: no one location
+    html = render_response(response, "cv-r0")
+    assert any(p["where"] == "p. 12–13" for row in html["evidence"] for p in row["passages"])
+
+
+@pytest.mark.parametrize("name", RAG_BUILT)
+def test_retrieved_text_is_evidence_and_only_http_uris_are_links(name):
+    response = built(name)
+    rag, rag_one_page, search = response["sources"]
+    assert rag["kind"] == "document" and rag["url"] is None and rag["title"] == "shugyo-kisoku.pdf"
+    assert rag["extra"]["uri"] == "gs://hr-handbook-corpus/2026/shugyo-kisoku.pdf"
+    assert rag["extra"]["snippet"].startswith("第24条") and rag["extra"]["snippet_kind"] == "retrieved_passage"
+    assert (rag["extra"]["retrieval"], rag["extra"]["first_page"], rag["extra"]["last_page"]) == ("rag_engine", 12, 13)
+    assert rag_one_page["extra"]["snippet"].startswith("第26条")  # ragChunk.text alone is the passage
+    assert search["url"] == "https://intranet.example.co.jp/hr/faq/leave" and "uri" not in search["extra"]
+    assert search["extra"]["retrieval"] == "vertex_ai_search" and search["extra"]["document_name"].endswith("leave-faq")
+    assert "unsafe_url" not in codes(response)
+    assert response["searches"][0]["queries"] == ["有給休暇 付与日数 時間単位"]
+    rows = render_response(response, "cv-r0")["evidence"]
+    assert "（年次有給休暇）入社日から" in rows[0]["passages"][0]["quote_html"]  # shown beside the claim
+
+
+@pytest.mark.parametrize("name", RAG_BUILT)
+def test_a_recitation_notice_is_a_recitation_not_a_source_or_a_citation(name):
+    response = built(name)
+    (notice,) = response["recitations"]
+    assert response["text"][notice["start"] : notice["end"]] == LAW
+    assert (
+        notice["url"] == "https://elaws.e-gov.go.jp/document?lawid=322AC0000000049" and notice["title"] == "労働基準法"
+    )
+    assert notice["publication_date"] == "1947-04-07" and notice["license"] is None  # Vertex's "" says nothing
+    assert all("e-gov" not in (s["url"] or "") for s in response["sources"])
+    assert len(response["sources"]) == 3 and len(response["citations"]) == 2
+    (unit,) = [d for d in response["diagnostics"] if d["code"] == "offset_unit"]
+    assert unit["severity"] == "info" and "UTF-8 bytes" in unit["message"] and unit["details"]["assumed"] is True
+
+
+def test_python_genai_dumps_read_like_rest_dumps_for_the_new_chunks():
+    camel, snake = built(RAG_BUILT[0]), built(RAG_BUILT[1])
+    for field in ("text", "sources", "citations", "recitations", "searches"):
+        assert camel[field] == snake[field], field
+
+
+def test_file_search_pages_media_and_metadata_are_kept_readable():
+    response = built("file-search-maps-image-chunks-built.json")
+    store = response["sources"][0]
+    assert store["url"] is None and store["title"] == "台東区観光ガイド.pdf"
+    assert store["extra"]["retrieval"] == "file_search" and store["extra"]["snippet_kind"] == "retrieved_passage"
+    assert store["extra"]["page_number"] == 4 and store["extra"]["media_id"].endswith("/media/guide-pdf-blob-01")
+    assert (
+        store["extra"]["custom_metadata"]
+        == "source_url: https://www.city.taito.lg.jp/kanko/\nyear: 2025\ntags: 寺社, 浅草"
+    )
+    assert cited(response)[0] == (
+        "浅草寺は東京都台東区にある都内最古の寺です。",
+        ["0"],
+        {"type": "page", "start": 4, "end": 5},
+    )
+
+
+def test_a_maps_place_carries_its_answer_text_reviews_and_route():
+    response = built("file-search-maps-image-chunks-built.json")
+    place = response["sources"][1]
+    assert place["kind"] == "web" and place["url"] == "https://maps.google.com/?cid=1234567890123456789"
+    assert place["title"] == "喫茶ひだまり" and place["extra"]["place_id"] == "places/ChIJx9Lr6zqMGGAR0123456789"
+    assert (
+        place["extra"]["snippet"].startswith("喫茶ひだまり・営業時間")
+        and place["extra"]["snippet_kind"] == "retrieved_passage"
+    )
+    assert place["extra"]["reviews"].splitlines() == [
+        "朝早くから開いていて助かります · 山田花子 · 2か月前 · https://maps.google.com/?cid=1234567890123456789&review=a1",
+        "モーニングのトーストが美味しい",
+    ]
+    assert (place["extra"]["route_distance_meters"], place["extra"]["route_duration"]) == (160, "120s")
+    assert cited(response)[1][0] == "雷門の近くにある「喫茶ひだまり」は朝7時から営業しています。"
+
+
+def test_an_image_chunk_is_its_page_with_the_image_beside_it():
+    image = built("file-search-maps-image-chunks-built.json")["sources"][2]
+    assert (image["kind"], image["url"], image["title"]) == ("web", "https://www.senso-ji.jp/about/", "浅草寺について")
+    assert image["extra"]["image_uri"] == "https://www.senso-ji.jp/images/kaminarimon.jpg"
+    assert image["extra"]["domain"] == "senso-ji.jp"
+
+
+def test_a_chunk_of_an_unknown_kind_is_a_source_with_what_it_names_and_a_note():
+    response = built("file-search-maps-image-chunks-built.json")
+    unknown = response["sources"][3]
+    assert (unknown["url"], unknown["title"]) == ("https://archive.example.jp/catalog/42", "所蔵目録")
+    (note,) = [d for d in response["diagnostics"] if d["code"] == "unknown_chunk_kind"]
+    assert "catalog" in note["message"] and note["details"]["chunk"] == 3
+    assert cited(response)[3][1] == ["3"]  # its support is still placed
+
+
+def test_a_gemini_api_recitation_counts_bytes_and_a_notice_without_a_place_is_kept():
+    response = built("file-search-maps-image-chunks-built.json")
+    placed, unplaced = response["recitations"]
+    assert response["text"][placed["start"] : placed["end"]] == "春の海 終日のたりのたりかな"
+    assert (placed["license"], placed["title"]) == ("CC-BY-SA-4.0", None)
+    assert (unplaced["start"], unplaced["end"], unplaced["license"]) == (None, None, "mit")
+    assert not [d for d in response["diagnostics"] if d["severity"] != "info"]
+
+
+def test_a_stream_keeps_the_last_non_empty_recitation_notices():
+    response = built(RAG_BUILT[2])
+    assert [r["url"] for r in response["recitations"]] == ["https://elaws.e-gov.go.jp/document?lawid=322AC0000000049"]
+
+
+def rag_body(answer: str, chunks: list[dict], supports: list[dict], **candidate) -> dict:
+    obj = body(answer, supports)
+    obj["candidates"][0]["groundingMetadata"]["groundingChunks"] = chunks
+    obj["candidates"][0].update(candidate)
+    return obj
+
+
+@pytest.mark.parametrize(
+    ("span", "shown"),
+    [
+        ({"firstPage": 9, "lastPage": 7}, "9 to 7"),  # reversed
+        ({"firstPage": 9}, "9 to (none)"),  # its end missing
+        ({"firstPage": 0, "lastPage": 2}, "0 to 2"),  # pages count from 1
+        ({"firstPage": "9", "lastPage": 10}, '"9" to 10'),
+    ],
+)
+def test_a_page_span_that_names_no_pages_is_diagnosed_and_gives_no_location(span, shown):
+    answer = "東京は日本の首都です。"
+    chunk = {"retrievedContext": {"uri": "gs://b/f.pdf", "ragChunk": {"text": "首都は東京。", "pageSpan": span}}}
+    response = parse(rag_body(answer, [chunk], [{"segment": segment(answer, answer), "groundingChunkIndices": [0]}]))
+    ((_, keys, location),) = cited(response)
+    assert keys == ["0"] and location is None
+    (note,) = [d for d in response["diagnostics"] if d["code"] == "invalid_page_span"]
+    assert note["severity"] == "warning" and shown in note["message"]
+
+
+def test_an_empty_page_span_or_none_at_all_is_no_location_and_nothing_wrong():
+    answer = "東京は日本の首都です。"
+    chunks = [
+        {"retrievedContext": {"ragChunk": {"text": "a", "pageSpan": {}}}},
+        {"retrievedContext": {"ragChunk": {"text": "b"}}},
+        {"retrievedContext": {}},  # any subset of the fields, even none
+    ]
+    supports = [{"segment": segment(answer, answer), "groundingChunkIndices": [i]} for i in range(3)]
+    response = parse(rag_body(answer, chunks, supports))
+    assert [location for _, _, location in cited(response)] == [None, None, None]
+    assert "invalid_page_span" not in codes(response) and "unknown_chunk_kind" not in codes(response)
+    assert response["sources"][2]["url"] is None and response["sources"][2]["extra"] == {}
+
+
+def test_chunks_on_the_same_pages_give_their_shared_location():
+    answer = "東京は日本の首都です。"
+    span = {"firstPage": 3, "lastPage": 3}
+    chunks = [{"retrievedContext": {"ragChunk": {"text": t, "pageSpan": span}}} for t in ("a", "b")]
+    response = parse(rag_body(answer, chunks, [{"segment": segment(answer, answer), "groundingChunkIndices": [0, 1]}]))
+    assert cited(response)[0][2] == {"type": "page", "start": 3, "end": 4}
+
+
+@pytest.mark.parametrize(
+    ("notice", "code"),
+    [
+        ({"startIndex": 0, "endIndex": 999}, "offset_out_of_range"),  # past the text
+        ({"startIndex": 1, "endIndex": 6}, "offset_inside_character"),  # inside 東 (3 bytes)
+        ({"startIndex": 6, "endIndex": 3}, "offset_out_of_range"),  # reversed
+        ({"startIndex": 3}, "offset_out_of_range"),  # no end
+        ({"startIndex": 0, "endIndex": "9"}, "offset_out_of_range"),
+    ],
+)
+def test_a_recitation_that_does_not_fit_the_text_keeps_no_place_and_is_diagnosed(notice, code):
+    answer = "東京は日本の首都です。"
+    response = parse(
+        rag_body(answer, [], [], citationMetadata={"citationSources": [{**notice, "uri": "https://x.example"}]})
+    )
+    (recitation,) = response["recitations"]
+    assert (recitation["start"], recitation["end"], recitation["url"]) == (None, None, "https://x.example")
+    assert code in codes(response) and response["citations"] == [] and response["sources"] == []
+
+
+def test_a_recitation_without_a_start_starts_at_zero_and_dates_keep_what_is_given():
+    answer = "東京は日本の首都です。"
+    notices = [
+        {"endIndex": 6, "publicationDate": {"year": 2024}},
+        {"endIndex": 6, "publicationDate": {"year": 2024, "month": 5}},
+        {"endIndex": 6, "publicationDate": {"month": 5, "day": 3}},
+        {"endIndex": 6, "publicationDate": "2020-01-01"},
+    ]
+    response = parse(rag_body(answer, [], [], citationMetadata={"citations": notices}))
+    assert [answer[r["start"] : r["end"]] for r in response["recitations"]] == ["東京"] * 4
+    assert [r["publication_date"] for r in response["recitations"]] == ["2024", "2024-05", "--05-03", "2020-01-01"]
+
+
+def test_an_interactions_file_citation_keeps_its_file_page_and_metadata():
+    response = built("interactions-file-place-citations-built.json")
+    assert response["api"] == "gemini.interactions" and response["status"] == "completed"
+    (file_span, file_keys, file_page), (place_span, place_keys, _) = cited(response)
+    assert file_span == "有給休暇は入社6か月後に10日付与されます。" and file_page == {
+        "type": "page",
+        "start": 12,
+        "end": 13,
+    }
+    source = {s["key"]: s for s in response["sources"]}[file_keys[0]]
+    assert (source["kind"], source["url"], source["title"]) == ("file", None, "就業規則2026.pdf")
+    assert source["extra"]["document_uri"] == "fileSearchStores/hr-store-3x9/documents/kisoku-2026"
+    assert source["extra"]["source"] == "hr-store-3x9"
+    assert source["extra"]["custom_metadata"] == "department: 人事部\nversion: 3\ntags: 規程, 休暇"
+    assert place_span == "雷門近くの喫茶ひだまりは朝7時に開店します。" and place_keys == [
+        "places/ChIJx9Lr6zqMGGAR0123456789"
+    ]
+
+
+def test_an_interactions_place_citation_keeps_its_place_and_reviews():
+    response = built("interactions-file-place-citations-built.json")
+    place = {s["key"]: s for s in response["sources"]}["places/ChIJx9Lr6zqMGGAR0123456789"]
+    assert place["url"] == "https://maps.google.com/?cid=1234567890123456789" and place["title"] == "喫茶ひだまり"
+    assert place["extra"]["reviews"].startswith("朝早くから開いていて助かります · https://maps.google.com/")
+
+
+@pytest.mark.parametrize(
+    "name", ["interactions-file-place-citations-built.json", "interactions-file-place-citations-stream-built.json"]
+)
+def test_interactions_annotations_of_unknown_types_are_noted_and_unplaced_ones_cited_without_position(name):
+    response = built(name)
+    assert response["streamed"] == ("stream" in name) and response["status"] == "completed"
+    assert response["cited_without_position"] == ["社内規程集.pdf"]
+    (note,) = [d for d in response["diagnostics"] if d["code"] == "unknown_citation"]
+    assert note["details"]["type"] == "page_citation_v2" and note["details"]["first"]["page"] == 3
+    assert len(response["citations"]) == 2  # word_info attributes nothing: neither placed nor noted
+    assert "unused_source" not in codes(response)
+    assert not [d for d in response["diagnostics"] if d["severity"] != "info"]
+
+
+def test_interactions_byte_offsets_inside_a_character_are_diagnosed_not_placed():
+    text = "東京は日本の首都です。"
+    interaction = {
+        "id": "v1_q",
+        "status": "completed",
+        "steps": [
+            {
+                "type": "model_output",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": text,
+                        "annotations": [
+                            {"type": "file_citation", "file_name": "a.pdf", "start_index": 1, "end_index": 6},
+                            {"type": "file_citation", "file_name": "a.pdf", "page_number": 0, "end_index": 6},
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+    response = parse(interaction)
+    assert "offset_inside_character" in codes(response)
+    ((span, _, location),) = cited(response)
+    assert span == "東京" and location is None  # a page 0 is no page

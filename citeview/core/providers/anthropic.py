@@ -121,6 +121,7 @@ def _read_message(response: Response, message: dict[str, Any]) -> None:
     response.id = str_or_none(message.get("id"))
     response.model = str_or_none(message.get("model"))
     table = SourceTable(response)
+    documents = _Documents(response, table)
     blocks = dicts_in(message.get("content"))
     result_urls = _web_results(blocks)
     parts: list[str] = []
@@ -131,18 +132,20 @@ def _read_message(response: Response, message: dict[str, Any]) -> None:
         text = str_or_none(block.get("text")) or ""
         parts.append(text)
         for citation in dicts_in(block.get("citations")):
-            _cite(response, table, citation, position, position + len(text))
+            _cite(response, table, documents, citation, position, position + len(text))
         position += len(text)
     response.text = "".join(parts)
     _add_web_results(response, table, blocks)
     _note_earlier_results(response, result_urls)
 
 
-def _cite(response: Response, table: SourceTable, citation: dict[str, Any], start: int, end: int) -> None:
+def _cite(
+    response: Response, table: SourceTable, documents: _Documents, citation: dict[str, Any], start: int, end: int
+) -> None:
     kind = citation.get("type")
     cited_text = str_or_none(citation.get("cited_text"))
     if kind in ("char_location", "page_location", "content_block_location"):
-        key, location = _document_source(table, citation)
+        key, location = _document_source(documents, citation)
     elif kind == "web_search_result_location":
         url = str_or_none(citation.get("url"))
         key = table.add(url or "web:unknown", kind="web", url=url, title=str_or_none(citation.get("title")))
@@ -160,17 +163,68 @@ def _cite(response: Response, table: SourceTable, citation: dict[str, Any], star
     response.citations.append(Citation(start, end, [key], cited_text=cited_text, location=location))
 
 
-def _document_source(table: SourceTable, citation: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+class _Documents:
+    """The documents citations name, by ``document_index``. A document sent by Files API id carries
+    its ``file_id``; two ids under one index are two documents, kept apart and said to conflict.
+    Each citation is one dictionary lookup, however many files a dump names."""
+
+    def __init__(self, response: Response, table: SourceTable) -> None:
+        self._response = response
+        self._table = table
+        self._first: dict[str, str] = {}  # "doc:N" -> the stored key of the first document cited under it
+        self._count: dict[str, int] = {}  # "doc:N" -> how many documents are cited under it
+        self._by_file: dict[tuple[str, str], str] = {}  # ("doc:N", file_id) -> stored key
+        self._file_of: dict[str, str | None] = {}  # stored key -> its file_id
+
+    def key(self, number: int | None, file_id: str | None, title: str | None) -> str:
+        name = f"doc:{number if number is not None else '?'}"
+        first = self._first.get(name)
+        if first is None:
+            return self._add(name, name, number, file_id, title)
+        # A citation without a file_id (a model_dump null, a proxy) names no other file than the first.
+        stored = first if file_id is None else self._by_file.get((name, file_id))
+        if stored is None and self._file_of[first] is None:
+            stored = first  # the first document, cited until now without its id, is this file
+            self._file_of[first] = file_id
+            self._by_file[(name, str(file_id))] = first
+            self._table.get(first).extra.setdefault("file_id", file_id)
+        if stored is not None:
+            source = self._table.get(stored)
+            source.title = source.title or title
+            return stored
+        stored = self._add(name, f"{name}#{self._count[name] + 1}", number, file_id, title)
+        self._response.diagnose(
+            "source_conflict",
+            "warning",
+            phrase(
+                "{key} is cited as two different files: {first} and {second}. Both are kept; each citation "
+                "points at the file it names.",
+                key=name,
+                first=self._file_of[first],
+                second=file_id,
+            ),
+            key=name,
+            keys=[first, stored],
+            file_ids=[self._file_of[first], file_id],
+        )
+        return stored
+
+    def _add(self, name: str, key: str, number: int | None, file_id: str | None, title: str | None) -> str:
+        extra = {"document_index": number, "file_id": file_id}
+        stored = self._table.add(key, kind="document", url=None, title=title, extra=extra)
+        self._first.setdefault(name, stored)
+        self._count[name] = self._count.get(name, 0) + 1
+        self._file_of[stored] = file_id
+        if file_id is not None:
+            self._by_file[(name, file_id)] = stored
+        return stored
+
+
+def _document_source(documents: _Documents, citation: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
     index = citation.get("document_index")
     number = index if isinstance(index, int) and not isinstance(index, bool) else None
-    extra = {"document_index": number, "file_id": str_or_none(citation.get("file_id"))}
-    key = table.add(
-        f"doc:{number if number is not None else '?'}",
-        kind="document",
-        url=None,
-        title=str_or_none(citation.get("document_title")),
-        extra=extra,
-    )
+    file_id = str_or_none(citation.get("file_id")) or None
+    key = documents.key(number, file_id, str_or_none(citation.get("document_title")))
     kind = citation.get("type")
     if kind == "char_location":
         location = _range("char", citation.get("start_char_index"), citation.get("end_char_index"))
@@ -178,6 +232,8 @@ def _document_source(table: SourceTable, citation: dict[str, Any]) -> tuple[str,
         location = _range("page", citation.get("start_page_number"), citation.get("end_page_number"))
     else:
         location = _range("block", citation.get("start_block_index"), citation.get("end_block_index"))
+    if location is not None and file_id is not None:
+        location["file_id"] = file_id  # the document is not in the dump: the file it is, by Files API id
     return key, location
 
 

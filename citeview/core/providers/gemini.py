@@ -4,13 +4,15 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strings_in
-from citeview.core.model import Citation, Response, SearchBatch
+from citeview.core.links import is_safe_http_url
+from citeview.core.model import Citation, Recitation, Response, SearchBatch
 from citeview.core.offsets import ByteOffsets, place_byte_span
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
@@ -50,6 +52,7 @@ class _Candidate:
     # count there); known only when one body carried all the parts, as partIndex means nothing in a stream.
     part_starts: dict[int, int] = field(default_factory=dict)
     cumulative: bool = False
+    recitations: list[dict[str, Any]] = field(default_factory=list)  # the last non-empty citationMetadata's
 
 
 def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list[Response]:
@@ -71,6 +74,9 @@ def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list
             grounding = get(raw, "groundingMetadata")
             if isinstance(grounding, dict) and any(v not in (None, [], {}) for v in grounding.values()):
                 candidate.grounding = grounding  # `{}` on intermediate chunks never overwrites the metadata
+            notices = _recitation_notices(get(raw, "citationMetadata"))
+            if notices:  # like grounding: an empty citationMetadata never overwrites the last notices
+                candidate.recitations = notices
     if not candidates:
         candidates[0] = _Candidate(0)
     responses = []
@@ -114,8 +120,12 @@ def _read_candidate(response: Response, candidate: _Candidate) -> None:
     response.text = "".join(candidate.parts)
     grounding = candidate.grounding
     table = SourceTable(response)
-    keys = [_add_chunk(table, i, chunk) for i, chunk in enumerate(dicts_in(get(grounding, "groundingChunks")))]
-    queries = strings_in(get(grounding, "webSearchQueries"))
+    chunks = [
+        _add_chunk(response, table, i, chunk) for i, chunk in enumerate(dicts_in(get(grounding, "groundingChunks")))
+    ]
+    keys = [chunk.key for chunk in chunks]
+    # Google Search's queries, or the retrieval's (Vertex RAG Engine, Vertex AI Search).
+    queries = strings_in(get(grounding, "webSearchQueries")) + strings_in(get(grounding, "retrievalQueries"))
     if queries or keys:
         response.searches.append(SearchBatch(queries, keys))
     rendered = str_or_none(get(get(grounding, "searchEntryPoint"), "renderedContent"))
@@ -123,35 +133,249 @@ def _read_candidate(response: Response, candidate: _Candidate) -> None:
         response.search_suggestions = rendered
     offsets = ByteOffsets(response.text)
     for number, support in enumerate(dicts_in(get(grounding, "groundingSupports"))):
-        _place_support(response, offsets, candidate.part_starts, number, support, keys)
+        _place_support(response, offsets, candidate.part_starts, number, support, chunks)
+    _read_recitations(response, offsets, candidate.recitations)
 
 
-def _add_chunk(table: SourceTable, index: int, chunk: dict[str, Any]) -> str:
+# --- Grounding chunks -----------------------------------------------------------------------------
+
+_CHUNK_KINDS = ("web", "retrievedContext", "maps", "image")
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    key: str  # the source's key
+    pages: dict[str, Any] | None = None  # the location a citation of this chunk gets, when it names pages
+
+
+def _add_chunk(response: Response, table: SourceTable, index: int, chunk: dict[str, Any]) -> _Chunk:
+    """A grounding chunk as a source. Each chunk is one kind (a key naming it), any of whose fields
+    may be missing (§3, grounding chunk kinds)."""
     key = str(index)
-    web, context, maps = get(chunk, "web"), get(chunk, "retrievedContext"), get(chunk, "maps")
-    if isinstance(web, dict):
-        url = str_or_none(get(web, "uri"))
-        extra = {"domain": str_or_none(get(web, "domain")), "redirect": bool(url and url.startswith(REDIRECT_PREFIX))}
-        return table.add(key, kind="web", url=url, title=str_or_none(get(web, "title")), extra=extra)
-    if isinstance(context, dict):
+    kind = next((k for k in _CHUNK_KINDS if isinstance(get(chunk, k), dict)), None)
+    value = dict_or_empty(get(chunk, kind)) if kind else {}
+    if kind == "web":
+        url = str_or_none(get(value, "uri"))
+        extra = {"domain": str_or_none(get(value, "domain")), "redirect": _is_redirect(url)}
+        return _Chunk(table.add(key, kind="web", url=url, title=str_or_none(get(value, "title")), extra=extra))
+    if kind == "retrievedContext":
+        return _retrieved_context(response, table, index, value)
+    if kind == "maps":
+        return _Chunk(_maps_place(table, key, value))
+    if kind == "image":
+        url = str_or_none(get(value, "sourceUri"))  # the page the image is on; the image itself is extra
         extra = {
-            "snippet": str_or_none(get(context, "text")),
-            "document_name": str_or_none(get(context, "documentName")),
-            "file_search_store": str_or_none(get(context, "fileSearchStore")),
+            "image_uri": str_or_none(get(value, "imageUri")),
+            "domain": str_or_none(get(value, "domain")),
+            "redirect": _is_redirect(url),
         }
-        return table.add(
-            key,
-            kind="document",
-            url=str_or_none(get(context, "uri")),
-            title=str_or_none(get(context, "title")),
-            extra=extra,
-        )
-    if isinstance(maps, dict):
-        extra = {"place_id": str_or_none(get(maps, "placeId")), "snippet": str_or_none(get(maps, "text"))}
-        return table.add(
-            key, kind="web", url=str_or_none(get(maps, "uri")), title=str_or_none(get(maps, "title")), extra=extra
-        )
-    return table.add(key, kind="web", url=None, title=None)
+        return _Chunk(table.add(key, kind="web", url=url, title=str_or_none(get(value, "title")), extra=extra))
+    return _Chunk(_unknown_chunk(response, table, index, chunk))
+
+
+def _is_redirect(url: str | None) -> bool:
+    return bool(url and url.startswith(REDIRECT_PREFIX))
+
+
+def _retrieved_context(response: Response, table: SourceTable, index: int, context: dict[str, Any]) -> _Chunk:
+    """RAG Engine (``ragChunk``), File Search (``fileSearchStore``), Vertex AI Search
+    (``documentName``): the passage retrieved is the evidence; a link only when it is http(s)."""
+    rag = dict_or_empty(get(context, "ragChunk"))
+    uri = str_or_none(get(context, "uri"))
+    text, rag_text = str_or_none(get(context, "text")), str_or_none(get(rag, "text"))
+    passage = rag_text or text
+    span = dict_or_empty(get(rag, "pageSpan"))
+    page_number = get(context, "pageNumber")
+    extra = {
+        "retrieval": _retrieval_kind(context, rag),
+        "snippet": passage,
+        "snippet_kind": "retrieved_passage" if passage else None,
+        "context_text": text if rag_text and text and text != rag_text else None,  # kept when the two differ
+        "uri": uri if uri and not is_safe_http_url(uri) else None,  # gs://…, a store path: shown, not linked
+        "document_name": str_or_none(get(context, "documentName")),
+        "file_search_store": str_or_none(get(context, "fileSearchStore")),
+        "media_id": str_or_none(get(context, "mediaId")),
+        "page_number": _int_or_none(page_number),
+        "first_page": _int_or_none(get(span, "firstPage")),
+        "last_page": _int_or_none(get(span, "lastPage")),
+        "chunk_id": str_or_none(get(rag, "chunkId")),
+        "file_id": str_or_none(get(rag, "fileId")),
+        "custom_metadata": _readable_metadata(get(context, "customMetadata")),
+    }
+    key = table.add(
+        str(index),
+        kind="document",
+        url=uri if is_safe_http_url(uri) else None,
+        title=str_or_none(get(context, "title")),
+        extra=extra,
+    )
+    if isinstance(get(rag, "pageSpan"), dict):
+        return _Chunk(key, _page_span(response, index, span))
+    if page_number is not None:
+        return _Chunk(key, _single_page(response, index, page_number))
+    return _Chunk(key)
+
+
+def _retrieval_kind(context: dict[str, Any], rag: dict[str, Any]) -> str | None:
+    if rag:
+        return "rag_engine"
+    if get(context, "fileSearchStore") is not None:
+        return "file_search"
+    if get(context, "documentName") is not None:
+        return "vertex_ai_search"
+    return None
+
+
+def _page_span(response: Response, index: int, span: dict[str, Any]) -> dict[str, Any] | None:
+    """RAG Engine pages are 1-based and both ends inclusive; the location's end is exclusive."""
+    first, last = _int_or_none(get(span, "firstPage")), _int_or_none(get(span, "lastPage"))
+    if first is not None and last is not None and 1 <= first <= last:
+        return {"type": "page", "start": first, "end": last + 1}
+    if get(span, "firstPage") is None and get(span, "lastPage") is None:
+        return None  # `{}`: proto3 writes a span of zeros (no pages known) so; nothing to show, nothing wrong
+    response.diagnose(
+        "invalid_page_span",
+        "warning",
+        phrase(
+            "Grounding chunk {index} gives pages {first} to {last}, which are no pages of a document (pages count "
+            "from 1, the last not before the first); its citations show no page.",
+            index=index,
+            first=_shown_page(get(span, "firstPage")),
+            last=_shown_page(get(span, "lastPage")),
+        ),
+        chunk=index,
+        first_page=get(span, "firstPage"),
+        last_page=get(span, "lastPage"),
+    )
+    return None
+
+
+def _single_page(response: Response, index: int, raw: Any) -> dict[str, Any] | None:
+    """File Search's ``pageNumber``, assumed to count from 1 like the RAG Engine's pages."""
+    page = _int_or_none(raw)
+    if page is not None and page >= 1:
+        return {"type": "page", "start": page, "end": page + 1}
+    response.diagnose(
+        "invalid_page_span",
+        "warning",
+        phrase(
+            "Grounding chunk {index} gives page {page}, which is no page of a document; its citations show no page.",
+            index=index,
+            page=_shown_page(raw),
+        ),
+        chunk=index,
+        page_number=raw,
+    )
+    return None
+
+
+def _shown_page(value: Any) -> str | Phrase:
+    if value is None:
+        return phrase("(none)")
+    return json.dumps(value, ensure_ascii=False)[:20]
+
+
+def _maps_place(table: SourceTable, key: str, place: dict[str, Any]) -> str:
+    """A Google Maps place: its answer text is what the Maps tool returned, so it is evidence."""
+    text = str_or_none(get(place, "text"))
+    answer_sources = dict_or_empty(get(place, "placeAnswerSources"))
+    route = dict_or_empty(get(place, "route"))
+    url = str_or_none(get(place, "uri"))
+    extra = {
+        "place_id": str_or_none(get(place, "placeId")),
+        "snippet": text,
+        "snippet_kind": "retrieved_passage" if text else None,
+        "reviews": _readable_reviews(get(answer_sources, "reviewSnippets")),
+        "flag_content_uri": str_or_none(get(answer_sources, "flagContentUri")),
+        "route_distance_meters": _number_or_none(get(route, "distanceMeters")),
+        "route_duration": str_or_none(get(route, "duration")),
+        "redirect": _is_redirect(url),
+    }
+    return table.add(key, kind="web", url=url, title=str_or_none(get(place, "title")), extra=extra)
+
+
+def _unknown_chunk(response: Response, table: SourceTable, index: int, chunk: dict[str, Any]) -> str:
+    """A chunk of a kind citeview does not know: listed, with a link only if it names an http(s) one."""
+    names = sorted(k for k in chunk if isinstance(k, str))
+    inner = next((v for v in chunk.values() if isinstance(v, dict)), {})
+    uri = str_or_none(get(inner, "uri")) or str_or_none(get(inner, "sourceUri"))
+    response.diagnose(
+        "unknown_chunk_kind",
+        "info",
+        phrase(
+            "Grounding chunk {index} is of a kind citeview does not know ({kind}); it is listed with what it names.",
+            index=index,
+            kind=", ".join(names)[:80] if names else phrase("an empty chunk"),
+        ),
+        chunk=index,
+        kinds=names[:10],
+    )
+    extra = {"uri": uri if uri and not is_safe_http_url(uri) else None, "snippet": str_or_none(get(inner, "text"))}
+    return table.add(
+        str(index),
+        kind="web",
+        url=uri if is_safe_http_url(uri) else None,
+        title=str_or_none(get(inner, "title")),
+        extra=extra,
+    )
+
+
+def _readable_metadata(value: Any) -> str | None:
+    """File Search ``customMetadata`` (``[{key, stringValue | numericValue | stringListValue}]``) or
+    an Interactions ``custom_metadata`` object, one ``key: value`` a line: sources keep only text."""
+    if isinstance(value, dict):
+        pairs = [(str(k), v) for k, v in value.items()]
+    else:
+        pairs = []
+        for item in dicts_in(value):
+            found = next(
+                (
+                    get(item, name)
+                    for name in ("stringValue", "numericValue", "stringListValue")
+                    if get(item, name) is not None
+                ),
+                None,
+            )
+            if isinstance(found, dict):  # stringListValue: {values: [...]}
+                found = strings_in(get(found, "values"))
+            pairs.append((str_or_none(get(item, "key")) or "?", found))
+    lines = [f"{name}: {_readable_value(v)}" for name, v in pairs]
+    return "\n".join(lines) or None
+
+
+def _readable_value(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return ", ".join(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _readable_reviews(value: Any) -> str | None:
+    """Maps review snippets, one a line: the review's title, its author and age, its link."""
+    lines = []
+    for review in dicts_in(value):
+        author = dict_or_empty(get(review, "authorAttribution"))
+        parts = [
+            str_or_none(get(review, "title")),
+            str_or_none(get(author, "displayName")),
+            str_or_none(get(review, "relativePublishTimeDescription")),
+            str_or_none(get(review, "googleMapsUri")) or str_or_none(get(review, "url")),
+        ]
+        line = " · ".join(p for p in parts if p)
+        if line:
+            lines.append(line)
+    return "\n".join(lines) or None
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _number_or_none(value: Any) -> int | float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _place_support(
@@ -160,7 +384,7 @@ def _place_support(
     part_starts: dict[int, int],
     number: int,
     support: dict[str, Any],
-    keys: list[str],
+    chunks: list[_Chunk],
 ) -> None:
     segment = get(support, "segment") if isinstance(get(support, "segment"), dict) else {}
     start, end = _int(get(segment, "startIndex")), _int(get(segment, "endIndex"))  # proto3 omits zeros
@@ -180,7 +404,8 @@ def _place_support(
     )
     # A score belongs to its chunk: drop the pair together when the chunk does not exist.
     pairs = [(i, scores[n] if len(scores) == len(indices) else None) for n, i in enumerate(indices)]
-    known = [(keys[i], score) for i, score in pairs if 0 <= i < len(keys)]
+    cited = [(chunks[i], score) for i, score in pairs if 0 <= i < len(chunks)]
+    known = [(chunk.key, score) for chunk, score in cited]
     source_keys = [key for key, _ in known]
     if len(known) < len(indices):
         response.diagnose(
@@ -225,13 +450,109 @@ def _place_support(
         return
     known_scores = [float(score) for _, score in known if score is not None]
     confidence = known_scores if known and len(known_scores) == len(known) else None
-    response.citations.append(Citation(placement.start, placement.end, source_keys, confidence=confidence))
+    # A location describes every source of the citation: given only when all its chunks name the same pages.
+    pages = [chunk.pages for chunk, _ in cited]
+    location = pages[0] if pages and pages[0] is not None and all(p == pages[0] for p in pages) else None
+    response.citations.append(
+        Citation(placement.start, placement.end, source_keys, confidence=confidence, location=location)
+    )
 
 
 def _short(text: str | None) -> str | Phrase:
     if not text:
         return phrase("no segment text")
     return repr(text if len(text) <= 40 else text[:37] + "…")
+
+
+# --- Recitation notices (citationMetadata) --------------------------------------------------------
+
+
+def _recitation_notices(metadata: Any) -> list[dict[str, Any]]:
+    """Gemini API ``citationSources``; Vertex AI and python-genai ``citations``."""
+    return dicts_in(get(metadata, "citationSources")) or dicts_in(get(metadata, "citations"))
+
+
+def _read_recitations(response: Response, offsets: ByteOffsets, notices: list[dict[str, Any]]) -> None:
+    """Stretches the model reproduced from published works: notices, never sources or citations. Their
+    offsets' unit is undocumented; they are read as UTF-8 bytes, the unit of Gemini's other offsets,
+    and kept only where they fall on characters of the answer."""
+    placed_any = False
+    for number, notice in enumerate(notices):
+        start, end = _recitation_span(response, offsets, number, notice)
+        placed_any = placed_any or start is not None
+        response.recitations.append(
+            Recitation(
+                start,
+                end,
+                # Vertex AI writes "" for a license it does not know: that says nothing.
+                url=str_or_none(get(notice, "uri")) or None,
+                title=str_or_none(get(notice, "title")) or None,
+                license=str_or_none(get(notice, "license")) or None,
+                publication_date=_publication_date(get(notice, "publicationDate")),
+            )
+        )
+    if placed_any:
+        response.diagnose(
+            "offset_unit",
+            "info",
+            phrase(
+                "The places of recitation notices are read as UTF-8 bytes, the unit of Gemini's other offsets; "
+                "the API does not document their unit."
+            ),
+            unit="utf8",
+            assumed=True,
+        )
+
+
+def _recitation_span(
+    response: Response, offsets: ByteOffsets, number: int, notice: dict[str, Any]
+) -> tuple[int | None, int | None]:
+    raw_start, raw_end = get(notice, "startIndex"), get(notice, "endIndex")
+    if raw_start is None and raw_end is None:
+        return None, None  # a notice without a place
+    start, end = (0 if raw_start is None else _int_or_none(raw_start)), _int_or_none(raw_end)  # proto3 drops 0
+    if start is None or end is None:
+        response.diagnose(
+            "offset_out_of_range",
+            "warning",
+            phrase(
+                "Recitation notice {number} has no usable startIndex/endIndex; its place is not shown.", number=number
+            ),
+            recitation=number,
+        )
+        return None, None
+    placement = place_byte_span(offsets, start, end, None)
+    if placement.problem or placement.start is None or placement.end is None:
+        response.diagnose(
+            placement.problem or "offset_out_of_range",
+            "warning",
+            phrase(
+                "Recitation notice {number}: {detail}; its place is not shown.", number=number, detail=placement.detail
+            ),
+            recitation=number,
+            start_byte=start,
+            end_byte=end,
+        )
+        return None, None
+    return placement.start, placement.end
+
+
+def _publication_date(value: Any) -> str | None:
+    """A ``google.type.Date`` as ISO 8601, as far as it is given (a year, a year and month, or
+    ``--MM-DD`` for a day without a year); zeros mean "not given"."""
+    if isinstance(value, str):
+        return value or None
+    date = dict_or_empty(value)
+    year, month, day = (_int_or_none(get(date, name)) or 0 for name in ("year", "month", "day"))
+    if year and month and day:
+        return f"{year:04d}-{month:02d}-{day:02d}"
+    if year and month:
+        return f"{year:04d}-{month:02d}"
+    if year:
+        return f"{year:04d}"
+    if month and day:
+        return f"--{month:02d}-{day:02d}"
+    return None
 
 
 def _set_status(response: Response, finish_reason: str | None, block_reason: str | None) -> None:
@@ -262,6 +583,7 @@ def parse_interactions(values: list[dict[str, Any]], streamed: bool) -> Response
     response.id = str_or_none(interaction.get("id"))
     response.model = str_or_none(interaction.get("model"))
     table = SourceTable(response)
+    unknown: dict[str, list[dict[str, Any]]] = {}  # annotations of types citeview does not know, by type
     texts = []
     position = 0
     for step in steps:
@@ -274,9 +596,10 @@ def parse_interactions(values: list[dict[str, Any]], streamed: bool) -> Response
             text = str_or_none(content.get("text")) or ""
             offsets = ByteOffsets(text)
             for number, annotation in enumerate(dicts_in(content.get("annotations"))):
-                _place_annotation(response, table, offsets, position, number, annotation)
+                _place_annotation(response, table, offsets, position, number, annotation, unknown)
             texts.append(text)
             position += len(text)
+    _note_unknown_annotations(response, unknown)
     response.text = "".join(texts)
     if status:  # without one, the stream reader has said what is missing
         response.set_status(status, interaction.get("error"))
@@ -358,36 +681,39 @@ def _apply_step_delta(step: dict[str, Any], delta: dict[str, Any]) -> None:
         step["arguments"] = delta["arguments"]
 
 
+_ANNOTATION_TYPES = {"url_citation", "file_citation", "place_citation", None}  # None: the legacy shape
+_NOT_CITATIONS = {"word_info"}  # annotations that attribute nothing
+
+
 def _place_annotation(
-    response: Response, table: SourceTable, offsets: ByteOffsets, shift: int, number: int, annotation: dict[str, Any]
+    response: Response,
+    table: SourceTable,
+    offsets: ByteOffsets,
+    shift: int,
+    number: int,
+    annotation: dict[str, Any],
+    unknown: dict[str, list[dict[str, Any]]],
 ) -> None:
-    kind = annotation.get("type")
-    if kind not in ("url_citation", "file_citation", "place_citation", None):
+    raw_kind = annotation.get("type")
+    # A type that is a list or an object is named by its JSON (and so is one no set lookup chokes on).
+    kind = raw_kind if raw_kind is None or isinstance(raw_kind, str) else json.dumps(raw_kind)[:40]
+    if kind is not None and kind not in _ANNOTATION_TYPES:
+        if kind not in _NOT_CITATIONS:
+            unknown.setdefault(kind, []).append(annotation)
         return
-    legacy_source = str_or_none(annotation.get("source"))
-    url = str_or_none(annotation.get("url")) or str_or_none(annotation.get("document_uri"))
-    url = url or (legacy_source if legacy_source and legacy_source.startswith(("http://", "https://")) else None)
-    title = (
-        str_or_none(annotation.get("title"))
-        or str_or_none(annotation.get("file_name"))
-        or str_or_none(annotation.get("name"))
-    )
-    source_name = url or title or legacy_source or f"annotation-{number}"
-    redirect = bool(url and url.startswith(REDIRECT_PREFIX))
-    key = table.add(
-        source_name,
-        kind="file" if kind == "file_citation" else "web",
-        url=url,
-        title=title,
-        extra={"redirect": redirect},
-    )
+    key, location = _annotation_source(table, kind, number, annotation)
+    if annotation.get("start_index") is None and annotation.get("end_index") is None:
+        if key not in response.cited_without_position:  # every index is optional: a citation of no place
+            response.cited_without_position.append(key)
+        return
     if annotation.get("end_index") is None:
         response.diagnose(
             "offset_out_of_range",
             "warning",
-            phrase("Annotation {number} for {source} has no end_index; not placed.", number=number, source=source_name),
+            phrase("Annotation {number} for {source} has no end_index; not placed.", number=number, source=key),
         )
         return
+    # Bytes, per the SDK's docstrings; no text to check them against, only that they fall on characters.
     start, end = _int(annotation.get("start_index")), _int(annotation.get("end_index"))
     placement = place_byte_span(offsets, start, end, None)
     if placement.start is None or placement.end is None:
@@ -397,7 +723,79 @@ def _place_annotation(
             phrase("Annotation {number}: {detail}; not placed.", number=number, detail=placement.detail),
         )
         return
-    response.citations.append(Citation(shift + placement.start, shift + placement.end, [key]))
+    response.citations.append(Citation(shift + placement.start, shift + placement.end, [key], location=location))
+
+
+def _annotation_source(
+    table: SourceTable, kind: Any, number: int, annotation: dict[str, Any]
+) -> tuple[str, dict[str, Any] | None]:
+    """The source an annotation names, under the most specific name it gives, and the page it cites."""
+    if kind == "file_citation":
+        return _file_citation(table, number, annotation)
+    if kind == "place_citation":
+        url = str_or_none(annotation.get("url"))
+        name = str_or_none(annotation.get("name"))
+        place_id = str_or_none(annotation.get("place_id"))
+        extra = {
+            "place_id": place_id,
+            "reviews": _readable_reviews(annotation.get("review_snippets")),
+            "redirect": _is_redirect(url),
+        }
+        key = table.add(place_id or url or name or f"place-{number}", kind="web", url=url, title=name, extra=extra)
+        return key, None
+    legacy_source = str_or_none(annotation.get("source"))  # the legacy shape's only name for its source
+    url = str_or_none(annotation.get("url")) or (legacy_source if is_safe_http_url(legacy_source) else None)
+    title = str_or_none(annotation.get("title"))
+    key = table.add(
+        url or title or legacy_source or f"annotation-{number}",
+        kind="web",
+        url=url,
+        title=title,
+        extra={"redirect": _is_redirect(url), "source": legacy_source if legacy_source != url else None},
+    )
+    return key, None
+
+
+def _file_citation(table: SourceTable, number: int, annotation: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    uri = str_or_none(annotation.get("document_uri"))
+    name = str_or_none(annotation.get("file_name"))
+    source = str_or_none(annotation.get("source"))
+    media_id = str_or_none(annotation.get("media_id"))
+    page = _int_or_none(annotation.get("page_number"))
+    extra = {
+        "document_uri": uri if uri and not is_safe_http_url(uri) else None,
+        "file_name": name,
+        "source": source,
+        "media_id": media_id,
+        "page_number": page,
+        "custom_metadata": _readable_metadata(annotation.get("custom_metadata")),
+    }
+    key = table.add(
+        uri or name or source or media_id or f"file-{number}",
+        kind="file",
+        url=uri if is_safe_http_url(uri) else None,
+        title=name,
+        extra=extra,
+    )
+    # A page number is assumed to count from 1, as a document's pages do; any other is no place.
+    return key, ({"type": "page", "start": page, "end": page + 1} if page is not None and page >= 1 else None)
+
+
+def _note_unknown_annotations(response: Response, unknown: dict[str, list[dict[str, Any]]]) -> None:
+    """One note per annotation type citeview does not read, with the first such annotation as it came."""
+    for kind, found in unknown.items():
+        response.diagnose(
+            "unknown_citation",
+            "info",
+            phrase(
+                "{count} annotation(s) of a type citeview does not know ({type}) are kept here but not placed.",
+                count=len(found),
+                type=kind,
+            ),
+            type=kind,
+            count=len(found),
+            first=found[0],
+        )
 
 
 # --- Detection ------------------------------------------------------------------------------------
