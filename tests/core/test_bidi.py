@@ -61,7 +61,8 @@ def test_the_markdown_report_shows_bidi_controls_in_every_quoted_text():
                 "results": [{"id": "1\u202a", "url": "https://x.example/\u202e", "title": "t\u202e"}],
             }
         ],
-        "unresolved": [{"marker": "[9\u202b]", "ref": "9"}],
+        "unresolved": [{"marker": "[9\u202b]", "ref": "9", "label": "[9\u202b]"}],
+        "cited_without_position": [{"id": "2\u202e", "url": "https://y.example/", "title": "u\u202e"}],
         "statements_needing_check": [{"statement": "s\u202d", "unchecked_items": ["r0-s0"]}],
         "verdicts": [],
     }
@@ -72,3 +73,4 @@ def test_the_markdown_report_shows_bidi_controls_in_every_quoted_text():
     for shown in ("m⟨U+202E⟩", "cut⟨U+2066⟩", "q⟨U+200F⟩", "1⟨U+202A⟩", "x.example/⟨U+202E⟩", "t⟨U+202E⟩"):
         assert shown in text, shown
     assert "9⟨U+202B⟩" in text and "s⟨U+202D⟩" in text
+    assert "2⟨U+202E⟩" in text and "u⟨U+202E⟩" in text
