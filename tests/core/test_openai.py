@@ -426,7 +426,13 @@ def test_a_completed_event_without_a_status_is_completed_and_an_openrouter_error
     assert (failed["status"], failed["status_detail"]) == ("failed", "Upstream error")
 
 
-def test_private_use_citation_tokens_are_flagged():
-    text = "東京は首都です。\ue200cite\ue202turn0search0\ue201"
+def test_private_use_citation_tokens_are_unresolved_markers_in_words():
+    token = "\ue200cite\ue202turn0search0\ue201"
+    text = f"東京は首都です。{token}"
     response = parse(body(message_item((text, []))))
-    assert any(d["code"] == "private_use_markers" for d in response["diagnostics"])
+    assert response["text"] == text  # never changed: every offset stays true
+    assert response["unresolved"] == [
+        {"marker": token, "ref": "turn0search0", "start": text.index(token), "end": len(text)}
+    ]
+    (diagnostic,) = [d for d in response["diagnostics"] if d["code"] == "unresolved_marker"]
+    assert "turn0search0" in diagnostic["message"] and "\ue200" not in diagnostic["message"]
