@@ -7,6 +7,8 @@ Citations are annotations on the output text: ``url_citation`` spans (usually th
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -496,29 +498,45 @@ def _in_code_points(text: str, start: int, end: int, unit: str) -> tuple[int, in
     """The code-point span that offsets ``start``..``end`` in ``unit`` denote, if they fall between characters."""
     if not 0 <= start <= end:
         return None
-    if unit == "utf16" and text and max(text) > "\uffff":
-        units = _utf16_units(text)
-        return (units[start], units[end]) if start in units and end in units else None
-    if unit == "utf8" and not text.isascii():
-        offsets = _byte_offsets(text)
-        first, last = offsets.codepoint(start), offsets.codepoint(end)
+    converter = _utf16_offsets(text) if unit == "utf16" else _byte_offsets(text) if unit == "utf8" else None
+    if converter is not None:
+        first, last = converter.codepoint(start), converter.codepoint(end)
         return (first, last) if first is not None and last is not None else None
     return (start, end) if end <= len(text) else None  # the units agree on this text
 
 
+class _Utf16Offsets:
+    """UTF-16 offsets of one text turned into code points, from where its astral characters stand
+    (each two units): memory in proportion to those, not to the text."""
+
+    def __init__(self, text: str) -> None:
+        # Where each astral character starts, in UTF-16 units: its code point index plus those before it.
+        self.starts = [match.start() + n for n, match in enumerate(_ASTRAL.finditer(text))]
+        self.length = len(text) + len(self.starts)
+
+    def codepoint(self, unit: int) -> int | None:
+        """The code point at UTF-16 offset ``unit``; None inside a surrogate pair or past the end."""
+        if not 0 <= unit <= self.length:
+            return None
+        before = bisect.bisect_left(self.starts, unit)  # astral characters that start before ``unit``
+        if before and self.starts[before - 1] + 1 == unit:
+            return None
+        return unit - before
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+# Asked once per annotation of the same text: made once per text, and None where the unit agrees with
+# code points on it (no astral character; plain ASCII), so that no annotation scans the text again.
 @lru_cache(maxsize=8)
-def _utf16_units(text: str) -> dict[int, int]:
-    units = {0: 0}
-    position = 0
-    for index, char in enumerate(text, 1):
-        position += 2 if ord(char) > 0xFFFF else 1
-        units[position] = index
-    return units
+def _utf16_offsets(text: str) -> _Utf16Offsets | None:
+    return _Utf16Offsets(text) if _ASTRAL.search(text) else None
 
 
 @lru_cache(maxsize=8)
-def _byte_offsets(text: str) -> ByteOffsets:
-    return ByteOffsets(text)
+def _byte_offsets(text: str) -> ByteOffsets | None:
+    return None if text.isascii() else ByteOffsets(text)
 
 
 def _report_units(response: Response, unit_fits: list[list[str]], units: tuple[str, ...]) -> None:
