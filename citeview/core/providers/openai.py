@@ -1,8 +1,14 @@
 """OpenAI: the Responses API (``openai.responses``) and Chat Completions (``openai.chat_completions``).
 
 Citations are annotations on the output text: ``url_citation`` spans (usually the inline
-``([domain](url))`` link the model wrote), ``file_citation`` insertion points, container files
-(``../shared/docs/provider-formats.md`` §4). Offsets count code points.
+``([domain](url))`` link the model wrote), ``file_citation`` and ``file_path`` insertion points (or,
+in older shapes, spans of the 【4:0†source】 marker they name), container files
+(``../shared/docs/provider-formats.md`` §4). Offsets count code points. Citation tokens the model
+writes in private-use characters, and 【】 markers no annotation covers, are unresolved markers
+(:mod:`citeview.core.inline_tokens`).
+
+Other providers answer in these shapes: their parsers call :func:`read_responses` and
+:func:`read_chat_completions` with a :class:`Dialect` that says how they differ (xAI's does).
 """
 
 from __future__ import annotations
@@ -12,12 +18,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 from urllib.parse import urlsplit
 
 from citeview.core.inline_tokens import cite_inline_tokens, inline_tokens, is_inline_token
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strings_in
-from citeview.core.model import Citation, Response, SearchBatch
+from citeview.core.model import Citation, Response, SearchBatch, Source
 from citeview.core.offsets import ByteOffsets
 from citeview.core.phrases import phrase
 from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
@@ -35,6 +41,7 @@ class _Part:
     deltas: list[str] = field(default_factory=list)
     annotations: dict[int, dict[str, Any]] = field(default_factory=dict)
     refusal: bool = False
+    next_index: int = 0  # past the highest annotation index so far
 
     def set_text(self, text: str | None) -> None:
         """A full text (a done event, a final body) wins over deltas; an empty one never wins."""
@@ -43,12 +50,16 @@ class _Part:
 
     def add_annotations(self, annotations: list[dict[str, Any]]) -> None:
         for position, annotation in enumerate(annotations):
-            self.annotations.setdefault(position, annotation)
+            self._keep(position, annotation)
 
     def add_annotation(self, index: Any, annotation: dict[str, Any]) -> None:
         if not isinstance(index, int) or isinstance(index, bool):
-            index = max(self.annotations, default=-1) + 1  # no annotation_index: the next one
+            index = self.next_index  # no annotation_index: the next one
+        self._keep(index, annotation)
+
+    def _keep(self, index: int, annotation: dict[str, Any]) -> None:
         self.annotations.setdefault(index, annotation)
+        self.next_index = max(self.next_index, index + 1)
 
     @property
     def full_text(self) -> str:
@@ -115,9 +126,9 @@ class Dialect:
     # only for an annotation that fits in another unit than the first.
     report_units: bool = False
     # Reads an output item the shared reader does not (True: read); its search calls, say.
-    read_item: Callable[[Response, SourceTable, dict[str, Any]], bool] | None = None
+    read_item: Callable[[Response, WebSources, dict[str, Any]], bool] | None = None
     # Reads what the final response object holds beside its output.
-    read_final: Callable[[Response, SourceTable, dict[str, Any]], None] | None = None
+    read_final: Callable[[Response, WebSources, dict[str, Any]], None] | None = None
     # Cites what the whole answer text holds beyond the annotations, once every source is in.
     read_text: Callable[[Response], None] | None = None
 
@@ -206,17 +217,19 @@ class _Placing:
     unit is unsettled) the units each span fitted in."""
 
     response: Response
-    table: SourceTable
+    table: WebSources
     dialect: Dialect
     unit_fits: list[list[str]] = field(default_factory=list)
+    _without_position: set[str] = field(default_factory=set)
 
     def cite_without_position(self, key: str) -> None:
-        if key not in self.response.cited_without_position:
+        if key not in self._without_position:
+            self._without_position.add(key)
             self.response.cited_without_position.append(key)
 
 
 def _read_output(response: Response, output: _Output, dialect: Dialect, final: dict[str, Any] | None) -> None:
-    table = SourceTable(response)
+    table = WebSources(response)
     placing = _Placing(response, table, dialect)
     pieces: list[str] = []
     position = 0
@@ -239,10 +252,10 @@ def _read_output(response: Response, output: _Output, dialect: Dialect, final: d
             _read_tool_item(response, table, item)
     if final is not None and dialect.read_final is not None:
         dialect.read_final(response, table, final)
-    finish_citations(placing)
+    _finish_citations(placing)
 
 
-def finish_citations(placing: _Placing) -> None:
+def _finish_citations(placing: _Placing) -> None:
     """What every answer of these shapes gets once its annotations are placed: the provider's own
     reading of the text, its inline citation tokens, the unit report, sources in citation order."""
     response = placing.response
@@ -273,10 +286,7 @@ def _annotate(placing: _Placing, text: str, shift: int, number: int, annotation:
         url = str_or_none(annotation.get("url"))
         title = str_or_none(annotation.get("title"))
         title = None if title == url else title  # xAI repeats the address as the title
-        if url:
-            key = web_source(response, table, url, title)
-        else:
-            key = table.add(f"annotation-{number}", kind="web", url=None, title=title)
+        key = table.page(url, title) if url else table.add(f"annotation-{number}", kind="web", url=None, title=title)
         span = _Span(annotation.get("start_index"), annotation.get("end_index"), number, key)
         if url:
             span.expect_link(url)
@@ -613,14 +623,41 @@ def without_tracking(url: str) -> str:
     return parts._replace(query=query).geturl()
 
 
-def web_source(response: Response, table: SourceTable, url: str, title: str | None) -> str:
-    """One source per page: the search's plain URL and the citation's tracked URL are the same page."""
-    bare = without_tracking(url)
-    for source in response.sources:
-        if source.kind == "web" and source.url and without_tracking(source.url) == bare:
-            source.title = source.title or title
-            return source.key
-    return table.add(url, kind="web", url=url, title=title)
+class WebSources(SourceTable):
+    """A response's sources, where a web page is one source whatever tracking its address carries
+    (the search's plain URL, the citation's ``?utm_source=openai``): found by page in constant time,
+    since a response can name tens of thousands."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__(response)
+        self._pages: dict[str, str] = {}  # an address without tracking -> the key of its web source
+
+    @classmethod
+    def of(cls, response: Response) -> WebSources:
+        table = cast(WebSources, super().of(response))
+        for source in response.sources:
+            table._index(source)
+        return table
+
+    def add(
+        self, key: str, *, kind: str, url: str | None, title: str | None, extra: dict[str, Any] | None = None
+    ) -> str:
+        stored_key = super().add(key, kind=kind, url=url, title=title, extra=extra)
+        self._index(self.get(stored_key))
+        return stored_key
+
+    def page(self, url: str, title: str | None) -> str:
+        """The source of the page at ``url``, added if it is new; a title it lacked is filled in."""
+        key = self._pages.get(without_tracking(url))
+        if key is None:
+            return self.add(url, kind="web", url=url, title=title)
+        source = self.get(key)
+        source.title = source.title or title
+        return key
+
+    def _index(self, source: Source) -> None:
+        if source.kind == "web" and source.url:
+            self._pages.setdefault(without_tracking(source.url), source.key)
 
 
 def _domain(url: str) -> str:
@@ -630,7 +667,7 @@ def _domain(url: str) -> str:
         return ""
 
 
-def _read_tool_item(response: Response, table: SourceTable, item: dict[str, Any]) -> None:
+def _read_tool_item(response: Response, table: WebSources, item: dict[str, Any]) -> None:
     kind = item.get("type")
     if kind == "web_search_call":
         read_web_search_call(response, table, item)
@@ -650,7 +687,7 @@ def _read_tool_item(response: Response, table: SourceTable, item: dict[str, Any]
         response.searches.append(SearchBatch(strings_in(item.get("queries")), list(dict.fromkeys(keys))))
 
 
-def read_web_search_call(response: Response, table: SourceTable, item: dict[str, Any]) -> None:
+def read_web_search_call(response: Response, table: WebSources, item: dict[str, Any]) -> None:
     """A web search with its ``action``: its queries, and the pages it returned or opened as sources."""
     action = dict_or_empty(item.get("action"))
     queries = [q for q in [str_or_none(action.get("query"))] if q] + strings_in(action.get("queries"))
@@ -660,7 +697,7 @@ def read_web_search_call(response: Response, table: SourceTable, item: dict[str,
     urls.append(str_or_none(action.get("url")))
     for url in urls:
         if url:
-            keys.append(web_source(response, table, url, None))
+            keys.append(table.page(url, None))
     if action.get("type") == "find_in_page" and str_or_none(action.get("pattern")):
         queries.append(f"find “{action['pattern']}”")
     if queries or keys:
@@ -723,7 +760,7 @@ def read_chat_completions(values: list[dict[str, Any]], streamed: bool, dialect:
     if not response.text and refusals:
         response.text = refusals[-1] if not streamed else "".join(refusals)
         response.diagnose("refusal", "warning", phrase("The model refused; its refusal is shown as the answer."))
-    table = SourceTable(response)
+    table = WebSources(response)
     placing = _Placing(response, table, dialect)
     for number, annotation in enumerate(annotations):
         nested = dict_or_empty(annotation.get("url_citation"))
@@ -734,7 +771,7 @@ def read_chat_completions(values: list[dict[str, Any]], streamed: bool, dialect:
                 extra = {"snippet": nested["content"], "snippet_kind": "search_snippet"}
                 table.add(url, kind="web", url=url, title=str_or_none(flat.get("title")), extra=extra)
         _annotate(placing, response.text, 0, number, flat)
-    finish_citations(placing)
+    _finish_citations(placing)
     _set_finish(response, finish_reason, error)
     return response
 

@@ -30,14 +30,13 @@ from citeview.core.providers.openai import (
     RESPONSES_SHAPE,
     UNITS,
     Dialect,
+    WebSources,
     read_chat_completions,
     read_responses,
     read_web_search_call,
-    web_source,
     without_tracking,
 )
 from citeview.core.registry import ApiFormat, Provider, register
-from citeview.core.sources import SourceTable
 
 # --- Responses -------------------------------------------------------------------------------------
 
@@ -46,7 +45,7 @@ def parse_responses(values: list[dict[str, Any]], streamed: bool) -> Response:
     return read_responses(values, streamed, XAI_RESPONSES)
 
 
-def _read_search_call(response: Response, table: SourceTable, item: dict[str, Any]) -> bool:
+def _read_search_call(response: Response, table: WebSources, item: dict[str, Any]) -> bool:
     """xAI's search calls: OpenAI's ``web_search_call`` with an ``action``, an ``x_search_call``
     like it, or either shaped as a function call, its query in the JSON string ``arguments``."""
     if item.get("type") not in ("web_search_call", "x_search_call"):
@@ -71,7 +70,7 @@ def _arguments(arguments: Any) -> dict[str, Any]:
         return {}
 
 
-def _read_citation_list(response: Response, table: SourceTable, final: dict[str, Any]) -> None:
+def _read_citation_list(response: Response, table: WebSources, final: dict[str, Any]) -> None:
     """``citations``: every URL the agent met. Each is a source; one the answer never cites is
     flagged unused like any other."""
     citations = final.get("citations")
@@ -79,7 +78,7 @@ def _read_citation_list(response: Response, table: SourceTable, final: dict[str,
         return
     for url in citations:
         if isinstance(url, str) and url:
-            web_source(response, table, url, None)
+            table.page(url, None)
     invalid = sum(not (isinstance(url, str) and url) for url in citations)
     if invalid:
         response.diagnose(
@@ -144,7 +143,8 @@ class _Placed:
 
 def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Response:
     response = read_chat_completions(values, streamed, XAI_CHAT)
-    table = SourceTable.of(response)
+    table = WebSources.of(response)
+    cited = set(response.cited_without_position)
     listed: list[Any] = []
     for chunk in values:
         citations = chunk.get("citations")
@@ -153,8 +153,9 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
         listed = citations  # a stream sends them on its last chunk; the last list names the positions
         for url in citations:
             if isinstance(url, str) and url:
-                key = web_source(response, table, url, None)
-                if key not in response.cited_without_position:
+                key = table.page(url, None)
+                if key not in cited:
+                    cited.add(key)
                     response.cited_without_position.append(key)
     for position, url in enumerate(listed, 1):
         if not (isinstance(url, str) and url):
