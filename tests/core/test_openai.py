@@ -426,7 +426,63 @@ def test_a_completed_event_without_a_status_is_completed_and_an_openrouter_error
     assert (failed["status"], failed["status_detail"]) == ("failed", "Upstream error")
 
 
-def test_private_use_citation_tokens_are_flagged():
-    text = "東京は首都です。\ue200cite\ue202turn0search0\ue201"
+def test_private_use_citation_tokens_are_unresolved_markers_in_words():
+    token = "\ue200cite\ue202turn0search0\ue201"
+    text = f"東京は首都です。{token}"
     response = parse(body(message_item((text, []))))
-    assert any(d["code"] == "private_use_markers" for d in response["diagnostics"])
+    assert response["text"] == text  # never changed: every offset stays true
+    assert response["unresolved"] == [
+        {"marker": token, "ref": "turn0search0", "start": text.index(token), "end": len(text)}
+    ]
+    (diagnostic,) = [d for d in response["diagnostics"] if d["code"] == "unresolved_marker"]
+    assert "turn0search0" in diagnostic["message"] and "\ue200" not in diagnostic["message"]
+
+
+def test_a_link_whose_address_ends_in_a_parenthesis_is_covered_by_its_span():
+    url = "https://en.wikipedia.org/wiki/XAI_(company)"
+    text = f"xAIは2023年に設立されました。([en.wikipedia.org]({url}))"
+    annotation = {"type": "url_citation", "start_index": text.index("(["), "end_index": len(text), "url": url}
+    response = parse(body(message_item((text, [annotation]))))
+    assert spans(response) == [(f"([en.wikipedia.org]({url}))", url)]
+    assert not any(d["code"] == "segment_text_mismatch" for d in response["diagnostics"])
+
+
+def test_utf16_offsets_are_said_in_words_of_their_unit():
+    text = f"株価🎉が上昇。{LINK}"
+    annotation = url_citation(text)
+    annotation["start_index"] += 1
+    annotation["end_index"] += 1
+    (note,) = [d for d in parse(body(message_item((text, [annotation]))))["diagnostics"] if d["code"] == "offset_unit"]
+    assert note["message"] == "Annotation 0 fits its link only when its offsets are read as UTF-16 code units."
+    assert note["details"]["unit"] == "utf16"
+
+
+def test_a_file_citations_quote_stands_beside_the_sentence_it_closes():
+    text = "埋め込みモデルは文をベクトルに変換します。別の話です。"
+    quote = "An embedding model converts text into vectors."
+    annotation = {"type": "file_citation", "file_id": "file-abc", "index": text.index("。"), "quote": quote}
+    for raw in (
+        json.dumps(body(message_item((text, [annotation]))), ensure_ascii=False).encode(),
+        sse(*events_for(text, [annotation])),
+    ):
+        response = parse_dump(raw).to_json()["responses"][0]
+        (citation,) = response["citations"]
+        assert citation["cited_text"] == quote
+        (row,) = evidence_rows(response, {"file-abc": "1"})
+        assert "埋め込みモデルは" in row["claim_html"] and quote in row["passages"][0]["quote_html"]
+
+
+def test_an_assistants_file_citation_covers_its_marker_and_keeps_its_quote():
+    marker = "【4:0†source】"
+    text = f"有給休暇は10日です{marker}。"
+    annotation = {
+        "type": "file_citation",
+        "text": marker,
+        "start_index": text.index(marker),
+        "end_index": text.index(marker) + len(marker),
+        "file_citation": {"file_id": "file-xyz", "quote": "10労働日の年次有給休暇を付与する。"},
+    }
+    response = parse(body(message_item((text, [annotation]))))
+    (citation,) = response["citations"]
+    assert (citation["marker"], citation["source_keys"]) == (marker, ["file-xyz"])
+    assert citation["cited_text"] == "10労働日の年次有給休暇を付与する。" and response["unresolved"] == []

@@ -1,25 +1,36 @@
 """OpenAI: the Responses API (``openai.responses``) and Chat Completions (``openai.chat_completions``).
 
 Citations are annotations on the output text: ``url_citation`` spans (usually the inline
-``([domain](url))`` link the model wrote), ``file_citation`` insertion points, container files
-(``../shared/docs/provider-formats.md`` §4). Offsets count code points.
+``([domain](url))`` link the model wrote), ``file_citation`` and ``file_path`` insertion points (or,
+in older shapes, spans of the 【4:0†source】 marker they name), container files
+(``../shared/docs/provider-formats.md`` §4). Offsets count code points. Citation tokens the model
+writes in private-use characters, and 【】 markers no annotation covers, are unresolved markers
+(:mod:`citeview.core.inline_tokens`).
+
+Other providers answer in these shapes: their parsers call :func:`read_responses` and
+:func:`read_chat_completions` with a :class:`Dialect` that says how they differ (xAI's does).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard, cast
 from urllib.parse import urlsplit
 
+from citeview.core.inline_tokens import cite_inline_tokens, inline_tokens, is_inline_token
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strings_in
-from citeview.core.model import Citation, Response, SearchBatch
+from citeview.core.model import Citation, Response, SearchBatch, Source
+from citeview.core.offsets import ByteOffsets
 from citeview.core.phrases import phrase
 from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
-_TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
+# xAI ends its streams with response.done, where OpenAI sends one of the others.
+_TERMINAL = {"response.completed", "response.incomplete", "response.failed", "response.done"}
 
 
 @dataclass
@@ -30,6 +41,7 @@ class _Part:
     deltas: list[str] = field(default_factory=list)
     annotations: dict[int, dict[str, Any]] = field(default_factory=dict)
     refusal: bool = False
+    next_index: int = 0  # past the highest annotation index so far
 
     def set_text(self, text: str | None) -> None:
         """A full text (a done event, a final body) wins over deltas; an empty one never wins."""
@@ -38,12 +50,16 @@ class _Part:
 
     def add_annotations(self, annotations: list[dict[str, Any]]) -> None:
         for position, annotation in enumerate(annotations):
-            self.annotations.setdefault(position, annotation)
+            self._keep(position, annotation)
 
     def add_annotation(self, index: Any, annotation: dict[str, Any]) -> None:
         if not isinstance(index, int) or isinstance(index, bool):
-            index = max(self.annotations, default=-1) + 1  # no annotation_index: the next one
+            index = self.next_index  # no annotation_index: the next one
+        self._keep(index, annotation)
+
+    def _keep(self, index: int, annotation: dict[str, Any]) -> None:
         self.annotations.setdefault(index, annotation)
+        self.next_index = max(self.next_index, index + 1)
 
     @property
     def full_text(self) -> str:
@@ -88,11 +104,49 @@ class _Output:
             part.add_annotations(dicts_in(content.get("annotations")))
 
 
+# --- How the providers answering in these shapes differ ---------------------------------------------
+
+# How an offset may count: code points (what OpenAI's recordings show), UTF-16 code units, UTF-8 bytes.
+UNITS = ("code_points", "utf16", "utf8")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dialect:
+    """What a provider answering in OpenAI's shapes does differently from OpenAI (xAI does: see
+    ``citeview/core/providers/xai.py``). The defaults are OpenAI's."""
+
+    provider: str
+    api: str
+    # A url_citation without a position, or at 0–0, is the message citing a source it does not place
+    # (xAI's annotations list what the search met), rather than a position gone missing.
+    positionless_citations: bool = False
+    # The units an annotation's offsets are tried in, in order, until its span covers its link.
+    offset_units: tuple[str, ...] = ("code_points", "utf16")
+    # Say once per response which unit the spans fit in (where the unit is unsettled), rather than
+    # only for an annotation that fits in another unit than the first.
+    report_units: bool = False
+    # Reads an output item the shared reader does not (True: read); its search calls, say.
+    read_item: Callable[[Response, WebSources, dict[str, Any]], bool] | None = None
+    # Reads what the final response object holds beside its output.
+    read_final: Callable[[Response, WebSources, dict[str, Any]], None] | None = None
+    # Cites what the whole answer text holds beyond the annotations, once every source is in.
+    read_text: Callable[[Response], None] | None = None
+
+
+OPENAI_RESPONSES = Dialect(provider="openai", api="openai.responses")
+OPENAI_CHAT = Dialect(provider="openai", api="openai.chat_completions")
+
+
 # --- Responses ------------------------------------------------------------------------------------
 
 
 def parse_responses(values: list[dict[str, Any]], streamed: bool) -> Response:
-    response = Response("openai", "openai.responses", streamed)
+    return read_responses(values, streamed, OPENAI_RESPONSES)
+
+
+def read_responses(values: list[dict[str, Any]], streamed: bool, dialect: Dialect) -> Response:
+    """A response of the Responses shape, as ``dialect``'s provider answers in it."""
+    response = Response(dialect.provider, dialect.api, streamed)
     output = _Output()
     if streamed:
         final, error = _read_stream(response, output, values)
@@ -103,7 +157,7 @@ def parse_responses(values: list[dict[str, Any]], streamed: bool) -> Response:
     if final is not None:
         response.id = str_or_none(final.get("id")) or response.id
         response.model = str_or_none(final.get("model")) or response.model
-    _read_output(response, output)
+    _read_output(response, output, dialect, final)
     _set_status(response, final, error)
     return response
 
@@ -145,7 +199,8 @@ def _read_stream(
             # An added item only says an item begins; its (empty) content is not the answer.
             output.read_item(_int(event.get("output_index")), event["item"], with_content=kind.endswith("done"))
         elif kind in _TERMINAL:
-            final = {**inner, "status": inner.get("status") or kind.removeprefix("response.")}
+            status = inner.get("status") or ("completed" if kind == "response.done" else kind.removeprefix("response."))
+            final = {**inner, "status": status}
             # The final body repeats every item; annotations it lost (gateways drop them) stay from the stream.
             for index, item in enumerate(dicts_in(inner.get("output"))):
                 output.read_item(index, item)
@@ -156,11 +211,26 @@ def _read_stream(
     return final, error
 
 
-_PRIVATE_USE_MARKS = re.compile("[\ue200-\ue202]")
+@dataclass
+class _Placing:
+    """Where a response's annotations are placed: its sources, its provider's ways, and (where the
+    unit is unsettled) the units each span fitted in."""
+
+    response: Response
+    table: WebSources
+    dialect: Dialect
+    unit_fits: list[list[str]] = field(default_factory=list)
+    _without_position: set[str] = field(default_factory=set)
+
+    def cite_without_position(self, key: str) -> None:
+        if key not in self._without_position:
+            self._without_position.add(key)
+            self.response.cited_without_position.append(key)
 
 
-def _read_output(response: Response, output: _Output) -> None:
-    table = SourceTable(response)
+def _read_output(response: Response, output: _Output, dialect: Dialect, final: dict[str, Any] | None) -> None:
+    table = WebSources(response)
+    placing = _Placing(response, table, dialect)
     pieces: list[str] = []
     position = 0
     last_item = None
@@ -173,21 +243,29 @@ def _read_output(response: Response, output: _Output) -> None:
         if part.refusal:
             response.diagnose("refusal", "warning", phrase("The model refused; its refusal is shown as the answer."))
         for number, annotation in sorted(part.annotations.items()):
-            _annotate(response, table, text, position, number, annotation)
+            _annotate(placing, text, position, number, annotation)
         pieces.append(text)
         position += len(text)
     response.text = "".join(pieces)
-    if _PRIVATE_USE_MARKS.search(response.text):
-        response.diagnose(
-            "private_use_markers",
-            "warning",
-            phrase(
-                "The answer holds citation tokens in private-use characters (U+E200–U+E202) that no reader can see "
-                "as text; they are left in place so every offset stays true."
-            ),
-        )
     for _, item in sorted(output.items.items()):
-        _read_tool_item(response, table, item)
+        if dialect.read_item is None or not dialect.read_item(response, table, item):
+            _read_tool_item(response, table, item)
+    if final is not None and dialect.read_final is not None:
+        dialect.read_final(response, table, final)
+    _finish_citations(placing)
+
+
+def _finish_citations(placing: _Placing) -> None:
+    """What every answer of these shapes gets once its annotations are placed: the provider's own
+    reading of the text, its inline citation tokens, the unit report, sources in citation order."""
+    response = placing.response
+    if placing.dialect.read_text is not None:
+        placing.dialect.read_text(response)
+    cite_inline_tokens(response, inline_tokens(response.text))
+    if placing.dialect.report_units:
+        _report_units(response, placing.unit_fits, placing.dialect.offset_units)
+    placed = {key for citation in response.citations for key in citation.source_keys}
+    response.cited_without_position = [k for k in response.cited_without_position if k not in placed]
     _order_sources_by_first_citation(response)
 
 
@@ -201,34 +279,24 @@ def _order_sources_by_first_citation(response: Response) -> None:
     response.sources.sort(key=lambda s: (s.key not in first, first.get(s.key, 0), order[s.key]))
 
 
-def _annotate(
-    response: Response, table: SourceTable, text: str, shift: int, number: int, annotation: dict[str, Any]
-) -> None:
+def _annotate(placing: _Placing, text: str, shift: int, number: int, annotation: dict[str, Any]) -> None:
     kind = annotation.get("type")
+    response, table = placing.response, placing.table
     if kind == "url_citation":
         url = str_or_none(annotation.get("url"))
-        key = _web_source(response, table, url, str_or_none(annotation.get("title"))) if url else f"annotation-{number}"
-        if not url:
-            key = table.add(key, kind="web", url=None, title=str_or_none(annotation.get("title")))
-        _place_span(response, text, shift, number, annotation.get("start_index"), annotation.get("end_index"), key, url)
+        title = str_or_none(annotation.get("title"))
+        title = None if title == url else title  # xAI repeats the address as the title
+        key = table.page(url, title) if url else table.add(f"annotation-{number}", kind="web", url=None, title=title)
+        span = _Span(annotation.get("start_index"), annotation.get("end_index"), number, key)
+        if url:
+            span.expect_link(url)
+        _place_span(placing, text, shift, span)
     elif kind in ("file_citation", "file_path"):
-        key = _file_source(table, annotation)
-        index = annotation.get("index")
-        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index <= len(text):
-            response.citations.append(Citation(shift + index, shift + index, [key]))
-        else:
-            response.diagnose(
-                "offset_out_of_range",
-                "warning",
-                phrase(
-                    "The {kind} of {key} has no index inside the text; it is listed, not placed.", kind=kind, key=key
-                ),
-                key=key,
-            )
+        _annotate_file(placing, text, shift, number, annotation, kind)
     elif kind == "container_file_citation":
-        key = _file_source(table, annotation)
+        key = _file_source(table, annotation, annotation)
         _place_span(
-            response, text, shift, number, annotation.get("start_index"), annotation.get("end_index"), key, None
+            placing, text, shift, _Span(annotation.get("start_index"), annotation.get("end_index"), number, key)
         )
     else:
         response.diagnose(
@@ -239,19 +307,87 @@ def _annotate(
         )
 
 
-def _file_source(table: SourceTable, annotation: dict[str, Any]) -> str:
-    file_id = str_or_none(annotation.get("file_id")) or "file:unknown"
-    extra = {
-        "filename": str_or_none(annotation.get("filename")),
-        "container_id": str_or_none(annotation.get("container_id")),
-    }
-    return table.add(file_id, kind="file", url=None, title=str_or_none(annotation.get("filename")), extra=extra)
-
-
-def _place_span(
-    response: Response, text: str, shift: int, number: int, start: Any, end: Any, key: str, url: str | None
+def _annotate_file(
+    placing: _Placing, text: str, shift: int, number: int, annotation: dict[str, Any], kind: str
 ) -> None:
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+    """A file_citation or file_path: an insertion point (``index``), or in older shapes a span with the
+    marker it covers (``text``) and the ids and quote in an object of its own (``file_citation``)."""
+    nested = dict_or_empty(annotation.get(kind))
+    key = _file_source(placing.table, annotation, nested, generated=kind == "file_path")
+    quote = str_or_none(_field(annotation, nested, "quote"))
+    start, end, index = annotation.get("start_index"), annotation.get("end_index"), annotation.get("index")
+    if _is_int(start) and _is_int(end):
+        span = _Span(start, end, number, key, cited_text=quote)
+        marker = str_or_none(annotation.get("text"))
+        if marker:
+            span.expect_text(marker)
+        _place_span(placing, text, shift, span)
+    elif _is_int(index) and 0 <= index <= len(text):
+        placing.response.citations.append(Citation(shift + index, shift + index, [key], cited_text=quote))
+    elif _is_int(index):
+        placing.response.diagnose(
+            "offset_out_of_range",
+            "warning",
+            phrase("The {kind} of {key} has no index inside the text; it is listed, not placed.", kind=kind, key=key),
+            key=key,
+            index=index,
+        )
+    else:  # no position at all (some responses lack index): the message cites the file, nowhere in particular
+        placing.cite_without_position(key)
+
+
+def _field(annotation: dict[str, Any], nested: dict[str, Any], name: str) -> Any:
+    value = annotation.get(name)
+    return value if value is not None else nested.get(name)
+
+
+def _file_source(
+    table: SourceTable, annotation: dict[str, Any], nested: dict[str, Any], *, generated: bool = False
+) -> str:
+    file_id = str_or_none(_field(annotation, nested, "file_id")) or "file:unknown"
+    filename = str_or_none(_field(annotation, nested, "filename"))
+    extra: dict[str, Any] = {"filename": filename, "container_id": str_or_none(annotation.get("container_id"))}
+    if generated:
+        extra["generated_file"] = True  # a file the model wrote (file_path), not one it read
+    return table.add(file_id, kind="file", url=None, title=filename, extra=extra)
+
+
+@dataclass
+class _Span:
+    """An annotation's span as given, and what it should cover: its link, or the marker it names."""
+
+    start: Any
+    end: Any
+    number: int
+    key: str
+    cited_text: str | None = None
+    url: str | None = None
+    text: str | None = None
+
+    def expect_link(self, url: str) -> None:
+        self.url = url
+
+    def expect_text(self, text: str) -> None:
+        self.text = text
+
+    @property
+    def checked(self) -> bool:
+        return self.url is not None or self.text is not None
+
+    def fits(self, covered: str) -> bool:
+        if self.text is not None:
+            return covered == self.text
+        return self.url is not None and (_covers_link(covered, self.url) or is_inline_token(covered))
+
+
+def _place_span(placing: _Placing, text: str, shift: int, span: _Span) -> None:
+    response, number, key = placing.response, span.number, span.key
+    start, end = span.start, span.end
+    positionless = placing.dialect.positionless_citations and span.url is not None
+    if not (_is_int(start) and _is_int(end)):
+        if positionless and start is None and end is None:
+            placing.cite_without_position(key)
+            return
         response.diagnose(
             "offset_out_of_range",
             "warning",
@@ -260,6 +396,9 @@ def _place_span(
         )
         return
     if start == end:
+        if positionless and start == 0:
+            placing.cite_without_position(key)
+            return
         response.diagnose(
             "empty_span",
             "info",
@@ -272,25 +411,29 @@ def _place_span(
             key=key,
         )
         return
-    inside = 0 <= start < end <= len(text)
-    if url is not None and not (inside and _covers_link(text[start:end], url)):
-        # Code points first (what the recordings show); UTF-16 units when only they fit the link.
-        in_units = _utf16_span(text, start, end)
-        if in_units is not None and _covers_link(text[in_units[0] : in_units[1]], url):
-            response.diagnose(
-                "offset_unit",
-                "info",
-                phrase(
-                    "Annotation {number} fits its link only when its offsets are read as UTF-16 code units.",
-                    number=number,
-                ),
-                key=key,
-                start=start,
-                end=end,
-            )
-            response.citations.append(Citation(shift + in_units[0], shift + in_units[1], [key]))
+    if span.checked:
+        fitting = _fitting_units(text, start, end, span, placing.dialect)
+        if span.url is not None and placing.dialect.report_units:
+            placing.unit_fits.append([unit for unit, _, _ in fitting])
+        if fitting:
+            unit, fit_start, fit_end = fitting[0]
+            if unit != "code_points" and not placing.dialect.report_units:
+                response.diagnose(
+                    "offset_unit",
+                    "info",
+                    phrase(
+                        "Annotation {number} fits its link only when its offsets are read as {unit}.",
+                        number=number,
+                        unit=UNIT_WORDS[unit],
+                    ),
+                    key=key,
+                    start=start,
+                    end=end,
+                    unit=unit,
+                )
+            response.citations.append(Citation(shift + fit_start, shift + fit_end, [key], cited_text=span.cited_text))
             return
-    if not inside:
+    if not 0 <= start < end <= len(text):
         response.diagnose(
             "offset_out_of_range",
             "warning",
@@ -308,7 +451,7 @@ def _place_span(
         )
         return
     covered = text[start:end]
-    if url is not None and not _covers_link(covered, url):
+    if span.url is not None:
         response.diagnose(
             "segment_text_mismatch",
             "warning",
@@ -316,49 +459,161 @@ def _place_span(
                 "Annotation {number} should cover the link to {domain}, but its span holds {covered!r}; "
                 "the text may have been changed after the offsets were computed.",
                 number=number,
-                domain=_domain(url),
+                domain=_domain(span.url),
                 covered=covered[:60],
             ),
             key=key,
             start=start,
             end=end,
         )
-    response.citations.append(Citation(shift + start, shift + end, [key]))
+    elif span.text is not None:
+        response.diagnose(
+            "segment_text_mismatch",
+            "warning",
+            phrase(
+                "Annotation {number} should cover {expected!r}, but its span holds {covered!r}; "
+                "the text may have been changed after the offsets were computed.",
+                number=number,
+                expected=span.text[:60],
+                covered=covered[:60],
+            ),
+            key=key,
+            start=start,
+            end=end,
+        )
+    response.citations.append(Citation(shift + start, shift + end, [key], cited_text=span.cited_text))
 
 
-def _utf16_span(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The code-point span that UTF-16 offsets ``start``..``end`` denote, if they fall between characters."""
-    if not text or max(text) <= "\uffff" or not 0 <= start < end:
-        return None  # without astral characters both units agree: nothing new to try
-    units = _utf16_units(text)
-    if start not in units or end not in units:
+UNIT_WORDS = {
+    "code_points": phrase("code points"),
+    "utf16": phrase("UTF-16 code units"),
+    "utf8": phrase("UTF-8 bytes"),
+}
+
+
+def _fitting_units(text: str, start: int, end: int, span: _Span, dialect: Dialect) -> list[tuple[str, int, int]]:
+    """The units, of the dialect's, in which ``start``..``end`` covers what the span should: each with
+    the code-point span it denotes. Only the first, unless the dialect reports the units."""
+    found = []
+    for unit in dialect.offset_units:
+        place = _in_code_points(text, start, end, unit)
+        if place is not None and place[0] < place[1] and span.fits(text[place[0] : place[1]]):
+            found.append((unit, *place))
+            if not dialect.report_units:
+                break
+    return found
+
+
+def _in_code_points(text: str, start: int, end: int, unit: str) -> tuple[int, int] | None:
+    """The code-point span that offsets ``start``..``end`` in ``unit`` denote, if they fall between characters."""
+    if not 0 <= start <= end:
         return None
-    return units[start], units[end]
+    converter = _utf16_offsets(text) if unit == "utf16" else _byte_offsets(text) if unit == "utf8" else None
+    if converter is not None:
+        first, last = converter.codepoint(start), converter.codepoint(end)
+        return (first, last) if first is not None and last is not None else None
+    return (start, end) if end <= len(text) else None  # the units agree on this text
+
+
+class _Utf16Offsets:
+    """UTF-16 offsets of one text turned into code points, from where its astral characters stand
+    (each two units): memory in proportion to those, not to the text."""
+
+    def __init__(self, text: str) -> None:
+        # Where each astral character starts, in UTF-16 units: its code point index plus those before it.
+        self.starts = [match.start() + n for n, match in enumerate(_ASTRAL.finditer(text))]
+        self.length = len(text) + len(self.starts)
+
+    def codepoint(self, unit: int) -> int | None:
+        """The code point at UTF-16 offset ``unit``; None inside a surrogate pair or past the end."""
+        if not 0 <= unit <= self.length:
+            return None
+        before = bisect.bisect_left(self.starts, unit)  # astral characters that start before ``unit``
+        if before and self.starts[before - 1] + 1 == unit:
+            return None
+        return unit - before
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+# Asked once per annotation of the same text: made once per text, and None where the unit agrees with
+# code points on it (no astral character; plain ASCII), so that no annotation scans the text again.
+@lru_cache(maxsize=8)
+def _utf16_offsets(text: str) -> _Utf16Offsets | None:
+    return _Utf16Offsets(text) if _ASTRAL.search(text) else None
 
 
 @lru_cache(maxsize=8)
-def _utf16_units(text: str) -> dict[int, int]:
-    units = {0: 0}
-    position = 0
-    for index, char in enumerate(text, 1):
-        position += 2 if ord(char) > 0xFFFF else 1
-        units[position] = index
-    return units
+def _byte_offsets(text: str) -> ByteOffsets | None:
+    return None if text.isascii() else ByteOffsets(text)
+
+
+def _report_units(response: Response, unit_fits: list[list[str]], units: tuple[str, ...]) -> None:
+    """Which unit the positioned url_citations fit their links in: once per response, since the
+    provider does not say (``../shared/docs/provider-formats.md`` §11, question 15)."""
+    fitted = [fits for fits in unit_fits if fits]
+    if not fitted:
+        return  # none fitted: each has its own segment_text_mismatch
+    common = [unit for unit in units if all(unit in fits for fits in fitted)]
+    details = {"units": common, "fitted": len(fitted), "total": len(unit_fits)}
+    if len(common) == 1:
+        message = phrase(
+            "The positions of {count} of {total} url_citation annotation(s) fit the links they cover when read "
+            "as {unit}.",
+            count=len(fitted),
+            total=len(unit_fits),
+            unit=UNIT_WORDS[common[0]],
+        )
+    elif set(common) == set(UNITS):
+        message = phrase(
+            "The positions of {count} of {total} url_citation annotation(s) fit the links they cover; the text "
+            "before them is plain ASCII, where code points, UTF-16 code units and UTF-8 bytes agree, so this "
+            "answer does not settle the unit.",
+            count=len(fitted),
+            total=len(unit_fits),
+        )
+    elif set(common) == {"code_points", "utf16"}:
+        message = phrase(
+            "The positions of {count} of {total} url_citation annotation(s) fit the links they cover when read "
+            "as code points or as UTF-16 code units, which agree on this text (no character outside the Basic "
+            "Multilingual Plane comes before them); they are not UTF-8 bytes.",
+            count=len(fitted),
+            total=len(unit_fits),
+        )
+    else:
+        counts = ", ".join(f"{unit} {sum(unit in fits for fits in fitted)}" for unit in units)
+        message = phrase(
+            "The positions of the url_citation annotations fit their links in different units ({counts}); "
+            "each is placed in the first unit that fits it.",
+            counts=counts,
+        )
+    response.diagnose("offset_unit", "info", message, **details)
 
 
 def _covers_link(covered: str, url: str) -> bool:
     """The span should be exactly the link the model wrote to this URL: ``([domain](url))``,
-    ``[title](url)``, or the bare URL or domain. A span that starts or ends elsewhere, or holds
-    another address, was computed on another text."""
-    bare = _without_tracking(url)
-    if covered.startswith(("([", "[")) and covered.endswith(")") and covered.count("(") == covered.count(")"):
-        target = covered[covered.rfind("](") + 2 :].rstrip(")")
-        return _without_tracking(target) == bare
+    ``[title](url)``, xAI's ``[[1]](url)``, or the bare URL or domain. A span that starts or ends
+    elsewhere, or holds another address, was computed on another text."""
+    bare = without_tracking(url)
+    if covered.count("(") == covered.count(")") and (target := _link_target(covered)) is not None:
+        return without_tracking(target) == bare
     return covered in (url, bare, _domain(url))
 
 
+def _link_target(covered: str) -> str | None:
+    """The address of ``[text](address)`` or ``([text](address))``; None if ``covered`` is no such link.
+    The address may end in a parenthesis of its own (``…/XAI_(company)``)."""
+    if covered.startswith("([") and covered.endswith("))"):
+        covered = covered[1:-1]
+    if not (covered.startswith("[") and covered.endswith(")")):
+        return None
+    cut = covered.rfind("](")
+    return covered[cut + 2 : -1] if cut >= 0 else None
+
+
 @lru_cache(maxsize=4096)  # asked for every annotation and every source it is compared with
-def _without_tracking(url: str) -> str:
+def without_tracking(url: str) -> str:
     """The address without the ``utm_source`` OpenAI appends, to tell one page from another."""
     try:
         parts = urlsplit(url)
@@ -368,14 +623,41 @@ def _without_tracking(url: str) -> str:
     return parts._replace(query=query).geturl()
 
 
-def _web_source(response: Response, table: SourceTable, url: str, title: str | None) -> str:
-    """One source per page: the search's plain URL and the citation's tracked URL are the same page."""
-    bare = _without_tracking(url)
-    for source in response.sources:
-        if source.kind == "web" and source.url and _without_tracking(source.url) == bare:
-            source.title = source.title or title
-            return source.key
-    return table.add(url, kind="web", url=url, title=title)
+class WebSources(SourceTable):
+    """A response's sources, where a web page is one source whatever tracking its address carries
+    (the search's plain URL, the citation's ``?utm_source=openai``): found by page in constant time,
+    since a response can name tens of thousands."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__(response)
+        self._pages: dict[str, str] = {}  # an address without tracking -> the key of its web source
+
+    @classmethod
+    def of(cls, response: Response) -> WebSources:
+        table = cast(WebSources, super().of(response))
+        for source in response.sources:
+            table._index(source)
+        return table
+
+    def add(
+        self, key: str, *, kind: str, url: str | None, title: str | None, extra: dict[str, Any] | None = None
+    ) -> str:
+        stored_key = super().add(key, kind=kind, url=url, title=title, extra=extra)
+        self._index(self.get(stored_key))
+        return stored_key
+
+    def page(self, url: str, title: str | None) -> str:
+        """The source of the page at ``url``, added if it is new; a title it lacked is filled in."""
+        key = self._pages.get(without_tracking(url))
+        if key is None:
+            return self.add(url, kind="web", url=url, title=title)
+        source = self.get(key)
+        source.title = source.title or title
+        return key
+
+    def _index(self, source: Source) -> None:
+        if source.kind == "web" and source.url:
+            self._pages.setdefault(without_tracking(source.url), source.key)
 
 
 def _domain(url: str) -> str:
@@ -385,22 +667,10 @@ def _domain(url: str) -> str:
         return ""
 
 
-def _read_tool_item(response: Response, table: SourceTable, item: dict[str, Any]) -> None:
+def _read_tool_item(response: Response, table: WebSources, item: dict[str, Any]) -> None:
     kind = item.get("type")
     if kind == "web_search_call":
-        action = dict_or_empty(item.get("action"))
-        queries = [q for q in [str_or_none(action.get("query"))] if q] + strings_in(action.get("queries"))
-        keys = []
-        urls = [str_or_none(s.get("url")) for s in dicts_in(action.get("sources"))]
-        # open_page and find_in_page name the page they read: it is a source too.
-        urls.append(str_or_none(action.get("url")))
-        for url in urls:
-            if url:
-                keys.append(_web_source(response, table, url, None))
-        if action.get("type") == "find_in_page" and str_or_none(action.get("pattern")):
-            queries.append(f"find “{action['pattern']}”")
-        if queries or keys:
-            response.searches.append(SearchBatch(list(dict.fromkeys(queries)), keys))
+        read_web_search_call(response, table, item)
     elif kind == "file_search_call":
         keys = []
         for result in dicts_in(item.get("results")):
@@ -412,8 +682,26 @@ def _read_tool_item(response: Response, table: SourceTable, item: dict[str, Any]
                 source = table.get(key)
                 joined = source.extra.get("snippet")
                 source.extra["snippet"] = passage if not joined else f"{joined}\n\n…\n\n{passage}"
+                source.extra["snippet_kind"] = "retrieved_passage"
             keys.append(key)
         response.searches.append(SearchBatch(strings_in(item.get("queries")), list(dict.fromkeys(keys))))
+
+
+def read_web_search_call(response: Response, table: WebSources, item: dict[str, Any]) -> None:
+    """A web search with its ``action``: its queries, and the pages it returned or opened as sources."""
+    action = dict_or_empty(item.get("action"))
+    queries = [q for q in [str_or_none(action.get("query"))] if q] + strings_in(action.get("queries"))
+    keys = []
+    urls = [str_or_none(s.get("url")) for s in dicts_in(action.get("sources"))]
+    # open_page and find_in_page name the page they read: it is a source too.
+    urls.append(str_or_none(action.get("url")))
+    for url in urls:
+        if url:
+            keys.append(table.page(url, None))
+    if action.get("type") == "find_in_page" and str_or_none(action.get("pattern")):
+        queries.append(f"find “{action['pattern']}”")
+    if queries or keys:
+        response.searches.append(SearchBatch(list(dict.fromkeys(queries)), list(dict.fromkeys(keys))))
 
 
 def _set_status(response: Response, final: dict[str, Any] | None, error: dict[str, Any] | None) -> None:
@@ -427,14 +715,23 @@ def _set_status(response: Response, final: dict[str, Any] | None, error: dict[st
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return value if _is_int(value) else 0
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # --- Chat Completions -----------------------------------------------------------------------------
 
 
 def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Response:
-    response = Response("openai", "openai.chat_completions", streamed)
+    return read_chat_completions(values, streamed, OPENAI_CHAT)
+
+
+def read_chat_completions(values: list[dict[str, Any]], streamed: bool, dialect: Dialect) -> Response:
+    """A completion of the Chat Completions shape, whole or streamed, as ``dialect``'s provider answers in it."""
+    response = Response(dialect.provider, dialect.api, streamed)
     messages: list[str] = []
     deltas: list[str] = []
     annotations: list[dict[str, Any]] = []
@@ -463,23 +760,29 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
     if not response.text and refusals:
         response.text = refusals[-1] if not streamed else "".join(refusals)
         response.diagnose("refusal", "warning", phrase("The model refused; its refusal is shown as the answer."))
-    table = SourceTable(response)
+    table = WebSources(response)
+    placing = _Placing(response, table, dialect)
     for number, annotation in enumerate(annotations):
         nested = dict_or_empty(annotation.get("url_citation"))
         flat = {"type": annotation.get("type"), **nested} if nested else annotation
         if flat.get("type") == "url_citation" and isinstance(nested.get("content"), str):
             url = str_or_none(flat.get("url"))
-            if url:
-                table.add(
-                    url, kind="web", url=url, title=str_or_none(flat.get("title")), extra={"snippet": nested["content"]}
-                )
-        _annotate(response, table, response.text, 0, number, flat)
+            if url:  # OpenRouter: the text of the page the search found
+                extra = {"snippet": nested["content"], "snippet_kind": "search_snippet"}
+                table.add(url, kind="web", url=url, title=str_or_none(flat.get("title")), extra=extra)
+        _annotate(placing, response.text, 0, number, flat)
+    _finish_citations(placing)
+    _set_finish(response, finish_reason, error)
+    return response
+
+
+def _set_finish(response: Response, finish_reason: str | None, error: dict[str, Any] | None) -> None:
     if error:
         response.mark_failed(error)
-        return response
+        return
     if error is not None or finish_reason == "error":
         response.mark_failed(detail=phrase("{field} {reason}", field="finish_reason", reason="error"))
-        return response
+        return
     why = {
         "length": phrase("the answer was cut off at the token limit"),
         "content_filter": phrase("the content filter stopped it"),
@@ -487,7 +790,6 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
     response.set_finish(
         finish_reason, field="finish_reason", completed={"stop", "tool_calls", "function_call"}, why=why
     )
-    return response
 
 
 # --- Detection: the two shapes OpenAI made, which other providers answer in too -------------------
