@@ -76,3 +76,33 @@ def test_evidence_is_listed_for_the_rendered_part_of_a_long_answer_only():
     assert len(response["citations"]) == 2
     rows = evidence_rows(response, {})
     assert [row["passages"][0]["quote_html"] for row in rows] == ["最初の文。"]
+
+
+def test_a_span_citing_two_retrieved_passages_shows_each_beside_the_claim():
+    passage = {"snippet_kind": "retrieved_passage"}
+    response = {
+        "text": "開館は9時です。",
+        "sources": [
+            {"key": "0", "kind": "document", "url": None, "title": "案内A", "extra": {**passage, "snippet": "9時開館"}},
+            {
+                "key": "1",
+                "kind": "document",
+                "url": None,
+                "title": "案内B",
+                "extra": {**passage, "snippet": "10時開館"},
+            },
+            {
+                "key": "2",
+                "kind": "web",
+                "url": None,
+                "title": "検索",
+                "extra": {"snippet": "9時", "snippet_kind": "search_snippet"},
+            },
+        ],
+        "citations": [
+            {"start": 0, "end": 8, "marker": None, "source_keys": ["0", "1", "2"], "cited_text": None, "location": None}
+        ],
+    }
+    (row,) = evidence_rows(response, {"0": "1", "1": "2", "2": "3"})
+    assert [p["title"] for p in row["passages"]] == ["案内A", "案内B"]  # a search excerpt is not the page
+    assert row["numbers_differ"] and '<mark class="cv-number-diff">10</mark>' in row["passages"][1]["quote_html"]

@@ -28,29 +28,35 @@ def evidence_rows(
     until: int | None = None,
 ) -> list[dict[str, Any]]:
     """One row per cited span that carries quoted evidence, in the order of the answer, for the
-    citations drawn in it (ending at or before ``until``; by default, its rendered part)."""
+    citations drawn in it (ending at or before ``until``; by default, its rendered part). A span citing
+    several sources (a Gemini support) shows each source's passage."""
     until = min(len(response["text"]), MAX_MARKDOWN_CHARS) if until is None else until
     sources = {s["key"]: s for s in response["sources"]}
-    spans: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    spans: dict[tuple[int, int], list[tuple[dict[str, Any], str, str]]] = {}
     for citation in response["citations"]:
-        if citation["end"] > until or _evidence_of(citation, sources) is None:
+        if citation["end"] > until:
+            continue
+        evidence = [(key, quote) for key in citation["source_keys"] if (quote := _evidence_of(citation, key, sources))]
+        if not evidence:
             continue
         span = (citation["start"], citation["end"])
         if span[0] == span[1]:  # an insertion point (a file citation): the sentence it closes is the claim
             span = (_sentence_start(response["text"], span[0]), min(span[0] + 1, len(response["text"])))
-        spans.setdefault(span, []).append(citation)
+        spans.setdefault(span, []).extend((citation, key, quote) for key, quote in evidence)
     rows = []
-    for (start, end), citations in spans.items():
+    for (start, end), passages in spans.items():
         claim = response["text"][start:end]
-        quotes = [_evidence_of(c, sources) or "" for c in citations]
         claim_numbers = number_values(_LINK_TARGET.sub("", claim))  # what a reader sees, not link addresses
-        quoted_numbers = set().union(*(number_values(q) for q in quotes))
+        quoted_numbers = set().union(*(number_values(quote) for _, _, quote in passages))
         rows.append(
             {
                 # Sanitised as rendered; the marks wrap digits of its text and add nothing else.
                 "claim_html": mark_numbers_in_html(render_markdown(claim, [], []), claim_numbers - quoted_numbers),
                 "numbers_differ": claim_numbers != quoted_numbers,  # marks on either side are flagged on the row
-                "passages": [_passage(c, sources, source_labels, claim_numbers, gettext) for c in citations],
+                "passages": [
+                    _passage(citation, key, quote, sources, source_labels, claim_numbers, gettext)
+                    for citation, key, quote in passages
+                ],
             }
         )
     return rows
@@ -58,14 +64,14 @@ def evidence_rows(
 
 def _passage(
     citation: dict[str, Any],
+    key: str,
+    quote: str,
     sources: dict[str, Any],
     labels: dict[str, str],
     claim_numbers: set[str],
     gettext: Translate,
 ) -> dict[str, Any]:
-    key = citation["source_keys"][0] if citation["source_keys"] else ""
     source = sources.get(key, {"title": None, "url": None})
-    quote = _evidence_of(citation, sources) or ""
     missing = number_values(quote) - claim_numbers
     context = citation.get("context") or {}
     return {
@@ -84,14 +90,14 @@ def _passage(
 _EVIDENCE_SNIPPET_KINDS = {"retrieved_passage", "document_text", "tool_output"}
 
 
-def _evidence_of(citation: dict[str, Any], sources: dict[str, Any]) -> str | None:
-    """The passage a citation rests on: the quote the provider returned (Claude, Bedrock), or the text
-    the dump holds of the cited source: what a file search or retrieval returned, the document the
-    caller sent, a tool's output. That text is shown with each of its citations, so it is held to a
-    length there (the source list has all of it)."""
+def _evidence_of(citation: dict[str, Any], key: str, sources: dict[str, Any]) -> str | None:
+    """The passage a citation of the source ``key`` rests on: the quote the provider returned (Claude,
+    Bedrock; a citation with a quote names one source), or the text the dump holds of the source: what
+    a file search or retrieval returned, the document the caller sent, a tool's output. That text is
+    shown with each of its citations, so it is held to a length there (the source list has all of it)."""
     if citation["cited_text"] is not None:
-        return str(citation["cited_text"])
-    source = sources.get(citation["source_keys"][0]) if citation["source_keys"] else None
+        return str(citation["cited_text"]) if key == citation["source_keys"][0] else None
+    source = sources.get(key)
     if not source or not isinstance(source["extra"].get("snippet"), str):
         return None
     if source["kind"] == "file" or source["extra"].get("snippet_kind") in _EVIDENCE_SNIPPET_KINDS:
