@@ -648,8 +648,9 @@ def _tool_value(result: Any) -> Any:
 def _add_tool_result(table: SourceTable, key: str, entry: Any, tool: str | None) -> None:
     if not isinstance(entry, dict):
         text = entry if isinstance(entry, str) else json.dumps(entry, ensure_ascii=False)
-        extra = {"snippet": _showable(text), "snippet_kind": "tool_output"}
-        table.add(key, kind="tool", url=None, title=None, extra=extra)
+        table.add(
+            key, kind="tool", url=None, title=None, extra={"snippet": _showable(text), "snippet_kind": "tool_output"}
+        )
         return
     url = str_or_none(entry.get("url")) or None
     title = str_or_none(entry.get("title"))
