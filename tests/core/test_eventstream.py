@@ -280,3 +280,39 @@ def test_a_damaged_message_is_no_value_a_json_dump_can_forge():
         compact([{"messageStart": {"role": "assistant"}}, {}, {"messageStop": {"stopReason": "end_turn"}}])
     )
     assert damage_notes(response) == []
+
+
+def test_the_framing_lists_what_was_damaged_beside_the_events():
+    raw = event_stream(*converse_events())
+    framed = read_dump(damaged(raw, 3, 40))
+    (lost,) = framed.damaged
+    assert (lost.number, lost.offset) == (3, offsets_of(raw)[2])
+    assert framed.values[2] is lost and len(framed.values) == len(converse_events())
+
+
+def test_a_knowledge_base_stream_as_its_binary_body_says_which_message_was_lost():
+    text = "Employees may work remotely up to three days a week."
+    events = [
+        {"output": {"text": "Employees may work remotely"}},
+        {"output": {"text": " up to three days a week."}},
+        {
+            "citation": {
+                "generatedResponsePart": {"textResponsePart": {"text": text, "span": {"start": 0, "end": len(text)}}},
+                "retrievedReferences": [
+                    {
+                        "content": {"text": "Up to three days a week."},
+                        "location": {"type": "S3", "s3Location": {"uri": "s3://b/p.pdf"}},
+                    }
+                ],
+            }
+        },
+        {"output": {"text": " Ask a day ahead."}},
+    ]
+    raw = event_stream(*events)
+    whole = response_of(raw)
+    assert whole["api"] == "bedrock.retrieve_and_generate" and whole["text"] == text + " Ask a day ahead."
+    assert [(c["start"], c["end"]) for c in whole["citations"]] == [(0, len(text))]
+    response = response_of(damaged(raw, 4, 30))
+    assert response["api"] == "bedrock.retrieve_and_generate" and response["text"] == text
+    (note,) = damage_notes(response)
+    assert note["details"]["message_number"] == 4
