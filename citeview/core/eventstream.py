@@ -242,7 +242,8 @@ def _headers(data: bytes) -> dict[str, Any] | None:
             position += 2 + length
             if kind == _STRING:
                 try:
-                    headers[name] = value.decode("utf-8")
+                    # A NUL is valid UTF-8 but no database keeps it in text: shown as U+FFFD, as in JSON strings.
+                    headers[name] = value.decode("utf-8").replace("\x00", "\ufffd")
                 except UnicodeDecodeError:
                     return None
         else:

@@ -316,3 +316,12 @@ def test_a_knowledge_base_stream_as_its_binary_body_says_which_message_was_lost(
     assert response["api"] == "bedrock.retrieve_and_generate" and response["text"] == text
     (note,) = damage_notes(response)
     assert note["details"]["message_number"] == 4
+
+
+def test_a_nul_in_a_header_never_reaches_what_is_stored():
+    raw = event_stream(*converse_events()[:2]) + encode_message(
+        {":event-type": "odd\x00name", ":message-type": "event"}, b"{}"
+    )
+    raw += encode_message({":message-type": "error", ":error-code": "Bad\x00Code", ":error-message": "m\x00"}, b"")
+    stored = json.dumps(parse_dump(raw).to_json())
+    assert "\\u0000" not in stored and "odd\\ufffdname" in stored

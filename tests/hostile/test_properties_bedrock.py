@@ -207,6 +207,8 @@ def binary_body(draw: st.DrawFn, events: list[Any]) -> bytes:
     for event in events:
         name, payload = next(iter(event.items())) if isinstance(event, dict) and len(event) == 1 else ("event", event)
         body = hs.encode(payload).encode("utf-8", "surrogatepass")
+        if draw(st.sampled_from([False] * 9 + [True])):  # a name no SDK sends: any text, a NUL among it
+            name = draw(st.text(st.characters(exclude_categories=["Cs"]), max_size=6))
         if name.endswith("Exception"):
             messages.append(exception_message(name, payload if isinstance(payload, dict) else {}))
         else:
