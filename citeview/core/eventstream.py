@@ -34,6 +34,7 @@ MAX_HEADERS_BYTES = 128 * 1024
 # at most this many times the stream's size in bytes, so a stream of forged preludes stays linear.
 RESYNC_BUDGET_FACTOR = 2
 
+_WHITESPACE = re.compile(rb"\s*")
 _HEADER_WIDTHS = {2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}  # fixed-width header value types, in bytes
 _STRING = 7
 _BYTES = 6
@@ -72,7 +73,6 @@ class EventStream:
     values: list[dict[str, Any]] = field(default_factory=list)
     damaged: list[DamagedMessage] = field(default_factory=list)
     cut_off: bool = False  # the last message ends past the dump's end, or the next one was not found
-    cut_at: int | None = None  # the byte from which nothing could be read
 
 
 def looks_like_event_stream(raw: bytes) -> bool:
@@ -91,18 +91,18 @@ def read_event_stream(raw: bytes, loads: Callable[[bytes], Any]) -> EventStream:
     budget = RESYNC_BUDGET_FACTOR * len(raw) + MAX_HEADERS_BYTES
     while offset < len(raw):
         prelude = _prelude_at(raw, offset)
-        if prelude is None and not raw[offset:].strip():
+        if prelude is None and _WHITESPACE.fullmatch(raw, offset):
             break  # a line end a tool added after the last message
         number += 1
         if prelude is None:
             reason = _prelude_problem(raw, offset)
             if reason is None:  # a prelude that holds, or part of one: the dump ends inside the message
-                stream.cut_off, stream.cut_at = True, offset
+                stream.cut_off = True
                 break
             found, budget = _next_message(raw, offset + 1, budget)
             _lose(stream, number, offset, reason, (len(raw) if found is None else found) - offset)
             if found is None:
-                stream.cut_off, stream.cut_at = True, offset
+                stream.cut_off = True
                 break
             offset = found
             continue
