@@ -72,7 +72,7 @@ def parse_converse(values: list[dict[str, Any]], streamed: bool) -> Response:
         stream = _read_converse_stream(response, values)
         _read_content(response, stream.content())
         _set_stream_status(response, stream)
-        note_unknown_event_types(response, stream.unknown)
+        note_unknown_event_types(response, list(stream.unknown))
         return response
     body = values[0]
     response.id = _request_id(body)
@@ -101,7 +101,8 @@ def _read_content(response: Response, blocks: list[dict[str, Any]]) -> None:
     parts: list[str] = []
     position = 0
     previous: tuple[int, int] | None = None  # the span of the last block with text
-    unknown: list[str | None] = []
+    unknown: dict[str | None, None] = {}  # kinds of block not read, each once, in order (a dict: found at once)
+    unplaced: set[str] = set()
     for block in blocks:
         if isinstance(block.get("text"), str):
             text = block["text"]
@@ -113,7 +114,7 @@ def _read_content(response: Response, blocks: list[dict[str, Any]]) -> None:
             if not text and citations:
                 _note_content_missing(response, len(citations), placed=span is not None)
             for citation in citations:
-                _cite(response, table, citation, span)
+                _cite(response, table, citation, span, unplaced)
         else:
             _read_other_block(response, block, unknown)
             continue
@@ -131,7 +132,7 @@ def _read_content(response: Response, blocks: list[dict[str, Any]]) -> None:
         )
 
 
-def _read_other_block(response: Response, block: dict[str, Any], unknown: list[str | None]) -> None:
+def _read_other_block(response: Response, block: dict[str, Any], unknown: dict[str | None, None]) -> None:
     reasoning = dict_or_empty(block.get("reasoningContent"))
     if reasoning:
         text = str_or_none(dict_or_empty(reasoning.get("reasoningText")).get("text"))
@@ -139,9 +140,8 @@ def _read_other_block(response: Response, block: dict[str, Any], unknown: list[s
             response.reasoning.append(ReasoningText("thinking", text))
         return
     kind = next(iter(block), None)
-    if kind in _QUIET_BLOCKS or kind in unknown:
-        return
-    unknown.append(kind)
+    if kind not in _QUIET_BLOCKS:
+        unknown.setdefault(kind)
 
 
 def _note_content_missing(response: Response, count: int, *, placed: bool) -> None:
@@ -160,7 +160,9 @@ def _note_content_missing(response: Response, count: int, *, placed: bool) -> No
     response.diagnose("citation_without_content", "info", message, count=count)
 
 
-def _cite(response: Response, table: SourceTable, citation: dict[str, Any], span: tuple[int, int] | None) -> None:
+def _cite(
+    response: Response, table: SourceTable, citation: dict[str, Any], span: tuple[int, int] | None, unplaced: set[str]
+) -> None:
     quote = _joined_text(citation.get("sourceContent"))
     title = str_or_none(citation.get("title"))
     kind, place = _only_member(citation.get("location"))
@@ -174,9 +176,10 @@ def _cite(response: Response, table: SourceTable, citation: dict[str, Any], span
         domain = str_or_none(place.get("domain"))
         key = table.add(url, kind="web", url=url, title=title or domain, extra={"domain": domain})
     else:
-        key = _unlocated_source(response, table, citation, kind, title, quote)
+        key = _unlocated_source(response, table, citation, kind, title)
     if span is None or span[0] == span[1]:
-        if key not in response.cited_without_position:
+        if key not in unplaced:
+            unplaced.add(key)
             response.cited_without_position.append(key)
         return
     response.citations.append(Citation(span[0], span[1], [key], cited_text=quote, location=location))
@@ -212,7 +215,7 @@ def _search_result_source(
 
 
 def _unlocated_source(
-    response: Response, table: SourceTable, citation: dict[str, Any], kind: str | None, title: str | None, quote: Any
+    response: Response, table: SourceTable, citation: dict[str, Any], kind: str | None, title: str | None
 ) -> str:
     """A citation whose location names no source: kept with its quote, its source named by its title."""
     if kind == "web":  # `{"web": {}}` on a document's citation (aws/aws-sdk-js-v3#7497)
@@ -298,7 +301,7 @@ class _ConverseStream:
     stop_reason: str | None = None
     stopped: bool = False
     error: tuple[str, dict[str, Any]] | None = None  # the exception's name and its payload
-    unknown: list[str | None] = field(default_factory=list)
+    unknown: dict[str | None, None] = field(default_factory=dict)  # event names not read, each once, in order
 
     def block(self, payload: dict[str, Any]) -> _Block:
         index = _int_or_none(payload.get("contentBlockIndex"))
@@ -336,8 +339,8 @@ def _read_converse_stream(response: Response, events: list[dict[str, Any]]) -> _
             continue  # messageStart, contentBlockStart (a tool's), contentBlockStop, metadata: no answer text
         elif name is not None and _is_exception(name):
             stream.error = stream.error or (name, payload)
-        elif name not in stream.unknown:
-            stream.unknown.append(name)
+        else:
+            stream.unknown.setdefault(name)
     return stream
 
 
@@ -385,7 +388,7 @@ class _KnowledgeBaseAnswer:
     citations: list[dict[str, Any]] = field(default_factory=list)
     guardrail: str | None = None
     error: tuple[str, dict[str, Any]] | None = None
-    unknown: list[str | None] = field(default_factory=list)
+    unknown: dict[str | None, None] = field(default_factory=dict)
 
 
 def parse_retrieve_and_generate(values: list[dict[str, Any]], streamed: bool) -> Response:
@@ -403,7 +406,7 @@ def parse_retrieve_and_generate(values: list[dict[str, Any]], streamed: bool) ->
     response.text = answer.text
     _place_kb_citations(response, answer.citations)
     _set_kb_status(response, answer)
-    note_unknown_event_types(response, answer.unknown)
+    note_unknown_event_types(response, list(answer.unknown))
     return response
 
 
@@ -425,8 +428,8 @@ def _read_kb_stream(response: Response, events: list[dict[str, Any]]) -> _Knowle
             answer.guardrail = str_or_none(payload.get("action")) or answer.guardrail
         elif name is not None and _is_exception(name):
             answer.error = answer.error or (name, payload)
-        elif name not in answer.unknown:
-            answer.unknown.append(name)
+        else:
+            answer.unknown.setdefault(name)
     answer.text = "".join(texts)
     return answer
 
