@@ -95,6 +95,7 @@ def _paths() -> dict[str, Any]:
                     "content": {
                         "application/json": {"schema": {}},
                         "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                        "application/vnd.amazon.eventstream": {"schema": {"type": "string", "format": "binary"}},
                     },
                 },
                 "responses": _answers(

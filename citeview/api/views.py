@@ -49,6 +49,7 @@ ACCEPTED_CONTENT_TYPES = {
     "text/event-stream",
     "text/plain",
     "application/octet-stream",
+    "application/vnd.amazon.eventstream",  # AWS's binary stream, as Bedrock sends it
 }
 IMPORT_CONTENT_TYPES = {"", "application/zip", "application/x-ndjson", "application/jsonl", "application/octet-stream"}
 PAGE_SIZE = 50

@@ -1,4 +1,5 @@
-"""Reading a dump's bytes into JSON values: one object, a JSON array, JSON Lines, or SSE text.
+"""Reading a dump's bytes into JSON values: one object, a JSON array, JSON Lines, SSE text, or
+AWS's binary event stream (``citeview.core.eventstream``).
 
 Every way a dump can be unreadable ends here in one :class:`DumpError` that names what is wrong.
 """
@@ -16,6 +17,7 @@ from typing import Any
 import orjson
 
 from citeview.core.errors import DumpError
+from citeview.core.eventstream import DamagedMessage, looks_like_event_stream, read_event_stream
 from citeview.core.phrases import Phrase, phrase
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -36,19 +38,31 @@ _BINARY_SIGNATURES = {
 class FramedDump:
     """The JSON values of a dump, in order, and how they were laid out."""
 
-    framing: str  # "json" | "json-array" | "jsonl" | "sse"
+    framing: str  # "json" | "json-array" | "jsonl" | "sse" | "eventstream"
     values: list[Any]
     event_names: list[str | None] = field(default_factory=list)  # SSE `event:` names, parallel to values
     done_marker: bool = False  # an SSE `data: [DONE]` line was seen
     cut_off: bool = False  # the last event was cut off mid-way and dropped
     repaired_strings: int = 0  # strings whose lone surrogates were replaced by U+FFFD
     depth_checked: bool = False  # no value nests deeper than MAX_DEPTH
+    # Messages of an event stream that could not be read; each also stands among the values, where it was.
+    damaged: list[DamagedMessage] = field(default_factory=list)
 
 
 MAX_DEPTH = 64  # provider responses nest a dozen levels; far deeper is an attack or a mistake
 
 
 def read_dump(raw: bytes) -> FramedDump:
+    # Binary, so before the text checks (its NUL bytes): a prelude whose checksum holds is no accident.
+    dump = _read_event_stream(raw) if looks_like_event_stream(raw) else _read_text_dump(raw)
+    if not (dump.depth_checked or raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH):
+        _refuse_deep(dump.values)
+    if _MAY_HOLD_UNSHOWABLE.search(raw):
+        dump.repaired_strings = _repair_unshowable(dump.values)
+    return dump
+
+
+def _read_text_dump(raw: bytes) -> FramedDump:
     refuse_what_is_not_text(raw)
     dump = _read_proven(raw.removeprefix(codecs.BOM_UTF8))
     if dump is None:
@@ -57,11 +71,29 @@ def read_dump(raw: bytes) -> FramedDump:
         if cut_in_character and dump.framing in ("json", "json-array"):
             raise DumpError("truncated_json", phrase("The dump ends in the middle of a character: it looks cut off."))
         dump.cut_off = dump.cut_off or cut_in_character
-    if not (dump.depth_checked or raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH):
-        _refuse_deep(dump.values)
-    if _MAY_HOLD_UNSHOWABLE.search(raw):
-        dump.repaired_strings = _repair_unshowable(dump.values)
     return dump
+
+
+def _read_event_stream(raw: bytes) -> FramedDump:
+    stream = read_event_stream(raw, loads_strict)
+    if all(isinstance(value, DamagedMessage) for value in stream.values):
+        if stream.damaged:
+            raise DumpError(
+                "binary",
+                phrase(
+                    "This is an AWS event stream (the body of a Bedrock stream), but none of its messages can be "
+                    "read. {first}",
+                    first=stream.damaged[0].message(),
+                ),
+            )
+        raise DumpError(
+            "truncated_json",
+            phrase(
+                "This is an AWS event stream (the body of a Bedrock stream) that ends inside its first message: "
+                "it looks cut off."
+            ),
+        )
+    return FramedDump("eventstream", stream.values, cut_off=stream.cut_off, damaged=stream.damaged)
 
 
 def _read_proven(raw: bytes) -> FramedDump | None:

@@ -14,7 +14,8 @@ from citeview.core import registry
 from citeview.core.errors import DumpError, too_large_error
 from citeview.dumps.selectors import UNASSIGNED
 
-DUMP_FILE_SUFFIXES = (".json", ".jsonl", ".sse", ".txt")
+# .eventstream and .bin: AWS's binary event stream (a Bedrock stream's body), which cannot be pasted.
+DUMP_FILE_SUFFIXES = (".json", ".jsonl", ".sse", ".txt", ".eventstream", ".bin")
 MAX_TAGS = 20
 
 
@@ -81,7 +82,11 @@ class DumpForm(forms.Form):
         name = PurePath(getattr(upload, "name", "") or "").name
         if PurePath(name).suffix.lower() not in DUMP_FILE_SUFFIXES:
             raise forms.ValidationError(
-                _("%(name)s is not a dump file: citeview reads .json, .jsonl, .sse and .txt files.") % {"name": name},
+                _(
+                    "%(name)s is not a dump file: citeview reads .json, .jsonl, .sse and .txt files, and AWS event "
+                    "streams as .eventstream or .bin."
+                )
+                % {"name": name},
                 code="unsupported_media_type",
             )
         size = getattr(upload, "size", 0) or 0

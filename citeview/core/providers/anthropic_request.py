@@ -2,6 +2,10 @@
 
 ``document_index`` counts document blocks in the request in order of appearance (user messages and
 the tool results inside them); ``search_result_index`` counts ``search_result`` blocks separately.
+
+The checking itself (:func:`check_documents`) reads only :class:`RequestDocument`, so an API whose
+citations mirror Claude's (Bedrock Converse, ``bedrock_request.py``) reads its own request into
+them and shares it.
 """
 
 from __future__ import annotations
@@ -78,7 +82,13 @@ def _text_blocks(content: Any) -> list[str | None]:
 
 def check_quotes(response: Response, request: dict[str, Any]) -> None:
     """Compare every quote with the document it cites, and list the request's documents as sources."""
-    documents = {d.key: d for d in request_documents(request)}
+    check_documents(response, request_documents(request))
+
+
+def check_documents(response: Response, sent: list[RequestDocument]) -> None:
+    """Compare every quote with the document it cites (keyed ``doc:N`` or ``search_result:N``, its
+    location a char, page or block range), and list the documents as sources."""
+    documents = {d.key: d for d in sent}
     table = SourceTable.of(response)
     _note_unknown_documents(response, documents)
     for document in documents.values():

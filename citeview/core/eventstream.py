@@ -1,0 +1,257 @@
+"""AWS's binary event stream (``application/vnd.amazon.eventstream``), the body of Bedrock's
+ConverseStream and RetrieveAndGenerateStream, read into the events the AWS SDKs decode it to.
+
+A message is its total length and its headers' length (4 bytes each, big-endian), a CRC32 of
+those 8 bytes (the prelude's), the headers, the payload, and a CRC32 of everything before it. A
+header is its name's length (1 byte), the name, a type (1 byte) and a value of that type. An
+``event`` message (``:message-type``) becomes ``{<:event-type>: <payload>}``, an ``exception``
+``{<:exception-type>: <payload>}`` (``{"throttlingException": {"message": …}}``), an ``error``
+``{"Error": {"Code": <:error-code>, "Message": <:error-message>}}`` as botocore reads it
+(``../shared/docs/provider-formats.md`` §6A).
+
+A message that cannot be read (a checksum that fails, a length no message has, a payload that is
+not JSON) is skipped when the next message can still be found, and a :class:`DamagedMessage` stands
+in its place among the events, so the parser of the stream around it says which message was lost.
+When the next message cannot be found, the stream ends there, cut off.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from citeview.core.phrases import Phrase, phrase
+
+PRELUDE_BYTES = 12  # total length, headers length, the prelude's CRC32
+MIN_MESSAGE_BYTES = 16  # a prelude and the message's CRC32, no headers, no payload
+# The format's limits: a payload of at most 16 MiB and headers of at most 128 KiB.
+MAX_MESSAGE_BYTES = MIN_MESSAGE_BYTES + 16 * 1024 * 1024 + 128 * 1024
+MAX_HEADERS_BYTES = 128 * 1024
+# Looking for the next message after a damaged prelude checks the CRC of each candidate message;
+# at most this many times the stream's size in bytes, so a stream of forged preludes stays linear.
+RESYNC_BUDGET_FACTOR = 2
+
+_WHITESPACE = re.compile(rb"\s*")
+_HEADER_WIDTHS = {2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}  # fixed-width header value types, in bytes
+_STRING = 7
+_BYTES = 6
+
+
+class DamagedMessage(dict[str, Any]):
+    """A message that could not be read, where it stood among the stream's events. It is a dict so
+    it travels with the events to the stream's parser, and of its own class so that no JSON value
+    can pass for one."""
+
+    def __init__(self, number: int, offset: int, reason: Phrase, skipped: int) -> None:
+        super().__init__()
+        self.number = number  # 1 for the stream's first message
+        self.offset = offset  # the byte where it starts
+        self.reason = reason
+        self.skipped = skipped  # bytes left unread because of it
+
+    def message(self) -> Phrase:
+        return phrase(
+            "Message {number} of the AWS event stream (at byte {offset}) could not be read: {reason}. "
+            "It was skipped ({skipped} bytes); the messages after it are read.",
+            number=self.number,
+            offset=self.offset,
+            reason=self.reason,
+            skipped=self.skipped,
+        )
+
+    def details(self) -> dict[str, Any]:
+        return {"message_number": self.number, "byte_offset": self.offset, "skipped_bytes": self.skipped}
+
+
+@dataclass
+class EventStream:
+    """The events of a stream, in order, with a :class:`DamagedMessage` where one was lost."""
+
+    values: list[dict[str, Any]] = field(default_factory=list)
+    damaged: list[DamagedMessage] = field(default_factory=list)
+    cut_off: bool = False  # the last message ends past the dump's end, or the next one was not found
+
+
+def looks_like_event_stream(raw: bytes) -> bool:
+    """Whether ``raw`` starts with a message prelude: a checksum that holds over its first 8 bytes
+    (one chance in four billion for text) and lengths a message can have."""
+    prelude = raw[:PRELUDE_BYTES]
+    if len(prelude) < PRELUDE_BYTES or zlib.crc32(prelude[:8]) != int.from_bytes(prelude[8:], "big"):
+        return False
+    return _possible(int.from_bytes(prelude[:4], "big"), int.from_bytes(prelude[4:8], "big"))
+
+
+def read_event_stream(raw: bytes, loads: Callable[[bytes], Any]) -> EventStream:
+    """Every message of ``raw`` as its event; ``loads`` reads a payload's JSON (the strict reader)."""
+    stream = EventStream()
+    offset, number = 0, 0
+    budget = RESYNC_BUDGET_FACTOR * len(raw) + MAX_HEADERS_BYTES
+    while offset < len(raw):
+        prelude = _prelude_at(raw, offset)
+        if prelude is None and _WHITESPACE.fullmatch(raw, offset):
+            break  # a line end a tool added after the last message
+        number += 1
+        if prelude is None:
+            reason = _prelude_problem(raw, offset)
+            if reason is None:  # a prelude that holds, or part of one: the dump ends inside the message
+                stream.cut_off = True
+                break
+            found, budget = _next_message(raw, offset + 1, budget)
+            _lose(stream, number, offset, reason, (len(raw) if found is None else found) - offset)
+            if found is None:
+                stream.cut_off = True
+                break
+            offset = found
+            continue
+        total, headers_length = prelude
+        message = raw[offset : offset + total]
+        if zlib.crc32(message[:-4]) != int.from_bytes(message[-4:], "big"):
+            _lose(stream, number, offset, phrase("the checksum of the message does not match its bytes"), total)
+        else:
+            _read_message(stream, number, offset, message, headers_length, loads)
+        offset += total
+    return stream
+
+
+def _lose(stream: EventStream, number: int, offset: int, reason: Phrase, skipped: int) -> None:
+    damaged = DamagedMessage(number, offset, reason, skipped)
+    stream.values.append(damaged)
+    stream.damaged.append(damaged)
+
+
+def _prelude_at(raw: bytes, offset: int) -> tuple[int, int] | None:
+    """The total and headers lengths of the message at ``offset``, when its prelude's checksum holds,
+    its lengths are possible and the whole message is in ``raw``."""
+    prelude = raw[offset : offset + PRELUDE_BYTES]
+    if len(prelude) < PRELUDE_BYTES or zlib.crc32(prelude[:8]) != int.from_bytes(prelude[8:], "big"):
+        return None
+    total, headers_length = int.from_bytes(prelude[:4], "big"), int.from_bytes(prelude[4:8], "big")
+    if not _possible(total, headers_length) or offset + total > len(raw):
+        return None
+    return total, headers_length
+
+
+def _possible(total: int, headers_length: int) -> bool:
+    return MIN_MESSAGE_BYTES <= total <= MAX_MESSAGE_BYTES and headers_length <= min(
+        MAX_HEADERS_BYTES, total - MIN_MESSAGE_BYTES
+    )
+
+
+def _prelude_problem(raw: bytes, offset: int) -> Phrase | None:
+    """Why the prelude at ``offset`` is no message's; None when it is one that runs past the end."""
+    prelude = raw[offset : offset + PRELUDE_BYTES]
+    if len(prelude) < PRELUDE_BYTES:
+        return None  # the dump ends inside a prelude: cut off
+    if zlib.crc32(prelude[:8]) != int.from_bytes(prelude[8:], "big"):
+        return phrase("the checksum of its length prelude does not match")
+    total, headers_length = int.from_bytes(prelude[:4], "big"), int.from_bytes(prelude[4:8], "big")
+    if not _possible(total, headers_length):
+        return phrase(
+            "its prelude gives a length no message has ({total} bytes, {headers} of headers)",
+            total=total,
+            headers=headers_length,
+        )
+    return None
+
+
+# Where a message may start: a total length of 16 bytes to a little over 16 MiB (its top byte 0 or 1),
+# then a headers length under 128 KiB. JSON text holds neither byte 0 nor byte 1, so after a damaged
+# prelude the search for the next message passes over text at the regular-expression engine's speed.
+_MESSAGE_START = re.compile(
+    rb"(?:\x00(?:[\x01-\xff]..|\x00[\x01-\xff].|\x00\x00[\x10-\xff])|\x01[\x00-\x02]..)\x00[\x00-\x02]..", re.DOTALL
+)
+
+
+def _next_message(raw: bytes, start: int, budget: int) -> tuple[int | None, int]:
+    """The offset of the next whole message whose two checksums hold, at or after ``start``, and the
+    budget left. A prelude's checksum is cheap; a message's costs its length, hence the budget."""
+    candidate = _MESSAGE_START.search(raw, start)
+    while candidate is not None:
+        offset = candidate.start()
+        prelude = _prelude_at(raw, offset)
+        if prelude is not None:
+            total = prelude[0]
+            if budget < total:
+                return None, 0
+            budget -= total
+            end = offset + total
+            if zlib.crc32(raw[offset : end - 4]) == int.from_bytes(raw[end - 4 : end], "big"):
+                return offset, budget
+        candidate = _MESSAGE_START.search(raw, offset + 1)
+    return None, budget
+
+
+def _read_message(
+    stream: EventStream, number: int, offset: int, message: bytes, headers_length: int, loads: Callable[[bytes], Any]
+) -> None:
+    headers = _headers(message[PRELUDE_BYTES : PRELUDE_BYTES + headers_length])
+    if headers is None:
+        _lose(stream, number, offset, phrase("its headers cannot be read"), len(message))
+        return
+    payload = message[PRELUDE_BYTES + headers_length : -4]
+    kind = headers.get(":message-type")
+    if kind == "error":
+        error = {"Code": _text(headers.get(":error-code")), "Message": _text(headers.get(":error-message"))}
+        stream.values.append({"Error": error})
+        return
+    name = headers.get(":event-type") if kind == "event" else headers.get(":exception-type")
+    if kind not in ("event", "exception") or not isinstance(name, str) or not name:
+        reason = phrase(
+            "it is a message of type {type} without an event or exception name", type=_text(kind) or "(none)"
+        )
+        _lose(stream, number, offset, reason, len(message))
+        return
+    try:
+        value = loads(payload) if payload.strip() else {}
+    except (ValueError, RecursionError):
+        _lose(stream, number, offset, phrase("its payload ({event}) is not JSON", event=name), len(message))
+        return
+    stream.values.append({name: value})
+
+
+def _headers(data: bytes) -> dict[str, Any] | None:
+    """The headers of a message by name, or None when they do not read as headers. Only strings
+    (``:event-type`` and the others) are kept as values; other types are skipped over."""
+    headers: dict[str, Any] = {}
+    position = 0
+    while position < len(data):
+        name_length = data[position]
+        name_end = position + 1 + name_length
+        if name_length == 0 or name_end >= len(data):
+            return None
+        try:
+            name = data[position + 1 : name_end].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        kind = data[name_end]
+        position = name_end + 1
+        if kind in (0, 1):  # true, false: no value bytes
+            headers[name] = kind == 0
+        elif kind in _HEADER_WIDTHS:
+            position += _HEADER_WIDTHS[kind]
+        elif kind in (_BYTES, _STRING):
+            if position + 2 > len(data):
+                return None
+            length = int.from_bytes(data[position : position + 2], "big")
+            value = data[position + 2 : position + 2 + length]
+            if len(value) < length:
+                return None
+            position += 2 + length
+            if kind == _STRING:
+                try:
+                    # A NUL is valid UTF-8 but no database keeps it in text: shown as U+FFFD, as in JSON strings.
+                    headers[name] = value.decode("utf-8").replace("\x00", "\ufffd")
+                except UnicodeDecodeError:
+                    return None
+        else:
+            return None
+        if position > len(data):
+            return None
+    return headers
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
