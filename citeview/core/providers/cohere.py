@@ -151,8 +151,8 @@ class _Placing:
         self, response: Response, number: int, start: int, end: int, cited: str | None, first: tuple[int, str]
     ) -> tuple[int, int] | None:
         """The citation's text where it stands once near where its offsets point, else nothing: never a guess."""
-        base, part = first
-        around = base + min(max(start, 0), len(part))
+        base, _ = first
+        around = base + start  # offsets far outside the text are near nothing in it
         found = _find_once_near(self.text, cited, around) if cited is not None else None
         fits = 0 <= start <= end <= len(self.text)
         values = {"number": number, "text": _shown(cited or ""), "start": start, "end": end, "where": self.where}
@@ -239,10 +239,10 @@ class _Placing:
 
 def _find_once_near(text: str, wanted: str, around: int) -> int | None:
     """Where ``wanted`` stands in ``text`` within NEAR_CHARS of ``around``, when it stands there exactly once."""
-    if len(wanted.strip()) < _MIN_REANCHORED_CHARS:
-        return None
     window_start = max(0, around - NEAR_CHARS - len(wanted))
     window_end = min(len(text), around + NEAR_CHARS + len(wanted))
+    if len(wanted.strip()) < _MIN_REANCHORED_CHARS or window_start >= window_end:
+        return None
     first = text.find(wanted, window_start, window_end)
     if first < 0 or text.find(wanted, first + 1, window_end) >= 0:
         return None
@@ -342,7 +342,9 @@ def _cite(
             response.citations.append(Citation(span[0], span[1], keys))
         else:
             reasoning[kind].append(Citation(span[0], span[1], keys))
-    response.cited_without_position = list(unplaced)
+    # A source some citation places is shown there; only one placed nowhere is listed without a position.
+    placed = {key for c in [*response.citations, *reasoning["thinking"], *reasoning["plan"]] for key in c.source_keys}
+    response.cited_without_position = [key for key in unplaced if key not in placed]
     for placing in (texts.answer, texts.thinking, texts.plan):
         placing.summarise(response)
     for kind, placing in (("thinking", texts.thinking), ("plan", texts.plan)):
