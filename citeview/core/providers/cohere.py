@@ -133,8 +133,8 @@ class _Placing:
             if cited is not None and units.any_before(end):
                 self.tally.decided_code_points += 1
             return start, end
-        if cited is None or not units.astral:
-            return None  # nothing to check the span against, or both units agree
+        if cited is None or not units.astral or start > end:
+            return None  # nothing to check the span against, both units agree, or no span at all
         point_start, point_end = units.codepoint(start), units.codepoint(end)
         if point_start is None or point_end is None or part[point_start:point_end] != cited:
             return None
@@ -161,14 +161,14 @@ class _Placing:
             message = phrase(
                 "Citation {number} ({text!r}) says characters {start}–{end} of {where}, which hold {found!r}; "
                 "it is placed where its text stands nearby.",
-                found=_shown(self.text[start:end]),
+                found=self.text[start : min(end, start + _SHOWN_CHARS)],
                 **values,
             )
         elif fits:
             message = phrase(
                 "Citation {number} ({text!r}) says characters {start}–{end} of {where}, which hold {found!r}, "
                 "and its text does not stand once nearby; its sources are listed as cited, not placed.",
-                found=_shown(self.text[start:end]),
+                found=self.text[start : min(end, start + _SHOWN_CHARS)],
                 **values,
             )
         elif found is not None:
