@@ -574,3 +574,18 @@ def test_damaged_and_unknown_events_are_noted_not_fatal():
     response = one(sse(*events))
     assert response["text"] == "Tokyo." and response["status"] == "completed"
     assert [d["details"]["type"] for d in diagnostics(response, "unknown_event")] == ["surprise-event"]
+
+
+def test_a_source_without_a_type_is_read_by_what_it_holds():
+    text = "A and B."
+    document = {"id": "doc:3", "document": {"id": "doc:3", "text": "A."}}
+    tool = {"id": "calc_x1:0", "tool_output": {"result": "B"}}
+    response = one(v2_body(text, [cite(text, "A", document), cite(text, "B", tool)]))
+    assert [(s["key"], s["kind"]) for s in response["sources"]] == [("doc:3", "document"), ("calc_x1:0", "tool")]
+    assert "unknown_citation" not in codes(response)
+
+
+def test_an_error_event_in_a_v2_stream_fails_the_response():
+    events = [*v2_events(["Tok"], []), {"type": "error", "error": {"message": "stream reset"}}]
+    response = one(sse(*events))
+    assert response["status"] == "failed" and response["status_detail"] == "stream reset"

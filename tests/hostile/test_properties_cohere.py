@@ -10,12 +10,15 @@ Every dump here is built from ../shared/docs/provider-formats.md §5, not record
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from citeview.core.parse import parse_dump
+from tests.conftest import OWN_FIXTURES, PROJECT_DIR
 from tests.hostile import strategies as hs
 from tests.hostile.test_properties import PROFILE, check_dump
 
@@ -269,3 +272,13 @@ def test_a_citation_with_right_offsets_in_either_unit_is_placed_on_its_text(case
     placed = sorted(response["text"][c["start"] : c["end"]] for c in response["citations"])
     assert placed == sorted(cited)
     assert not [d for d in response["diagnostics"] if d["code"] in ("offset_out_of_range", "segment_text_mismatch")]
+
+
+BUILT_AND_SAMPLES = sorted((OWN_FIXTURES / "cohere").iterdir()) + sorted(
+    (PROJECT_DIR / "citeview" / "dumps" / "samples").glob("1[01]-cohere-*")
+)
+
+
+@pytest.mark.parametrize("path", BUILT_AND_SAMPLES, ids=[p.name for p in BUILT_AND_SAMPLES])
+def test_every_built_dump_and_sample_keeps_the_contract_and_renders(path: Path):
+    check_cohere(path.read_bytes())

@@ -629,7 +629,8 @@ class _V2Sources:
         source_id = str_or_none(source.get("id"))
         if kind == "tool" or (kind is None and "tool_output" in source):
             return self._add_tool(source, source_id)
-        if kind != "document" and str(kind) not in self.unknown_types:
+        known = kind == "document" or (kind is None and "document" in source)
+        if not known and str(kind) not in self.unknown_types:
             self.unknown_types.add(str(kind))
             self.response.diagnose(
                 "unknown_citation",
