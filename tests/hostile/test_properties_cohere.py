@@ -282,3 +282,54 @@ BUILT_AND_SAMPLES = sorted((OWN_FIXTURES / "cohere").iterdir()) + sorted(
 @pytest.mark.parametrize("path", BUILT_AND_SAMPLES, ids=[p.name for p in BUILT_AND_SAMPLES])
 def test_every_built_dump_and_sample_keeps_the_contract_and_renders(path: Path):
     check_cohere(path.read_bytes())
+
+
+@PROFILE
+@given(st.one_of(cohere_v2_dump(), cohere_v1_dump()), st.data())
+def test_a_cohere_dump_cut_at_any_byte_or_with_a_byte_changed(raw: bytes, data: st.DataObject):
+    check_cohere(raw[: data.draw(st.integers(0, len(raw)), label="cut")])
+    if raw:
+        position = data.draw(st.integers(0, len(raw) - 1), label="position")
+        byte = data.draw(st.integers(0, 255), label="byte")
+        check_cohere(raw[:position] + bytes([byte]) + raw[position + 1 :])
+
+
+SMALL_COHERE_STREAMS = [
+    [
+        {"id": V2_ID, "type": "message-start", "delta": {"message": {"role": "assistant"}}},
+        {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "東京です。"}}}},
+        {
+            "type": "citation-start",
+            "index": 0,
+            "delta": {
+                "message": {
+                    "citations": {"start": 0, "end": 2, "text": "東京", "sources": [{"type": "tool", "id": "t:0"}]}
+                }
+            },
+        },
+        {"type": "message-end", "delta": {"finish_reason": "COMPLETE"}},
+    ],
+    [
+        {"event_type": "stream-start", "generation_id": V1_ID},
+        {"event_type": "text-generation", "text": "東京です。"},
+        {
+            "event_type": "citation-generation",
+            "citations": [{"start": 0, "end": 2, "text": "東京", "document_ids": ["d"]}],
+        },
+        {
+            "event_type": "stream-end",
+            "finish_reason": "COMPLETE",
+            "response": {"text": "東京です。", "documents": [{"id": "d"}]},
+        },
+    ],
+]
+
+
+@PROFILE
+@given(st.lists(st.sampled_from(SMALL_COHERE_STREAMS), min_size=1, max_size=2), st.data())
+def test_cohere_streams_with_values_that_are_not_objects_or_odd_types(streams: list[Any], data: st.DataObject):
+    events = [dict(event) for stream in streams for event in stream]
+    if data.draw(st.booleans(), label="odd type"):
+        event = events[data.draw(st.integers(0, len(events) - 1), label="which")]
+        event["type" if "type" in event else "event_type"] = data.draw(hs.json_values(max_leaves=3), label="type")
+    check_cohere(data.draw(hs.framed(data.draw(hs.with_stray_values(events), label="stray")), label="raw"))
