@@ -204,6 +204,11 @@ def test_code_point_offsets_after_an_emoji_are_placed_and_the_unit_they_prove_is
     assert note["details"]["unit"] == "code_points"
 
 
+def test_offsets_that_fit_in_either_unit_after_an_emoji_prove_no_unit():
+    response = one(v2_body("😀aaa", [{"start": 2, "end": 3, "text": "a", "sources": [TOOL]}]))
+    assert spans(response) == [("a", [TOOL["id"]])] and "offset_unit" not in codes(response)
+
+
 def test_ascii_offsets_where_both_units_agree_say_nothing_about_the_unit():
     text = "Tokyo has 14 million people."
     response = one(v2_body(text, [cite(text, "14 million people", TOOL)]))

@@ -130,16 +130,23 @@ class _Placing:
     def _fit(self, base: int, part: str, start: int, end: int, cited: str | None) -> tuple[int, int] | None:
         units = self._utf16(base, part)
         if 0 <= start <= end <= len(part) and (cited is None or part[start:end] == cited):
-            if cited is not None and units.any_before(end):
+            if cited is not None and units.any_before(end) and self._as_utf16(units, part, start, end, cited) is None:
                 self.tally.decided_code_points += 1
             return start, end
-        if cited is None or not units.astral or start > end:
-            return None  # nothing to check the span against, both units agree, or no span at all
+        if cited is None or not units.astral:
+            return None  # nothing to check the span against, or both units agree
+        span = self._as_utf16(units, part, start, end, cited)
+        if span is not None:
+            self.tally.utf16 += 1
+        return span
+
+    @staticmethod
+    def _as_utf16(units: _Utf16, part: str, start: int, end: int, cited: str) -> tuple[int, int] | None:
+        """The span when ``start``..``end`` are UTF-16 units that mark ``cited``."""
         point_start, point_end = units.codepoint(start), units.codepoint(end)
-        if point_start is None or point_end is None or part[point_start:point_end] != cited:
+        if point_start is None or point_end is None or point_start > point_end:
             return None
-        self.tally.utf16 += 1
-        return point_start, point_end
+        return (point_start, point_end) if part[point_start:point_end] == cited else None
 
     def _utf16(self, base: int, part: str) -> _Utf16:
         key = (base, len(part))
