@@ -597,7 +597,7 @@ def parse_chat_v2(values: list[dict[str, Any]], streamed: bool) -> Response:
     if stream.final is not None:
         final = _v2_body(stream.final)
         if streamed:
-            _note_stream_difference(response, "".join(t for _, t in message.blocks_of("text")), _joined(final))
+            _note_stream_difference(response, _joined(message), _joined(final))
         final.tool_names = {**message.tool_names, **final.tool_names}
         if not final.has_citations:
             final.citations = message.citations
@@ -899,15 +899,15 @@ class _CohereStream:
 
 
 def _v2_stream() -> StreamSplitter:
-    return _CohereStream(lambda v: v.get("type") == "message-start", _is_v2_body, "id")
+    return _CohereStream(partial(_has_field, "type", "message-start"), _is_v2_body, "id")
 
 
 def _v1_stream() -> StreamSplitter:
-    return _CohereStream(partial(_has_event_type, "stream-start"), _is_v1_body, "generation_id")
+    return _CohereStream(partial(_has_field, "event_type", "stream-start"), _is_v1_body, "generation_id")
 
 
-def _has_event_type(kind: str, value: dict[str, Any]) -> bool:
-    return value.get("event_type") == kind
+def _has_field(name: str, wanted: str, value: dict[str, Any]) -> bool:
+    return value.get(name) == wanted
 
 
 # --- The APIs -------------------------------------------------------------------------------------
