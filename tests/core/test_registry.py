@@ -60,7 +60,10 @@ def test_its_names_are_among_the_names_a_reader_may_choose(toy):
 def test_the_unknown_shape_error_names_every_registered_provider(toy):
     with pytest.raises(DumpError) as caught:
         parse_dump(b'{"hello": "world"}')
-    assert "(Claude, Gemini, OpenAI, Perplexity, Toy)" in caught.value.message
+    assert (
+        "(Claude, AWS Bedrock, Cohere, Gemini, LangChain, Mistral, OpenAI, Perplexity, Toy, Vercel AI SDK, xAI)"
+        in caught.value.message
+    )
 
 
 def test_the_handover_report_gives_its_label_and_notation(toy):
@@ -78,7 +81,9 @@ def test_its_request_check_is_used_and_named_where_a_request_is_not_checked():
         sonar = parse_dump(json.dumps(sonar_object("x", [])).encode(), request=b"{}").responses[0]
     assert checked == [{"model": "toy-1"}]
     note = next(d for d in sonar.diagnostics if d.code == "request_not_used")
-    assert str(note.message).endswith("only for Anthropic Messages, Toy Answers.")
+    assert str(note.message).endswith(
+        "only for Anthropic Messages, Bedrock Converse, Mistral Chat Completions, Mistral Conversations, Toy Answers."
+    )
 
 
 def test_an_api_can_share_a_shape_and_be_told_apart_by_its_marks():
@@ -128,14 +133,36 @@ def test_two_shapes_of_one_name_are_refused(toy):
 
 
 def test_every_provider_module_declares_its_apis():
-    assert registry.provider_names() == ["anthropic", "gemini", "openai", "perplexity"]
+    assert registry.provider_names() == [
+        "anthropic",
+        "bedrock",
+        "cohere",
+        "gemini",
+        "langchain",
+        "mistral",
+        "openai",
+        "perplexity",
+        "vercel",
+        "xai",
+    ]
     assert registry.api_names() == [
         "anthropic.messages",
+        "bedrock.converse",
+        "bedrock.retrieve_and_generate",
+        "cohere.chat_v1",
+        "cohere.chat_v2",
         "gemini.generate_content",
         "gemini.interactions",
+        "langchain.messages",
+        "mistral.chat_completions",
+        "mistral.conversations",
         "openai.chat_completions",
         "openai.responses",
         "perplexity.agent",
         "perplexity.sonar",
+        "vercel.ui_message_stream",
+        "vercel.ui_messages",
+        "xai.chat_completions",
+        "xai.responses",
     ]
     assert all(api.parser and api.citation_notation for api in registry.api_formats())
