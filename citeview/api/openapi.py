@@ -309,7 +309,7 @@ def _schemas() -> dict[str, Any]:
                     "properties": {
                         "sha256": {"type": "string"},
                         "bytes": _INTEGER,
-                        "framing": {"enum": ["json", "json-array", "jsonl", "sse"]},
+                        "framing": {"enum": ["json", "json-array", "jsonl", "sse", "eventstream"]},
                     },
                 },
                 "responses": {"type": "array", "items": _ref("Response")},

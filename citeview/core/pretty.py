@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from citeview.core.framing import LINE_BREAK
+from citeview.core.eventstream import DamagedMessage, read_event_stream
+from citeview.core.framing import LINE_BREAK, loads_strict
 
 MAX_PRETTY_BYTES = 2 * 1024 * 1024  # beyond this the page shows the start; the download has it all
 
 
 def pretty_dump_text(raw: bytes, framing: str) -> tuple[str, bool]:
     """The text to show for a stored dump, and whether it was shortened."""
+    if framing == "eventstream":
+        return _event_stream_text(raw[:MAX_PRETTY_BYTES]), len(raw) > MAX_PRETTY_BYTES
     shortened = len(raw) > MAX_PRETTY_BYTES
     text = raw[:MAX_PRETTY_BYTES].decode("utf-8", errors="replace").removeprefix("\ufeff")
     if shortened:
@@ -21,6 +24,18 @@ def pretty_dump_text(raw: bytes, framing: str) -> tuple[str, bool]:
     if framing == "jsonl":
         return "\n\n".join(_indented(line) or line for line in LINE_BREAK.split(text) if line.strip()), False
     return "\n".join(_sse_line(line) for line in LINE_BREAK.split(text)), False
+
+
+def _event_stream_text(raw: bytes) -> str:
+    """AWS's binary event stream as its events, one indented JSON value each: its bytes are no text
+    (lengths and checksums, NUL bytes a database text column refuses)."""
+    events = []
+    for value in read_event_stream(raw, loads_strict).values:
+        if isinstance(value, DamagedMessage):
+            events.append(f"(message {value.number} at byte {value.offset} could not be read)")
+        else:
+            events.append(json.dumps(value, indent=2, ensure_ascii=False))
+    return "\n\n".join(events)
 
 
 def _sse_line(line: str) -> str:

@@ -120,4 +120,4 @@ def dump_details(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _raw_suffix(dump: Dump) -> str:
-    return {"sse": "sse", "jsonl": "jsonl"}.get(dump.framing, "json")
+    return {"sse": "sse", "jsonl": "jsonl", "eventstream": "eventstream"}.get(dump.framing, "json")

@@ -325,3 +325,13 @@ def test_a_nul_in_a_header_never_reaches_what_is_stored():
     raw += encode_message({":message-type": "error", ":error-code": "Bad\x00Code", ":error-message": "m\x00"}, b"")
     stored = json.dumps(parse_dump(raw).to_json())
     assert "\\u0000" not in stored and "odd\\ufffdname" in stored
+
+
+def test_the_raw_panel_shows_a_binary_body_as_its_events_never_its_bytes():
+    from citeview.core.pretty import pretty_dump_text
+
+    raw = event_stream(*converse_events())
+    second = offsets_of(raw)[1]
+    text, shortened = pretty_dump_text(damaged(raw, 2, second + 20), "eventstream")
+    assert not shortened and "\x00" not in text
+    assert '"messageStart"' in text and "(message 2 at byte" in text and "could not be read)" in text

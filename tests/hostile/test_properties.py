@@ -51,7 +51,7 @@ SMALL_PROFILE = settings(PROFILE, max_examples=max(30, PROFILE.max_examples // 3
 # The codes DumpError documents (its docstring lists them): an error with any other code is not "clear".
 ERROR_CODES = set(re.findall(r"``([a-z0-9_]+)``", (DumpError.__doc__ or "").partition("Codes:")[2]))
 STATUSES = {"completed", "incomplete", "failed"}
-FRAMINGS = {"json", "json-array", "jsonl", "sse"}
+FRAMINGS = {"json", "json-array", "jsonl", "sse", "eventstream"}
 PROVIDER_ARGUMENTS = [None, *registry.provider_names(), *registry.api_names(), "nobody"]
 
 

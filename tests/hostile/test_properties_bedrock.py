@@ -9,18 +9,15 @@ comes, :func:`parse_dump` gives one clear error or a result that keeps the contr
 from __future__ import annotations
 
 import base64
-import json
 from typing import Any
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from citeview.core.errors import DumpError
 from citeview.core.framing import read_dump
-from citeview.core.parse import parse_dump
 from tests.core.test_eventstream import encode_message, exception_message
 from tests.hostile import strategies as hs
-from tests.hostile.test_properties import ERROR_CODES, PROFILE, check_dump, check_response, check_strict_json
+from tests.hostile.test_properties import PROFILE, check_dump, check_strict_json
 
 # --- Building dumps -----------------------------------------------------------------------------------
 
@@ -267,29 +264,6 @@ def bedrock_dump(draw: st.DrawFn) -> tuple[bytes, bytes | None]:
 # --- The properties ---------------------------------------------------------------------------------------
 
 
-def check_any(raw: bytes, **options: Any) -> dict[str, Any] | None:
-    """``check_dump`` for dumps of every framing; the binary one is checked here, as the shared check
-    knows only the text framings."""
-    try:
-        framing = read_dump(raw).framing
-    except DumpError:
-        framing = None
-    if framing != "eventstream":
-        return check_dump(raw, **options)
-    try:
-        result = parse_dump(raw, **options).to_json()
-    except DumpError as error:
-        if isinstance(error.__cause__, Exception) and not isinstance(error.__cause__, DumpError):
-            raise error.__cause__ from None
-        assert error.code in ERROR_CODES and error.message.strip()
-        return None
-    json.dumps(result)
-    assert result["responses"] and result["dump"]["bytes"] == len(raw)
-    for response in result["responses"]:
-        check_response(response)
-    return result
-
-
 @PROFILE
 @given(bedrock_dump())
 @example(  # a citation-only block before any text, and an empty web location
@@ -308,7 +282,7 @@ def check_any(raw: bytes, **options: Any) -> dict[str, Any] | None:
 )
 def test_bedrock_dumps_of_every_shape_and_framing(dump: tuple[bytes, bytes | None]):
     raw, request = dump
-    result = check_any(raw, request=request)
+    result = check_dump(raw, request=request)
     if result is not None and read_dump(raw).framing == "eventstream":
         assert all(r["provider"] == "bedrock" for r in result["responses"])
 
@@ -317,10 +291,10 @@ def test_bedrock_dumps_of_every_shape_and_framing(dump: tuple[bytes, bytes | Non
 @given(bedrock_dump(), st.data())
 def test_a_bedrock_dump_cut_at_any_byte_or_with_a_byte_changed(dump: tuple[bytes, bytes | None], data: st.DataObject):
     raw, _request = dump
-    check_any(raw[: data.draw(st.integers(0, len(raw)), label="cut")])
+    check_dump(raw[: data.draw(st.integers(0, len(raw)), label="cut")])
     if raw:
         position = data.draw(st.integers(0, len(raw) - 1), label="position")
-        check_any(raw[:position] + bytes([data.draw(st.integers(0, 255), label="byte")]) + raw[position + 1 :])
+        check_dump(raw[:position] + bytes([data.draw(st.integers(0, 255), label="byte")]) + raw[position + 1 :])
 
 
 @PROFILE
@@ -334,4 +308,4 @@ def test_what_a_bedrock_dump_stores_is_strict_json(dump: tuple[bytes, bytes | No
 @given(st.binary(max_size=200), st.sampled_from(["messageStart", "contentBlockDelta", "output", "citation"]))
 def test_any_bytes_after_a_message_whose_checksums_hold_are_read_or_refused(tail: bytes, name: str):
     first = encode_message({":event-type": name, ":message-type": "event"}, b"{}")
-    check_any(first + tail)
+    check_dump(first + tail)
