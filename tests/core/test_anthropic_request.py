@@ -165,3 +165,38 @@ def test_an_image_block_counts_in_the_indices_and_makes_its_quote_uncheckable():
     ).to_json()["responses"][0]
     assert response["citations"][0]["quote_check"] == {"result": "unchecked", "unit": None}
     assert any(d["code"] == "location_unverifiable" for d in response["diagnostics"])
+
+
+def test_a_second_file_named_at_one_index_is_still_checked_against_the_requests_document():
+    # Built from provider-formats.md §2, not recorded: two Files API ids under document_index 0.
+    document = "就業規則2026。第5条 賞与は年2回支給する。"
+    quote = "第5条 賞与は年2回支給する。"
+    start = document.index(quote)
+
+    def cited(file_id: str) -> dict:
+        return {
+            "type": "char_location",
+            "cited_text": quote,
+            "document_index": 0,
+            "document_title": "就業規則2026",
+            "start_char_index": start,
+            "end_char_index": start + len(quote),
+            "file_id": file_id,
+        }
+
+    message = {
+        "type": "message",
+        "role": "assistant",
+        "stop_reason": "end_turn",
+        "content": [
+            {"type": "text", "text": "賞与は年2回です。", "citations": [cited("file_A")]},
+            {"type": "text", "text": "賞与は年2回です。", "citations": [cited("file_B")]},
+        ],
+    }
+    request = {
+        "messages": [{"role": "user", "content": [{"type": "document", "source": {"type": "text", "data": document}}]}]
+    }
+    (response,) = parse_dump(json.dumps({"request": request, "response": message}).encode()).to_json()["responses"]
+    assert [c["source_keys"] for c in response["citations"]] == [["doc:0"], ["doc:0#2"]]
+    assert [c["quote_check"]["result"] for c in response["citations"]] == ["match", "match"]
+    assert "unknown_document" not in [d["code"] for d in response["diagnostics"]]

@@ -118,7 +118,7 @@ def check_documents(response: Response, sent: list[RequestDocument]) -> None:
         url = document.origin if is_safe_http_url(document.origin) else None
         table.add(document.key, kind="document", url=url, title=document.title, extra=extra)
     for citation in response.citations:
-        cited = documents.get(citation.source_keys[0]) if citation.source_keys else None
+        cited = documents.get(_request_key(citation.source_keys[0])) if citation.source_keys else None
         if cited is None or citation.cited_text is None or citation.location is None:
             continue
         if citation.location["type"] == "char" and cited.text is not None:
@@ -139,8 +139,16 @@ def check_documents(response: Response, sent: list[RequestDocument]) -> None:
             )
 
 
+def _request_key(key: str) -> str:
+    """The request's document a cited source stands for: ``doc:0#2`` (a second file the answer names
+    at index 0, kept as a conflict) is still the request's ``doc:0``."""
+    return key.partition("#")[0]
+
+
 def _note_unknown_documents(response: Response, documents: dict[str, RequestDocument]) -> None:
-    cited = {k for c in response.citations for k in c.source_keys if k.startswith(("doc:", "search_result:"))}
+    cited = {
+        _request_key(k) for c in response.citations for k in c.source_keys if k.startswith(("doc:", "search_result:"))
+    }
     for key in sorted(cited - set(documents)):
         count = sum(1 for k in documents if k.split(":")[0] == key.split(":")[0])
         response.diagnose(
