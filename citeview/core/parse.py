@@ -161,7 +161,7 @@ def _check_against_request(response: Response, request: dict[str, Any]) -> None:
         response.diagnose(
             "request_not_used",
             "info",
-            phrase("A request is attached, but citeview checks quotes against requests only for {apis}.", apis=checked),
+            phrase("A request is attached, but citeview reads an attached request only for {apis}.", apis=checked),
         )
         return
     api.request_check(response, request)

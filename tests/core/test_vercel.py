@@ -128,6 +128,7 @@ def test_the_stream_sample_has_its_text_reasoning_and_sources():
     assert document["extra"]["cited_text"] == "学習席（持込資料可）\u3000240席"
     assert document["extra"]["snippet_kind"] == "document_text"
     assert not [d for d in response["diagnostics"] if d["severity"] != "info"]
+    assert [d["code"] for d in response["diagnostics"]] == ["no_positions"]  # start-step is a step, not unknown
 
 
 def start() -> list[dict[str, Any]]:

@@ -221,8 +221,9 @@ def parse_ui_message_stream(values: list[dict[str, Any]], streamed: bool) -> Res
             message.add_source(chunk)
         elif kind == "start":
             response.id = response.id or str_or_none(chunk.get("messageId"))
-        elif kind == "start-step" and len(message.steps) - 1 in steps_with_text:
-            message.steps.append([])  # (a step's text is joined once the stream is read: none has any yet)
+        elif kind == "start-step":
+            if len(message.steps) - 1 in steps_with_text:  # a step after one with text: a new paragraph
+                message.steps.append([])  # (a step's text is joined once the stream is read: none has any yet)
         elif kind == "finish":
             ended, finish_reason = "finish", str_or_none(chunk.get("finishReason"))
         elif kind == "abort":

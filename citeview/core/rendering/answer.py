@@ -307,6 +307,7 @@ def source_entries(response: dict[str, Any], prefix: str, until: int | None = No
     entries = []
     for ordinal, source in enumerate(response["sources"], 1):
         extra = dict(source["extra"])
+        snippet_kind = extra.pop("snippet_kind", None)
         entries.append(
             {
                 "anchor": source_anchor(prefix, ordinal),
@@ -318,7 +319,9 @@ def source_entries(response: dict[str, Any], prefix: str, until: int | None = No
                 "link": source["url"] if is_safe_http_url(source["url"]) else None,
                 "domain": url_domain(source["url"]),
                 "snippet": extra.pop("snippet", None),
+                "snippet_kind": snippet_kind,
                 "extra": extra,
+                "details": _details(extra),
                 "cited_by": cited_by.get(source["key"], []),
                 "cited_past_rendering": cited_past_rendering.get(source["key"], 0),
                 "cited_without_position": source["key"] in without_position,
@@ -327,6 +330,28 @@ def source_entries(response: dict[str, Any], prefix: str, until: int | None = No
             }
         )
     return entries
+
+
+# The extra fields a source's entry shows in its own lines; every other one is listed under its
+# field name, so nothing the dump says of a source is out of sight.
+_EXTRA_SHOWN_APART = {
+    "redirect",
+    "date",
+    "last_updated",
+    "document_name",
+    "file_search_store",
+    "source",
+    "document_index",
+}
+DETAIL_CHARS = 300
+
+
+def _details(extra: dict[str, Any]) -> list[tuple[str, str]]:
+    return [
+        (name, shortened(str(value), DETAIL_CHARS))
+        for name, value in extra.items()
+        if name not in _EXTRA_SHOWN_APART and value is not None and value is not False
+    ]
 
 
 def source_labels(response: dict[str, Any]) -> dict[str, str]:

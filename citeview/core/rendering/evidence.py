@@ -48,14 +48,18 @@ def evidence_rows(
         claim = response["text"][start:end]
         claim_numbers = number_values(_LINK_TARGET.sub("", claim))  # what a reader sees, not link addresses
         quoted_numbers = set().union(*(number_values(quote) for _, _, quote in passages))
+        # A quote stands for the claim, so a number only it has differs; a whole document or a tool's
+        # output holds much the claim never says, so there only the claim's own numbers are compared.
+        unclaimed = [number_values(quote) - claim_numbers if _is_quote(c) else set() for c, _, quote in passages]
         rows.append(
             {
                 # Sanitised as rendered; the marks wrap digits of its text and add nothing else.
                 "claim_html": mark_numbers_in_html(render_markdown(claim, [], []), claim_numbers - quoted_numbers),
-                "numbers_differ": claim_numbers != quoted_numbers,  # marks on either side are flagged on the row
+                # marks on either side are flagged on the row
+                "numbers_differ": bool(claim_numbers - quoted_numbers) or any(unclaimed),
                 "passages": [
-                    _passage(citation, key, quote, sources, source_labels, claim_numbers, gettext)
-                    for citation, key, quote in passages
+                    _passage(citation, key, quote, sources, source_labels, marked, gettext)
+                    for (citation, key, quote), marked in zip(passages, unclaimed, strict=True)
                 ],
             }
         )
@@ -68,11 +72,10 @@ def _passage(
     quote: str,
     sources: dict[str, Any],
     labels: dict[str, str],
-    claim_numbers: set[str],
+    missing: set[str],
     gettext: Translate,
 ) -> dict[str, Any]:
     source = sources.get(key, {"title": None, "url": None})
-    missing = number_values(quote) - claim_numbers
     context = citation.get("context") or {}
     return {
         "label": labels.get(key, "?"),
@@ -88,6 +91,11 @@ def _passage(
 # The texts a dump holds that are the source's own words, as retrieved or sent: evidence to compare
 # with the claim. A search engine's excerpt is not the page, so it is left to the source list.
 _EVIDENCE_SNIPPET_KINDS = {"retrieved_passage", "document_text", "tool_output"}
+
+
+def _is_quote(citation: dict[str, Any]) -> bool:
+    """Whether the citation's evidence is a quote the provider gave, rather than a text the dump holds."""
+    return citation["cited_text"] is not None
 
 
 def _evidence_of(citation: dict[str, Any], key: str, sources: dict[str, Any]) -> str | None:
