@@ -27,6 +27,15 @@ def real_fixtures(provider: str) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix in (".json", ".sse"))
 
 
+def recorded_providers() -> list[str]:
+    """The providers with a folder of real recordings (the exports, Vercel's and LangChain's, have none)."""
+    if not SHARED_FIXTURES.is_dir():
+        if os.environ.get("CI") == "true":
+            raise RuntimeError(f"CI=true but the real fixtures are missing: {SHARED_FIXTURES}")
+        return []
+    return sorted(folder.name for folder in SHARED_FIXTURES.iterdir() if folder.is_dir())
+
+
 def fixture_ids(paths: list[Path]) -> list[str]:
     return [p.name for p in paths]
 

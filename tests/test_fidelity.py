@@ -12,16 +12,9 @@ import subprocess
 import pytest
 
 from citeview.core import registry
-from tests.conftest import PROJECT_DIR, SHARED_FIXTURES
+from tests.conftest import PROJECT_DIR, SHARED_FIXTURES, recorded_providers
 
 CHECKER = SHARED_FIXTURES.parent / "tools" / "check_fixtures.py"
-
-
-def recorded_providers() -> list[str]:
-    """The providers with a folder of real recordings beside the project."""
-    if not SHARED_FIXTURES.is_dir():
-        return []
-    return sorted(p.name for p in SHARED_FIXTURES.iterdir() if p.is_dir())
 
 
 def test_every_folder_of_recordings_belongs_to_a_provider_citeview_reads():

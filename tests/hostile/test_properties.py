@@ -29,7 +29,7 @@ from citeview.core.parse import parse_dump
 from citeview.core.rendering.answer import render_response
 from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
 from citeview.core.review.statements import statements
-from tests.conftest import real_fixtures
+from tests.conftest import real_fixtures, recorded_providers
 from tests.hostile import strategies as hs
 
 settings.register_profile(
@@ -336,7 +336,7 @@ def test_what_is_stored_is_strict_json_in_utf8(raw: bytes):
     check_strict_json(raw)
 
 
-REAL_FIXTURES = [p for provider in registry.provider_names() for p in real_fixtures(provider)]
+REAL_FIXTURES = [p for provider in recorded_providers() for p in real_fixtures(provider)]
 
 
 @pytest.mark.skipif(not REAL_FIXTURES, reason="../shared/fixtures is not beside the project")
