@@ -13,9 +13,10 @@ POLICY = "Returns are accepted within thirty days.\n\nRefunds go to the original
 REPORT_PAGES = ("Heat report 2026\nAlerts rose in July.", "The WBGT alert level is 33.\nIt was reached 12 times.")
 
 
-def claude_answer(*citations: dict[str, Any]) -> bytes:
-    """A Claude Messages answer with a text block per citation."""
-    content = [{"type": "text", "text": f"Claim {i}.", "citations": [c]} for i, c in enumerate(citations)]
+def claude_answer(*citations: dict[str, Any], texts: tuple[str, ...] = ()) -> bytes:
+    """A Claude Messages answer with a text block per citation (its text from ``texts``, or a claim)."""
+    texts = texts or tuple("A claim. " for _ in citations)
+    content = [{"type": "text", "text": t, "citations": [c]} for t, c in zip(texts, citations, strict=True)]
     message = {"type": "message", "role": "assistant", "id": "msg_1", "stop_reason": "end_turn", "content": content}
     return json.dumps(message).encode()
 
@@ -49,6 +50,7 @@ def policy_and_report_answer() -> bytes:
     return claude_answer(
         char_citation("Returns are accepted within thirty days.", POLICY),
         page_citation("The WBGT alert level is 33.", 2, 3),
+        texts=("Returns are taken back for thirty days. ", "The heat alert starts at a WBGT of 33."),
     )
 
 

@@ -163,7 +163,7 @@ def read_request(raw: bytes) -> dict[str, Any]:
                 "The attached request cannot be read: {reason} A request is the JSON body that was sent to the "
                 "API, such as {example}. A document on its own can be attached instead, as plain text (.txt) or "
                 "a PDF.",
-                reason=error.phrase,
+                reason=_request_reason(error),
                 example=REQUEST_EXAMPLE,
             ),
         ) from None
@@ -177,6 +177,18 @@ def read_request(raw: bytes) -> dict[str, Any]:
             ),
         )
     return framed.values[0]
+
+
+def _request_reason(error: DumpError) -> Phrase:
+    """Why the request's bytes cannot be read, said of the request: framing's words for a cut-off
+    JSON value say the *dump* looks cut off."""
+    if error.code == "truncated_json":
+        return phrase(
+            "its JSON ends too early (line {line}, column {column}): it looks cut off.",
+            line=error.phrase.args.get("line"),
+            column=error.phrase.args.get("column"),
+        )
+    return error.phrase
 
 
 def read_attachment(files: Sequence[AttachedFile]) -> Attachment | None:

@@ -177,6 +177,7 @@ def test_a_request_that_cannot_be_read_says_what_a_request_looks_like():
     message = caught.value.message
     assert caught.value.code == "invalid_request" and message.startswith("The attached request cannot be read:")
     assert '"citations": {"enabled": true}' in message and "as plain text (.txt) or a PDF" in message
+    assert "its JSON ends too early (line 1, column 15): it looks cut off." in message and "dump" not in message
 
 
 def test_a_request_given_with_documents_is_refused():
