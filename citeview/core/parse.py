@@ -194,8 +194,8 @@ def _request_reason(error: DumpError) -> Phrase:
 def read_attachment(files: Sequence[AttachedFile]) -> Attachment | None:
     """What the files attached beside a response are: the request's JSON body (one file), or the
     documents the request sent, on their own (several allowed, document 0 first). A file is a request
-    when its text starts like a JSON object, unless its name says it is a document (``.txt``, ``.pdf``, …)
-    and it is no JSON object; a PDF or any other text is a document. Raises :class:`DumpError` for a
+    when it is named ``.json``, or when its text starts like a JSON object unless its name says it is a
+    document (``.txt``, ``.md``, …) and it is no JSON object; a PDF or any other text is a document. Raises :class:`DumpError` for a
     request that cannot be read (saying what one looks like) and for a request given with documents."""
     if not files:
         return None
@@ -221,9 +221,12 @@ def read_attachment(files: Sequence[AttachedFile]) -> Attachment | None:
 
 
 def _is_request(attached: AttachedFile) -> bool:
+    suffix = PurePath(attached.name).suffix.lower()
+    if suffix == ".json":
+        return True  # named a request: read as one, or said why it is not one
     if attached.data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
         return False
-    if PurePath(attached.name).suffix.lower() not in DOCUMENT_SUFFIXES:
+    if suffix not in DOCUMENT_SUFFIXES:
         return True  # a .json file, a paste, another name: read as a request, or said why it is not one
     try:
         read_request(attached.data)

@@ -207,3 +207,9 @@ def test_a_pdf_the_request_gives_by_url_is_said_once_not_to_be_at_hand():
     assert [c["quote_check"] for c in response["citations"]] == [{"result": "unchecked", "unit": None}] * 3
     (note,) = [d for d in response["diagnostics"] if d["code"] == "location_unverifiable"]
     assert "gives by URL or file id, so its pages are not at hand" in note["message"]
+
+
+def test_a_json_file_is_read_as_a_request_whatever_it_holds():
+    with pytest.raises(DumpError) as caught:
+        read_attachment([AttachedFile("request.json", b'[{"messages": []}]')])
+    assert "must be one JSON object" in caught.value.message
