@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from citeview.dumps.models import Dump
+from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_reviewer_flows import shoot
 from tests.documents import POLICY, REPORT_PAGES, pdf_of, policy_and_report_answer
 
@@ -33,6 +34,7 @@ def test_a_text_document_and_a_two_page_pdf_attached_to_a_claude_answer_check_it
     assert "リクエスト全体の例" in page.inner_text(".cv-request-example summary")
     assert '"citations": {"enabled": true}' in page.inner_text(".cv-request-example")
     assert "0、1、2…と番号が付きます" in page.inner_text(".cv-request")
+    assert serious_violations(page) == []  # the opened field and its example too
     shoot(page, "attach-documents")
     page.click(".cv-intake-form button[type=submit]")
     page.wait_for_url("**/dumps/*/")
