@@ -221,7 +221,7 @@ def test_every_page_runs_under_the_strict_policy_with_no_console_errors(signed_i
 
 def test_the_interface_follows_the_browser_language_and_switches_in_the_page(signed_in):
     page = signed_in  # the browser asks for Japanese
-    assert page.locator(".cv-intake-form button[type=submit]").inner_text() == "ダンプを読み込む"
+    assert page.locator(".cv-intake-form button[type=submit]").inner_text() == "回答を読み込む"
     assert page.get_attribute("html", "lang") == "ja"
     page.click(".cv-language button[value=en]")
     page.wait_for_selector("html[lang=en]")

@@ -180,11 +180,11 @@ def test_staff_can_browse_dumps_in_the_admin_without_their_raw_bytes(client, dja
 
 
 def test_pages_speak_japanese_to_a_japanese_browser_and_english_otherwise(editor_client):
-    assert "ダンプを読み込む" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="ja-JP,ja;q=0.9").content.decode()
+    assert "回答を読み込む" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="ja-JP,ja;q=0.9").content.decode()
     assert "Read the dump" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="en-US").content.decode()
     response = editor_client.post("/i18n/setlang/", {"language": "ja", "next": HOME}, HTTP_ACCEPT_LANGUAGE="en-US")
     assert response.status_code == 302
-    assert "ダンプを読み込む" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="en-US").content.decode()
+    assert "回答を読み込む" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="en-US").content.decode()
 
 
 def test_a_paste_is_stored_with_the_line_ends_the_box_shows(editor_client):
