@@ -64,11 +64,14 @@ function setUpIntake(form) {
   });
 }
 
-// The form is sent with XMLHttpRequest only to show upload progress; what comes back is what a
-// plain submit would have shown: the dump's page, or this page with its message and the paste kept.
+// The form is sent with XMLHttpRequest only to show upload progress. A dump stored (or found stored)
+// is opened as a plain form post opens it: the browser goes to its address, so the address bar shows
+// it and Back returns to this form. Anything else (this page with its message) is shown in place,
+// under this page's own address.
 function sendWithProgress(form, progress, busy) {
   const request = new XMLHttpRequest();
   request.open("POST", form.action || window.location.href);
+  request.setRequestHeader("X-Citeview-Upload", "1");
   request.upload.addEventListener("progress", (event) => {
     if (!event.lengthComputable) return;
     progress.hidden = false;
@@ -82,15 +85,34 @@ function sendWithProgress(form, progress, busy) {
     busy.textContent = "";
   });
   request.addEventListener("load", () => {
-    const url = request.responseURL;
+    const stored = request.getResponseHeader("X-Citeview-Location");
+    if (stored) {
+      window.location.assign(stored);
+      return;
+    }
     document.open();
     document.write(request.responseText);
     document.close();
-    if (url && url !== window.location.href) window.history.pushState(null, "", url);
   });
   request.addEventListener("error", () => form.submit());
   request.send(new FormData(form));
 }
+
+// Back from a dump shows this page as it was left, possibly from the browser's cache: the form is
+// ready again, not still saying that it is reading.
+window.addEventListener("pageshow", (event) => {
+  if (!event.persisted) return;
+  document.querySelectorAll(".cv-intake-form").forEach((form) => {
+    const button = form.querySelector("button[type=submit]");
+    const progress = form.querySelector(".cv-progress");
+    if (button) button.disabled = false;
+    form.querySelector(".cv-busy").textContent = "";
+    if (progress) {
+      progress.hidden = true;
+      progress.value = 0;
+    }
+  });
+});
 
 // A file dropped outside the form must not replace the page (and the paste with it).
 ["dragover", "drop"].forEach((type) =>
