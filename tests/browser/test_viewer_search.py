@@ -18,7 +18,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 HEAT = PROJECT_DIR / "citeview" / "dumps" / "samples" / "01-agent-stream-ja-tokyo-heat.sse"
 
 HIGHLIGHTED = "name => CSS.highlights.has(name) ? CSS.highlights.get(name).size : 0"
-CURRENT_TEXT = "() => { const h = CSS.highlights.get('cv-find-current'); return h && h.size ? [...h][0].toString() : ''; }"
+CURRENT_TEXT = (
+    "() => { const h = CSS.highlights.get('cv-find-current'); return h && h.size ? [...h][0].toString() : ''; }"
+)
 # How often a word stands in what a reader sees of the scopes searched, in any case: innerText leaves
 # out what is hidden (the cards written once), and the domains and addresses are in lower case.
 VISIBLE_COUNT = """word => [...document.querySelectorAll('.cv-answer, .cv-source-list, .cv-evidence-rows')]
@@ -67,7 +69,7 @@ def test_enter_steps_through_the_matches_and_escape_clears_them(heat_page):
     current = page.evaluate(
         "() => { const r = [...CSS.highlights.get('cv-find-current')][0].getBoundingClientRect(); return [r.top, r.bottom]; }"
     )
-    assert 0 <= current[0] and current[1] <= page.viewport_size["height"]  # scrolled to
+    assert current[0] >= 0 and current[1] <= page.viewport_size["height"]  # scrolled to
     page.keyboard.press("Escape")
     assert page.input_value(".cv-find-input") == "" and status(page) == ""
     assert page.evaluate(HIGHLIGHTED, "cv-find") == 0
