@@ -216,6 +216,19 @@ document.addEventListener("DOMContentLoaded", () => {
   });
 });
 
+// The "N unresolved" chip leads to the first unresolved marker drawn; pressed again, to the next,
+// and round again after the last.
+document.addEventListener("click", (event) => {
+  const chip = event.target.closest && event.target.closest(".cv-unresolved-chip");
+  const response = chip && chip.closest(".cv-response");
+  if (!response) return;
+  const markers = [...response.querySelectorAll(".cv-answer .cv-unresolved[id]")];
+  const at = markers.findIndex((marker) => "#" + marker.id === window.location.hash);
+  if (at === -1 || markers.length < 2) return; // the link's own address: the first one
+  event.preventDefault();
+  window.location.hash = markers[(at + 1) % markers.length].id;
+});
+
 // Search within one dump: the answers, their sources and evidence, with every match highlighted
 // (the CSS Custom Highlight API: the page's own elements are left as they are) and the current one
 // scrolled to. `/` focuses the box, Enter goes to the next match (Shift+Enter the previous), Escape

@@ -72,7 +72,7 @@ def test_a_box_per_severity_shows_or_hides_its_rows(viewer):
     shoot(page, "viewer-diagnostics")  # viewer-diagnostics-desktop.png, viewer-diagnostics-phone.png
 
 
-def test_an_unresolved_row_and_the_chip_lead_to_the_marker(viewer):
+def test_an_unresolved_row_and_the_chip_lead_to_the_markers(viewer):
     page = viewer
     page.set_viewport_size({"width": 1280, "height": 600})
     unresolved = page.locator(".cv-diagnostic", has_text="[8]")
@@ -82,6 +82,12 @@ def test_an_unresolved_row_and_the_chip_lead_to_the_marker(viewer):
     page.evaluate("window.scrollTo(0, 0)")
     page.click(".cv-unresolved-chip")
     assert page.evaluate("location.hash") == "#cv-r0-unresolved-0" and in_viewport(page, "#cv-r0-unresolved-0")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.click(".cv-unresolved-chip")  # again: the next one, then round to the first
+    assert page.evaluate("location.hash") == "#cv-r0-unresolved-1" and in_viewport(page, "#cv-r0-unresolved-1")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.click(".cv-unresolved-chip")
+    assert page.evaluate("location.hash") == "#cv-r0-unresolved-0"
 
 
 def test_the_filter_works_without_the_script(browser, live_server, account):
