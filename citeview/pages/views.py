@@ -63,7 +63,23 @@ def home(request: HttpRequest) -> HttpResponse:
         attached = form.cleaned_data["request"]
         if attached and bytes(dump.request_raw or b"") != attached:
             messages.warning(request, _request_not_attached(request, dump))
+    if request.headers.get(UPLOAD_HEADER):
+        return _opened_by_the_upload_script(dump)
     return redirect(dump)
+
+
+# citeview.js sends a file with XMLHttpRequest to show its progress. XMLHttpRequest follows a redirect
+# out of sight, so the dump's page would arrive as text under the form's address: Back would then
+# leave it on screen under "/", and its messages would be spent. The script is told where the dump
+# is instead, and goes there as a plain form post would.
+UPLOAD_HEADER = "X-Citeview-Upload"
+LOCATION_HEADER = "X-Citeview-Location"
+
+
+def _opened_by_the_upload_script(dump: Dump) -> HttpResponse:
+    response = HttpResponse(status=204)
+    response[LOCATION_HEADER] = dump.get_absolute_url()
+    return response
 
 
 def _request_not_attached(request: HttpRequest, dump: Dump) -> str:
