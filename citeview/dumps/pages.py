@@ -116,6 +116,8 @@ class _Places:
 
     def of(self, diagnostic: dict[str, Any]) -> dict[str, str] | None:
         details, code = diagnostic["details"], diagnostic["code"]
+        if code in ("incomplete_response", "failed_response") and self._response["text"]:
+            return self._in_answer(f"{self._prefix}-end")  # where the answer stops
         if code == "unresolved_marker":
             index = self._unresolved.get(details.get("start"))
             return None if index is None else self._in_answer(f"{self._prefix}-unresolved-{index}")
@@ -235,6 +237,10 @@ def _body_context(dump: Dump) -> dict[str, Any]:
         "raw_text": raw_text,
         "raw_shortened": raw_shortened,
         "request_text": pretty_dump_text(bytes(dump.request_raw), "json")[0] if dump.request_raw else None,
+        # Documents attached on their own: the answer's document 0, 1, … in this order.
+        "attached_documents": [
+            {"position": d.position, "name": d.name, "size": len(d.raw)} for d in dump.documents.order_by("position")
+        ],
     }
 
 

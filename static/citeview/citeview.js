@@ -192,7 +192,9 @@ document.addEventListener("DOMContentLoaded", () => {
         note.className = "cv-file-name";
         input.parentElement.appendChild(note);
       }
-      note.textContent = input.files.length ? input.files[0].name : "";
+      // Several documents are the answer's document 0, 1, … in the order chosen: each is named with its number.
+      const names = Array.from(input.files, (file, index) => (input.multiple ? `${index}: ${file.name}` : file.name));
+      note.textContent = names.join(", ");
     });
   });
 });

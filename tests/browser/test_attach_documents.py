@@ -30,6 +30,7 @@ def test_a_text_document_and_a_two_page_pdf_attached_to_a_claude_answer_check_it
     page.set_input_files("#id_file", str(answer))
     page.click(".cv-request > summary")
     page.set_input_files("#id_request_file", [str(policy), str(report)])
+    assert page.inner_text(".cv-request .cv-file-name") == "0: 1-policy.txt, 1: 2-heat-report.pdf"
     page.click(".cv-request-example > summary")
     assert "リクエスト全体の例" in page.inner_text(".cv-request-example summary")
     assert '"citations": {"enabled": true}' in page.inner_text(".cv-request-example")
@@ -45,6 +46,7 @@ def test_a_text_document_and_a_two_page_pdf_attached_to_a_claude_answer_check_it
     assert page.locator(".cv-evidence .cv-chip-error").count() == 0
     sources = page.inner_text(".cv-sources") if page.locator(".cv-sources").count() else page.inner_text("body")
     assert "1-policy.txt" in sources and "2-heat-report.pdf" in sources
+    assert "文書 1 · 2-heat-report.pdf" in page.inner_text("#cv-attached-request")
     page.locator(".cv-evidence").scroll_into_view_if_needed()
     shoot(page, "attach-documents-checked")
     assert not page.console_errors, page.console_errors

@@ -273,3 +273,30 @@ def test_the_form_offers_several_files_and_an_example_of_a_whole_request(client,
     example = form.split('class="cv-request-example"')[1].split("</details>")[0]
     assert '"type": "document"' in example and '"citations": {"enabled": true}' in example
     assert '{"document": {"format": "txt"' in example  # Bedrock Converse
+
+
+def test_uploading_again_with_the_same_documents_says_only_that_the_bytes_were_stored(client, editor):
+    client.force_login(editor)
+    _store_with_documents(client)
+    text = _store_with_documents(client, follow=True).content.decode()
+    assert "These exact bytes were stored already" in text
+    assert "already has another request attached" not in text
+
+
+def test_uploading_again_with_other_documents_says_the_first_ones_were_kept(client, editor):
+    client.force_login(editor)
+    _store_with_documents(client)
+    other = [SimpleUploadedFile("other.txt", "別の文書です。".encode())]
+    text = _store_with_documents(client, other, follow=True).content.decode()
+    assert "already has another request attached; it was kept." in text
+    assert Dump.objects.get().documents.count() == 2
+
+
+def test_the_viewer_lists_the_attached_documents_in_the_order_the_answer_counts_them(client, editor):
+    client.force_login(editor)
+    page = _store_with_documents(client, follow=True).content.decode()
+    listing = page[page.index('id="cv-attached-request"') :]
+    names = [f.name for f in _documents()]
+    assert "2 attached documents, in the order the answer counts them" in listing
+    assert listing.index(f"document 0 · {names[0]}") < listing.index(f"document 1 · {names[1]}")
+    assert 'href="#cv-attached-request">documents attached</a>' in page

@@ -188,3 +188,10 @@ def test_a_token_of_an_unknown_notation_is_named_with_a_way_to_find_it(editor_cl
     assert "[static_doc_1] [static_doc_2]" in row.text and "citeview が読めない" in row.text
     html = editor_client.get(dump.get_absolute_url(), **JA).content.decode()
     assert 'data-find="[static_doc_1]"' in html
+
+
+def test_an_incomplete_response_links_to_where_its_answer_stops(editor_client):
+    _, page = viewer(editor_client, own_fixture("agent-seed-incomplete.sse"), **EN)
+    (incomplete,) = [row for row in page.rows if "incomplete" in row.technical]
+    assert ("#cv-r0-end", "Show in the answer →") in incomplete.links
+    assert "cv-r0-end" in page.ids
