@@ -179,35 +179,45 @@ _LINK_TARGET = re.compile(r"(?<=\])\([^)]*\)|<https?://[^>]*>")
 
 def item_flags(responses: list[dict[str, Any]], items: list[CheckItem]) -> dict[str, list[str]]:
     """Per item key, what needs attention: a marker without a source, a source whose number was given
-    with two URLs, a number of the claim that the quoted evidence does not have (or a quote's number the
-    claim does not), a statement cut off. Each statement's and source's numbers are read once."""
+    with two URLs, a number of the claim that none of its quoted evidence has (or a quote's number the
+    claim does not: as the evidence view compares them), a statement cut off. Each source's and claim's
+    numbers are read once."""
     conflicts = [_conflicting_keys(response) for response in responses]
     sources = [{s["key"]: s for s in response["sources"]} for response in responses]
+    by_source: dict[tuple[int, str | None], set[str] | None] = {}
+    evidence: dict[str, set[str]] = {}  # item key -> the numbers of its evidence, where it has some
+    together: dict[tuple[int, int, int], set[str]] = {}  # claim -> the numbers of all its evidence
+    for item in items:
+        if item.citation is None:
+            continue
+        citation = responses[item.response]["citations"][item.citation]
+        if citation["cited_text"] is not None:
+            numbers: set[str] | None = number_values(str(citation["cited_text"]))
+        else:
+            if (item.response, item.source_key) not in by_source:
+                text = _source_text(item.source_key, sources[item.response])
+                by_source[(item.response, item.source_key)] = None if text is None else number_values(text)
+            numbers = by_source[(item.response, item.source_key)]
+        if numbers is not None:
+            evidence[item.key] = numbers
+            together.setdefault((item.response, *_claim_span(item, citation)), set()).update(numbers)
     claimed: dict[tuple[int, int, int], set[str]] = {}
-    quoted: dict[tuple[int, str | None, int | None], set[str] | None] = {}
     flags: dict[str, list[str]] = {}
     for item in items:
         found = []
         if item.kind == "unresolved":
             found.append(UNRESOLVED)
         if item.citation is not None:
-            response = responses[item.response]
-            citation = response["citations"][item.citation]
+            citation = responses[item.response]["citations"][item.citation]
             if item.source_key in conflicts[item.response]:
                 found.append(CONFLICT)
-            evidence_key = (item.response, item.source_key, item.citation if citation["cited_text"] else None)
-            if evidence_key not in quoted:
-                evidence = _evidence(citation, item.source_key, sources[item.response])
-                quoted[evidence_key] = None if evidence is None else number_values(evidence)
-            evidence_numbers = quoted[evidence_key]
-            if evidence_numbers is not None:
-                start, end = _claim_span(item, citation)
-                if (item.response, start, end) not in claimed:
-                    claim = _LINK_TARGET.sub("", MARKER.sub("", response["text"][start:end]))
-                    claimed[(item.response, start, end)] = number_values(claim)
-                claim_numbers = claimed[(item.response, start, end)]
-                is_quote = citation["cited_text"] is not None
-                if claim_numbers - evidence_numbers or (is_quote and evidence_numbers - claim_numbers):
+            claim = (item.response, *_claim_span(item, citation))
+            if item.key in evidence:
+                if claim not in claimed:
+                    text = responses[item.response]["text"][claim[1] : claim[2]]
+                    claimed[claim] = number_values(_LINK_TARGET.sub("", MARKER.sub("", text)))
+                quoted_only = evidence[item.key] - claimed[claim] if citation["cited_text"] is not None else set()
+                if claimed[claim] - together[claim] or quoted_only:
                     found.append(NUMBERS_DIFFER)
         if item.cut_off:
             found.append(CUT_OFF)
@@ -222,10 +232,8 @@ def _conflicting_keys(response: dict[str, Any]) -> set[str]:
     }
 
 
-def _evidence(citation: dict[str, Any], key: str | None, sources: dict[str, Any]) -> str | None:
-    """The passage the citation rests on: the provider's quote, or the source's own words the dump holds."""
-    if citation["cited_text"] is not None:
-        return str(citation["cited_text"])
+def _source_text(key: str | None, sources: dict[str, Any]) -> str | None:
+    """The source's own words the dump holds (a document, a retrieved passage, a tool's output)."""
     source = sources.get(key) if key is not None else None
     if not source or not isinstance(source["extra"].get("snippet"), str):
         return None
