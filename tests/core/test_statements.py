@@ -432,3 +432,23 @@ def test_several_responses_give_all_their_citations_before_any_uncited_statement
     first = {**response("前置き。東京[1]。", [marker_at("前置き。東京[1]。", "[1]")]), "status": "completed"}
     second = {**response("大阪[2]。", [marker_at("大阪[2]。", "[2]")]), "status": "completed"}
     assert [item.key for item in check_items([first, second])] == ["r0-c0", "r1-c0", "r0-s0-4"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_citation_source_and_marker_of_a_long_answer_is_one_item_and_the_count_agrees(seed: int):
+    from citeview.core.review.items import check_item_count, check_items
+
+    text, citations, unresolved = _long_answer(random.Random(seed))
+    answer = {**response(text, citations, unresolved), "status": "incomplete"}
+    items = check_items([answer])
+    assert check_item_count([answer]) == len(items) and len({item.key for item in items}) == len(items)
+    kinds = [item.kind for item in items]
+    assert kinds == sorted(kinds, key=["citation", "unresolved", "statement"].index)  # citations first
+    assert sorted(item.citation for item in items if item.kind == "citation") == list(range(len(citations)))
+    assert sorted(item.unresolved for item in items if item.kind == "unresolved") == list(range(len(unresolved)))
+    for item in items:
+        if item.kind == "statement":
+            assert not item.statement.citations and not item.statement.unresolved
+    last = statements(answer)[-1]
+    assert {item.statement.key for item in items if item.cut_off} <= {last.key}  # only where it stopped
+    assert check_items([answer], limit=50) == items[:50]
