@@ -58,7 +58,7 @@ def test_the_list_filters_by_provider_status_tag_assignee_and_progress(client, e
     assert "厚労省の条件" in listed(client, progress="in_progress") and "大阪の人口" in listed(
         client, progress="unchecked"
     )
-    assert "1 / 3" in listed(client) and "hanako: 1" in listed(client)  # progress, per editor
+    assert "1 / 4" in listed(client) and "hanako: 1" in listed(client)  # progress, per editor
     assert other.item_count == 1
 
 
@@ -112,7 +112,7 @@ def test_the_handover_report_has_what_the_handover_needs(client, editor, second_
     assert response["unresolved"] == [{"marker": "[8]", "ref": "8", "label": "[8]"}]
     assert response["status"] == "incomplete" and "response.completed" in response["status_detail"]
     assert response["statements_needing_check"] == [
-        {"statement": "条件A[2]、条件B[9]、条件C[8]", "unchecked_items": ["r0-c0-2", "r0-c1"]}
+        {"statement": "条件A[2]、条件B[9]、条件C[8]", "unchecked_items": ["r0-c0-2", "r0-c1", "r0-u0"]}
     ]
     verdict = next(v for v in response["verdicts"] if v["kind"] == "citation")
     assert (verdict["verdict"], verdict["editor"], verdict["evidence_quote"], verdict["note"]) == (
