@@ -119,21 +119,25 @@ def headline(figures: dict[str, Any]) -> list[dict[str, str]]:
 
 
 def agreement_shown(agreement: dict[str, Any]) -> dict[str, Any]:
-    """Agreement figures for a table row; an empty one says why."""
-    unjudged = _("no citation has verdicts from two editors yet") if not agreement["items"] else ""
+    """Agreement figures for a table row. An empty row says why once, beside its percentage; κ and α
+    say why only when they alone are empty."""
+    if not agreement["items"]:
+        unjudged = _("no citation has verdicts from two editors yet")
+        empty = {"value": "—", "why": ""}
+        return {**agreement, "percent": "—", "percent_why": unjudged, "cohen_kappa": empty, "krippendorff_alpha": empty}
     alike = _("every verdict is the same, so it is undefined")
 
     def statistic(value: float | None, why_none: str) -> dict[str, str]:
         return {"value": "—" if value is None else f"{value:.3f}", "why": "" if value is not None else why_none}
 
-    kappa_why = unjudged or (alike if agreement["raters"] == 2 else _("given for exactly two editors"))
+    kappa_why = alike if agreement["raters"] == 2 else _("given for exactly two editors")
     return {
         "items": agreement["items"],
         "raters": agreement["raters"],
         "percent": percent_text(agreement["percent"]),
-        "percent_why": unjudged,
+        "percent_why": "",
         "cohen_kappa": statistic(agreement.get("cohen_kappa"), kappa_why),
-        "krippendorff_alpha": statistic(agreement["krippendorff_alpha"], unjudged or alike),
+        "krippendorff_alpha": statistic(agreement["krippendorff_alpha"], alike),
     }
 
 
