@@ -6,8 +6,8 @@ content check; and every verdict with its editor, time, quote and note. The comm
 and on its items come with it.
 
 :func:`handover_report` is the data (the JSON: codes and ISO times, for tools); :func:`labelled_report`
-adds what a person reads (each code in words, each time as the page shows times, in ``gettext``'s
-language), which the page and :func:`report_markdown` both show.
+adds what a person reads (each code in words, each statement as text rather than Markdown, each time
+as the page shows times, in ``gettext``'s language), which the page and :func:`report_markdown` show.
 """
 
 from __future__ import annotations
@@ -48,9 +48,8 @@ def handover_report(
 
     Items are taken by their ``CheckItem`` fields alone, whatever their kind."""
     finished = {c["item_key"] for c in checks if c.get("is_item", True) and _finished(c)}
-    texts = _StatementTexts()
     by_key = {item.key: item for item in items}
-    dump_comments, item_comments = _comments(comments, by_key, texts)
+    dump_comments, item_comments = _comments(comments, by_key)
     responses = []
     for number, response in enumerate(result["responses"]):
         api = registry.api_format(response["api"])
@@ -73,8 +72,8 @@ def handover_report(
                     for m in response["unresolved"]
                 ],
                 "cited_without_position": _cited_without_position(response),
-                "statements_needing_check": _needing_check(own_items, finished, texts),
-                "verdicts": [_verdict(c, texts) for c in checks if c["response_index"] == number],
+                "statements_needing_check": _needing_check(own_items, finished),
+                "verdicts": [_verdict(c) for c in checks if c["response_index"] == number],
                 "comments": item_comments.get(number, []),
             }
         )
@@ -128,30 +127,22 @@ def _cited_without_position(response: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _needing_check(items: list[CheckItem], finished: set[str], texts: _StatementTexts) -> list[dict[str, Any]]:
+def _needing_check(items: list[CheckItem], finished: set[str]) -> list[dict[str, Any]]:
     """Statements with an item no editor has finished, once each."""
     waiting: dict[str, dict[str, Any]] = {}
     for item in items:
         if item.key not in finished:
-            entry = waiting.get(item.statement_key)
-            if entry is None:
-                markdown = item.statement.text
-                entry = waiting[item.statement_key] = {
-                    "statement": texts(markdown),
-                    "statement_markdown": markdown,
-                    "unchecked_items": [],
-                }
+            entry = waiting.setdefault(item.statement_key, {"statement": item.statement.text, "unchecked_items": []})
             entry["unchecked_items"].append(item.key)
     return list(waiting.values())
 
 
-def _verdict(check: dict[str, Any], texts: _StatementTexts) -> dict[str, Any]:
+def _verdict(check: dict[str, Any]) -> dict[str, Any]:
     """Every field of a check, whatever its kind: a field a kind does not record is empty."""
     return {
         "item": check["item_key"],
         "kind": check["kind"],
-        "statement": texts(check["statement_text"]),
-        "statement_markdown": check["statement_text"],
+        "statement": check["statement_text"],
         "editor": check["editor"],
         "time": check["updated_at"],
         "marker": check["marker"],
@@ -169,7 +160,7 @@ def _verdict(check: dict[str, Any], texts: _StatementTexts) -> dict[str, Any]:
 
 
 def _comments(
-    comments: Iterable[dict[str, Any]], items: dict[str, CheckItem], texts: _StatementTexts
+    comments: Iterable[dict[str, Any]], items: dict[str, CheckItem]
 ) -> tuple[list[dict[str, Any]], dict[int, list[dict[str, Any]]]]:
     """The comments on the dump, and per response those on its items (with the item's statement)."""
     on_dump: list[dict[str, Any]] = []
@@ -181,7 +172,7 @@ def _comments(
             on_dump.append(entry)
             continue
         item = items.get(key)
-        entry = {"item": key, "statement": texts(item.statement.text) if item else "", **entry}
+        entry = {"item": key, "statement": item.statement.text if item else "", **entry}
         found = _RESPONSE_OF_KEY.match(key)
         response = item.response if item else int(found.group(1)) if found else None
         if response is None:
@@ -210,6 +201,7 @@ def labelled_report(
     """The report with what a person reads beside each code: ``*_shown`` in ``gettext``'s language,
     every time as ``show_time`` writes it. The codes stay, for the page to choose by."""
     words = _Words(gettext)
+    texts = _StatementTexts()
     # A notation comes from the registry, not from a literal here: the catalogue lists each one in
     # citeview/review/notations.py, and one it lacks (a provider added since) stays in English.
     registered_notation = gettext
@@ -226,13 +218,17 @@ def labelled_report(
             if response.get("status_detail_phrase")
             else response["status_detail"] or ""
         )
+        for waiting in response["statements_needing_check"]:
+            waiting["statement_shown"] = texts(waiting["statement"])
         for verdict in response["verdicts"]:
+            verdict["statement_shown"] = texts(verdict["statement"])
             verdict["time_shown"] = show_time(verdict["time"])
             verdict["verdict_shown"] = words.verdict(verdict["verdict"])
             for field in ("subject", "time_matches", "conditions", "verification_worthy", "supported_together"):
                 verdict[f"{field}_shown"] = words.answer(verdict[field])
         for comment in response.setdefault("comments", []):
             comment["time_shown"] = show_time(comment["time"])
+            comment["statement_shown"] = texts(comment.get("statement", ""))
     return shown
 
 
@@ -332,7 +328,7 @@ def _response_markdown(response: dict[str, Any], count: int, gettext: Translate)
         lines.append(f"{number}. {queries}")
         lines += [_result_markdown(r, gettext) for r in batch["results"]]
     lines += ["", "### " + phrase("Statements still needing a content check").text(gettext), ""]
-    lines += [f"- {_one_line(s['statement'])}" for s in response["statements_needing_check"]] or [none]
+    lines += [f"- {_one_line(s['statement_shown'])}" for s in response["statements_needing_check"]] or [none]
     lines += ["", "### " + phrase("Verdicts").text(gettext), ""]
     lines += [_verdict_markdown(v, gettext) for v in response["verdicts"]] or [
         "- " + phrase("none recorded").text(gettext)
@@ -353,7 +349,7 @@ def _result_markdown(result: dict[str, Any], gettext: Translate) -> str:
 def _verdict_markdown(verdict: dict[str, Any], gettext: Translate) -> str:
     """One check: the statement, then each thing recorded on a line of its own, under its label.
     A field the check's kind does not record is left out; what it records and left empty is "—"."""
-    lines = ["- " + phrase("“{statement}”", statement=_one_line(verdict["statement"])).text(gettext)]
+    lines = ["- " + phrase("“{statement}”", statement=_one_line(verdict["statement_shown"])).text(gettext)]
 
     def add(line: str) -> None:
         lines.append("  - " + line)
@@ -392,8 +388,8 @@ def _verdict_markdown(verdict: dict[str, Any], gettext: Translate) -> str:
 def _comment_markdown(comment: dict[str, Any], gettext: Translate) -> str:
     author, time, text = _one_line(comment["author"]), comment["time_shown"], _one_line(comment["text"])
     line = "- " + phrase("{author}, {time}: {text}", author=author, time=time, text=text).text(gettext)
-    if comment.get("statement"):
-        line += "\n  - " + phrase("On “{statement}”", statement=_one_line(comment["statement"])).text(gettext)
+    if comment.get("statement_shown"):
+        line += "\n  - " + phrase("On “{statement}”", statement=_one_line(comment["statement_shown"])).text(gettext)
     elif comment.get("item"):
         line += "\n  - " + phrase("On item {item}", item=_code(comment["item"])).text(gettext)
     return line
