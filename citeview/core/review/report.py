@@ -50,10 +50,16 @@ def handover_report(
     finished = {c["item_key"] for c in checks if c.get("is_item", True) and _finished(c)}
     by_key = {item.key: item for item in items}
     dump_comments, item_comments = _comments(comments, by_key)
+    # Each response's items and checks, in one pass each: a dump can hold many responses.
+    items_of: dict[int, list[CheckItem]] = {}
+    for item in items:
+        items_of.setdefault(item.response, []).append(item)
+    checks_of: dict[int, list[dict[str, Any]]] = {}
+    for check in checks:
+        checks_of.setdefault(check["response_index"], []).append(check)
     responses = []
     for number, response in enumerate(result["responses"]):
         api = registry.api_format(response["api"])
-        own_items = [i for i in items if i.response == number]
         responses.append(
             {
                 "index": number,
@@ -72,8 +78,8 @@ def handover_report(
                     for m in response["unresolved"]
                 ],
                 "cited_without_position": _cited_without_position(response),
-                "statements_needing_check": _needing_check(own_items, finished),
-                "verdicts": [_verdict(c) for c in checks if c["response_index"] == number],
+                "statements_needing_check": _needing_check(items_of.get(number, []), finished),
+                "verdicts": [_verdict(c) for c in checks_of.get(number, [])],
                 "comments": item_comments.get(number, []),
             }
         )
