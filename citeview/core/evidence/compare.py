@@ -20,6 +20,7 @@ The texts are read as they are (no Markdown, no HTML); every finding has its spa
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -33,7 +34,7 @@ Kind = Literal["date", "figure", "qualifier", "negation"]
 _ERAS = {"令和": 2018, "平成": 1988, "昭和": 1925, "大正": 1911, "明治": 1867}  # year 1 (元年) is base + 1
 _MONTH_NAMES = "january jan|february feb|march mar|april apr|may|june jun|july jul|august aug|september sep sept|october oct|november nov|december dec"
 _MONTHS = {name: number for number, names in enumerate(_MONTH_NAMES.split("|"), start=1) for name in names.split()}
-_MONTH = r"\b(?P<{}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = r"(?<![A-Za-z])(?P<{}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _DATE_PATTERNS = [
     # 令和6年4月1日, 令和元年度
@@ -54,9 +55,9 @@ _DATE_PATTERNS = [
     + _MONTH.format("mn6")
     + r"(?:,?\s+(?P<y6>\d{4}))?(?!\d)",
     # FY2024, FY 2024, fiscal 2024, fiscal year 2024
-    r"\b(?:FY|fiscal(?:\s+year)?)\s*(?P<y7>\d{4})(?!\d)",
+    r"(?<![A-Za-z])(?:FY|fiscal(?:\s+year)?)\s*(?P<y7>\d{4})(?!\d)",
     # in 2024, since 2019: a bare year after a word that makes it one
-    r"\b(?:in|since|by|from|until|till|through|before|after|during|as\s+of|year|early|mid|late|end\s+of)"
+    r"(?<![A-Za-z])(?:in|since|by|from|until|till|through|before|after|during|as\s+of|year|early|mid|late|end\s+of)"
     r"\s+(?P<y8>(?:1[89]|2[01])\d\d)(?![\d%]|[.,]\d)",
 ]
 _DATE = re.compile("|".join(f"(?:{pattern})" for pattern in _DATE_PATTERNS), re.I)
@@ -101,7 +102,7 @@ _ASCII_WORD_EDGE = re.compile(r"[A-Za-z]")
 # Negating 不-/未-/非- words: a list, since 未来 (future), 未満 (under), 非常に (very), 不動産 (real
 # estate) and 不可欠 (indispensable) negate nothing.
 _NEGATING_STEMS = {
-    "不": "要 可能 可 明 十分 正確 適切 適用 採用 支持 承認 許可 参加 使用 在 一致 合格 成立 正 同意 実施 開示 公表 対応 確か 確実 透明 足 備 通 払い",
+    "不": "要 可能 可(?!欠) 明 十分 正確 適切 適用 採用 支持 承認 許可 参加 使用 在 一致 合格 成立 正 同意 実施 開示 公表 対応 確か 確実 透明 足 備 通 払い",
     "未": "定 確認 確定 実施 公表 公開 発表 承認 対応 完成 完了 整備 導入 定義 加入 納 払い 解決 回答 提出 達 到達 使用 開始 達成 検証 報告 登録",
     "非": "公開 公表 対応 課税 営利 表示 推奨 該当 開示 正規 公式 対象",
 }  # fmt: skip
@@ -114,9 +115,9 @@ _NEGATION = re.compile(
     r"|(?<![少危幼汚切拙儚])(?<!違い)(?<!すく)な(?:い(?!し)|かった|く|ければ)"
     r"|せず|(?<=[ぁ-ん])ずに|無い|無く|無し"
     rf"|{_PREFIXED}"
-    r"|\b(?:not(?!\s+(?:only|just|merely|more|less|fewer)\b)|never|none|neither|nor|without|cannot)\b"
-    r"|\bno\b(?!\.?\s*\d)(?!\s+(?:more|less|fewer)\s+than\b)"
-    r"|n['’]t\b",
+    r"|(?<![A-Za-z])(?:not(?!\s+(?:only|just|merely|more|less|fewer)\b)|never|none|neither|nor|without|cannot)(?![A-Za-z])"
+    r"|(?<![A-Za-z])no(?![A-Za-z])(?!\.?\s*\d)(?!\s+(?:more|less|fewer)\s+than\b)"
+    r"|n['’]t(?![A-Za-z])",
     re.I,
 )
 
@@ -188,8 +189,9 @@ class Comparison:
 
 def compare(claim: str, passage: str) -> Comparison:
     found_in_claim, found_in_passage = findings(claim), findings(passage)
-    claim_only = tuple(f for f in found_in_claim if f.kind != "negation" and not _matched(f, found_in_passage))
-    passage_only = tuple(f for f in found_in_passage if f.kind != "negation" and not _matched(f, found_in_claim))
+    in_claim, in_passage = _Index(found_in_claim), _Index(found_in_passage)
+    claim_only = tuple(f for f in found_in_claim if f.kind != "negation" and not in_passage.matches(f))
+    passage_only = tuple(f for f in found_in_passage if f.kind != "negation" and not in_claim.matches(f))
     negated = any(f.kind == "negation" for f in found_in_claim), any(f.kind == "negation" for f in found_in_passage)
     return Comparison(found_in_claim, found_in_passage, claim_only, passage_only, negated[0] != negated[1])
 
@@ -270,9 +272,12 @@ def _dates_agree(one: str, other: str) -> bool:
 
 
 def _figures(text: str, plain: str, taken: list[tuple[int, int]]) -> Iterable[Finding]:
+    """Numbers outside the dates (``taken``: their spans, in order, none overlapping)."""
+    date_ends = [stop for _, stop in taken]
     for match in NUMBER.finditer(plain):
         start, end = match.span()
-        if any(start < stop and begin < end for begin, stop in taken):
+        index = bisect_right(date_ends, start)  # the first date ending after this number starts
+        if index < len(taken) and taken[index][0] < end:
             continue
         value = number_value(match.group(0))
         scale = _SCALE.match(plain, end)
@@ -314,18 +319,36 @@ def _whole_ascii_word(text: str, start: int, end: int) -> bool:
     return not _ASCII_WORD_EDGE.match(before) and not _ASCII_WORD_EDGE.match(after)
 
 
-def _matched(finding: Finding, others: Iterable[Finding]) -> bool:
-    for other in others:
-        if finding.kind == other.kind == "date" and _dates_agree(finding.value, other.value):
-            return True
-        if finding.kind == other.kind and finding.kind != "date" and finding.value == other.value:
-            return True
-        # a bare year read as a figure on one side and as a date on the other is one year
-        if {finding.kind, other.kind} == {"date", "figure"}:
-            date, figure = (finding, other) if finding.kind == "date" else (other, finding)
-            if date.value == figure.value:
+class _Index:
+    """The findings of one side by kind and value, so each finding of the other side is looked up,
+    not compared with every one: a long text costs in proportion to it."""
+
+    def __init__(self, found: Iterable[Finding]) -> None:
+        self.values: dict[str, set[str]] = {}
+        for finding in found:
+            self.values.setdefault(finding.kind, set()).add(finding.value)
+        self.dates_by_part: dict[str, set[str]] = {}
+        for value in self.values.get("date", set()):  # distinct dates: a few hundred a year at most
+            fiscal, year, month, _ = _date_parts(value)
+            self.dates_by_part.setdefault(f"{fiscal}{year}" if year else f"{fiscal}-{month}", set()).add(value)
+
+    def matches(self, finding: Finding) -> bool:
+        if finding.kind != "date":
+            if finding.value in self.values.get(finding.kind, set()):
                 return True
-    return False
+            # a bare year read as a figure on one side and as a date on the other is one year
+            return finding.kind == "figure" and finding.value in self.values.get("date", set())
+        if finding.value in self.values.get("figure", set()):
+            return True
+        fiscal, year, _, _ = _date_parts(finding.value)
+        if year:
+            candidates = self.dates_by_part.get(f"{fiscal}{year}", set())
+            candidates = candidates | {
+                v for k, vs in self.dates_by_part.items() if k.startswith(f"{fiscal}-") for v in vs
+            }
+        else:
+            candidates = {v for vs in self.dates_by_part.values() for v in vs}
+        return any(_dates_agree(finding.value, other) for other in candidates)
 
 
 # --- marking --------------------------------------------------------------------------------------
