@@ -264,3 +264,20 @@ def test_comparing_a_long_text_costs_in_proportion_to_it():
     comparison = compare(text, text)
     assert time.process_time() - start < 3  # about 1 s of CPU time on the development machine
     assert not comparison.differs and len(comparison.claim) == 48_000
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_BITS = st.sampled_from(["令和", "元", "6", "年", "度", "4", "月", "1", "日", "２０２４", "/", "-", "April ", "1, ", "in ",
+                         "約", "以上", "not ", "ない", "不要", "未来", "万", " million", ".", ",", " ", "FY", "No. "])  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(claim=st.lists(_BITS, max_size=15).map("".join), passage=st.lists(_BITS, max_size=15).map("".join))
+def test_any_texts_compare_with_spans_that_hold(claim, passage):
+    comparison = compare(claim, passage)
+    for text, found in ((claim, comparison.claim), (passage, comparison.passage)):
+        for finding in found:
+            assert text[finding.start : finding.end] == finding.text
+    assert compare(claim, claim).differs is False

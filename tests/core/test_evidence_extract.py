@@ -232,3 +232,38 @@ def test_markup_is_never_kept_as_markup_in_the_text():
     extraction = extract_text(page, "text/html")
     assert "Safe bold words" in extraction.text and "<b>" not in extraction.text
     assert "<script>alert(1)</script>" in extraction.text  # the page's own words, shown escaped wherever shown
+
+
+# --- any bytes in: a text or one clear error out -----------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_MARKUP_BITS = st.sampled_from(
+    ["<p>", "</p>", "<div>", "<script>", "</script>", "<!--", "-->", "&amp;", "&#", "<", ">", "<meta charset=x>",
+     "<svg>", "<table><tr><td>", "東京", "１，２", "\x00", "\ufeff", "\n", " ", "text. ", "<html><body>"]
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    content=st.one_of(
+        st.binary(max_size=2_000), st.lists(_MARKUP_BITS, max_size=200).map(lambda p: "".join(p).encode())
+    ),
+    content_type=st.sampled_from(["text/html", "text/plain", "application/pdf", "", None, "text/html; charset=cp932"]),
+)
+def test_any_bytes_give_a_text_or_one_clear_error(content, content_type):
+    try:
+        extraction = extract_text(content, content_type)
+    except ExtractionError as error:
+        assert error.code and error.message
+    else:
+        assert isinstance(extraction.text, str)
+        assert all(0 <= page.start <= page.end <= len(extraction.text) for page in extraction.pages)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pages=st.lists(st.text(max_size=80).filter(lambda t: "\r" not in t), min_size=1, max_size=4))
+def test_any_page_texts_written_to_a_pdf_are_read_back_page_by_page(pages):
+    extraction = extract_text(pdf_with_pages(pages), "application/pdf")
+    assert [page.number for page in extraction.pages] == list(range(1, len(pages) + 1))

@@ -232,3 +232,39 @@ def test_a_hostile_page_costs_in_proportion_to_its_size(text):
     start = time.process_time()
     find_passages(EN_CLAIM + JA_CLAIM, text)
     assert time.process_time() - start < 2
+
+
+# --- any text in: passages whose spans hold ----------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = st.sampled_from(
+    [
+        "東京都の人口",
+        "は約1,410万人",
+        "。",
+        "！",
+        ".",
+        " ",
+        "\n",
+        "Tokyo",
+        " population",
+        "2024",
+        "14.1",
+        "?",
+        "」",
+        "\x1f",
+        "ß",
+        "İ",
+        "ﬁ",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(claim=st.lists(_PIECES, max_size=12).map("".join), text=st.lists(_PIECES, max_size=200).map("".join))
+def test_any_claim_and_page_give_passages_whose_spans_hold(claim, text):
+    for passage in find_passages(claim, text, threshold=0):
+        assert text[passage.start : passage.end] == passage.text and 0 <= passage.score <= 100
+        assert passage.text.strip() == passage.text

@@ -16,8 +16,6 @@ import html
 import io
 import re
 import time
-from bisect import bisect_right
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,6 +25,7 @@ from lxml import etree  # type: ignore[import-untyped]
 from lxml import html as lxml_html
 from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
 
+from citeview.core.evidence.pages import Page, page_at
 from citeview.core.phrases import Phrase, phrase
 
 # A saved page larger than this is refused before it is parsed (a fetch is capped at 10 MB too).
@@ -96,15 +95,6 @@ class ExtractionError(Exception):
 
 
 @dataclass(frozen=True)
-class Page:
-    """A PDF page: its number as a reader counts it (from 1) and where its text stands in the whole."""
-
-    number: int
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
 class Extraction:
     text: str
     source_type: SourceType  # what the text was extracted from
@@ -133,13 +123,6 @@ class Extraction:
             "notes": [note.to_json() for note in self.notes],
             "chars": len(self.text),
         }
-
-
-def page_at(pages: Sequence[Page], offset: int) -> int | None:
-    """The number of the page the character at ``offset`` of the text is on (None outside a PDF);
-    the separator after a page belongs to it."""
-    index = bisect_right([page.start for page in pages], offset) - 1
-    return pages[index].number if index >= 0 else None
 
 
 def extract_text(content: bytes, content_type: str | None, max_bytes: int = MAX_SNAPSHOT_BYTES) -> Extraction:

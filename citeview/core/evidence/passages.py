@@ -34,7 +34,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from citeview.core.evidence.extract import Page, page_at
+from citeview.core.evidence.pages import Page, page_at
 from citeview.core.markers import MARKER
 from citeview.core.rendering.evidence import text_fragment_url
 
@@ -185,13 +185,14 @@ def _sentences(text: str) -> tuple[list[tuple[int, int]], list[str]]:
     """The sentences of ``text``, as spans, and their keys: folded, figures masked, punctuation kept
     (no term spans it). Built with ``re.split`` and running sums rather than a step per match, and
     folded in one piece (the sentences joined by a separator): a page of a million stops stays cheap."""
-    parts = _SENTENCE_END.split(text.replace(_SEPARATOR, " "))  # sentence, its end, sentence, …
+    clean = text.replace(_SEPARATOR, " ")  # one for one: the spans hold in text
+    parts = _SENTENCE_END.split(clean)  # sentence, its end, sentence, …
     offsets = list(accumulate(map(len, parts), initial=0))
     stops = [len(end.rstrip()) for end in parts[1::2]] + [0]  # the stop a sentence keeps, not the space
     spans = list(zip(offsets[0::2], map(add, offsets[1::2], stops), strict=True))
     if any(stop - start > MAX_SENTENCE_CHARS for start, stop in spans):
         spans = [piece for start, stop in spans for piece in _pieces(text, start, stop)]
-    joined = _SEPARATOR.join([text[start:stop] for start, stop in spans])
+    joined = _SEPARATOR.join([clean[start:stop] for start, stop in spans])
     keys = _DIGITS.sub("#", unicodedata.normalize("NFKC", joined).casefold()).split(_SEPARATOR)
     return spans, keys
 
