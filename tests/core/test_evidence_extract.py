@@ -166,6 +166,15 @@ def test_a_pdf_that_needs_a_password_is_refused_and_one_locked_only_for_editing_
     assert extract_text(_encrypted(""), "application/pdf").text == "Secret page."
 
 
+def test_a_pdf_encrypted_with_aes_without_the_library_for_it_is_refused_with_that_reason(monkeypatch):
+    def needs_cryptography(self, password):
+        raise pypdf.errors.DependencyError("cryptography>=3.1 is required for AES algorithm")
+
+    monkeypatch.setattr(pypdf.PdfReader, "decrypt", needs_cryptography)
+    error = refused(_encrypted(""), "application/pdf")
+    assert error.code == "encrypted" and "AES" in error.message
+
+
 @pytest.mark.parametrize(
     "damage",
     [

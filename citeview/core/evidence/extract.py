@@ -379,7 +379,12 @@ def _open_encrypted(reader: pypdf.PdfReader) -> None:
         return
     try:
         opened = reader.decrypt("")
-    except (FileNotDecryptedError, DependencyError, NotImplementedError):
+    except DependencyError:  # AES: pypdf needs the cryptography package for it
+        raise ExtractionError(
+            "encrypted",
+            phrase("The PDF is encrypted with AES, which this installation cannot open: upload an unencrypted copy."),
+        ) from None
+    except (FileNotDecryptedError, NotImplementedError):
         opened = None
     if not opened:
         raise ExtractionError(
