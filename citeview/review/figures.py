@@ -147,7 +147,7 @@ def statement_judgements(checks: Iterable[Check]) -> list[StatementJudgement]:
         entry["unresolved"] = check.unresolved_count
         if check.kind == "citation":
             entry["verdicts"].append(check.verdict or None)
-        elif check.kind == "statement":
+        elif check.kind == "statement" and check.item_key == check.statement_key:
             # Only a statement's own answers say whether it is worthy and supported; a check of another
             # kind of item (an unresolved marker's) is counted through the statement's unresolved_count.
             entry["worthy"] = {"yes": True, "no": False}.get(check.verification_worthy)

@@ -263,3 +263,10 @@ def test_the_report_and_exports_keep_other_editors_checks_from_an_editor_who_has
     assert "先の判定" in client.get(reverse("review:report_json", args=[dump.pk])).content.decode()
     client.force_login(reviewer)
     assert client.get(reverse("review:report_json", args=[dump.pk])).json()["hidden_until_you_check"] == 0
+
+
+def test_the_list_shows_each_dumps_progress_as_a_count_and_a_percentage(client, editor, dump):
+    client.force_login(editor)
+    client.post(item_url(dump, "r0-c0-1"), verdict())
+    page = client.get(reverse("dumps:home"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "1 / 4 (25%)" in page

@@ -360,7 +360,9 @@ def _verdict_markdown(verdict: dict[str, Any], gettext: Translate) -> str:
     def add(line: str) -> None:
         lines.append("  - " + line)
 
-    if verdict["marker"] or verdict["source_url"] or verdict["source_title"]:
+    if verdict["kind"] == "statement" and verdict["marker"]:  # the answer's record of a marker with no source
+        add(phrase("Citation with no source: {marker}", marker=_one_line(verdict["marker"])).text(gettext))
+    elif verdict["marker"] or verdict["source_url"] or verdict["source_title"]:
         title = _one_line(verdict["source_title"]) if verdict["source_title"] else phrase("(no title)").text(gettext)
         url = _code(verdict["source_url"]) or phrase("(no URL)").text(gettext)
         source = f"{_one_line(verdict['marker'])} {title} — {url}".strip()
