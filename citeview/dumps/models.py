@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.conf import settings
@@ -11,6 +12,24 @@ from django.utils.translation import gettext_lazy as _
 from citeview.core.attached import AttachedFile
 from citeview.core.parse import Attachment
 from citeview.dumps.blobs import blob_read, blob_store
+
+
+class EncodedJSON:
+    """A JSON field's value encoded already, written as it is (``JSONTextEncoder``): a large dump's
+    result is encoded before its row is written and its objects let go, so that writing does not hold
+    both (``citeview.dumps.services``)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, value: Any) -> None:
+        self.text = json.dumps(value, separators=(",", ":"))
+
+
+class JSONTextEncoder(json.JSONEncoder):
+    """The JSON fields' encoder: an ``EncodedJSON`` is its text, anything else is encoded as usual."""
+
+    def encode(self, o: Any) -> str:
+        return o.text if isinstance(o, EncodedJSON) else super().encode(o)
 
 
 class KeepsBlobs:
@@ -108,9 +127,9 @@ class Dump(KeepsBlobs, models.Model):
     item_count = models.PositiveIntegerField(default=0)  # what editors check: citations and uncited statements
     # The answers' text and the sources' URLs and titles, for the list's search.
     search_text = models.TextField(blank=True)
-    result = models.JSONField(_("normalised JSON"))
+    result = models.JSONField(_("normalised JSON"), encoder=JSONTextEncoder)
     # Per interface language, one per response: {"answer": sanitised HTML, "evidence": rows of sanitised HTML}.
-    rendered = models.JSONField(_("rendered answers"))
+    rendered = models.JSONField(_("rendered answers"), encoder=JSONTextEncoder)
     # What made them besides the bytes, as a digest (``citeview.dumps.derived.result_version``).
     result_version = models.CharField(max_length=64, blank=True)
     # When the derived fields were last built: a kept viewer page is used only if made from this build.

@@ -12,7 +12,10 @@ from django.db import IntegrityError, transaction
 from citeview.core.parse import Attachment
 from citeview.dumps.blobs import blob_store
 from citeview.dumps.derived import derived_fields
-from citeview.dumps.models import AttachedDocument, Dump, Tag
+from citeview.dumps.models import AttachedDocument, Dump, EncodedJSON, Tag
+
+# The derived fields written as JSON encoded beforehand (``_encoded``): the large ones.
+ENCODED_FIELDS = ("result", "rendered")
 
 
 def dump_ingest(
@@ -35,7 +38,7 @@ def dump_ingest(
     existing = Dump.objects.filter(sha256=sha256).first()
     if existing is not None:
         return _stored_already(existing, request, uploaded_by), False
-    derived = derived_fields(raw, provider, request)
+    derived = _encoded(derived_fields(raw, provider, request))
     user = uploaded_by if uploaded_by is not None and uploaded_by.is_authenticated else None
     # The bytes go to the blob storage first, outside the transaction: a row never names bytes that are
     # not stored, and the database holds only the names and what was read from them.
@@ -55,7 +58,22 @@ def dump_ingest(
             _store_documents(dump, documents)
     except IntegrityError:  # the same bytes stored by a concurrent request a moment ago
         return _stored_already(Dump.objects.get(sha256=sha256), request, uploaded_by), False
-    return dump, True
+    return _written(dump), True
+
+
+def _encoded(derived: dict[str, Any]) -> dict[str, Any]:
+    """The derived fields, the result and renderings encoded as JSON now. The dict given is the only
+    holder of their objects: once the caller lets it go, writing the row holds their text alone, not
+    the objects beside it (which made most of the peak of storing a large dump: bench/README.md)."""
+    return {name: EncodedJSON(value) if name in ENCODED_FIELDS else value for name, value in derived.items()}
+
+
+def _written(dump: Dump) -> Dump:
+    """The dump as written: its result and renderings are read back from its row when first used."""
+    for name in ENCODED_FIELDS:
+        if name in dump.__dict__:
+            delattr(dump, name)  # deferred now: the next read loads it
+    return dump
 
 
 def _attached_fields(request: Attachment | None, user: Any, when: Any) -> dict[str, Any]:
@@ -114,7 +132,7 @@ def dump_attach_request(
     allows it."""
     if not can_attach_request(attached_by, dump):
         raise PermissionDenied("Only the dump's uploader or staff may attach a request to it.")
-    derived = derived_fields(dump.raw, None, request)
+    derived = _encoded(derived_fields(dump.raw, None, request))
     attachment = {**_attached_fields(request, attached_by, derived["derived_at"]), **derived}
     documents = _documents(request)
     with transaction.atomic():
@@ -125,7 +143,7 @@ def dump_attach_request(
         _store_documents(dump, documents)
     for name, value in attachment.items():
         setattr(dump, name, value)
-    return dump
+    return _written(dump)
 
 
 def attachment_kept(dump: Dump, request: Attachment) -> bool:
@@ -159,7 +177,9 @@ def dump_refresh_result(*, dump: Dump) -> Dump:
 
     The checks are not recounted here, since counting them is review's: callers rebuild through
     ``citeview.review.services.dump_refresh``, which does both."""
-    for name, value in derived_fields(dump.raw, None, dump.attachment()).items():
+    raw, attachment = dump.raw, dump.attachment()
+    _written(dump)  # the old result and renderings let go before the new ones are made
+    for name, value in _encoded(derived_fields(raw, None, attachment)).items():
         setattr(dump, name, value)
     dump.save(update_fields=[*Dump.DERIVED_FIELDS])
-    return dump
+    return _written(dump)
