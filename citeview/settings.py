@@ -194,8 +194,8 @@ def blob_bucket_options(bucket: str) -> dict[str, object]:
     from boto3.s3.transfer import TransferConfig
 
     mib = 1024 * 1024
-    transfer = TransferConfig(multipart_chunksize=8 * mib, max_concurrency=4)
-    transfer.max_in_memory_upload_chunks = 4  # what an upload reads ahead: 32 MiB, not 80
+    transfer = TransferConfig(multipart_chunksize=8 * mib, max_concurrency=2)
+    transfer.max_in_memory_upload_chunks = 2  # what an upload reads ahead: 16 MiB, not 80
     return {
         "bucket_name": bucket,
         "location": env_str("BLOB_S3_PREFIX", "blobs"),
