@@ -126,7 +126,7 @@ def _attached():
 
 
 def test_a_blob_written_halfway_leaves_nothing_under_its_name(blobs):
-    # A worker killed mid-write: the folder keeps an .incoming- file, never half a blob under the name.
+    # A write that fails midway (a full disk) leaves nothing, and never half a blob under its name.
     if blobs.kind == "bucket":
         pytest.skip("an S3 object appears whole or not at all")
 
@@ -138,3 +138,19 @@ def test_a_blob_written_halfway_leaves_nothing_under_its_name(blobs):
     with pytest.raises(OSError, match="disk full"):
         blob_storage().save(blob_name("ab" * 32), CutOff(b"half and the rest"))
     assert blobs.names() == []
+
+
+def test_a_dump_made_with_its_bytes_stores_them_first_and_a_stored_dumps_bytes_never_change(blobs):
+    raw = own_fixture(STREAM)
+    dump = Dump(raw=raw, framing="sse", apis="", status="completed", result={}, rendered={})
+    assert dump.sha256 == sha256_of(raw) and dump.size == len(raw) and blobs.read(dump.sha256) == raw
+    dump.save()
+    with pytest.raises(AttributeError, match="never change"):
+        Dump.objects.get().raw = b"{}"
+
+
+def test_the_folder_syncs_each_blob_and_its_name_to_disk(tmp_path, monkeypatch):
+    synced = []
+    monkeypatch.setattr("os.fsync", lambda descriptor: synced.append(descriptor))
+    BlobFolderStorage(location=tmp_path).save(blob_name("cd" * 32), ContentFile(b"{}"))
+    assert len(synced) == 2 and (tmp_path / blob_name("cd" * 32)).read_bytes() == b"{}"
