@@ -70,5 +70,6 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(VENV)/bin/pyth
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $@ $(VENV)/.installed-run
 
+# Only the installed packages: the data (db.sqlite3 and the blobs under var/) belong together and stay.
 clean:
-	rm -rf $(VENV) var
+	rm -rf $(VENV)

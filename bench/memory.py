@@ -1,8 +1,8 @@
 """Peak memory while storing one generated dump, measured in a fresh process with its own database.
 
 ``python -m bench.memory PROVIDER SIZE`` prints ``{"dump_bytes": ..., "peak_bytes": ..., "seconds": ...}``: the
-resident memory the process reached while storing the dump (parsing, rendering and writing it),
-beyond what it held before. Linux only: it reads and resets the peak in ``/proc/self``.
+resident memory the process reached while storing the dump (parsing and rendering it, writing its bytes
+to the blob storage and its row to the database), beyond what it held before (the dump's bytes among it). Linux only: it reads and resets the peak in ``/proc/self``.
 """
 
 from __future__ import annotations
@@ -58,7 +58,10 @@ def main() -> None:
     provider, size = sys.argv[1], int(sys.argv[2])
     with tempfile.TemporaryDirectory(prefix="citeview-bench-") as directory:
         # Production mode: with DEBUG on, Django keeps each query's text, dump bytes included.
-        os.environ.update(production_env(Path(directory)), CITEVIEW_MAX_DUMP_BYTES=str(4 * size))
+        # The blobs, like the database, in the throwaway folder.
+        os.environ.update(
+            production_env(Path(directory)), CITEVIEW_MAX_DUMP_BYTES=str(4 * size), BLOB_ROOT=f"{directory}/blobs"
+        )
         print(json.dumps(measure(provider, size)))
 
 

@@ -68,6 +68,8 @@ def production_env(workdir: Path) -> dict[str, str]:
         ALLOWED_HOSTS=f"{HOST},testserver",
         DATABASE_URL=f"sqlite:///{workdir / 'db.sqlite3'}",
         STATIC_ROOT=str(workdir / "static"),
+        BLOB_ROOT=str(workdir / "blobs"),
+        BLOB_FSYNC="false",  # the figures measure serving, not the disk's flush
         SECURE_SSL_REDIRECT="false",  # wrk and urllib speak plain HTTP; no proxy ends TLS here
         LOG_LEVEL="WARNING",
     )

@@ -181,6 +181,46 @@ STORAGES = {
     },
 }
 
+# The bytes of dumps and of what is attached to them ("blobs", each named by its SHA-256:
+# citeview/dumps/blobs.py): a folder by default, or an S3-compatible bucket when BLOB_S3_BUCKET is set.
+# The database names them; a backup is the database and this folder or bucket (README, Backups).
+BLOB_ROOT = env_str("BLOB_ROOT", str(BASE_DIR / "var" / "blobs"))
+# Each blob is on disk (fsync) before a row names it, so a power cut cannot lose stored bytes.
+BLOB_FSYNC = env_bool("BLOB_FSYNC", True)
+BLOB_S3_BUCKET = env_str("BLOB_S3_BUCKET", "")
+
+
+def blob_bucket_options(bucket: str) -> dict[str, object]:
+    """django-storages' S3Storage for the blobs: every key under BLOB_S3_PREFIX, a blob stored again
+    replacing itself (its name is its content), and the memory an upload or a read holds bounded."""
+    from boto3.s3.transfer import TransferConfig
+
+    mib = 1024 * 1024
+    transfer = TransferConfig(multipart_chunksize=8 * mib, max_concurrency=2)
+    transfer.max_in_memory_upload_chunks = 2  # what an upload reads ahead: 16 MiB, not 80
+    return {
+        "bucket_name": bucket,
+        "location": env_str("BLOB_S3_PREFIX", "blobs"),
+        "endpoint_url": env_str("BLOB_S3_ENDPOINT_URL", "") or None,  # empty: AWS itself
+        "region_name": env_str("BLOB_S3_REGION", "") or None,
+        # Empty: boto3 finds credentials itself (AWS_ACCESS_KEY_ID, ~/.aws, an instance's role).
+        "access_key": env_str("BLOB_S3_ACCESS_KEY_ID", "") or None,
+        "secret_key": env_str("BLOB_S3_SECRET_ACCESS_KEY", "") or None,
+        "addressing_style": env_str("BLOB_S3_ADDRESSING_STYLE", "") or None,  # "path" for most servers but AWS
+        "file_overwrite": True,
+        "default_acl": None,  # the bucket's own policy; blobs are never served from it
+        "querystring_auth": True,
+        "max_memory_size": 4 * mib,  # a larger blob being read waits on disk, not in memory
+        "transfer_config": transfer,
+    }
+
+
+STORAGES["blobs"] = (
+    {"BACKEND": "storages.backends.s3.S3Storage", "OPTIONS": blob_bucket_options(BLOB_S3_BUCKET)}
+    if BLOB_S3_BUCKET
+    else {"BACKEND": "citeview.dumps.blobs.BlobFolderStorage", "OPTIONS": {"location": BLOB_ROOT, "fsync": BLOB_FSYNC}}
+)
+
 # No inline script or style anywhere: every page works under this policy.
 SECURE_CSP = {
     "default-src": [CSP.SELF],

@@ -90,3 +90,15 @@ def editor_client(client: Any, editor: Any) -> Any:
 def fast_password_hashing(settings: Any) -> None:
     """Password hashing is slow on purpose; tests log in often and test nothing about the hash."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def blob_folder(settings: Any, tmp_path: Path) -> Path:
+    """Each test's blobs (the bytes of its dumps) in a folder of its own, never in the checkout's var/.
+    Not synced to disk: nothing survives a test. tests/storage runs the same tests on an S3 bucket."""
+    folder = tmp_path / "blobs"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "blobs": {"BACKEND": "citeview.dumps.blobs.BlobFolderStorage", "OPTIONS": {"location": folder, "fsync": False}},
+    }
+    return folder

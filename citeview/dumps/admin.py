@@ -13,15 +13,16 @@ class DumpAdmin(admin.ModelAdmin):
     list_display = ("__str__", "apis", "status", "citation_count", "unresolved_count", "assignee", "created_at")
     list_filter = ("status", "providers", "tags")
     search_fields = ("title", "filename", "headline", "sha256")
-    exclude = ("raw", "request_raw", "result", "rendered", "search_text")
+    exclude = ("result", "rendered", "search_text")
     filter_horizontal = ("tags",)
     readonly_fields = (
         "sha256",
         "size",
+        "request_sha256",
         "filename",
         "uploaded_by",
         "request_attached_by",
         "request_attached_at",
         "checked_item_count",
-        *(f for f in Dump.DERIVED_FIELDS if f not in ("raw", "result", "rendered", "search_text")),
+        *(f for f in Dump.DERIVED_FIELDS if f not in ("result", "rendered", "search_text")),
     )

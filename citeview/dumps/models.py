@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
@@ -8,6 +11,45 @@ from django.utils.translation import gettext_lazy as _
 
 from citeview.core.attached import AttachedFile
 from citeview.core.parse import Attachment
+from citeview.dumps.blobs import blob_read, blob_store
+
+
+class EncodedJSON:
+    """A JSON field's value encoded already, written as it is (``JSONTextEncoder``): a large dump's
+    result is encoded before its row is written and its objects let go, so that writing does not hold
+    both (``citeview.dumps.services``)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, value: Any) -> None:
+        self.text = json.dumps(value, separators=(",", ":"))
+
+
+class JSONTextEncoder(json.JSONEncoder):
+    """The JSON fields' encoder: an ``EncodedJSON`` is its text, anything else is encoded as usual."""
+
+    def encode(self, o: Any) -> str:
+        return o.text if isinstance(o, EncodedJSON) else super().encode(o)
+
+
+class KeepsBlobs:
+    """Bytes read from the blob storage, kept by the instance that read them: keyed by their SHA-256, so
+    that a row read again never shows the bytes it named before; never pickled with the instance."""
+
+    def _blob(self, sha256: str, what: str) -> bytes:
+        kept: dict[str, bytes] = self.__dict__.setdefault("_kept_blobs", {})
+        if sha256 not in kept:
+            kept[sha256] = blob_read(sha256, what)
+        return kept[sha256]
+
+    def _keep_blob(self, sha256: str, data: bytes) -> str:
+        self.__dict__.setdefault("_kept_blobs", {})[sha256] = data
+        return sha256
+
+    def __getstate__(self) -> dict[str, Any]:
+        state: dict[str, Any] = super().__getstate__()  # type: ignore[misc]
+        state.pop("_kept_blobs", None)
+        return state
 
 
 class Tag(models.Model):
@@ -24,19 +66,21 @@ class Tag(models.Model):
         return self.name
 
 
-class Dump(models.Model):
+class Dump(KeepsBlobs, models.Model):
     """A saved API response, stored verbatim, with what citeview read from it.
 
-    ``raw`` is never modified; ``result`` and ``rendered`` are derived from it and rebuilt whenever
-    what derives them changes: the parsers, the renderer, the catalogue (``result_version``).
+    Its bytes (``raw``) are in the blob storage under its ``sha256`` (``citeview.dumps.blobs``) and never
+    change; ``result`` and ``rendered`` are derived from them and rebuilt whenever what derives them
+    changes: the parsers, the renderer, the catalogue (``result_version``).
     """
 
+    # Also the name of its bytes in the blob storage.
     sha256 = models.CharField(_("SHA-256"), max_length=64, unique=True)
-    raw = models.BinaryField(_("raw bytes"))
-    # The request that produced the response, when a reviewer attached it (also stored verbatim). A
-    # reviewer may attach the documents the request sent instead, without the request: they are its
-    # ``documents`` (``AttachedDocument``), and ``attachment()`` reads either.
-    request_raw = models.BinaryField(_("request bytes"), null=True, blank=True)
+    # The request that produced the response, when a reviewer attached it (its bytes are in the blob
+    # storage too, under this SHA-256; empty for none). A reviewer may attach the documents the request
+    # sent instead, without the request: they are its ``documents`` (``AttachedDocument``), and
+    # ``attachment()`` reads either.
+    request_sha256 = models.CharField(_("request SHA-256"), max_length=64, blank=True, default="")
     # Who attached it (or the documents) and when: it changes every quote check the team relies on.
     # Empty for a dump with nothing attached, and for requests attached before citeview recorded this.
     request_attached_by = models.ForeignKey(
@@ -83,9 +127,9 @@ class Dump(models.Model):
     item_count = models.PositiveIntegerField(default=0)  # what editors check: citations and uncited statements
     # The answers' text and the sources' URLs and titles, for the list's search.
     search_text = models.TextField(blank=True)
-    result = models.JSONField(_("normalised JSON"))
+    result = models.JSONField(_("normalised JSON"), encoder=JSONTextEncoder)
     # Per interface language, one per response: {"answer": sanitised HTML, "evidence": rows of sanitised HTML}.
-    rendered = models.JSONField(_("rendered answers"))
+    rendered = models.JSONField(_("rendered answers"), encoder=JSONTextEncoder)
     # What made them besides the bytes, as a digest (``citeview.dumps.derived.result_version``).
     result_version = models.CharField(max_length=64, blank=True)
     # When the derived fields were last built: a kept viewer page is used only if made from this build.
@@ -121,6 +165,29 @@ class Dump(models.Model):
         return self.title or self.filename or self.headline or self.sha256[:12]
 
     @property
+    def raw(self) -> bytes:
+        """The dump's bytes, read from the blob storage once (``BlobError`` if missing or changed)."""
+        return self._blob(self.sha256, f"dump {self.pk}")
+
+    @raw.setter
+    def raw(self, data: bytes) -> None:
+        # Stored at once, before any row names them. A stored dump's bytes never change.
+        if not self._state.adding:
+            raise AttributeError("A stored dump's bytes never change.")
+        self.sha256, self.size = self._keep_blob(blob_store(data), data), len(data)
+
+    @property
+    def request_raw(self) -> bytes | None:
+        """The attached request's bytes, read from the blob storage once; None without one."""
+        if not self.request_sha256:
+            return None
+        return self._blob(self.request_sha256, f"the request attached to dump {self.pk}")
+
+    @request_raw.setter
+    def request_raw(self, data: bytes | None) -> None:
+        self.request_sha256 = self._keep_blob(blob_store(data), data) if data else ""
+
+    @property
     def display_title(self) -> str:
         return self.title or self.headline or self.filename or self.sha256[:12]
 
@@ -131,16 +198,16 @@ class Dump(models.Model):
     def has_attachment(self) -> bool:
         """Whether a request, or the documents it sent, is attached: documents are always attached with
         the time, and a request attached before citeview recorded the time has its bytes."""
-        return self.request_attached_at is not None or bool(self.request_raw)
+        return self.request_attached_at is not None or bool(self.request_sha256)
 
     def attachment(self) -> Attachment | None:
         """What is attached beside the response, as ``parse_dump`` reads it: the request's bytes, or its
-        documents in their order (one query), or None."""
-        if self.request_raw:
-            return bytes(self.request_raw)
+        documents in their order (one query, then their bytes from the blob storage), or None."""
+        if self.request_raw is not None:
+            return self.request_raw
         if self.request_attached_at is None:
             return None
-        return [AttachedFile(d.name, bytes(d.raw)) for d in self.documents.order_by("position")] or None
+        return [AttachedFile(d.name, d.raw) for d in self.documents.order_by("position")] or None
 
     @property
     def checkable_item_count(self) -> int:
@@ -152,15 +219,15 @@ class Dump(models.Model):
         return self.item_count - self.checkable_item_count
 
 
-class AttachedDocument(models.Model):
+class AttachedDocument(KeepsBlobs, models.Model):
     """A document the request behind a dump's response sent, attached on its own (plain text or a PDF),
-    stored verbatim. Its ``position`` is the document index the answer cites it by: 0, 1, … in the
-    order the reviewer gave the files."""
+    stored verbatim in the blob storage under its ``sha256``. Its ``position`` is the document index the
+    answer cites it by: 0, 1, … in the order the reviewer gave the files."""
 
     dump = models.ForeignKey(Dump, on_delete=models.CASCADE, related_name="documents")
     position = models.PositiveSmallIntegerField(_("document index"))
     name = models.CharField(_("file name"), max_length=255, blank=True)
-    raw = models.BinaryField(_("document bytes"))
+    sha256 = models.CharField(_("SHA-256"), max_length=64)
 
     class Meta:
         ordering = ["dump", "position"]
@@ -170,6 +237,15 @@ class AttachedDocument(models.Model):
 
     def __str__(self) -> str:
         return f"{self.position}: {self.name}" if self.name else str(self.position)
+
+    @property
+    def raw(self) -> bytes:
+        """The document's bytes, read from the blob storage once."""
+        return self._blob(self.sha256, f"document {self.position} attached to dump {self.dump_id}")
+
+    @raw.setter
+    def raw(self, data: bytes) -> None:
+        self.sha256 = self._keep_blob(blob_store(data), data)
 
 
 class DumpPage(models.Model):

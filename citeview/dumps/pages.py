@@ -22,6 +22,7 @@ from citeview.core.phrases import phrase_text
 from citeview.core.pretty import pretty_dump_text
 from citeview.core.rendering.answer import footnotes, response_prefix, source_entries
 from citeview.core.rendering.shortening import shortened
+from citeview.dumps.blobs import blob_size
 from citeview.dumps.models import Dump, DumpPage
 
 logger = logging.getLogger(__name__)
@@ -230,16 +231,18 @@ def _severity_counts(diagnostics: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _body_context(dump: Dump) -> dict[str, Any]:
     raw_text, raw_shortened = pretty_dump_text(bytes(dump.raw), dump.framing)
+    request_raw = dump.request_raw
     answers = zip(rendered_answers(dump), dump.result["responses"], strict=True)
     return {
         "dump": dump,
         "responses": [_response_view(rendered, index, response) for index, (rendered, response) in enumerate(answers)],
         "raw_text": raw_text,
         "raw_shortened": raw_shortened,
-        "request_text": pretty_dump_text(bytes(dump.request_raw), "json")[0] if dump.request_raw else None,
+        "request_text": pretty_dump_text(request_raw, "json")[0] if request_raw is not None else None,
         # Documents attached on their own: the answer's document 0, 1, … in this order.
         "attached_documents": [
-            {"position": d.position, "name": d.name, "size": len(d.raw)} for d in dump.documents.order_by("position")
+            {"position": d.position, "name": d.name, "size": blob_size(d.sha256)}
+            for d in dump.documents.order_by("position")
         ],
     }
 

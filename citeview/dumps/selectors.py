@@ -11,7 +11,7 @@ from citeview.dumps.derived import result_version
 from citeview.dumps.models import Dump
 
 UNASSIGNED = "-"  # the assignee filter's value for dumps assigned to nobody
-HEAVY_FIELDS = ("raw", "request_raw", "result", "rendered", "search_text")
+HEAVY_FIELDS = ("result", "rendered", "search_text")  # the bytes are in the blob storage (dumps.blobs)
 
 
 def dump_list(filters: dict[str, str] | None = None) -> QuerySet[Dump]:

@@ -10,8 +10,12 @@ from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 
 from citeview.core.parse import Attachment
+from citeview.dumps.blobs import blob_store
 from citeview.dumps.derived import derived_fields
-from citeview.dumps.models import AttachedDocument, Dump, Tag
+from citeview.dumps.models import AttachedDocument, Dump, EncodedJSON, Tag
+
+# The derived fields written as JSON encoded beforehand (``_encoded``): the large ones.
+ENCODED_FIELDS = ("result", "rendered")
 
 
 def dump_ingest(
@@ -34,42 +38,70 @@ def dump_ingest(
     existing = Dump.objects.filter(sha256=sha256).first()
     if existing is not None:
         return _stored_already(existing, request, uploaded_by), False
-    derived = derived_fields(raw, provider, request)
+    derived = _encoded(derived_fields(raw, provider, request))
     user = uploaded_by if uploaded_by is not None and uploaded_by.is_authenticated else None
+    # The bytes go to the blob storage first, outside the transaction: a row never names bytes that are
+    # not stored, and the database holds only the names and what was read from them.
+    blob_store(raw, sha256)
+    attached = _attached_fields(request, user, derived["derived_at"])
+    documents = _documents(request)
     try:
         with transaction.atomic():
             dump = Dump.objects.create(
                 sha256=sha256,
-                raw=raw,
                 size=len(raw),
                 filename=filename[:255],
                 uploaded_by=user,
-                **_attached_fields(request, user, derived["derived_at"]),
+                **attached,
                 **derived,
             )
-            _store_documents(dump, request)
+            _store_documents(dump, documents)
     except IntegrityError:  # the same bytes stored by a concurrent request a moment ago
         return _stored_already(Dump.objects.get(sha256=sha256), request, uploaded_by), False
-    return dump, True
+    return _written(dump), True
+
+
+def _encoded(derived: dict[str, Any]) -> dict[str, Any]:
+    """The derived fields, the result and renderings encoded as JSON now. The dict given is the only
+    holder of their objects: once the caller lets it go, writing the row holds their text alone, not
+    the objects beside it (which made most of the peak of storing a large dump: bench/README.md)."""
+    return {name: EncodedJSON(value) if name in ENCODED_FIELDS else value for name, value in derived.items()}
+
+
+def _written(dump: Dump) -> Dump:
+    """The dump as written: its result and renderings are read back from its row when first used."""
+    for name in ENCODED_FIELDS:
+        if name in dump.__dict__:
+            delattr(dump, name)  # deferred now: the next read loads it
+    return dump
 
 
 def _attached_fields(request: Attachment | None, user: Any, when: Any) -> dict[str, Any]:
-    """The dump's own record of an attachment: the request's bytes, and who attached it and when."""
+    """The dump's own record of an attachment: the request's bytes (stored now, as a name), and who
+    attached it and when."""
     if not request:
-        return {"request_raw": None, "request_attached_by": None, "request_attached_at": None}
+        return {"request_sha256": "", "request_attached_by": None, "request_attached_at": None}
     return {
-        "request_raw": request if isinstance(request, bytes) else None,
+        "request_sha256": blob_store(request) if isinstance(request, bytes) else "",
         "request_attached_by": user,
         "request_attached_at": when,
     }
 
 
-def _store_documents(dump: Dump, request: Attachment | None) -> None:
-    if request and not isinstance(request, bytes):
-        AttachedDocument.objects.bulk_create(
-            AttachedDocument(dump=dump, position=position, name=attached.name[:255], raw=attached.data)
-            for position, attached in enumerate(request)
-        )
+def _documents(request: Attachment | None) -> list[AttachedDocument]:
+    """The documents attached on their own, their bytes stored now (rows to be written with the dump's)."""
+    if not request or isinstance(request, bytes):
+        return []
+    return [
+        AttachedDocument(position=position, name=attached.name[:255], sha256=blob_store(attached.data))
+        for position, attached in enumerate(request)
+    ]
+
+
+def _store_documents(dump: Dump, documents: list[AttachedDocument]) -> None:
+    for document in documents:
+        document.dump = dump
+    AttachedDocument.objects.bulk_create(documents)
 
 
 def _stored_already(dump: Dump, request: Attachment | None, user: AbstractBaseUser | AnonymousUser | None) -> Dump:
@@ -100,25 +132,29 @@ def dump_attach_request(
     allows it."""
     if not can_attach_request(attached_by, dump):
         raise PermissionDenied("Only the dump's uploader or staff may attach a request to it.")
-    derived = derived_fields(bytes(dump.raw), None, request)
+    derived = _encoded(derived_fields(dump.raw, None, request))
     attachment = {**_attached_fields(request, attached_by, derived["derived_at"]), **derived}
+    documents = _documents(request)
     with transaction.atomic():
         # Only a dump with nothing attached takes it: of two attachments at once, the first is kept.
-        unattached = Dump.objects.filter(pk=dump.pk, request_raw__isnull=True, request_attached_at__isnull=True)
+        unattached = Dump.objects.filter(pk=dump.pk, request_sha256="", request_attached_at__isnull=True)
         if not unattached.update(**attachment):
             return Dump.objects.get(pk=dump.pk)
-        _store_documents(dump, request)
+        _store_documents(dump, documents)
     for name, value in attachment.items():
         setattr(dump, name, value)
-    return dump
+    return _written(dump)
 
 
 def attachment_kept(dump: Dump, request: Attachment) -> bool:
-    """Whether what the reviewer sent is what the dump has attached (so nothing needs saying)."""
-    kept = dump.attachment()
-    if isinstance(request, bytes) or isinstance(kept, bytes):
-        return kept == request
-    return kept is not None and [(f.name[:255], f.data) for f in request] == [(f.name, f.data) for f in kept]
+    """Whether what the reviewer sent is what the dump has attached (so nothing needs saying). Compared by
+    SHA-256: the blobs are not read."""
+    if isinstance(request, bytes) or dump.request_sha256:
+        return isinstance(request, bytes) and dump.request_sha256 == hashlib.sha256(request).hexdigest()
+    if dump.request_attached_at is None:
+        return False
+    kept = [(d.name, d.sha256) for d in dump.documents.order_by("position")]
+    return bool(kept) and [(f.name[:255], hashlib.sha256(f.data).hexdigest()) for f in request] == kept
 
 
 def tags_named(names: list[str]) -> list[Tag]:
@@ -141,7 +177,9 @@ def dump_refresh_result(*, dump: Dump) -> Dump:
 
     The checks are not recounted here, since counting them is review's: callers rebuild through
     ``citeview.review.services.dump_refresh``, which does both."""
-    for name, value in derived_fields(bytes(dump.raw), None, dump.attachment()).items():
+    raw, attachment = dump.raw, dump.attachment()
+    _written(dump)  # the old result and renderings let go before the new ones are made
+    for name, value in _encoded(derived_fields(raw, None, attachment)).items():
         setattr(dump, name, value)
     dump.save(update_fields=[*Dump.DERIVED_FIELDS])
-    return dump
+    return _written(dump)

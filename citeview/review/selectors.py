@@ -12,6 +12,7 @@ from django.db.models.functions import Coalesce, Least
 from citeview.accounts import roles
 from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.models import Dump
+from citeview.dumps.selectors import HEAVY_FIELDS
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
 
 
@@ -59,7 +60,7 @@ def work_queue(user: Any) -> QuerySet[Dump]:
     checkable = Least(F("item_count"), Value(settings.CITEVIEW_MAX_ITEMS_PER_DUMP))  # as Dump.checkable_item_count
     return (
         Dump.objects.filter(assignee=user, item_count__gt=0)
-        .defer("raw", "request_raw", "result", "rendered", "search_text")
+        .defer(*HEAVY_FIELDS)
         .annotate(mine=Coalesce(Subquery(mine, output_field=IntegerField()), 0), checkable=checkable)
         .filter(mine__lt=F("checkable"))
         .prefetch_related("tags")

@@ -1,0 +1,1 @@
+from tests.storage.blob_stores import blobs, s3_server  # noqa: F401 (fixtures)
