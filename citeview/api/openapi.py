@@ -311,7 +311,11 @@ def _schemas() -> dict[str, Any]:
                         },
                         "version": {"type": "integer", "description": "For conflict: the item's version now."},
                         "state": {"enum": _READ_STATES, "description": "For not_ready: where reading the dump stands."},
-                        "status": {"type": "string", "format": "uri", "description": "For not_ready: its status link."},
+                        "status_url": {
+                            "type": "string",
+                            "format": "uri",
+                            "description": "For not_ready: its status link.",
+                        },
                         "expired_at": {
                             "type": "string",
                             "format": "date-time",

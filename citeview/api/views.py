@@ -357,7 +357,7 @@ def _not_ready(request: HttpRequest, dump: Dump) -> HttpResponse:
         "not_ready",
         f"Dump {dump.pk} has not been read yet ({status['state']}): ask {status['status']} until it is ready.",
         state=status["state"],
-        status=status["status"],
+        status_url=status["status"],
     )
 
 
