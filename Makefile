@@ -13,8 +13,8 @@ run: venv migrate
 	@$(PY) manage.py ensure_local_account
 	@$(PY) manage.py refresh_dumps
 	@$(PY) manage.py load_sample_dumps
-	@echo "citeview is at http://$(HOST):$(PORT)/ (Ctrl-C stops it)"
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	@echo "citeview is at http://$(HOST):$(PORT)/ with a task worker beside it (Ctrl-C stops both)"
+	scripts/serve $(HOST):$(PORT)
 
 test: lint browser
 	@$(PY) manage.py compile_translations

@@ -137,7 +137,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer runs")
     parser.add_argument(
-        "--only", choices=["parse", "render", "memory", "serving"], help="one section, not written to the results file"
+        "--only",
+        choices=["parse", "render", "memory", "serving", "upload", "import"],
+        help="one section, not written to the results file",
     )
     options = parser.parse_args()
     sizes = [1 * MB, 10 * MB] if options.quick else [1 * MB, 10 * MB, 50 * MB]
@@ -147,6 +149,8 @@ def main() -> int:
         "render": lambda: render_figures(repeat),
         "memory": lambda: memory_figures(10 * MB if options.quick else 50 * MB) + densest_figures(),
         "serving": lambda: _serving_figures(options.quick),
+        "upload": lambda: _queue_figures("upload", options.quick),
+        "import": lambda: _queue_figures("import", options.quick),
     }
     figures: list[Figure] = []
     for name, run in sections.items():
@@ -166,6 +170,12 @@ def _serving_figures(quick: bool) -> list[Figure]:
     from bench.serving import serving_figures
 
     return serving_figures(quick)
+
+
+def _queue_figures(which: str, quick: bool) -> list[Figure]:
+    from bench.queue import queue_figures
+
+    return queue_figures(which, quick)
 
 
 if __name__ == "__main__":

@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django_tasks_db",
     "citeview.accounts",
     "citeview.dumps",
     "citeview.review",
@@ -220,6 +221,19 @@ STORAGES["blobs"] = (
     if BLOB_S3_BUCKET
     else {"BACKEND": "citeview.dumps.blobs.BlobFolderStorage", "OPTIONS": {"location": BLOB_ROOT, "fsync": BLOB_FSYNC}}
 )
+
+# Slow work leaves the request (README, "Slow work"): Django's tasks in the database, run by
+# `manage.py worker`: django-tasks-db's db_worker, which first re-queues the work a dead worker left.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# A dump larger than this many bytes is stored at once and read by a worker; smaller ones are read
+# in the request, as the page is then as quick as the queue.
+CITEVIEW_READ_IN_TASK_ABOVE = env_int("CITEVIEW_READ_IN_TASK_ABOVE", 1024 * 1024)
+# A dump read for longer than this, or whose task is gone, is taken for lost with its worker and queued
+# again (`manage.py requeue_lost_work`, run as each worker starts and every few minutes by it).
+CITEVIEW_TASK_LOST_AFTER_SECONDS = env_int("CITEVIEW_TASK_LOST_AFTER_SECONDS", 10 * 60)
+# What one task of an import stores: a .zip's dumps are shared out in pieces of this many, so that
+# several workers import one file together.
+CITEVIEW_IMPORT_PIECE = env_int("CITEVIEW_IMPORT_PIECE", 25)
 
 # No inline script or style anywhere: every page works under this policy.
 SECURE_CSP = {

@@ -102,3 +102,27 @@ def blob_folder(settings: Any, tmp_path: Path) -> Path:
         "blobs": {"BACKEND": "citeview.dumps.blobs.BlobFolderStorage", "OPTIONS": {"location": folder, "fsync": False}},
     }
     return folder
+
+
+@pytest.fixture(autouse=True)
+def tasks_run_at_once(settings: Any) -> None:
+    """Tasks run as they are queued, in the test's own transaction: a test sees what a worker would
+    have made. Tests of the queue itself use ``database_queue`` and real workers (tests/tasks)."""
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+
+
+@pytest.fixture
+def database_queue(settings: Any, tasks_run_at_once: None) -> None:
+    """Tasks queued in the database as in a deployment, for a worker (``manage.py worker``) to run."""
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None, tmp_path_factory: Any) -> None:
+    """SQLite's test database in a file, not in memory: a worker started as its own process
+    (tests/tasks) must open the same database as the test."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        database.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("database") / "test.sqlite3")

@@ -43,6 +43,9 @@ def openapi_document() -> dict[str, Any]:
     }
 
 
+_READ_STATES = ["queued", "reading", "ready", "failed"]
+
+
 def _paths() -> dict[str, Any]:
     dump_id = {
         "name": "id",
@@ -78,7 +81,10 @@ def _paths() -> dict[str, Any]:
                     "The body is the response exactly as saved: one JSON object, a JSON array of chunks, "
                     "JSON Lines, or an event stream (send it as text/event-stream, application/x-ndjson or "
                     "text/plain). The same bytes stored before answer 200 with that dump; title and tags "
-                    "are set only on a dump stored now. An editor's token or session is needed."
+                    "are set only on a dump stored now. An editor's token or session is needed. A dump "
+                    f"larger than {settings.CITEVIEW_READ_IN_TASK_ABOVE:,} bytes (CITEVIEW_READ_IN_TASK_ABOVE) "
+                    "is stored at once and read by a worker: the answer is then 202 with the dump's url and "
+                    "a status link to ask until its state is ready (or failed, with the error)."
                 ),
                 "parameters": [
                     _query("title", "A title for the dump.", {"type": "string", "maxLength": 200}),
@@ -102,6 +108,7 @@ def _paths() -> dict[str, Any]:
                     {
                         "201": _json_ok("Stored: what citeview read from it.", _ref("Dump")),
                         "200": _json_ok("These bytes were stored already: that dump.", _ref("Dump")),
+                        "202": _json_ok("Stored, and queued to be read by a worker.", _ref("ReadStatus")),
                     },
                     400,
                     413,
@@ -114,7 +121,21 @@ def _paths() -> dict[str, Any]:
                 "operationId": "getDump",
                 "summary": "What citeview read from a dump: the normalised JSON, with its id and page.",
                 "parameters": [dump_id],
-                "responses": _answers({"200": _json_ok("The dump.", _ref("Dump"))}, 404),
+                "responses": _answers(
+                    {
+                        "200": _json_ok("The dump.", _ref("Dump")),
+                        "202": _json_ok("Not read yet (or it could not be): where it stands.", _ref("ReadStatus")),
+                    },
+                    404,
+                ),
+            }
+        },
+        "/api/dumps/{id}/status": {
+            "get": {
+                "operationId": "getDumpStatus",
+                "summary": "Where reading a dump stands: queued, reading, ready, or failed with the error.",
+                "parameters": [dump_id],
+                "responses": _answers({"200": _json_ok("Its state.", _ref("ReadStatus"))}, 404),
             }
         },
         "/api/dumps/{id}/checks": {
@@ -126,7 +147,7 @@ def _paths() -> dict[str, Any]:
                     "check of it is finished; hidden_until_you_check counts the checks left out."
                 ),
                 "parameters": [dump_id],
-                "responses": _answers({"200": _json_ok("The items and their checks.", _ref("Checks"))}, 404),
+                "responses": _answers({"200": _json_ok("The items and their checks.", _ref("Checks"))}, 404, 409),
             },
             "post": {
                 "operationId": "recordCheck",
@@ -165,7 +186,7 @@ def _paths() -> dict[str, Any]:
                 "operationId": "getReport",
                 "summary": "The handover report as JSON.",
                 "parameters": [dump_id],
-                "responses": _answers({"200": _json_ok("The report.", _ref("Report"))}, 404),
+                "responses": _answers({"200": _json_ok("The report.", _ref("Report"))}, 404, 409),
             }
         },
         "/api/dumps/{id}/report.md": {
@@ -181,6 +202,7 @@ def _paths() -> dict[str, Any]:
                         }
                     },
                     404,
+                    409,
                 ),
             }
         },
@@ -288,6 +310,12 @@ def _schemas() -> dict[str, Any]:
                             "additionalProperties": {"type": "array", "items": {"type": "string"}},
                         },
                         "version": {"type": "integer", "description": "For conflict: the item's version now."},
+                        "state": {"enum": _READ_STATES, "description": "For not_ready: where reading the dump stands."},
+                        "status_url": {
+                            "type": "string",
+                            "format": "uri",
+                            "description": "For not_ready: its status link.",
+                        },
                         "expired_at": {
                             "type": "string",
                             "format": "date-time",
@@ -295,6 +323,29 @@ def _schemas() -> dict[str, Any]:
                         },
                     },
                 }
+            },
+        },
+        "ReadStatus": {
+            "type": "object",
+            "description": "Where reading a dump's stored bytes stands.",
+            "required": ["id", "state", "error", "attempts", "url", "status"],
+            "properties": {
+                "id": _INTEGER,
+                "state": {"enum": _READ_STATES},
+                "error": {
+                    "oneOf": [
+                        {"type": "null"},
+                        {
+                            "type": "object",
+                            "required": ["code", "message"],
+                            "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+                        },
+                    ],
+                    "description": "For failed: why it could not be read.",
+                },
+                "attempts": _INTEGER,
+                "url": {"type": "string", "format": "uri", "description": "The dump's page."},
+                "status": {"type": "string", "format": "uri", "description": "This status, to ask again."},
             },
         },
         "Dump": {
@@ -376,11 +427,15 @@ def _schemas() -> dict[str, Any]:
                 "sha256": {"type": "string"},
                 "size": _INTEGER,
                 "stored_at": {"type": "string", "format": "date-time"},
+                "state": {
+                    "enum": _READ_STATES,
+                    "description": "Whether it has been read: the counts are 0 until then.",
+                },
                 "uploaded_by": _STRING_OR_NULL,
                 "providers": {"type": "array", "items": {"type": "string"}},
                 "apis": {"type": "array", "items": {"type": "string"}},
                 "models": {"type": "array", "items": {"type": "string"}},
-                "status": {"enum": ["completed", "incomplete", "failed"]},
+                "status": {"enum": ["completed", "incomplete", "failed", ""]},
                 "citation_count": _INTEGER,
                 "unresolved_count": _INTEGER,
                 "source_count": _INTEGER,
@@ -567,7 +622,7 @@ _ERROR_DESCRIPTIONS = {
     403: "The account's role does not allow this.",
     404: "No such dump, item or page.",
     405: "The method is not allowed here.",
-    409: "Someone saved the item since the version sent.",
+    409: "Someone saved the item since the version sent (conflict), or the dump has not been read yet (not_ready).",
     413: "The body is over the size limit.",
     415: "The body's media type is not accepted.",
 }

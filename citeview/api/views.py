@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import reverse
 from django.views.csrf import csrf_failure as default_csrf_failure
 
 from citeview.accounts import roles
@@ -29,7 +30,7 @@ from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, tag_names
 from citeview.dumps.http_status import status_for
 from citeview.dumps.middleware import declared_body_size
 from citeview.dumps.models import Dump
-from citeview.dumps.selectors import dump_get, dump_list
+from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import dump_ingest, dump_organise, tags_named
 from citeview.review import exports
 from citeview.review.exports import dump_report
@@ -91,6 +92,8 @@ def dumps_collection(request: HttpRequest) -> HttpResponse:
         dump_organise(
             dump=dump, title=options.cleaned_data["title"], tag_names=options.cleaned_data["tags"], assignee=None
         )
+    if not dump.is_ready:
+        return _queued(request, dump)
     return JsonResponse(_dump_json(request, dump), status=201 if created else 200, json_dumps_params=JSON_OPTIONS)
 
 
@@ -99,7 +102,17 @@ def dump_item(request: HttpRequest, pk: int) -> HttpResponse:
     dump = _dump_or_none(pk)
     if dump is None:
         return _not_found(pk)
+    if not dump.is_ready:
+        return _queued(request, dump)
     return JsonResponse(_dump_json(request, dump), json_dumps_params=JSON_OPTIONS)
+
+
+@api_endpoint({"GET": roles.READ})
+def dump_status(request: HttpRequest, pk: int) -> HttpResponse:
+    dump = _dump_or_none(pk)
+    if dump is None:
+        return _not_found(pk)
+    return JsonResponse(_status_json(request, dump), json_dumps_params=JSON_OPTIONS)
 
 
 @api_endpoint({"GET": roles.READ, "POST": roles.RECORD})
@@ -107,6 +120,8 @@ def dump_checks(request: HttpRequest, pk: int) -> HttpResponse:
     dump = _dump_or_none(pk)
     if dump is None:
         return _not_found(pk)
+    if not dump.is_ready:
+        return _not_ready(request, dump)
     if request.method == "GET":
         return JsonResponse(_checks_json(dump, request.user), json_dumps_params=JSON_OPTIONS)
     return _record_check(request, dump)
@@ -117,6 +132,8 @@ def dump_report_json(request: HttpRequest, pk: int) -> HttpResponse:
     dump = _dump_or_none(pk)
     if dump is None:
         return _not_found(pk)
+    if not dump.is_ready:
+        return _not_ready(request, dump)
     return JsonResponse(dump_report(dump, request.user), json_dumps_params=JSON_OPTIONS)
 
 
@@ -125,6 +142,8 @@ def dump_report_markdown(request: HttpRequest, pk: int) -> HttpResponse:
     dump = _dump_or_none(pk)
     if dump is None:
         return _not_found(pk)
+    if not dump.is_ready:
+        return _not_ready(request, dump)
     return HttpResponse(exports.dump_report_markdown(dump, request), content_type="text/markdown; charset=utf-8")
 
 
@@ -295,6 +314,7 @@ def _dump_summary(request: HttpRequest, dump: Dump) -> dict[str, Any]:
         "providers": _names(dump.providers),
         "apis": _names(dump.apis),
         "models": _names(dump.model_names),
+        "state": dump.read_state,
         "status": dump.status,
         "citation_count": dump.citation_count,
         "unresolved_count": dump.unresolved_count,
@@ -310,6 +330,35 @@ def _dump_summary(request: HttpRequest, dump: Dump) -> dict[str, Any]:
 
 def _names(joined: str) -> list[str]:
     return [name for name in joined.split(", ") if name]
+
+
+def _status_json(request: HttpRequest, dump: Dump) -> dict[str, Any]:
+    """Where reading a dump stands (English, as every API message), with its page and this status link."""
+    status = dump_read_status(dump, str)
+    return {
+        "id": dump.pk,
+        "state": status["state"],
+        "error": status["error"],
+        "attempts": status["attempts"],
+        "url": request.build_absolute_uri(dump.get_absolute_url()),
+        "status": request.build_absolute_uri(reverse("api:dump_status", args=[dump.pk])),
+    }
+
+
+def _queued(request: HttpRequest, dump: Dump) -> JsonResponse:
+    """202: the dump's bytes are stored and a worker reads them; the status link says when it is done."""
+    return JsonResponse(_status_json(request, dump), status=202, json_dumps_params=JSON_OPTIONS)
+
+
+def _not_ready(request: HttpRequest, dump: Dump) -> HttpResponse:
+    status = _status_json(request, dump)
+    return api_error(
+        409,
+        "not_ready",
+        f"Dump {dump.pk} has not been read yet ({status['state']}): ask {status['status']} until it is ready.",
+        state=status["state"],
+        status_url=status["status"],
+    )
 
 
 def _dump_json(request: HttpRequest, dump: Dump) -> dict[str, Any]:

@@ -66,6 +66,22 @@ class Tag(models.Model):
         return self.name
 
 
+def unread_result() -> dict[str, Any]:
+    """The result of a dump whose bytes are stored but not read yet: no responses, so every reader
+    (the list, the queue, the figures, the exports) counts nothing for it rather than failing."""
+    return {"responses": []}
+
+
+class ReadState(models.TextChoices):
+    """How far reading a dump's stored bytes has come. A small dump is read in the request and is
+    ``ready`` when its row is written; a large one is written ``queued`` and read by a worker."""
+
+    QUEUED = "queued", _("waiting for a worker")
+    READING = "reading", _("being read")
+    READY = "ready", _("ready")
+    FAILED = "failed", _("could not be read")
+
+
 class Dump(KeepsBlobs, models.Model):
     """A saved API response, stored verbatim, with what citeview read from it.
 
@@ -113,9 +129,22 @@ class Dump(KeepsBlobs, models.Model):
     # Items with at least one finished check, kept up to date by every save (the list filters on it).
     checked_item_count = models.PositiveIntegerField(default=0)
 
-    framing = models.CharField(_("framing"), max_length=16)
-    apis = models.CharField(_("detected APIs"), max_length=200)
-    status = models.CharField(_("status"), max_length=16, db_index=True)  # the worst status of its responses
+    # Reading the bytes (``citeview.dumps.tasks``): until it is ``ready`` the derived fields below are
+    # empty. ``read_error`` is why it failed (a DumpError's code and phrase); ``read_task_id`` the
+    # task now queued for it; ``read_started_at`` when a worker last began it (a dump read for too
+    # long lost its worker: ``requeue_dumps``); ``read_provider`` the provider the uploader named.
+    read_state = models.CharField(
+        _("reading"), max_length=16, choices=ReadState.choices, default=ReadState.READY, db_index=True
+    )
+    read_error = models.JSONField(_("reading error"), null=True, blank=True)
+    read_task_id = models.CharField(max_length=64, blank=True)
+    read_attempts = models.PositiveSmallIntegerField(default=0)
+    read_started_at = models.DateTimeField(null=True, blank=True)
+    read_provider = models.CharField(max_length=64, blank=True)
+
+    framing = models.CharField(_("framing"), max_length=16, blank=True)
+    apis = models.CharField(_("detected APIs"), max_length=200, blank=True)
+    status = models.CharField(_("status"), max_length=16, db_index=True, blank=True)  # the worst of its responses
     providers = models.CharField(_("providers"), max_length=100, blank=True, db_index=True)
     model_names = models.CharField(_("models"), max_length=300, blank=True)
     response_count = models.PositiveIntegerField(default=1)
@@ -127,9 +156,9 @@ class Dump(KeepsBlobs, models.Model):
     item_count = models.PositiveIntegerField(default=0)  # what editors check: citations and uncited statements
     # The answers' text and the sources' URLs and titles, for the list's search.
     search_text = models.TextField(blank=True)
-    result = models.JSONField(_("normalised JSON"), encoder=JSONTextEncoder)
+    result = models.JSONField(_("normalised JSON"), encoder=JSONTextEncoder, default=unread_result)
     # Per interface language, one per response: {"answer": sanitised HTML, "evidence": rows of sanitised HTML}.
-    rendered = models.JSONField(_("rendered answers"), encoder=JSONTextEncoder)
+    rendered = models.JSONField(_("rendered answers"), encoder=JSONTextEncoder, default=dict)
     # What made them besides the bytes, as a digest (``citeview.dumps.derived.result_version``).
     result_version = models.CharField(max_length=64, blank=True)
     # When the derived fields were last built: a kept viewer page is used only if made from this build.
@@ -190,6 +219,11 @@ class Dump(KeepsBlobs, models.Model):
     @property
     def display_title(self) -> str:
         return self.title or self.headline or self.filename or self.sha256[:12]
+
+    @property
+    def is_ready(self) -> bool:
+        """Whether its bytes have been read: only then has it a result to show, check or export."""
+        return self.read_state == ReadState.READY
 
     def get_absolute_url(self) -> str:
         return reverse("dumps:detail", args=[self.pk])
@@ -265,3 +299,39 @@ class DumpPage(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["dump", "language"], name="one_page_per_dump_and_language")]
+
+
+class Import(models.Model):
+    """A bulk import whose file is stored (in the blob storage, under ``sha256``) and whose dumps workers
+    store, a piece at a time (``citeview.dumps.tasks.import_piece``). Its page lists each as it is stored."""
+
+    name = models.CharField(_("file name"), max_length=255)
+    sha256 = models.CharField(_("SHA-256"), max_length=64)
+    total = models.PositiveIntegerField(_("dumps"))
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    tags = models.ManyToManyField(Tag, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def get_absolute_url(self) -> str:
+        return reverse("dumps:import_progress", args=[self.pk])
+
+
+class ImportedEntry(models.Model):
+    """What became of one entry of an import: stored, stored already, or the reason it was not. One row
+    per entry (``number``, from 1): a piece run again finds it written and leaves it."""
+
+    batch = models.ForeignKey(Import, on_delete=models.CASCADE, related_name="entries")
+    number = models.PositiveIntegerField()
+    name = models.CharField(max_length=500)
+    outcome = models.CharField(max_length=16)
+    dump = models.ForeignKey(Dump, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    error = models.JSONField(null=True, blank=True)  # a DumpError's code, message and phrase
+
+    class Meta:
+        ordering = ["batch", "number"]
+        constraints = [models.UniqueConstraint(fields=["batch", "number"], name="one_record_per_import_entry")]

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
 from django.conf import settings
 from django.db.models import F, Q, QuerySet, Value
 from django.db.models.functions import Least
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 
+from citeview.core.phrases import phrase_text
 from citeview.dumps.derived import result_version
-from citeview.dumps.models import Dump
+from citeview.dumps.models import Dump, ReadState
 
 UNASSIGNED = "-"  # the assignee filter's value for dumps assigned to nobody
 HEAVY_FIELDS = ("result", "rendered", "search_text")  # the bytes are in the blob storage (dumps.blobs)
@@ -58,9 +64,30 @@ def dump_get(*, pk: int, heavy: bool = True) -> Dump:
 
 def dump_result_is_current(dump: Dump) -> bool:
     """Whether the dump's stored result is what the running code would make of its bytes."""
-    return dump.result_version == result_version()
+    return not dump.is_ready or dump.result_version == result_version()  # an unread dump has none yet
 
 
 def dumps_outdated() -> QuerySet[Dump]:
     """The dumps whose stored result older code made."""
-    return Dump.objects.exclude(result_version=result_version())
+    return Dump.objects.filter(read_state=ReadState.READY).exclude(result_version=result_version())
+
+
+def dump_read_status(dump: Dump, gettext: Callable[[str], str]) -> dict[str, Any]:
+    """Where reading a dump stands, as the viewer's status panel and the API show it: its state, the
+    error in the reader's language when it failed, and whether it seems lost (read for longer than a
+    task takes: ``citeview.dumps.queue`` will queue it again, or an editor can)."""
+    error = dump.read_error or {}
+    return {
+        "id": dump.pk,
+        "state": dump.read_state,
+        "label": str(ReadState(dump.read_state).label),
+        "error": {"code": error["code"], "message": phrase_text(error["phrase"], gettext)} if error else None,
+        "attempts": dump.read_attempts,
+        "lost": dump_reading_seems_lost(dump),
+    }
+
+
+def dump_reading_seems_lost(dump: Dump) -> bool:
+    if dump.read_state != ReadState.READING or dump.read_started_at is None:
+        return False
+    return timezone.now() - dump.read_started_at > timedelta(seconds=settings.CITEVIEW_TASK_LOST_AFTER_SECONDS)

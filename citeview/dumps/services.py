@@ -5,14 +5,20 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
 
+from citeview.core.errors import DumpError
 from citeview.core.parse import Attachment
+from citeview.core.phrases import phrase
 from citeview.dumps.blobs import blob_store
 from citeview.dumps.derived import derived_fields
-from citeview.dumps.models import AttachedDocument, Dump, EncodedJSON, Tag
+from citeview.dumps.models import AttachedDocument, Dump, EncodedJSON, ReadState, Tag
+from citeview.dumps.tasks import read_dump
 
 # The derived fields written as JSON encoded beforehand (``_encoded``): the large ones.
 ENCODED_FIELDS = ("result", "rendered")
@@ -38,10 +44,12 @@ def dump_ingest(
     existing = Dump.objects.filter(sha256=sha256).first()
     if existing is not None:
         return _stored_already(existing, request, uploaded_by), False
-    derived = _encoded(derived_fields(raw, provider, request))
+    in_task = len(raw) > settings.CITEVIEW_READ_IN_TASK_ABOVE
+    derived = _queued_fields(provider) if in_task else _encoded(derived_fields(raw, provider, request))
     user = uploaded_by if uploaded_by is not None and uploaded_by.is_authenticated else None
     # The bytes go to the blob storage first, outside the transaction: a row never names bytes that are
-    # not stored, and the database holds only the names and what was read from them.
+    # not stored, and the database holds only the names and what was read from them. So a queued dump's
+    # task always finds its bytes, whatever happened to the request that stored them.
     blob_store(raw, sha256)
     attached = _attached_fields(request, user, derived["derived_at"])
     documents = _documents(request)
@@ -58,7 +66,79 @@ def dump_ingest(
             _store_documents(dump, documents)
     except IntegrityError:  # the same bytes stored by a concurrent request a moment ago
         return _stored_already(Dump.objects.get(sha256=sha256), request, uploaded_by), False
+    if in_task:
+        dump_queue_read(dump=dump)
     return _written(dump), True
+
+
+def _queued_fields(provider: str | None) -> dict[str, Any]:
+    """A dump stored to be read by a worker: nothing derived yet, the provider the uploader named kept."""
+    return {"read_state": ReadState.QUEUED, "read_provider": provider or "", "derived_at": timezone.now()}
+
+
+def dump_queue_read(*, dump: Dump) -> Dump:
+    """Queue the reading of a stored dump's bytes (its row written, and committed, first: the task
+    reads the row). Also how a failed dump is tried again."""
+    Dump.objects.filter(pk=dump.pk).exclude(read_state=ReadState.READY).update(
+        read_state=ReadState.QUEUED, read_error=None
+    )
+    queued = read_dump.enqueue(dump.pk)
+    # A worker may have begun (or, in the tests' immediate backend, finished) already: only the task's
+    # id is written, never the state over what the task wrote.
+    Dump.objects.filter(pk=dump.pk, read_task_id="").update(read_task_id=str(queued.id))
+    dump.refresh_from_db(fields=[*READ_FIELDS])
+    return dump
+
+
+READ_FIELDS = ("read_state", "read_error", "read_task_id", "read_attempts", "read_started_at")
+
+
+def dump_read_begin(*, pk: int, task_id: str) -> bool:
+    """Mark a dump as being read by the task ``task_id``; False if it is read already or gone."""
+    return bool(
+        Dump.objects.filter(pk=pk)
+        .exclude(read_state=ReadState.READY)
+        .update(
+            read_state=ReadState.READING,
+            read_started_at=timezone.now(),
+            read_attempts=F("read_attempts") + 1,
+            read_task_id=task_id,
+        )
+    )
+
+
+def dump_read_stored(*, pk: int) -> str:
+    """Read a dump's stored bytes into its derived fields (the task ``read_dump``). Reading the same
+    bytes again makes the same result, so a task run twice (its worker killed, or a retry) does no
+    harm; a dump read already is left alone. Returns the state the dump is left in."""
+    dump = Dump.objects.defer(*ENCODED_FIELDS, "search_text").filter(pk=pk).first()
+    if dump is None or dump.read_state == ReadState.READY:
+        return ReadState.READY if dump else "gone"
+    try:
+        derived = _encoded(derived_fields(dump.raw, dump.read_provider or None, dump.attachment()))
+    except DumpError as error:
+        return _read_failed(pk, error)
+    except Exception:  # a fault of ours: the page says so, the log and the task's record say what
+        _read_failed(pk, DumpError("internal_error", phrase("citeview failed to read this dump; the error is logged.")))
+        raise
+    Dump.objects.filter(pk=pk).update(read_state=ReadState.READY, read_error=None, **derived)
+    return ReadState.READY
+
+
+def _read_failed(pk: int, error: DumpError) -> str:
+    reason = {"code": error.code, "message": error.message, "phrase": error.phrase.to_json()}
+    Dump.objects.filter(pk=pk).exclude(read_state=ReadState.READY).update(
+        read_state=ReadState.FAILED, read_error=reason
+    )
+    return ReadState.FAILED
+
+
+def dump_retry_read(*, dump: Dump) -> Dump:
+    """Try a dump that could not be read (or whose reading seems lost) again, as a new task."""
+    if dump.is_ready:
+        return dump
+    Dump.objects.filter(pk=dump.pk).update(read_task_id="")
+    return dump_queue_read(dump=dump)
 
 
 def _encoded(derived: dict[str, Any]) -> dict[str, Any]:
@@ -105,7 +185,8 @@ def _store_documents(dump: Dump, documents: list[AttachedDocument]) -> None:
 
 
 def _stored_already(dump: Dump, request: Attachment | None, user: AbstractBaseUser | AnonymousUser | None) -> Dump:
-    if request and not dump.has_attachment and can_attach_request(user, dump):
+    # A dump still being read takes its attachment once it is read (its worker reads what is attached).
+    if request and dump.is_ready and not dump.has_attachment and can_attach_request(user, dump):
         return dump_attach_request(dump=dump, request=request, attached_by=user)
     return dump
 

@@ -3,39 +3,31 @@ assignee). The list and the viewer, which show a dump with its review, are compo
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterator
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.shortcuts import redirect, render
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
-from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from citeview.accounts import roles
-from citeview.core.bulk import ImportEntries
 from citeview.core.errors import DumpError
-from citeview.dumps.bulk import import_entries, import_results
+from citeview.core.phrases import phrase_text
+from citeview.dumps.bulk import import_counts, import_progress, import_queue
 from citeview.dumps.forms import DumpDetailsForm, ImportForm
 from citeview.dumps.http_status import form_error_status, status_for
-from citeview.dumps.models import Dump
-from citeview.dumps.selectors import dump_get
-from citeview.dumps.services import dump_organise, tags_named
-
-# Where the import page's streamed rows and summary go (see ``_import_progress``).
-IMPORT_ROWS_PLACE = "<!--import-rows-->"
-IMPORT_SUMMARY_PLACE = "<!--import-summary-->"
+from citeview.dumps.models import Dump, Import, ImportedEntry
+from citeview.dumps.selectors import dump_get, dump_read_status
+from citeview.dumps.services import dump_organise, dump_retry_read, tags_named
 
 
 @require_http_methods(["GET", "POST"])
 @permission_required(roles.STORE, raise_exception=True)
 def bulk_import(request: HttpRequest) -> HttpResponse:
-    """Many dumps at once. The result page is sent as each dump is stored, so it shows the progress."""
+    """Many dumps at once: the file is stored and workers store its dumps; its page shows them as they are."""
     if request.method == "GET":
         return import_page(request, ImportForm())
     form = ImportForm(request.POST, request.FILES)
@@ -43,16 +35,13 @@ def bulk_import(request: HttpRequest) -> HttpResponse:
         return import_page(request, form, status=form_error_status(form))
     upload = form.cleaned_data["file"]
     try:
-        entries = import_entries(upload.name, upload.read())
+        batch = import_queue(
+            name=upload.name, data=upload.read(), uploaded_by=request.user, tags=tags_named(form.cleaned_data["tags"])
+        )
     except DumpError as error:
         form.add_error("file", error.phrase.text(gettext))
         return import_page(request, form, status=status_for(error))
-    # The page around the rows is rendered now, within the request: its messages are then used up.
-    page = render_to_string("dumps/import.html", {"total": len(entries), **_import_limits()}, request)
-    progress = _import_progress(request, entries, page, form.cleaned_data["tags"])
-    response = StreamingHttpResponse(progress, content_type="text/html; charset=utf-8")
-    response["X-Accel-Buffering"] = "no"  # a proxy must pass each row on, not wait for the end
-    return response
+    return redirect(batch)
 
 
 def import_page(
@@ -72,22 +61,82 @@ def _import_limits() -> dict[str, float | str]:
     }
 
 
-def _import_progress(request: HttpRequest, entries: ImportEntries, page: str, tags: list[str]) -> Iterator[str]:
-    """The page up to its list, a row per dump as it is stored, then the summary and the rest."""
-    language = translation.get_language()
-    head, rest = page.split(IMPORT_ROWS_PLACE)
-    middle, end = rest.split(IMPORT_SUMMARY_PLACE)
-    yield head
-    counts: Counter[str] = Counter()
-    with translation.override(language):  # the rows are written after the view has returned
-        for number, result in enumerate(import_results(entries, uploaded_by=request.user, tags=tags_named(tags)), 1):
-            counts[result.outcome] += 1
-            message = result.error.phrase.text(gettext) if result.error else ""
-            row = {"result": result, "message": message, "number": number, "total": len(entries)}
-            yield render_to_string("dumps/_import_row.html", row)
-        yield middle
-        yield render_to_string("dumps/_import_summary.html", {"counts": counts, "total": len(entries)})
-    yield end
+@require_GET
+@permission_required(roles.STORE, raise_exception=True)
+def import_progress_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """An import's dumps as far as workers have stored them; refreshes itself (static/citeview/progress.js)."""
+    batch = get_object_or_404(Import, pk=pk)
+    entries = import_progress(batch)
+    done = len(entries) == batch.total
+    context = {
+        "batch": batch,
+        "total": batch.total,
+        "rows": [{"entry": entry, "message": _entry_error(entry)} for entry in entries],
+        "done": done,
+        "counts": import_counts(batch) if done else {},
+        **_import_limits(),
+    }
+    return render(request, "dumps/import.html", context)
+
+
+@require_GET
+@permission_required(roles.STORE, raise_exception=True)
+def import_progress_rows(request: HttpRequest, pk: int) -> JsonResponse:
+    """The rows stored since the ``after``-th, for the import page to add."""
+    batch = get_object_or_404(Import, pk=pk)
+    try:
+        after = max(int(request.GET.get("after", "0")), 0)
+    except ValueError:
+        after = 0
+    entries = import_progress(batch, after)
+    done = after + len(entries) >= batch.total
+    return JsonResponse(
+        {
+            "rows_html": _import_rows(entries, batch.total),
+            "shown": after + len(entries),
+            "done": done,
+            "summary_html": _import_summary(batch) if done else "",
+        }
+    )
+
+
+def _import_rows(entries: list[ImportedEntry], total: int) -> str:
+    """The rows as the page's template writes them (everything in them escaped), for the script to add."""
+    return "".join(
+        render_to_string(
+            "dumps/_import_row.html",
+            {"result": entry, "message": _entry_error(entry), "number": entry.number, "total": total},
+        )
+        for entry in entries
+    )
+
+
+def _entry_error(entry: ImportedEntry) -> str:
+    return phrase_text(entry.error["phrase"], gettext) if entry.error else ""
+
+
+def _import_summary(batch: Import) -> str:
+    return render_to_string("dumps/_import_summary.html", {"counts": import_counts(batch), "total": batch.total})
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def dump_reading(request: HttpRequest, pk: int) -> JsonResponse:
+    """How far reading a dump has come, for the viewer's status panel (static/citeview/reading.js)."""
+    return JsonResponse(
+        dump_read_status(dump_get(pk=pk, heavy=False), gettext), json_dumps_params={"ensure_ascii": False}
+    )
+
+
+@require_POST
+@permission_required(roles.STORE, raise_exception=True)
+def dump_read_again(request: HttpRequest, pk: int) -> HttpResponse:
+    """Queue a dump that could not be read (or whose reading was lost) again."""
+    dump = dump_get(pk=pk, heavy=False)
+    if not dump.is_ready:
+        dump_retry_read(dump=dump)
+        messages.info(request, _("The dump is queued to be read again."))
+    return redirect(dump)
 
 
 @require_GET

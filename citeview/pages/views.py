@@ -18,6 +18,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.csp import CSP
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.csp import csp_override
@@ -29,7 +30,7 @@ from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body
-from citeview.dumps.selectors import dump_get, dump_list
+from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, dump_ingest
 from citeview.review.forms import CommentForm
 from citeview.review.selectors import dump_comments, editor_progress
@@ -97,6 +98,8 @@ def _request_not_attached(request: HttpRequest, dump: Dump) -> str:
 @permission_required(roles.READ, raise_exception=True)
 def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk, heavy=False))
+    if not dump.is_ready:
+        return _reading_page(request, dump)
     context = {
         "dump": dump,
         "progress": editor_progress([dump.pk]).get(dump.pk, []),
@@ -106,6 +109,16 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "body": dump_body(dump),
     }
     return render(request, "dumps/detail.html", context)
+
+
+def _reading_page(request: HttpRequest, dump: Dump) -> HttpResponse:
+    """A dump a worker has still to read (or could not): its state, which refreshes itself, then the viewer."""
+    context = {
+        "dump": dump,
+        "reading": dump_read_status(dump, gettext),
+        "can_retry": request.user.has_perm(roles.STORE),
+    }
+    return render(request, "dumps/reading.html", context)
 
 
 @require_GET

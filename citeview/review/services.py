@@ -12,10 +12,11 @@ from django.db import transaction
 from django.db.models import F
 
 from citeview.core.review.items import CheckItem, check_items
-from citeview.dumps.models import Dump
+from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.selectors import dump_result_is_current, dumps_outdated
 from citeview.dumps.services import dump_refresh_result
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
+from citeview.review.tasks import rebuild_dump
 
 STATEMENT_ANSWERS = ("verification_worthy", "supported_together")
 
@@ -327,13 +328,23 @@ def dump_refresh_if_stale(*, dump: Dump) -> Dump:
 
 
 def dump_refresh_outdated(*, everything: bool = False) -> int:
-    """Rebuild every dump whose result older code made (or ``everything``); returns how many were rebuilt."""
-    outdated = Dump.objects.all() if everything else dumps_outdated()
+    """Queue a rebuild of every dump whose result older code made (or ``everything``), one task per dump
+    so that every worker takes a share; returns how many were queued."""
+    outdated = Dump.objects.filter(read_state=ReadState.READY) if everything else dumps_outdated()
     count = 0
-    for dump in outdated.iterator():
-        dump_refresh(dump=dump)
+    for pk in outdated.values_list("pk", flat=True).iterator():
+        rebuild_dump.enqueue(pk, everything)
         count += 1
     return count
+
+
+def dump_rebuild_stored(*, pk: int, everything: bool = False) -> bool:
+    """The task ``rebuild_dump``: the dump rebuilt unless it is current (or gone, or not read yet)."""
+    dump = Dump.objects.filter(pk=pk, read_state=ReadState.READY).first()
+    if dump is None or (not everything and dump_result_is_current(dump)):
+        return False
+    dump_refresh(dump=dump)
+    return True
 
 
 def comment_add(*, dump: Dump, author: Any, text: str, item_key: str = "") -> Comment:

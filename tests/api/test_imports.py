@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import tracemalloc
 import zipfile
 
@@ -95,22 +96,20 @@ def test_reviewers_do_not_import(reviewer_api):
 
 
 def test_the_page_shows_each_file_as_it_is_stored_then_a_summary(editor_client):
-    response = editor_client.post("/imports/", {"file": SimpleUploadedFile("batch.zip", archive(MIXED))})
-    assert response.status_code == 200 and response.streaming
-    chunks = [chunk.decode() for chunk in response.streaming_content]
-    rows = [c for c in chunks if c.startswith('<li class="cv-import-row')]
+    response = editor_client.post("/imports/", {"file": SimpleUploadedFile("batch.zip", archive(MIXED))}, follow=True)
+    assert response.redirect_chain[0][0].startswith("/imports/") and response.status_code == 200
+    page = response.content.decode()
+    rows = re.findall(r'<li class="cv-import-row.*?</li>', page, re.S)
     assert len(rows) == 4 and "1 / 4" in rows[0] and "4 / 4" in rows[3]
-    page = "".join(chunks)
     assert "stored as dump" in page and "already stored as dump" in page and "ends in the middle" not in page
     assert "2 stored" in page and "1 already stored" in page and "1 could not be stored" in page
-    assert page.count("<html") == 1 and page.rstrip().endswith("</html>")
 
 
 def test_the_page_speaks_japanese_while_it_streams(editor_client):
     response = editor_client.post(
-        "/imports/", {"file": SimpleUploadedFile("batch.zip", archive(MIXED))}, HTTP_ACCEPT_LANGUAGE="ja"
+        "/imports/", {"file": SimpleUploadedFile("batch.zip", archive(MIXED))}, HTTP_ACCEPT_LANGUAGE="ja", follow=True
     )
-    page = b"".join(response.streaming_content).decode()
+    page = response.content.decode()
     assert 'lang="ja"' in page and "件" in page
 
 
@@ -164,9 +163,9 @@ def test_a_waiting_message_is_shown_on_the_import_page_once(editor_client):
     editor_client.post("/", {"file": SimpleUploadedFile("a.json", raw)})
     editor_client.post("/", {"file": SimpleUploadedFile("a.json", raw)})  # leaves "stored already" waiting
     response = editor_client.post(
-        "/imports/", {"file": SimpleUploadedFile("b.zip", archive({"b.json": sonar("別[1]")}))}
+        "/imports/", {"file": SimpleUploadedFile("b.zip", archive({"b.json": sonar("別[1]")}))}, follow=True
     )
-    assert "stored already" in b"".join(response.streaming_content).decode()
+    assert "stored already" in response.content.decode()
     assert "stored already" not in editor_client.get("/").content.decode()
 
 
@@ -198,7 +197,7 @@ def test_the_page_and_the_command_tag_the_import_too(editor_client, tmp_path):
     response = editor_client.post(
         "/imports/", {"file": SimpleUploadedFile("b.zip", archive({"b.json": sonar("別[1]")})), "tags": "ページ"}
     )
-    b"".join(response.streaming_content)
+    assert response.status_code == 302
     (tmp_path / "c.json").write_bytes(sonar("三[1]"))
     call_command("importdumps", str(tmp_path / "c.json"), "--tags", "コマンド", stdout=io.StringIO())
     assert sorted(Dump.objects.values_list("tags__name", flat=True)) == ["コマンド", "ページ"]

@@ -119,8 +119,8 @@ def test_an_import_row_shows_an_entrys_file_name_marked(editor_client):
     with zipfile.ZipFile(archive, "w") as bundle:
         bundle.writestr(FILENAME, sonar_with_bidi())
     upload_file = SimpleUploadedFile("batch.zip", archive.getvalue(), content_type="application/zip")
-    response = editor_client.post(reverse("dumps:import"), {"file": upload_file})
-    text = b"".join(response.streaming_content).decode()
+    response = editor_client.post(reverse("dumps:import"), {"file": upload_file}, follow=True)
+    text = response.content.decode()
     assert_no_bidi_control("import", text)
     assert "answer⟨U+202E⟩nosj.json" in text
 

@@ -79,5 +79,5 @@ def test_refresh_dumps_rebuilds_what_older_parsers_made(capsys):
     call_command("load_sample_dumps")
     Dump.objects.update(result_version=0, headline="old")
     call_command("refresh_dumps")
-    assert "Rebuilt" in capsys.readouterr().out
+    assert "Queued the rebuilding of" in capsys.readouterr().out
     assert not Dump.objects.filter(headline="old").exists()

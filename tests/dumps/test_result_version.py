@@ -45,7 +45,7 @@ def test_a_change_to_the_core_makes_every_stored_result_out_of_date_and_refresh_
     monkeypatch.setattr(derived, "RESULT_VERSION", "0" * 64)  # as a changed parser would make it
     assert not dump_result_is_current(Dump.objects.get(pk=dump.pk)) and list(dumps_outdated()) == [dump]
     call_command("refresh_dumps")
-    assert "Rebuilt 1 dump(s)" in capsys.readouterr().out
+    assert "rebuilding of 1 dump(s)" in capsys.readouterr().out
     assert dump_result_is_current(Dump.objects.get(pk=dump.pk)) and list(dumps_outdated()) == []
 
 

@@ -47,8 +47,10 @@ def test_the_assignee_menu_offers_nobody_in_the_pages_language(editor_client, ed
 
 def _imported_page(client, **headers) -> str:
     batch = {"一つ目.json": own_fixture("claude-ja-documents-exchange.json"), "壊れた.json": b'{"choices": ['}
-    response = client.post("/imports/", {"file": SimpleUploadedFile("batch.zip", archive(batch))}, **headers)
-    return b"".join(response.streaming_content).decode()
+    response = client.post(
+        "/imports/", {"file": SimpleUploadedFile("batch.zip", archive(batch))}, follow=True, **headers
+    )
+    return response.content.decode()
 
 
 def test_the_import_page_says_it_has_finished_with_the_counts(editor_client):

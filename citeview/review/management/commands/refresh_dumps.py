@@ -1,4 +1,5 @@
-"""``python manage.py refresh_dumps``: rebuild what older parsers made from the stored bytes.
+"""``python manage.py refresh_dumps``: rebuild what older parsers made from the stored bytes, as tasks
+a worker runs (``manage.py worker``; ``make run`` starts one).
 
 It is review's command, not dumps': a rebuilt result may have other items, so their checks are recounted.
 """
@@ -29,4 +30,4 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         count = dump_refresh_outdated(everything=options["everything"])
         if count:
-            self.stdout.write(f"Rebuilt {count} dump(s) with the current parsers.")
+            self.stdout.write(f"Queued the rebuilding of {count} dump(s) with the current parsers; a worker does it.")

@@ -1,0 +1,21 @@
+"""``python manage.py requeue_lost_work``: queue again the tasks a dead worker left (``citeview.dumps.queue``).
+``manage.py worker`` does this itself as it starts and every few minutes; this is for a cron or by hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from citeview.dumps.queue import requeue_lost_work
+
+
+class Command(BaseCommand):
+    help = "Queue again the tasks whose worker died, and read again the dumps whose task is gone."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--worker-id", default="", help="A worker about to start: all it was running is lost.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        count = requeue_lost_work(worker_id=options["worker_id"])
+        self.stdout.write(f"Queued again {count} task(s).")

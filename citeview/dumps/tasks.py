@@ -1,0 +1,44 @@
+"""The dumps' slow work, run by a worker (``manage.py db_worker``) through Django's tasks framework:
+reading a large dump's stored bytes, and storing a piece of a bulk import.
+
+Every task here can safely run again: its bytes were stored before it was queued, and running it twice
+makes what running it once does (a worker killed mid-task leaves its task to be run again,
+``citeview.dumps.queue``). The work itself is in ``services`` and ``bulk``; the tasks only name it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from django.tasks import TaskContext, task
+
+
+@task(takes_context=True)
+def read_dump(context: TaskContext, dump_id: int) -> str:
+    """Read a stored dump's bytes into its result; returns the dump's state afterwards."""
+    from citeview.dumps.services import dump_read_begin, dump_read_stored  # services queue this task
+
+    if not dump_read_begin(pk=dump_id, task_id=str(context.task_result.id)):
+        return "ready"  # read already (this is a second run) or gone
+    _pause_for_tests()
+    return dump_read_stored(pk=dump_id)
+
+
+@task
+def import_piece(import_id: int, start: int, stop: int) -> int:
+    """Store the entries ``start`` to ``stop`` (counted from 0) of a bulk import; returns how many it
+    stored now (those recorded by an earlier run are left as they are)."""
+    from citeview.dumps.bulk import import_store_piece
+
+    _pause_for_tests()
+    return import_store_piece(import_id=import_id, start=start, stop=stop)
+
+
+def _pause_for_tests() -> None:
+    """Test-only: how a test catches a worker in the middle of a task to kill it (tests/tasks). Never
+    set in a deployment; ``CITEVIEW_TEST_TASK_PAUSE_FILE`` names a file that, while it exists, keeps
+    the task waiting."""
+    pause_file = os.environ.get("CITEVIEW_TEST_TASK_PAUSE_FILE")
+    while pause_file and os.path.exists(pause_file):
+        time.sleep(0.05)
