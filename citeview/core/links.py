@@ -1,11 +1,11 @@
-"""Which URLs from a dump may become clickable links."""
+"""Which URLs from a dump may become clickable links, and links that open a page at a passage."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 from functools import lru_cache
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 # Whitespace and invisible characters browsers drop from a URL (``javascript\u200b:`` was a real bypass).
 _INVISIBLE = re.compile(r"[\s\u00ad\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
@@ -38,3 +38,22 @@ def url_domain(url: str | None) -> str | None:
         return None
     host = urlsplit(url).hostname or ""
     return host.removeprefix("www.") or None
+
+
+_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
+
+
+def text_fragment_url(url: str, cited_text: str) -> str:
+    """``url`` opening at the quoted passage (``#:~:text=``), from the longest unelided stretch of it."""
+    stretch = max(_ELLIPSIS.split(cited_text.strip()), key=len).strip()
+    words = stretch.split()
+    if len(words) > 10:
+        directive = f"{_fragment_part(' '.join(words[:5]))},{_fragment_part(' '.join(words[-5:]))}"
+    else:
+        directive = _fragment_part(stretch)
+    separator = ":~:" if "#" in url else "#:~:"
+    return f"{url}{separator}text={directive}"
+
+
+def _fragment_part(text: str) -> str:
+    return quote(text, safe="").replace("-", "%2D")

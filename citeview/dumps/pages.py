@@ -257,6 +257,7 @@ def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any
     return {
         "index": index,
         "evidence": rendered["evidence"],
+        "evidence_total": rendered["evidence_total"],
         "data": response,
         "prefix": prefix,
         "answer_html": rendered["answer"],

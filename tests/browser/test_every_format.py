@@ -21,7 +21,7 @@ FORMATS = {
     "14-xai-ja-responses-websearch.json": ("xai.responses", 5, 0, 0, 0, False),
     "15-xai-stream-en-no-positions.sse": ("xai.responses", 0, 0, 0, 0, True),
     "16-mistral-ja-chat-references-exchange.json": ("mistral.chat_completions", 4, 4, 0, 0, False),
-    "17-mistral-conversations-en-websearch.sse": ("mistral.conversations", 3, 0, 0, 0, False),
+    "17-mistral-conversations-en-websearch.sse": ("mistral.conversations", 3, 3, 0, 0, False),
     "18-vercel-ui-message-stream-ja.sse": ("vercel.ui_message_stream", 0, 0, 1, 0, True),
     "19-langchain-gemini-ja.json": ("langchain.messages", 4, 0, 1, 0, False),
     "20-gemini-ja-rag-recitation.json": ("gemini.generate_content", 4, 4, 0, 1, False),

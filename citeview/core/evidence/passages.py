@@ -35,8 +35,8 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from citeview.core.evidence.pages import Page, page_at
+from citeview.core.links import text_fragment_url
 from citeview.core.markers import MARKER
-from citeview.core.rendering.evidence import text_fragment_url
 
 # The least score of a passage found, chosen from the pages written for tests/core/test_passages.py
 # (the scores they gave are listed there). Pages holding the claim in nearly its words, or with

@@ -16,7 +16,7 @@ from typing import Any
 from citeview.core.bidi import show_bidi_controls
 from citeview.core.links import is_safe_http_url, url_domain
 from citeview.core.phrases import Translate, phrase_text, untranslated
-from citeview.core.rendering.evidence import evidence_rows
+from citeview.core.rendering.evidence import cited_parts, evidence_rows
 from citeview.core.rendering.markdown import (
     MAX_MARKDOWN_CHARS,
     Anchor,
@@ -122,6 +122,7 @@ def render_response(
     return {
         "answer": render_answer(response, prefix, labels, gettext, until),
         "evidence": evidence_rows(response, labels, gettext, until),
+        "evidence_total": len(cited_parts(response, until)),
         "drawn_until": until,
         "reasoning": [
             {"kind": reasoning["kind"], "html": _render_reasoning(response, reasoning, n, prefix, labels, gettext)}

@@ -1,24 +1,35 @@
-"""The side-by-side evidence view: each cited span of the answer beside the passages it quotes."""
+"""The side-by-side evidence view: each cited part of the answer beside the evidence the dump holds
+for it, labelled by what it is (``core.evidence.held``), with the dates, figures, qualifiers and
+negations that differ between the two marked on both sides (``core.evidence.compare``)."""
 
 from __future__ import annotations
 
 import re
-from html import escape
 from typing import Any
-from urllib.parse import quote
 
-from citeview.core.links import is_safe_http_url, url_domain
-from citeview.core.numbers import mark_numbers_in_html, number_values
+from citeview.core.evidence.compare import Comparison, Finding, compare_findings, findings, mark_findings
+from citeview.core.evidence.held import HeldEvidence, held_evidence
+from citeview.core.evidence.passages import best_passage, passage_fragment_url
+from citeview.core.links import is_safe_http_url, text_fragment_url, url_domain
+from citeview.core.markers import MARKER
 from citeview.core.phrases import Translate, untranslated
-from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, render_markdown
-from citeview.core.rendering.sanitize import sanitize_html
+from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
+from citeview.core.rendering.plain import plain_text
 from citeview.core.rendering.shortening import shortened
 from citeview.core.review.statements import MAX_STATEMENT_CHARS
 
-# A file's retrieved text is shown with each citation of the file: at most this much of it there.
+# A text the dump holds of a source (a document, a tool's output) is shown with each of its
+# citations: the passage of it that best matches the claim, or else its first this many characters.
 SHARED_PASSAGE_CHARS = 2_000
-_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
+# The passage is looked for in the first this many characters of each text, and in this many in all
+# per response: a 1 MB document cited 10,000 times must not be read 10,000 times.
+PASSAGE_SEARCH_CHARS = 50_000
+PASSAGE_SEARCH_BUDGET = 2_000_000
+# The viewer shows the first this many cited parts side by side: an answer with thousands of
+# citations is checked item by item in the check queue, which shows every one with its evidence.
+MAX_EVIDENCE_ROWS = 200
 _LINK_TARGET = re.compile(r"(?<=\])\([^)]*\)|<https?://[^>]*>")
+_BLOCK_MARK = re.compile(r"^\s*(?:[-*+>]|#{1,6}|\d{1,9}[.)])\s+")
 
 
 def evidence_rows(
@@ -26,99 +37,167 @@ def evidence_rows(
     source_labels: dict[str, str],
     gettext: Translate = untranslated,
     until: int | None = None,
+    limit: int = MAX_EVIDENCE_ROWS,
 ) -> list[dict[str, Any]]:
-    """One row per cited span that carries quoted evidence, in the order of the answer, for the
-    citations drawn in it (ending at or before ``until``; by default, its rendered part). A span citing
-    several sources (a Gemini support) shows each source's passage."""
+    """One row per cited part of the answer that has evidence in the dump, in the order of the answer,
+    for the citations drawn in it (ending at or before ``until``; by default, its rendered part), the
+    first ``limit`` of them. The cited part is the span a citation covers, or, for a marker or an
+    insertion point, its sentence up to it. A part citing several sources (a Gemini support) shows
+    each one."""
+    parts = cited_parts(response, until)
+    reading = _Reading(PASSAGE_SEARCH_BUDGET)
+    sources = {s["key"]: s for s in response["sources"]}
+    return [
+        _row(response["text"][start:end], held, sources, source_labels, gettext, reading)
+        for (start, end), held in list(parts.items())[:limit]
+    ]
+
+
+def cited_parts(
+    response: dict[str, Any], until: int | None = None
+) -> dict[tuple[int, int], list[tuple[dict[str, Any], str, HeldEvidence]]]:
+    """The cited parts of the answer that have evidence in the dump (as ``evidence_rows`` reads them),
+    each with its citations' evidence: cheap, so the rows not shown can be counted."""
     until = min(len(response["text"]), MAX_MARKDOWN_CHARS) if until is None else until
     sources = {s["key"]: s for s in response["sources"]}
-    spans: dict[tuple[int, int], list[tuple[dict[str, Any], str, str]]] = {}
+    parts: dict[tuple[int, int], list[tuple[dict[str, Any], str, HeldEvidence]]] = {}
+    run: tuple[int, tuple[int, int]] | None = None  # where the last run of markers ends, and its part
     for citation in response["citations"]:
         if citation["end"] > until:
             continue
-        evidence = [(key, quote) for key in citation["source_keys"] if (quote := _evidence_of(citation, key, sources))]
-        if not evidence:
+        held = [(key, found) for key in citation["source_keys"] if (found := held_evidence(citation, key, sources))]
+        if not held:
             continue
-        span = (citation["start"], citation["end"])
-        if span[0] == span[1]:  # an insertion point (a file citation): the sentence it closes is the claim
-            span = (_sentence_start(response["text"], span[0]), min(span[0] + 1, len(response["text"])))
-        spans.setdefault(span, []).extend((citation, key, quote) for key, quote in evidence)
-    rows = []
-    for (start, end), passages in spans.items():
-        claim = response["text"][start:end]
-        claim_numbers = number_values(_LINK_TARGET.sub("", claim))  # what a reader sees, not link addresses
-        quoted_numbers = set().union(*(number_values(quote) for _, _, quote in passages))
-        # A quote stands for the claim, so a number only it has differs; a whole document or a tool's
-        # output holds much the claim never says, so there only the claim's own numbers are compared.
-        unclaimed = [number_values(quote) - claim_numbers if _is_quote(c) else set() for c, _, quote in passages]
-        rows.append(
-            {
-                # Sanitised as rendered; the marks wrap digits of its text and add nothing else.
-                "claim_html": mark_numbers_in_html(render_markdown(claim, [], []), claim_numbers - quoted_numbers),
-                # marks on either side are flagged on the row
-                "numbers_differ": bool(claim_numbers - quoted_numbers) or any(unclaimed),
-                "passages": [
-                    _passage(citation, key, quote, sources, source_labels, marked, gettext)
-                    for (citation, key, quote), marked in zip(passages, unclaimed, strict=True)
-                ],
-            }
-        )
-    return rows
+        # Markers side by side (``です[1][2]。``) cite one sentence: one row, each source beside it.
+        if run and citation["marker"] is not None and not response["text"][run[0] : citation["start"]].strip():
+            span = run[1]
+        else:
+            span = _claim_span(response["text"], citation)
+        run = (citation["end"], span) if citation["marker"] is not None else None
+        parts.setdefault(span, []).extend((citation, key, evidence) for key, evidence in held)
+    return parts
+
+
+def _claim_span(text: str, citation: dict[str, Any]) -> tuple[int, int]:
+    """What a citation claims: the span it covers, or (a marker, an insertion point) its sentence up to it."""
+    start, end = citation["start"], citation["end"]
+    if citation["marker"] is None and start < end:
+        return start, end
+    return _sentence_start(text, start), start
+
+
+def _sentence_start(text: str, end: int) -> int:
+    """Where the sentence that ends at ``end`` begins: after the previous sentence's end or line break,
+    looking back at most MAX_STATEMENT_CHARS (a long run without stops is no one sentence to quote).
+    A marker right after a stop (``…です。[1]``) closes the sentence before that stop."""
+    earliest = max(end - MAX_STATEMENT_CHARS, 0)
+    body_end = end
+    while body_end > earliest and text[body_end - 1] in "。.!?！？ ":
+        body_end -= 1
+    position = max(text.rfind(mark, earliest, body_end) for mark in (". ", "。", "! ", "? ", "\n"))
+    return earliest if position < 0 else position + (1 if text[position] in "。\n" else 2)
+
+
+def _row(
+    claim: str,
+    held: list[tuple[dict[str, Any], str, HeldEvidence]],
+    sources: dict[str, Any],
+    labels: dict[str, str],
+    gettext: Translate,
+    reading: _Reading,
+) -> dict[str, Any]:
+    # As a reader sees it: no markers, link addresses, or the list item's or heading's own mark.
+    words = plain_text(_BLOCK_MARK.sub("", _LINK_TARGET.sub("", MARKER.sub("", claim))))
+    shown = [_shown_text(words, evidence, reading) for _, _, evidence in held]
+    in_claim = findings(words)
+    comparisons = [compare_findings(in_claim, reading.findings(text)) for text, _ in shown]
+    # A finding of the claim is marked when no evidence beside it says the same.
+    unsupported = set.intersection(*({(f.kind, f.value) for f in c.differing_in_claim} for c in comparisons))
+    claim_marks = [f for f in comparisons[0].differing_in_claim if (f.kind, f.value) in unsupported]
+    return {
+        # Both sides are their text escaped, with marks of our own around some of its words: safe as
+        # built, as the footnotes are (core.rendering.markdown), with no HTML of the dump's in them.
+        "claim_html": mark_findings(words, claim_marks),
+        "differences": _difference_kinds(claim_marks, comparisons),
+        "passages": [
+            _passage(citation, key, evidence, text, found, comparison, sources, labels, gettext)
+            for (citation, key, evidence), (text, found), comparison in zip(held, shown, comparisons, strict=True)
+        ],
+    }
+
+
+class _Reading:
+    """What is read once per response: each evidence text's findings (a snippet is cited by many
+    sentences), and how many characters are left to look for passages in."""
+
+    def __init__(self, search_budget: int) -> None:
+        self.search_budget = search_budget
+        self._findings: dict[str, tuple[Finding, ...]] = {}
+
+    def findings(self, text: str) -> tuple[Finding, ...]:
+        if text not in self._findings:
+            self._findings[text] = findings(text)
+        return self._findings[text]
+
+    def may_search(self, chars: int) -> bool:
+        if chars > self.search_budget:
+            return False
+        self.search_budget -= chars
+        return True
+
+
+def _shown_text(claim: str, evidence: HeldEvidence, reading: _Reading) -> tuple[str, bool | None]:
+    """What is shown of the evidence, and whether it is the passage found for the claim (None when it
+    is shown whole): a quote or a short text whole; of a long text, the passage that best matches the
+    claim, or its beginning when none does."""
+    if evidence.is_quote or len(evidence.text) <= SHARED_PASSAGE_CHARS:
+        return evidence.text, None
+    searched = evidence.text[:PASSAGE_SEARCH_CHARS]
+    passage = best_passage(claim, searched) if reading.may_search(len(searched)) else None
+    if passage is None:
+        return shortened(evidence.text, SHARED_PASSAGE_CHARS), False
+    return passage.text, True
+
+
+def _difference_kinds(claim_marks: list[Finding], comparisons: list[Comparison]) -> list[str]:
+    """What differs, for the row's chips: ``figure``, ``date``, ``qualifier``, ``negation``."""
+    kinds = {f.kind for f in claim_marks}
+    kinds.update(f.kind for c in comparisons for f in c.differing_in_passage)
+    return [kind for kind in ("figure", "date", "qualifier", "negation") if kind in kinds]
 
 
 def _passage(
     citation: dict[str, Any],
     key: str,
-    quote: str,
+    evidence: HeldEvidence,
+    text: str,
+    found: bool | None,
+    comparison: Comparison,
     sources: dict[str, Any],
     labels: dict[str, str],
-    missing: set[str],
     gettext: Translate,
 ) -> dict[str, Any]:
     source = sources.get(key, {"title": None, "url": None})
     context = citation.get("context") or {}
+    # Of a text shown from its beginning, only the claim's side is marked: it holds much the claim
+    # never says. A quote, a snippet or the passage found stands for the claim, so both sides are.
+    marks = comparison.differing_in_passage if found is not False else ()
+    link = None
+    if is_safe_http_url(source["url"]):
+        link = (
+            text_fragment_url(source["url"], text) if evidence.is_quote else passage_fragment_url(source["url"], text)
+        )
     return {
         "label": labels.get(key, "?"),
         "title": source["title"] or source["url"] or key,
+        "kind": evidence.kind,
+        "found": found,
         "where": location_words(citation["location"], source, gettext),
-        "quote_html": sanitize_html(mark_numbers_in_html(escape(quote), missing)),
-        "link": text_fragment_url(source["url"], quote) if is_safe_http_url(source["url"]) else None,
+        "quote_html": mark_findings(text, marks),
+        "link": link,
         "check": citation.get("quote_check"),
         "context": context or None,
     }
-
-
-# The texts a dump holds that are the source's own words, as retrieved or sent: evidence to compare
-# with the claim. A search engine's excerpt is not the page, so it is left to the source list.
-_EVIDENCE_SNIPPET_KINDS = {"retrieved_passage", "document_text", "tool_output"}
-
-
-def _is_quote(citation: dict[str, Any]) -> bool:
-    """Whether the citation's evidence is a quote the provider gave, rather than a text the dump holds."""
-    return citation["cited_text"] is not None
-
-
-def _evidence_of(citation: dict[str, Any], key: str, sources: dict[str, Any]) -> str | None:
-    """The passage a citation of the source ``key`` rests on: the quote the provider returned (Claude,
-    Bedrock; a citation with a quote names one source), or the text the dump holds of the source: what
-    a file search or retrieval returned, the document the caller sent, a tool's output. That text is
-    shown with each of its citations, so it is held to a length there (the source list has all of it)."""
-    if citation["cited_text"] is not None:
-        return str(citation["cited_text"]) if key == citation["source_keys"][0] else None
-    source = sources.get(key)
-    if not source or not isinstance(source["extra"].get("snippet"), str):
-        return None
-    if source["kind"] == "file" or source["extra"].get("snippet_kind") in _EVIDENCE_SNIPPET_KINDS:
-        return shortened(str(source["extra"]["snippet"]), SHARED_PASSAGE_CHARS)
-    return None
-
-
-def _sentence_start(text: str, end: int) -> int:
-    """Where the sentence that ends at ``end`` begins: after the previous sentence's end or line break,
-    looking back at most MAX_STATEMENT_CHARS (a long run without stops is no one sentence to quote)."""
-    earliest = max(end - MAX_STATEMENT_CHARS, 0)
-    position = max(text.rfind(mark, earliest, max(end - 1, 0)) for mark in (". ", "。", "! ", "? ", "\n"))
-    return earliest if position < 0 else position + (1 if text[position] in "。\n" else 2)
 
 
 def location_words(location: dict[str, Any] | None, source: dict[str, Any], gettext: Translate = untranslated) -> str:
@@ -134,19 +213,3 @@ def location_words(location: dict[str, Any] | None, source: dict[str, Any], gett
     else:
         words = gettext("block {start}") if last <= start else gettext("blocks {start}–{end}")
     return words.format(start=start, end=last)
-
-
-def text_fragment_url(url: str, cited_text: str) -> str:
-    """``url`` opening at the quoted passage (``#:~:text=``), from the longest unelided stretch of it."""
-    stretch = max(_ELLIPSIS.split(cited_text.strip()), key=len).strip()
-    words = stretch.split()
-    if len(words) > 10:
-        directive = f"{_fragment_part(' '.join(words[:5]))},{_fragment_part(' '.join(words[-5:]))}"
-    else:
-        directive = _fragment_part(stretch)
-    separator = ":~:" if "#" in url else "#:~:"
-    return f"{url}{separator}text={directive}"
-
-
-def _fragment_part(text: str) -> str:
-    return quote(text, safe="").replace("-", "%2D")
