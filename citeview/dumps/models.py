@@ -112,6 +112,9 @@ class Dump(KeepsBlobs, models.Model):
     )
     # Items with at least one finished check, kept up to date by every save (the list filters on it).
     checked_item_count = models.PositiveIntegerField(default=0)
+    # Counts the writes that change what a page shows of the dump besides its result (title, tags,
+    # assignee, checks, comments): the pages' kept fragments are keyed by it (``citeview.dumps.fragments``).
+    page_version = models.PositiveIntegerField(default=0)
 
     framing = models.CharField(_("framing"), max_length=16)
     apis = models.CharField(_("detected APIs"), max_length=200)
