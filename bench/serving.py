@@ -316,14 +316,35 @@ def logged_in_editor() -> tuple[Any, Any, str, str]:
 
 
 def query_count_figures(client: Any, editor: Any) -> list[Figure]:
-    """The list page's queries with 100 and with 10,000 dumps stored: they must not grow."""
-    fill_dumps(FEW_DUMPS, editor)
-    few = list_query_count(client)
-    fill_dumps(LISTED_DUMPS, editor)
-    many = list_query_count(client)
+    """The list page's queries with 100 and with 10,000 dumps stored, its rows and forms made afresh
+    (the cache emptied) and then kept: neither may grow."""
+    from django.core.cache import cache
+
+    counts = {}
+    for total in (FEW_DUMPS, LISTED_DUMPS):
+        fill_dumps(total, editor)
+        cache.clear()
+        counts[total] = list_query_count(client), list_query_count(client)
+    (few, few_kept), (many, many_kept) = counts[FEW_DUMPS], counts[LISTED_DUMPS]
     return [
-        Figure("serving", f"list page: queries with {FEW_DUMPS} dumps", few, "queries"),
-        Figure("serving", f"list page: queries with {LISTED_DUMPS:,} dumps", many, "queries", f"= {few}", many == few),
+        Figure("serving", f"list page: queries with {FEW_DUMPS} dumps, rows made", few, "queries"),
+        Figure("serving", f"list page: queries with {FEW_DUMPS} dumps, rows kept", few_kept, "queries"),
+        Figure(
+            "serving",
+            f"list page: queries with {LISTED_DUMPS:,} dumps, rows made",
+            many,
+            "queries",
+            f"= {few}",
+            many == few,
+        ),
+        Figure(
+            "serving",
+            f"list page: queries with {LISTED_DUMPS:,} dumps, rows kept",
+            many_kept,
+            "queries",
+            f"= {few_kept}",
+            many_kept == few_kept,
+        ),
     ]
 
 

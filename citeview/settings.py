@@ -235,6 +235,34 @@ CITEVIEW_TASK_LOST_AFTER_SECONDS = env_int("CITEVIEW_TASK_LOST_AFTER_SECONDS", 1
 # several workers import one file together.
 CITEVIEW_IMPORT_PIECE = env_int("CITEVIEW_IMPORT_PIECE", 25)
 
+# The cache the pages keep their fragments in (a list's rows, a viewer's header and panels:
+# citeview/dumps/fragments.py). A table of the database by default, so that every app server reads
+# what another kept; the table is made by a migration (dumps 0012). CACHE_URL names another shared
+# cache instead: redis://host:6379/0 (Django's Redis backend; needs the redis package) or
+# memcached://host:11211 (needs pymemcache).
+CACHE_URL = env_str("CACHE_URL", "")
+CACHE_TABLE = "citeview_cache"
+
+
+def cache_backend(url: str) -> dict[str, object]:
+    if not url:
+        # Culled past MAX_ENTRIES like any cache: a fragment is made again when next shown.
+        return {
+            "BACKEND": "citeview.dumps.cache.BulkDatabaseCache",  # Django's, writing many rows at once
+            "LOCATION": CACHE_TABLE,
+            "OPTIONS": {"MAX_ENTRIES": 100_000},
+        }
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    if url.startswith("memcached://"):
+        location = url.removeprefix("memcached://")
+        return {"BACKEND": "django.core.cache.backends.memcached.PyMemcacheCache", "LOCATION": location}
+    raise ImproperlyConfigured(f"CACHE_URL must start with redis://, rediss://, unix:// or memcached://, not {url!r}")
+
+
+# A fragment is keyed by what it shows and never goes stale; the timeout only lets unused ones go.
+CACHES = {"default": {**cache_backend(CACHE_URL), "TIMEOUT": 7 * 24 * 60 * 60}}
+
 # No inline script or style anywhere: every page works under this policy.
 SECURE_CSP = {
     "default-src": [CSP.SELF],

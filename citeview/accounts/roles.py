@@ -30,6 +30,14 @@ def role_name(user: Any) -> str | None:
     return REVIEWER if user.has_perm(READ) else None
 
 
+def fragment_audience(user: Any, *, shows_own_checks: bool = False) -> str:
+    """Whom a kept fragment of a page may be shown to (``citeview.dumps.fragments``): everyone of the
+    user's role, as a fragment shows what the role's permissions allow; a fragment that shows checks
+    blind first keeps from an editor until they check (``checks_visible_to``) only to that editor."""
+    role = role_name(user) or "none"
+    return f"{role}.{user.pk}" if shows_own_checks and can_record(user) else role
+
+
 def can_record(user: Any) -> bool:
     return bool(user.has_perm(RECORD))
 

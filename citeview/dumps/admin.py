@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from citeview.dumps.models import Dump, Tag
+from citeview.dumps.services import dump_changed
 
 
 @admin.register(Tag)
@@ -26,3 +27,7 @@ class DumpAdmin(admin.ModelAdmin):
         "checked_item_count",
         *(f for f in Dump.DERIVED_FIELDS if f not in ("result", "rendered", "search_text")),
     )
+
+    def save_related(self, request, form, formsets, change) -> None:  # type: ignore[no-untyped-def]
+        super().save_related(request, form, formsets, change)
+        dump_changed(dump=form.instance)  # the pages' kept fragments show the title, tags and assignee

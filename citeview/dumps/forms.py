@@ -235,9 +235,12 @@ class DumpDetailsForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["assignee"].queryset = (
-            get_user_model().objects.filter(groups__name=EDITOR, is_active=True).order_by("username")
-        )
+        self.fields["assignee"].queryset = assignable_editors()
 
     def clean_tags(self) -> list[str]:
         return tag_names(self.cleaned_data["tags"])
+
+
+def assignable_editors() -> Any:
+    """The editors a dump may be assigned to."""
+    return get_user_model().objects.filter(groups__name=EDITOR, is_active=True).order_by("username")

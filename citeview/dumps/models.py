@@ -128,6 +128,9 @@ class Dump(KeepsBlobs, models.Model):
     )
     # Items with at least one finished check, kept up to date by every save (the list filters on it).
     checked_item_count = models.PositiveIntegerField(default=0)
+    # Counts the writes that change what a page shows of the dump besides its result (title, tags,
+    # assignee, checks, comments): the pages' kept fragments are keyed by it (``citeview.dumps.fragments``).
+    page_version = models.PositiveIntegerField(default=0)
 
     # Reading the bytes (``citeview.dumps.tasks``): until it is ``ready`` the derived fields below are
     # empty. ``read_error`` is why it failed (a DumpError's code and phrase); ``read_task_id`` the

@@ -20,9 +20,11 @@ UNASSIGNED = "-"  # the assignee filter's value for dumps assigned to nobody
 HEAVY_FIELDS = ("result", "rendered", "search_text")  # the bytes are in the blob storage (dumps.blobs)
 
 
-def dump_list(filters: dict[str, str] | None = None) -> QuerySet[Dump]:
-    """The newest dumps first, filtered as the list's form asks, without their heavy fields."""
-    dumps = Dump.objects.defer(*HEAVY_FIELDS).select_related("uploaded_by", "assignee").prefetch_related("tags")
+def dump_list(filters: dict[str, str] | None = None, *, tags: bool = True) -> QuerySet[Dump]:
+    """The newest dumps first, filtered as the list's form asks, without their heavy fields; with their
+    tags unless the caller reads them only for some (the list page's rows not kept yet)."""
+    dumps = Dump.objects.defer(*HEAVY_FIELDS).select_related("uploaded_by", "assignee")
+    dumps = dumps.prefetch_related("tags") if tags else dumps
     return dumps.filter(_conditions(filters or {})).distinct() if filters else dumps
 
 
@@ -54,11 +56,12 @@ def _conditions(filters: dict[str, str]) -> Q:
     return condition
 
 
-def dump_get(*, pk: int, heavy: bool = True) -> Dump:
+def dump_get(*, pk: int, heavy: bool = True, tags: bool = True) -> Dump:
     """A dump as stored; without ``heavy``, its bytes, result and renderings are read only when something
-    uses them. Its result may be one older code made: a view that shows it brings it up to date with
-    ``citeview.review.services.dump_refresh_if_stale`` (a read never writes)."""
-    dumps = Dump.objects.select_related("uploaded_by", "assignee").prefetch_related("tags")
+    uses them, and without ``tags`` its tags. Its result may be one older code made: a view that shows it
+    brings it up to date with ``citeview.review.services.dump_refresh_if_stale`` (a read never writes)."""
+    dumps = Dump.objects.select_related("uploaded_by", "assignee")
+    dumps = dumps.prefetch_related("tags") if tags else dumps
     return get_object_or_404(dumps if heavy else dumps.defer(*HEAVY_FIELDS), pk=pk)
 
 

@@ -250,7 +250,15 @@ def dump_organise(*, dump: Dump, title: str, tag_names: list[str], assignee: Any
         dump.assignee = assignee
         dump.save(update_fields=["title", "assignee"])
         dump.tags.set(tags_named(tag_names))
+        dump_changed(dump=dump)
     return dump
+
+
+def dump_changed(*, dump: Dump) -> None:
+    """Say that what a page shows of the dump changed (its title, tags or assignee, a check, a comment):
+    every fragment kept of it is then keyed by a version no longer current. Every such write calls this."""
+    Dump.objects.filter(pk=dump.pk).update(page_version=F("page_version") + 1)
+    dump.refresh_from_db(fields=["page_version"])
 
 
 def dump_refresh_result(*, dump: Dump) -> Dump:

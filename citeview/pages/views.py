@@ -26,14 +26,22 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from citeview.accounts import roles
 from citeview.core.errors import DumpError
-from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm
+from citeview.dumps.forms import DumpFilterForm, DumpForm
+from citeview.dumps.fragments import DumpVersion
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body
 from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, dump_ingest
+from citeview.pages.fragments import (
+    comment_widget,
+    details_fields,
+    filter_fields,
+    intake_widgets,
+    list_rows,
+    viewer_panels,
+)
 from citeview.review.forms import CommentForm
-from citeview.review.selectors import dump_comments, editor_progress
 from citeview.review.services import dump_refresh_if_stale
 
 PAGE_SIZE = 25
@@ -97,15 +105,16 @@ def _request_not_attached(request: HttpRequest, dump: Dump) -> str:
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk, heavy=False))
+    # Its tags are read only if its kept header and form are not current (pages/fragments.py).
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk, heavy=False, tags=False))
     if not dump.is_ready:
         return _reading_page(request, dump)
     context = {
         "dump": dump,
-        "progress": editor_progress([dump.pk]).get(dump.pk, []),
-        "details_form": _details_form(dump) if request.user.has_perm(roles.ORGANISE) else None,
-        "comments": dump_comments(dump),
+        "panels": viewer_panels(dump, request.user),
+        "details_fields": details_fields(dump, request.user),
         "comment_form": CommentForm() if roles.can_comment(request.user) else None,
+        "comment_widget": comment_widget(),
         "body": dump_body(dump),
     }
     return render(request, "dumps/detail.html", context)
@@ -190,24 +199,21 @@ def _suggestions_outside_their_frame(pk: int) -> HttpResponse:
 def home_page(request: HttpRequest, form: DumpForm, status: int = 200) -> HttpResponse:
     """The intake form and the list of dumps: filtered, searched and paginated in a constant number of queries."""
     filter_form = DumpFilterForm(request.GET)
-    page = Paginator(dump_list(filter_form.filters()), PAGE_SIZE).get_page(request.GET.get("page"))
-    progress = editor_progress([dump.pk for dump in page])
+    # Only what the rows are kept by is read for the page; a row not kept reads its dump (list_rows).
+    versions = dump_list(filter_form.filters(), tags=False).values(*DumpVersion._fields)
+    page = Paginator(versions, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     context = {
         "form": form,
+        "intake": intake_widgets(form),
         "can_store": request.user.has_perm(roles.STORE),
-        "filter_form": filter_form,
+        "filter_fields": filter_fields(filter_form),
         "filtered": bool(filter_form.filters()),
         "page": page,
         "page_query": query.urlencode(),
-        "rows": [{"dump": dump, "editors": progress.get(dump.pk, [])} for dump in page],
+        "rows": list_rows([DumpVersion(**version) for version in page], request.user),
         "max_dump_bytes": settings.CITEVIEW_MAX_DUMP_BYTES,
         "max_dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / (1024 * 1024), 1),
     }
     return render(request, "dumps/home.html", context, status=status)
-
-
-def _details_form(dump: Dump) -> DumpDetailsForm:
-    tags = ", ".join(tag.name for tag in dump.tags.all())
-    return DumpDetailsForm(initial={"title": dump.title, "tags": tags, "assignee": dump.assignee})

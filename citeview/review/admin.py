@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from citeview.dumps.services import dump_changed
 from citeview.review.models import Check, CheckRevision, Comment
 
 
@@ -33,3 +34,18 @@ class CheckAdmin(admin.ModelAdmin):
 class CommentAdmin(admin.ModelAdmin):
     list_display = ("dump", "item_key", "author", "created_at")
     search_fields = ("text", "author__username")
+
+    # The viewer keeps its comments panel (citeview.dumps.fragments): an edit here must show at once.
+    def save_model(self, request, obj, form, change) -> None:  # type: ignore[no-untyped-def]
+        super().save_model(request, obj, form, change)
+        dump_changed(dump=obj.dump)
+
+    def delete_model(self, request, obj) -> None:  # type: ignore[no-untyped-def]
+        super().delete_model(request, obj)
+        dump_changed(dump=obj.dump)
+
+    def delete_queryset(self, request, queryset) -> None:  # type: ignore[no-untyped-def]
+        dumps = {comment.dump for comment in queryset.select_related("dump")}
+        super().delete_queryset(request, queryset)
+        for dump in dumps:
+            dump_changed(dump=dump)

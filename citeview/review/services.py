@@ -14,7 +14,7 @@ from django.db.models import F
 from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.selectors import dump_result_is_current, dumps_outdated
-from citeview.dumps.services import dump_refresh_result
+from citeview.dumps.services import dump_changed, dump_refresh_result
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
 from citeview.review.tasks import rebuild_dump
 
@@ -308,6 +308,7 @@ def dump_recount(*, dump: Dump) -> None:
     keys = {item.key for item in check_items(dump.result["responses"], limit=limit)}
     finished = Check.objects.filter(FINISHED, dump=dump, is_item=True).values_list("item_key", flat=True)
     Dump.objects.filter(pk=dump.pk).update(checked_item_count=len(keys & set(finished)))
+    dump_changed(dump=dump)  # every save and undo of a check comes here
 
 
 def dump_refresh(*, dump: Dump) -> Dump:
@@ -348,4 +349,6 @@ def dump_rebuild_stored(*, pk: int, everything: bool = False) -> bool:
 
 
 def comment_add(*, dump: Dump, author: Any, text: str, item_key: str = "") -> Comment:
-    return Comment.objects.create(dump=dump, author=author, text=text, item_key=item_key)
+    comment = Comment.objects.create(dump=dump, author=author, text=text, item_key=item_key)
+    dump_changed(dump=dump)
+    return comment

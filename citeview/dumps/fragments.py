@@ -1,0 +1,69 @@
+"""Pieces of pages kept in Django's cache (the database's by default, shared by every app server): a
+row of the list, and the viewer's header and review panels.
+
+A fragment's key names everything it shows, so a kept fragment is never stale: the dump, its result
+(``derived_at``) and whether it is read yet (``read_state``), what the team recorded about it
+(``page_version``, bumped by every write a page shows: :func:`citeview.dumps.services.dump_changed`),
+the code, templates and translations that made
+it (as for the viewer's body: ``running_code_fingerprint``), the language and time zone, and who it is
+for (``citeview.accounts.roles.fragment_audience``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from django.core.cache import cache
+from django.utils import timezone
+from django.utils.translation import get_language
+
+from citeview.dumps.models import Dump
+from citeview.dumps.pages import running_code_fingerprint
+
+
+class DumpVersion(NamedTuple):
+    """What a dump's fragments are keyed by, read without the rest of its row (``dump_list().values(...)``)."""
+
+    pk: int
+    derived_at: datetime
+    page_version: int
+    read_state: str  # queued, reading and failed show as such until the result is there
+
+
+def fragment_key(name: str, dump: Dump | DumpVersion, audience: str, made_by: str | None = None) -> str:
+    made_by = made_by or running_code_fingerprint()
+    page = f"{dump.pk}.{dump.derived_at.timestamp()}.{dump.page_version}.{dump.read_state}"
+    return f"cv:{name}:{page}:{get_language()}:{timezone.get_current_timezone_name()}:{audience}:{made_by[:16]}"
+
+
+def cached_fragments[D: (Dump, DumpVersion)](
+    name: str, dumps: list[D], audience: str, make: Callable[[list[D]], dict[int, Any]]
+) -> dict[int, Any]:
+    """Per dump, its fragment ``name`` for ``audience``: kept ones read in one round trip, the rest made
+    together by ``make`` (a dump's id to its fragment) and kept."""
+    made_by = running_code_fingerprint()  # taken once: in development it reads every template
+    keys = {dump.pk: fragment_key(name, dump, audience, made_by) for dump in dumps}
+    kept = cache.get_many(list(keys.values()))
+    fragments = {pk: kept[key] for pk, key in keys.items() if key in kept}
+    missing = [dump for dump in dumps if dump.pk not in fragments]
+    if missing:
+        made = make(missing)
+        cache.set_many({keys[pk]: fragment for pk, fragment in made.items()})
+        fragments.update(made)
+    return fragments
+
+
+def kept_fragment(name: str, shown: Iterable[object], make: Callable[[], Any]) -> Any:
+    """A piece of a page that is not one dump's (a form's fields): kept by ``shown``, every value it
+    is made from (their ``repr``), besides the language, time zone and code. Never anything of one user."""
+    made_by = running_code_fingerprint()[:16]
+    digest = hashlib.sha256(repr(list(shown)).encode()).hexdigest()[:32]
+    key = f"cv:{name}:{get_language()}:{timezone.get_current_timezone_name()}:{made_by}:{digest}"
+    fragment = cache.get(key)
+    if fragment is None:
+        fragment = make()
+        cache.set(key, fragment)
+    return fragment

@@ -1,0 +1,136 @@
+"""The list's rows and the viewer's header and panels are kept in the cache (the database's): what a
+reader sees is what the page would show made afresh, after any edit, in their language and role, and
+never another editor's view of what blind first hides."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from citeview.accounts.roles import fragment_audience
+from citeview.dumps.models import Dump
+from citeview.dumps.services import dump_ingest
+from tests.conftest import own_fixture
+
+pytestmark = pytest.mark.django_db
+
+SEED = "agent-seed-incomplete.sse"  # four items: [2] with two URLs, [9], and [8] with no source
+
+
+@pytest.fixture
+def dump(editor) -> Dump:
+    return dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename=SEED)[0]
+
+
+def page(client, url: str, language: str = "en") -> str:
+    response = client.get(url, HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def both_pages(client, dump: Dump, language: str = "en") -> tuple[str, str]:
+    return page(client, reverse("dumps:home"), language), page(client, dump.get_absolute_url(), language)
+
+
+def without_csrf_tokens(pages: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", html) for html in pages)
+
+
+def header(viewer: str) -> str:
+    return re.search(r'<header class="cv-dump-header">.*?</header>', viewer, re.S).group(0)
+
+
+def test_the_default_cache_is_a_table_of_the_database_that_migrate_made():
+    assert settings.CACHES["default"]["BACKEND"] == "citeview.dumps.cache.BulkDatabaseCache"
+    assert settings.CACHE_TABLE in connection.introspection.table_names()
+    cache.set_many({"a": "一", "b": "二"})
+    cache.set_many({"b": "三"})  # kept again: replaced, not a second row
+    assert cache.get_many(["a", "b", "c"]) == {"a": "一", "b": "三"}
+
+
+def test_a_page_seen_again_reads_its_rows_and_panels_kept(editor_client, dump):
+    first = both_pages(editor_client, dump)
+    read = {}
+    for name, url in (("list", reverse("dumps:home")), ("viewer", dump.get_absolute_url())):
+        with CaptureQueriesContext(connection) as again:
+            page(editor_client, url)
+        read[name] = " ".join(query["sql"] for query in again.captured_queries)
+    assert without_csrf_tokens(both_pages(editor_client, dump)) == without_csrf_tokens(first)
+    assert "dumps_dump_tags" not in read["list"] and "review_check" not in read["list"]  # kept, not made again
+    assert "review_comment" not in read["viewer"] and "review_check" not in read["viewer"]
+    assert "INSERT" not in read["list"] + read["viewer"]
+
+
+def test_title_tags_assignee_checks_and_comments_show_at_once(editor_client, editor, second_editor, dump):
+    both_pages(editor_client, dump)  # kept now
+    details = {"title": "厚労省の条件 調査", "tags": "health", "assignee": second_editor.pk}
+    editor_client.post(reverse("review:details", args=[dump.pk]), details)
+    listed, viewer = both_pages(editor_client, dump)
+    for shown in (listed, header(viewer)):
+        assert "厚労省の条件 調査" in shown and "health" in shown and "taro" in shown
+
+    editor_client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})
+    listed, viewer = both_pages(editor_client, dump)
+    assert "hanako: 1" in listed and "1 / 4" in listed
+    assert "1 of 4 items checked · hanako: 1" in viewer
+
+    editor_client.post(reverse("review:comment", args=[dump.pk]), {"text": "年度を確認してください"})
+    viewer = page(editor_client, dump.get_absolute_url())
+    assert "年度を確認してください" in viewer and "1 comment" in viewer
+
+
+def test_each_language_and_role_gets_its_own(client, editor, reviewer, dump):
+    client.force_login(editor)
+    assert "Check the citations" in page(client, dump.get_absolute_url())
+    japanese = page(client, dump.get_absolute_url(), "ja")
+    assert "引用を確認する" in japanese and "引き継ぎレポート" in header(japanese)
+    assert "Citations" not in page(client, reverse("dumps:home"), "ja").split("<tbody>")[1]
+    client.force_login(reviewer)
+    viewer = page(client, dump.get_absolute_url())
+    assert "Read the checks" in viewer and "Check the citations" not in viewer
+
+
+def test_no_editor_sees_what_blind_first_keeps_from_them(client, editor, second_editor, reviewer, dump):
+    client.force_login(editor)
+    note = "二つ目のURLは古い版"
+    item = reverse("review:item", args=[dump.pk, "r0-c0-1"])
+    client.post(item, {"version": "0", "verdict": "partial", "note": note})
+    assert note in page(client, item)  # their own check
+    both_pages(client, dump)  # kept for editors, in the state after hanako's check
+    client.force_login(second_editor)
+    listed, viewer = both_pages(client, dump)
+    assert "hanako: 1" in listed and "hanako: 1" in viewer  # progress is everyone's to read
+    assert note not in listed + viewer + page(client, item)  # hanako's verdict is not, until taro checks the item
+    client.post(item, {"version": "1", "verdict": "complete"})
+    assert note in page(client, item)
+
+
+def test_a_fragment_that_shows_checks_is_kept_per_editor_and_one_that_does_not_per_role(
+    editor, second_editor, reviewer
+):
+    assert fragment_audience(editor) == fragment_audience(second_editor) == "editor"
+    assert fragment_audience(reviewer) == "reviewer"
+    mine, theirs = (fragment_audience(user, shows_own_checks=True) for user in (editor, second_editor))
+    assert mine != theirs and "editor" in mine
+    assert fragment_audience(reviewer, shows_own_checks=True) == "reviewer"  # reviewers read every check
+
+
+def test_the_list_keeps_its_query_count_cold_and_warm(editor_client, editor):
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            page(editor_client, reverse("dumps:home"))
+        return len(captured)
+
+    dump_ingest(raw=own_fixture(SEED), uploaded_by=editor)
+    cold, warm = queries(), queries()
+    for n in range(30):
+        raw = own_fixture(SEED).replace(b"\xe6\x9d\xa1\xe4\xbb\xb6A", f"条件A{n}".encode())
+        dump_ingest(raw=raw, uploaded_by=editor)
+    cache.clear()  # nothing kept: every row and form made
+    assert queries() == cold and queries() == warm < cold
