@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from citeview.accounts import roles
 from citeview.core.errors import DumpError
+from citeview.dumps.decorators import result_required
 from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump
@@ -123,6 +124,7 @@ def _reading_page(request: HttpRequest, dump: Dump) -> HttpResponse:
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def dump_normalized(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     response = JsonResponse(dump.result, json_dumps_params={"ensure_ascii": False, "indent": 2})

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET
 from citeview.accounts import roles
 from citeview.core.rendering.plain import plain_text
 from citeview.core.review.report import handover_report, labelled_report, report_markdown
+from citeview.dumps.decorators import result_required
 from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
@@ -139,6 +140,7 @@ def dump_report_markdown(dump: Dump, request: HttpRequest) -> str:
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def report_page(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     report = labelled_report(dump_report(dump, request.user), gettext, shown_time)
@@ -147,6 +149,7 @@ def report_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def report_json(request: HttpRequest, pk: int) -> JsonResponse:
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     response = JsonResponse(dump_report(dump, request.user), json_dumps_params={"ensure_ascii": False, "indent": 2})
@@ -156,6 +159,7 @@ def report_json(request: HttpRequest, pk: int) -> JsonResponse:
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def report_md(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     response = HttpResponse(dump_report_markdown(dump, request), content_type="text/markdown; charset=utf-8")

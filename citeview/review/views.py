@@ -21,12 +21,14 @@ from citeview.core.phrases import phrase_text
 from citeview.core.rendering.answer import citation_anchor, response_prefix, source_entries
 from citeview.core.rendering.plain import plain_text
 from citeview.core.review.items import CUT_OFF, CheckItem, item_flags
+from citeview.dumps.decorators import result_required
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import rendered_answers
 from citeview.dumps.selectors import dump_get
 from citeview.review.forms import CheckForm, CommentForm, NotClaimsForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, VERDICTS, Check
 from citeview.review.selectors import (
+    assigned_unread,
     checks_visible_to,
     dump_check_items,
     finished_by_anyone,
@@ -68,6 +70,7 @@ _DOCUMENT_KINDS = frozenset({"retrieved_passage", "document_text", "tool_output"
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def check_start(request: HttpRequest, pk: int) -> HttpResponse:
     """The first item the user has not finished, or the first item."""
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
@@ -82,6 +85,7 @@ def check_start(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     items = dump_check_items(dump)
@@ -539,6 +543,7 @@ def _keys() -> list[tuple[str, str]]:
 
 @require_POST
 @permission_required(roles.RECORD, raise_exception=True)
+@result_required
 def mark_not_claims(request: HttpRequest, pk: int) -> HttpResponse:
     """Several statements that cite nothing, marked at once as no claim about the world. Each ticked box
     sends an item's key with the version its page showed (``r0-s0-33@2``); ``back`` in the address is the
@@ -581,6 +586,7 @@ def mark_not_claims(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @permission_required(roles.RECORD, raise_exception=True)
+@result_required
 def undo_last_save(request: HttpRequest, pk: int) -> HttpResponse:
     """Undo the editor's last save in this dump, and go back to the item it saved."""
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
@@ -601,6 +607,7 @@ def undo_last_save(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def check_done(request: HttpRequest, pk: int) -> HttpResponse:
     """After the last item: for an editor who has checked them all, what is next (the next dump
     assigned to them, the report); anyone else goes back to the dump."""
@@ -616,12 +623,18 @@ def check_done(request: HttpRequest, pk: int) -> HttpResponse:
 @permission_required(roles.READ, raise_exception=True)
 def queue(request: HttpRequest) -> HttpResponse:
     """The dumps assigned to the user that they have not finished checking."""
-    dumps = list(work_queue(request.user)[:200]) if roles.can_record(request.user) else []
-    return render(request, "review/queue.html", {"dumps": dumps, "is_editor": roles.can_record(request.user)})
+    is_editor = roles.can_record(request.user)
+    context = {
+        "dumps": list(work_queue(request.user)[:200]) if is_editor else [],
+        "unread": list(assigned_unread(request.user)[:200]) if is_editor else [],
+        "is_editor": is_editor,
+    }
+    return render(request, "review/queue.html", context)
 
 
 @require_POST
 @permission_required(roles.COMMENT, raise_exception=True)
+@result_required
 def comment_create(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     form = CommentForm(request.POST)
