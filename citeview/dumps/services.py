@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.tasks import Task
 from django.utils import timezone
 
 from citeview.core.errors import DumpError
@@ -76,13 +77,17 @@ def _queued_fields(provider: str | None) -> dict[str, Any]:
     return {"read_state": ReadState.QUEUED, "read_provider": provider or "", "derived_at": timezone.now()}
 
 
-def dump_queue_read(*, dump: Dump) -> Dump:
+def dump_queue_read(*, dump: Dump, task: Task = read_dump, again: bool = False) -> Dump:
     """Queue the reading of a stored dump's bytes (its row written, and committed, first: the task
-    reads the row). Also how a failed dump is tried again."""
-    Dump.objects.filter(pk=dump.pk).exclude(read_state=ReadState.READY).update(
-        read_state=ReadState.QUEUED, read_error=None
-    )
-    queued = read_dump.enqueue(dump.pk)
+    reads the row). Also how a failed dump is tried again. ``again``: a dump read already is read
+    again by ``task`` (its result made by older code, ``citeview.review.services.dump_refresh_if_stale``),
+    and its pages show the progress meanwhile, as a new dump's do."""
+    unread = Dump.objects.filter(pk=dump.pk)
+    if again:
+        unread.update(read_state=ReadState.QUEUED, read_error=None, read_task_id="")
+    else:
+        unread.exclude(read_state=ReadState.READY).update(read_state=ReadState.QUEUED, read_error=None)
+    queued = task.enqueue(dump.pk)
     # A worker may have begun (or, in the tests' immediate backend, finished) already: only the task's
     # id is written, never the state over what the task wrote.
     Dump.objects.filter(pk=dump.pk, read_task_id="").update(read_task_id=str(queued.id))

@@ -26,13 +26,13 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from citeview.accounts import roles
 from citeview.core.errors import DumpError
-from citeview.dumps.decorators import result_required
 from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body
 from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, dump_ingest
+from citeview.review.decorators import result_required
 from citeview.review.forms import CommentForm
 from citeview.review.selectors import dump_comments, editor_progress
 from citeview.review.services import dump_refresh_if_stale
@@ -126,7 +126,7 @@ def _reading_page(request: HttpRequest, dump: Dump) -> HttpResponse:
 @permission_required(roles.READ, raise_exception=True)
 @result_required
 def dump_normalized(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     response = JsonResponse(dump.result, json_dumps_params={"ensure_ascii": False, "indent": 2})
     response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}.json"'
     return response

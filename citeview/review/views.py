@@ -21,10 +21,10 @@ from citeview.core.phrases import phrase_text
 from citeview.core.rendering.answer import citation_anchor, response_prefix, source_entries
 from citeview.core.rendering.plain import plain_text
 from citeview.core.review.items import CUT_OFF, CheckItem, item_flags
-from citeview.dumps.decorators import result_required
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import rendered_answers
 from citeview.dumps.selectors import dump_get
+from citeview.review.decorators import result_required
 from citeview.review.forms import CheckForm, CommentForm, NotClaimsForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, VERDICTS, Check
 from citeview.review.selectors import (
@@ -48,7 +48,6 @@ from citeview.review.services import (
     check_undo,
     checks_mark_not_claims,
     comment_add,
-    dump_refresh_if_stale,
     last_save,
 )
 
@@ -73,7 +72,7 @@ _DOCUMENT_KINDS = frozenset({"retrieved_passage", "document_text", "tool_output"
 @result_required
 def check_start(request: HttpRequest, pk: int) -> HttpResponse:
     """The first item the user has not finished, or the first item."""
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     items = dump_check_items(dump)
     if not items:
         messages.info(request, _("This dump has nothing to check: its answers are empty."))
@@ -87,7 +86,7 @@ def check_start(request: HttpRequest, pk: int) -> HttpResponse:
 @permission_required(roles.READ, raise_exception=True)
 @result_required
 def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     items = dump_check_items(dump)
     item = next((i for i in items if i.key == key), None)
     if item is None:
@@ -548,7 +547,7 @@ def mark_not_claims(request: HttpRequest, pk: int) -> HttpResponse:
     """Several statements that cite nothing, marked at once as no claim about the world. Each ticked box
     sends an item's key with the version its page showed (``r0-s0-33@2``); ``back`` in the address is the
     item the editor was on."""
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     every = dump_check_items(dump)
     items = {item.key: item for item in every if item.kind == "statement"}
     form = NotClaimsForm(request.POST)
@@ -589,7 +588,7 @@ def mark_not_claims(request: HttpRequest, pk: int) -> HttpResponse:
 @result_required
 def undo_last_save(request: HttpRequest, pk: int) -> HttpResponse:
     """Undo the editor's last save in this dump, and go back to the item it saved."""
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     undone = check_undo(dump=dump, editor=request.user)
     items = dump_check_items(dump)
     if undone is None:
@@ -611,7 +610,7 @@ def undo_last_save(request: HttpRequest, pk: int) -> HttpResponse:
 def check_done(request: HttpRequest, pk: int) -> HttpResponse:
     """After the last item: for an editor who has checked them all, what is next (the next dump
     assigned to them, the report); anyone else goes back to the dump."""
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     keys = {item.key for item in dump_check_items(dump)}
     if not (roles.can_record(request.user) and keys and keys <= finished_keys(dump, request.user)):
         return redirect(dump)
@@ -636,7 +635,7 @@ def queue(request: HttpRequest) -> HttpResponse:
 @permission_required(roles.COMMENT, raise_exception=True)
 @result_required
 def comment_create(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     form = CommentForm(request.POST)
     # A comment is on an item of this dump, or on the dump itself: never on a key the page did not offer.
     keys = {item.key for item in dump_check_items(dump)}
