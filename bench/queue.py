@@ -23,7 +23,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from bench.figures import Figure, ratio_figure
@@ -32,6 +32,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 MB = 1_000_000
 UPLOAD_LIMIT, VIEWER_LIMIT, TWO_WORKERS_AT_LEAST = 1.5, 3.0, 1.6
 IMPORT_DUMPS = 1000
+_POSTMASTER_PID: dict[str, str] = {}  # the throwaway PostgreSQL's pid file, by its URL
 
 
 def queue_figures(which: str, quick: bool) -> list[Figure]:
@@ -40,7 +41,8 @@ def queue_figures(which: str, quick: bool) -> list[Figure]:
     for database in _databases(which):
         with database as (url, label):
             command = [sys.executable, "-m", "bench.queue", which, url, label, "quick" if quick else "full"]
-            out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=PROJECT).stdout
+            env = {**os.environ, "BENCH_POSTMASTER_PID_FILE": _POSTMASTER_PID.get(url, "")}
+            out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=PROJECT, env=env).stdout
             figures += [Figure(**f) for f in json.loads(out.strip().splitlines()[-1])]
     return figures
 
@@ -76,8 +78,10 @@ def _postgres() -> Iterator[tuple[str, str]]:
     options = f"-c listen_addresses=127.0.0.1 -p {port} -k {data} -c fsync=off"
     run(str(bindir / "pg_ctl"), "-D", f"{data}/db", "-l", f"{data}/log", "-w", "-o", options, "start")
     run(str(bindir / "createdb"), "-h", "127.0.0.1", "-p", port, "-U", "citeview", "citeview")
+    url = f"postgres://citeview@127.0.0.1:{port}/citeview"
+    _POSTMASTER_PID[url] = f"{data}/db/postmaster.pid"
     try:
-        yield f"postgres://citeview@127.0.0.1:{port}/citeview", "PostgreSQL"
+        yield url, "PostgreSQL"
     finally:
         subprocess.run([*as_server, str(bindir / "pg_ctl"), "-D", f"{data}/db", "-m", "immediate", "stop"], check=False)
         shutil.rmtree(data, ignore_errors=True)
@@ -191,29 +195,38 @@ def measure_import(label: str, quick: bool) -> list[Figure]:
     from citeview.dumps.models import Dump, ImportedEntry
 
     count = 200 if quick else IMPORT_DUMPS
-    rates = {}
+    rates: dict[int, float] = {}
+    cpu: dict[int, tuple[float, float, float]] = {}
     for workers in (1, 2):
         archive = io.BytesIO()
         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
             for number in range(count):
                 bundle.writestr(f"run/{number}.json", _dump(workers, number))
         batch = import_queue(name="bench.zip", data=archive.getvalue(), uploaded_by=None, tags=[])
-        start = time.perf_counter()
+        start, database_before = time.perf_counter(), _database_cpu()
         running = [_worker(f"bench-{workers}-{n}") for n in range(workers)]
         try:
             while ImportedEntry.objects.filter(batch=batch).count() < count:
                 time.sleep(0.05)
+            elapsed = time.perf_counter() - start
+            worker_cpu = sum(_cpu_seconds(worker.pid) for worker in running)
         finally:
             for worker in running:
                 worker.terminate()
             for worker in running:
                 worker.wait()
-        rates[workers] = count / (time.perf_counter() - start)
+        rates[workers] = count / elapsed
+        cpu[workers] = (worker_cpu, _database_cpu() - database_before, elapsed)
         assert Dump.objects.count() >= count
     figures = [
         Figure("import", f"{label}: {count:,}-dump .zip, one worker", round(rates[1], 1), "dumps/s"),
         Figure("import", f"{label}: {count:,}-dump .zip, two workers", round(rates[2], 1), "dumps/s"),
     ]
+    # Where the CPU went: the workers' own, and the database server's (PostgreSQL's processes; SQLite
+    # works inside the workers), against the wall time; two cores are 2 s of CPU per second at most.
+    for workers, (own, database, elapsed) in cpu.items():
+        spent = f"workers {own:.1f} s, database {database:.1f} s of CPU in {elapsed:.1f} s"
+        figures.append(Figure("import", f"{label}: {workers} worker(s): {spent}", round(own + database, 1), "s CPU"))
     speedup = rates[2] / rates[1]
     if label == "PostgreSQL":
         figures.append(
@@ -229,6 +242,30 @@ def measure_import(label: str, quick: bool) -> list[Figure]:
     else:
         figures.append(Figure("import", f"{label}: two workers / one", round(speedup, 2), "×"))
     return figures
+
+
+def _cpu_seconds(pid: int, children: bool = False) -> float:
+    """User and system CPU time of a process (with ``children``, also of its children it has waited for)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = sum(int(f) for f in fields[11:15]) if children else int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _database_cpu() -> float:
+    """PostgreSQL's CPU time so far: the postmaster, its live processes, and the backends it reaped."""
+    pid_file = os.environ.get("BENCH_POSTMASTER_PID_FILE", "")
+    if not pid_file or not Path(pid_file).exists():
+        return 0.0
+    postmaster = int(Path(pid_file).read_text().split()[0])
+    total = _cpu_seconds(postmaster, children=True)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with suppress(OSError, IndexError, ValueError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                total += _cpu_seconds(int(stat.parent.name), children=True)
+    return total
 
 
 def _dump(run: int, number: int) -> bytes:
