@@ -23,7 +23,7 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from bench.figures import Figure, ratio_figure
@@ -32,6 +32,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 MB = 1_000_000
 UPLOAD_LIMIT, VIEWER_LIMIT, TWO_WORKERS_AT_LEAST = 1.5, 3.0, 1.6
 IMPORT_DUMPS = 1000
+_POSTMASTER_PID: dict[str, str] = {}  # the throwaway PostgreSQL's pid file, by its URL
 
 
 def queue_figures(which: str, quick: bool) -> list[Figure]:
@@ -40,7 +41,8 @@ def queue_figures(which: str, quick: bool) -> list[Figure]:
     for database in _databases(which):
         with database as (url, label):
             command = [sys.executable, "-m", "bench.queue", which, url, label, "quick" if quick else "full"]
-            out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=PROJECT).stdout
+            env = {**os.environ, "BENCH_POSTMASTER_PID_FILE": _POSTMASTER_PID.get(url, "")}
+            out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=PROJECT, env=env).stdout
             figures += [Figure(**f) for f in json.loads(out.strip().splitlines()[-1])]
     return figures
 
@@ -76,8 +78,10 @@ def _postgres() -> Iterator[tuple[str, str]]:
     options = f"-c listen_addresses=127.0.0.1 -p {port} -k {data} -c fsync=off"
     run(str(bindir / "pg_ctl"), "-D", f"{data}/db", "-l", f"{data}/log", "-w", "-o", options, "start")
     run(str(bindir / "createdb"), "-h", "127.0.0.1", "-p", port, "-U", "citeview", "citeview")
+    url = f"postgres://citeview@127.0.0.1:{port}/citeview"
+    _POSTMASTER_PID[url] = f"{data}/db/postmaster.pid"
     try:
-        yield f"postgres://citeview@127.0.0.1:{port}/citeview", "PostgreSQL"
+        yield url, "PostgreSQL"
     finally:
         subprocess.run([*as_server, str(bindir / "pg_ctl"), "-D", f"{data}/db", "-m", "immediate", "stop"], check=False)
         shutil.rmtree(data, ignore_errors=True)
@@ -113,12 +117,13 @@ def _worker(name: str) -> subprocess.Popen[bytes]:
 def measure_upload(quick: bool) -> list[Figure]:
     from django.contrib.auth.models import User
     from django.test import Client
+    from django_tasks_db.models import DBTaskResult
     from markdown_it import MarkdownIt
 
     from bench.inputs import sonar_answer
     from citeview.core.rendering.sanitize import sanitize_html
     from citeview.dumps.blobs import blob_store
-    from citeview.dumps.models import Dump
+    from citeview.dumps.models import Dump, Tag
 
     raw = sonar_answer(10 * MB)
     client = Client()
@@ -126,20 +131,36 @@ def measure_upload(quick: bool) -> list[Figure]:
     # Once first with a small dump (read in its request): the first request of a process imports and
     # sets up what every later one finds ready.
     client.generic("POST", "/api/dumps", sonar_answer(2000, seed=9), content_type="application/json")
+    # The request against its floor, like with like: each three times in turn (their medians), with
+    # no worker running yet (one starting, or reading, takes a core of the two and SQLite's write
+    # lock), other bytes each time. The floor is the body read, hashed and its blob written (not
+    # synced to disk, BLOB_FSYNC=false, as the request's blob), and one small row committed, which
+    # SQLite syncs to disk as it does the request's one commit (of the dump's row and its task's):
+    # without it, the sync alone (1 to 15 ms here) would be most of what the request adds.
+    floors, answers = [], []
+    for seed in range(3):
+        other = sonar_answer(10 * MB, seed=100 + seed)
+        start = time.perf_counter()
+        received = io.BytesIO(other).read()
+        blob_store(received + b" ", hashlib.sha256(received + b" ").hexdigest())  # under another name
+        Tag.objects.create(name=f"floor-{seed}")
+        floors.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        response = client.generic("POST", "/api/dumps", other, content_type="application/json")
+        answers.append(time.perf_counter() - start)
+        assert response.status_code == 202, response.content[:300]
+    DBTaskResult.objects.all().delete()  # their reading is not measured
+    Dump.objects.exclude(read_state="ready").delete()
+    store_floor, answered = sorted(floors)[1], sorted(answers)[1]
     worker = _worker("bench-upload")
     try:
-        # The floor of the request: the body read, hashed and its blob written (to another name).
-        start = time.perf_counter()
-        received = io.BytesIO(raw).read()
-        blob_store(received + b" ", hashlib.sha256(received + b" ").hexdigest())
-        store_floor = time.perf_counter() - start
+        # The worker started and idle (a dump just above the threshold read) before the one measured.
+        warm_up = client.generic("POST", "/api/dumps", sonar_answer(1_100_000, seed=8), content_type="application/json")
+        _wait_read(warm_up.json()["id"])
         start = time.perf_counter()
         response = client.generic("POST", "/api/dumps", raw, content_type="application/json")
-        answered = time.perf_counter() - start
         assert response.status_code == 202, response.content[:300]
-        pk = response.json()["id"]
-        while Dump.objects.filter(pk=pk).values_list("read_state", flat=True).get() not in ("ready", "failed"):
-            time.sleep(0.02)
+        _wait_read(response.json()["id"])
         ready = time.perf_counter() - start
     finally:
         worker.terminate()
@@ -153,8 +174,8 @@ def measure_upload(quick: bool) -> list[Figure]:
     sanitize_html(MarkdownIt("js-default").disable("image").render(text))
     viewer_floor = time.perf_counter() - start
     return [
-        Figure("upload", "10 MB dump: receive, hash and store (floor)", round(store_floor, 3), "s"),
-        Figure("upload", "10 MB dump: POST /api/dumps answered (202)", round(answered, 3), "s"),
+        Figure("upload", "10 MB dump: receive, hash and store (floor, median of 3)", round(store_floor, 3), "s"),
+        Figure("upload", "10 MB dump: POST /api/dumps answered (202, median of 3)", round(answered, 3), "s"),
         ratio_figure("upload", "10 MB dump: answer / floor", answered / store_floor, UPLOAD_LIMIT),
         Figure("upload", "10 MB dump: decode + markdown-it + bleach (floor)", round(viewer_floor, 3), "s"),
         Figure("upload", "10 MB dump: viewer ready (worker done)", round(ready, 3), "s"),
@@ -162,34 +183,50 @@ def measure_upload(quick: bool) -> list[Figure]:
     ]
 
 
+def _wait_read(pk: int) -> None:
+    from citeview.dumps.models import Dump
+
+    while Dump.objects.filter(pk=pk).values_list("read_state", flat=True).get() not in ("ready", "failed"):
+        time.sleep(0.02)
+
+
 def measure_import(label: str, quick: bool) -> list[Figure]:
     from citeview.dumps.bulk import import_queue
     from citeview.dumps.models import Dump, ImportedEntry
 
     count = 200 if quick else IMPORT_DUMPS
-    rates = {}
+    rates: dict[int, float] = {}
+    cpu: dict[int, tuple[float, float, float]] = {}
     for workers in (1, 2):
         archive = io.BytesIO()
         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
             for number in range(count):
                 bundle.writestr(f"run/{number}.json", _dump(workers, number))
         batch = import_queue(name="bench.zip", data=archive.getvalue(), uploaded_by=None, tags=[])
-        start = time.perf_counter()
+        start, database_before = time.perf_counter(), _database_cpu()
         running = [_worker(f"bench-{workers}-{n}") for n in range(workers)]
         try:
             while ImportedEntry.objects.filter(batch=batch).count() < count:
                 time.sleep(0.05)
+            elapsed = time.perf_counter() - start
+            worker_cpu = sum(_cpu_seconds(worker.pid) for worker in running)
         finally:
             for worker in running:
                 worker.terminate()
             for worker in running:
                 worker.wait()
-        rates[workers] = count / (time.perf_counter() - start)
+        rates[workers] = count / elapsed
+        cpu[workers] = (worker_cpu, _database_cpu() - database_before, elapsed)
         assert Dump.objects.count() >= count
     figures = [
         Figure("import", f"{label}: {count:,}-dump .zip, one worker", round(rates[1], 1), "dumps/s"),
         Figure("import", f"{label}: {count:,}-dump .zip, two workers", round(rates[2], 1), "dumps/s"),
     ]
+    # Where the CPU went: the workers' own, and the database server's (PostgreSQL's processes; SQLite
+    # works inside the workers), against the wall time; two cores are 2 s of CPU per second at most.
+    for workers, (own, database, elapsed) in cpu.items():
+        spent = f"workers {own:.1f} s, database {database:.1f} s of CPU in {elapsed:.1f} s"
+        figures.append(Figure("import", f"{label}: {workers} worker(s): {spent}", round(own + database, 1), "s CPU"))
     speedup = rates[2] / rates[1]
     if label == "PostgreSQL":
         figures.append(
@@ -205,6 +242,30 @@ def measure_import(label: str, quick: bool) -> list[Figure]:
     else:
         figures.append(Figure("import", f"{label}: two workers / one", round(speedup, 2), "×"))
     return figures
+
+
+def _cpu_seconds(pid: int, children: bool = False) -> float:
+    """User and system CPU time of a process (with ``children``, also of its children it has waited for)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = sum(int(f) for f in fields[11:15]) if children else int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _database_cpu() -> float:
+    """PostgreSQL's CPU time so far: the postmaster, its live processes, and the backends it reaped."""
+    pid_file = os.environ.get("BENCH_POSTMASTER_PID_FILE", "")
+    if not pid_file or not Path(pid_file).exists():
+        return 0.0
+    postmaster = int(Path(pid_file).read_text().split()[0])
+    total = _cpu_seconds(postmaster, children=True)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with suppress(OSError, IndexError, ValueError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                total += _cpu_seconds(int(stat.parent.name), children=True)
+    return total
 
 
 def _dump(run: int, number: int) -> bytes:

@@ -29,7 +29,7 @@ from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, import_entries, i
 from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, tag_names
 from citeview.dumps.http_status import status_for
 from citeview.dumps.middleware import declared_body_size
-from citeview.dumps.models import Dump
+from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import dump_ingest, dump_organise, tags_named
 from citeview.review import exports
@@ -352,10 +352,14 @@ def _queued(request: HttpRequest, dump: Dump) -> JsonResponse:
 
 def _not_ready(request: HttpRequest, dump: Dump) -> HttpResponse:
     status = _status_json(request, dump)
+    if status["state"] == ReadState.FAILED:
+        message = f"Dump {dump.pk} could not be read: {status['error']['message']} An editor can try again on its page."
+    else:
+        message = f"Dump {dump.pk} has not been read yet ({status['state']}): ask {status['status']} until it is ready."
     return api_error(
         409,
         "not_ready",
-        f"Dump {dump.pk} has not been read yet ({status['state']}): ask {status['status']} until it is ready.",
+        message,
         state=status["state"],
         status_url=status["status"],
     )

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.tasks import Task
 from django.utils import timezone
 
 from citeview.core.errors import DumpError
@@ -64,10 +65,12 @@ def dump_ingest(
                 **derived,
             )
             _store_documents(dump, documents)
+            if in_task:
+                # With the row, in one commit (each is a sync to disk, most of what the 202 took): a
+                # worker sees the task only once the row it reads is there.
+                dump_queue_read(dump=dump)
     except IntegrityError:  # the same bytes stored by a concurrent request a moment ago
         return _stored_already(Dump.objects.get(sha256=sha256), request, uploaded_by), False
-    if in_task:
-        dump_queue_read(dump=dump)
     return _written(dump), True
 
 
@@ -76,16 +79,21 @@ def _queued_fields(provider: str | None) -> dict[str, Any]:
     return {"read_state": ReadState.QUEUED, "read_provider": provider or "", "derived_at": timezone.now()}
 
 
-def dump_queue_read(*, dump: Dump) -> Dump:
-    """Queue the reading of a stored dump's bytes (its row written, and committed, first: the task
-    reads the row). Also how a failed dump is tried again."""
-    Dump.objects.filter(pk=dump.pk).exclude(read_state=ReadState.READY).update(
-        read_state=ReadState.QUEUED, read_error=None
-    )
-    queued = read_dump.enqueue(dump.pk)
-    # A worker may have begun (or, in the tests' immediate backend, finished) already: only the task's
-    # id is written, never the state over what the task wrote.
-    Dump.objects.filter(pk=dump.pk, read_task_id="").update(read_task_id=str(queued.id))
+def dump_queue_read(*, dump: Dump, task: Task = read_dump, again: bool = False) -> Dump:
+    """Queue the reading of a stored dump's bytes (in the transaction that writes its row, or once it is
+    written: the task reads the row). Also how a failed dump is tried again. ``again``: a dump read already is read
+    again by ``task`` (its result made by older code, ``citeview.review.services.dump_refresh_if_stale``),
+    and its pages show the progress meanwhile, as a new dump's do."""
+    unread = Dump.objects.filter(pk=dump.pk)
+    with transaction.atomic():  # one commit, not one per write
+        if again:
+            unread.update(read_state=ReadState.QUEUED, read_error=None, read_task_id="")
+        else:
+            unread.exclude(read_state=ReadState.READY).update(read_state=ReadState.QUEUED, read_error=None)
+        queued = task.enqueue(dump.pk)
+        # In the tests' immediate backend the task has run already: only the task's id is written,
+        # never the state over what the task wrote.
+        Dump.objects.filter(pk=dump.pk, read_task_id="").update(read_task_id=str(queued.id))
     dump.refresh_from_db(fields=[*READ_FIELDS])
     return dump
 

@@ -41,6 +41,7 @@ from citeview.pages.fragments import (
     list_rows,
     viewer_panels,
 )
+from citeview.review.decorators import result_required
 from citeview.review.forms import CommentForm
 from citeview.review.services import dump_refresh_if_stale
 
@@ -132,8 +133,9 @@ def _reading_page(request: HttpRequest, dump: Dump) -> HttpResponse:
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def dump_normalized(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     response = JsonResponse(dump.result, json_dumps_params={"ensure_ascii": False, "indent": 2})
     response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}.json"'
     return response

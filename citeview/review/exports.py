@@ -26,10 +26,10 @@ from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
 from citeview.review.charts import agreement_shown, figure_charts, figure_tables, headline, verdict_table
+from citeview.review.decorators import result_required
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check, Comment
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
-from citeview.review.services import dump_refresh_if_stale
 
 RECORDED_FIELDS = (
     "verdict",
@@ -139,16 +139,18 @@ def dump_report_markdown(dump: Dump, request: HttpRequest) -> str:
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def report_page(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     report = labelled_report(dump_report(dump, request.user), gettext, shown_time)
     return render(request, "review/report.html", {"dump": dump, "report": report})
 
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def report_json(request: HttpRequest, pk: int) -> JsonResponse:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     response = JsonResponse(dump_report(dump, request.user), json_dumps_params={"ensure_ascii": False, "indent": 2})
     response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}-report.json"'
     return response
@@ -156,8 +158,9 @@ def report_json(request: HttpRequest, pk: int) -> JsonResponse:
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def report_md(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     response = HttpResponse(dump_report_markdown(dump, request), content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}-report.md"'
     return response

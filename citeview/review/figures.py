@@ -26,7 +26,7 @@ from citeview.core.review.metrics import (
     recall_empty_because,
     verdict_distribution,
 )
-from citeview.dumps.models import Dump
+from citeview.dumps.models import Dump, ReadState
 from citeview.review.models import Check
 from citeview.review.selectors import checks_visible_to, hidden_check_count
 
@@ -74,7 +74,8 @@ def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
     if until := filters.get("until"):
         condition &= Q(created_at__date__lte=until)
     fields = ("providers", "apis", "model_names", "citation_count", "unresolved_count", "response_count")
-    dumps = Dump.objects.filter(condition).distinct().select_related("uploaded_by")
+    # A dump not read yet has no figures of its own: it is counted nowhere until it has.
+    dumps = Dump.objects.filter(condition, read_state=ReadState.READY).distinct().select_related("uploaded_by")
     return dumps.only(*fields, "incomplete_response_count", "created_at", "uploaded_by__username")
 
 

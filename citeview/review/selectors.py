@@ -11,7 +11,7 @@ from django.db.models.functions import Coalesce, Least
 
 from citeview.accounts import roles
 from citeview.core.review.items import CheckItem, check_items
-from citeview.dumps.models import Dump
+from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.selectors import HEAVY_FIELDS
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
 
@@ -59,13 +59,20 @@ def work_queue(user: Any) -> QuerySet[Dump]:
     )
     checkable = Least(F("item_count"), Value(settings.CITEVIEW_MAX_ITEMS_PER_DUMP))  # as Dump.checkable_item_count
     return (
-        Dump.objects.filter(assignee=user, item_count__gt=0)
+        Dump.objects.filter(assignee=user, read_state=ReadState.READY, item_count__gt=0)
         .defer(*HEAVY_FIELDS)
         .annotate(mine=Coalesce(Subquery(mine, output_field=IntegerField()), 0), checkable=checkable)
         .filter(mine__lt=F("checkable"))
         .prefetch_related("tags")
         .order_by("created_at", "id")
     )
+
+
+def assigned_unread(user: Any) -> QuerySet[Dump]:
+    """The dumps assigned to ``user`` that a worker has still to read, or could not: nothing to check
+    yet, but theirs (the work queue lists them apart, with how reading stands)."""
+    dumps = Dump.objects.filter(assignee=user).exclude(read_state=ReadState.READY).defer(*HEAVY_FIELDS)
+    return dumps.order_by("created_at", "id")
 
 
 def finished_keys(dump: Dump, editor: Any) -> set[str]:

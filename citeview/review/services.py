@@ -14,9 +14,15 @@ from django.db.models import F
 from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.selectors import dump_result_is_current, dumps_outdated
-from citeview.dumps.services import dump_changed, dump_refresh_result
+from citeview.dumps.services import (
+    dump_changed,
+    dump_queue_read,
+    dump_read_begin,
+    dump_read_stored,
+    dump_refresh_result,
+)
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
-from citeview.review.tasks import rebuild_dump
+from citeview.review.tasks import read_dump_again, rebuild_dump
 
 STATEMENT_ANSWERS = ("verification_worthy", "supported_together")
 
@@ -324,8 +330,27 @@ def dump_refresh_if_stale(*, dump: Dump) -> Dump:
 
     Every page, API view and export that shows a dump's result calls this after reading the dump, so the
     first view after a deploy shows what ``refresh_dumps`` has not rebuilt yet. The list shows what is stored.
+    A dump too large to read in a request (``CITEVIEW_READ_IN_TASK_ABOVE``) is read again by a worker
+    instead, as a new one is: it comes back not ready, and its pages show the progress meanwhile.
     """
-    return dump if dump_result_is_current(dump) else dump_refresh(dump=dump)
+    if dump_result_is_current(dump):
+        return dump
+    if dump.size > settings.CITEVIEW_READ_IN_TASK_ABOVE:
+        dump_queue_read(dump=dump, task=read_dump_again, again=True)
+        dump.refresh_from_db()  # the state, and (had the task run at once) what it read
+        return dump
+    return dump_refresh(dump=dump)
+
+
+def dump_read_again_stored(*, pk: int, task_id: str) -> str:
+    """The task ``read_dump_again``: a dump's bytes read again, as a worker reads a new dump, and its
+    checks recounted (the new result may have other items). Returns the state it is left in."""
+    if not dump_read_begin(pk=pk, task_id=task_id):
+        return ReadState.READY  # read already (this is a second run) or gone
+    state = dump_read_stored(pk=pk)
+    if state == ReadState.READY:
+        dump_recount(dump=Dump.objects.only("pk", "result").get(pk=pk))
+    return state
 
 
 def dump_refresh_outdated(*, everything: bool = False) -> int:

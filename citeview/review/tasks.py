@@ -3,7 +3,7 @@ recounted. Running it again does nothing more: a result that is current is left 
 
 from __future__ import annotations
 
-from django.tasks import task
+from django.tasks import TaskContext, task
 
 
 @task
@@ -13,3 +13,12 @@ def rebuild_dump(dump_id: int, everything: bool = False) -> bool:
     from citeview.review.services import dump_rebuild_stored  # services queue this task: imported when run
 
     return dump_rebuild_stored(pk=dump_id, everything=everything)
+
+
+@task(takes_context=True)
+def read_dump_again(context: TaskContext, dump_id: int) -> str:
+    """Read again a dump too large to rebuild in a request, queued by its first view after the code
+    changed (``dump_refresh_if_stale``); returns the dump's state afterwards."""
+    from citeview.review.services import dump_read_again_stored
+
+    return dump_read_again_stored(pk=dump_id, task_id=str(context.task_result.id))

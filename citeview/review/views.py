@@ -24,9 +24,11 @@ from citeview.core.review.items import CUT_OFF, CheckItem, item_flags
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import rendered_answers
 from citeview.dumps.selectors import dump_get
+from citeview.review.decorators import result_required
 from citeview.review.forms import CheckForm, CommentForm, NotClaimsForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, VERDICTS, Check
 from citeview.review.selectors import (
+    assigned_unread,
     checks_visible_to,
     dump_check_items,
     finished_by_anyone,
@@ -46,7 +48,6 @@ from citeview.review.services import (
     check_undo,
     checks_mark_not_claims,
     comment_add,
-    dump_refresh_if_stale,
     last_save,
 )
 
@@ -68,9 +69,10 @@ _DOCUMENT_KINDS = frozenset({"retrieved_passage", "document_text", "tool_output"
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def check_start(request: HttpRequest, pk: int) -> HttpResponse:
     """The first item the user has not finished, or the first item."""
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     items = dump_check_items(dump)
     if not items:
         messages.info(request, _("This dump has nothing to check: its answers are empty."))
@@ -82,8 +84,9 @@ def check_start(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     items = dump_check_items(dump)
     item = next((i for i in items if i.key == key), None)
     if item is None:
@@ -539,11 +542,12 @@ def _keys() -> list[tuple[str, str]]:
 
 @require_POST
 @permission_required(roles.RECORD, raise_exception=True)
+@result_required
 def mark_not_claims(request: HttpRequest, pk: int) -> HttpResponse:
     """Several statements that cite nothing, marked at once as no claim about the world. Each ticked box
     sends an item's key with the version its page showed (``r0-s0-33@2``); ``back`` in the address is the
     item the editor was on."""
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     every = dump_check_items(dump)
     items = {item.key: item for item in every if item.kind == "statement"}
     form = NotClaimsForm(request.POST)
@@ -581,9 +585,10 @@ def mark_not_claims(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @permission_required(roles.RECORD, raise_exception=True)
+@result_required
 def undo_last_save(request: HttpRequest, pk: int) -> HttpResponse:
     """Undo the editor's last save in this dump, and go back to the item it saved."""
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     undone = check_undo(dump=dump, editor=request.user)
     items = dump_check_items(dump)
     if undone is None:
@@ -601,10 +606,11 @@ def undo_last_save(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
+@result_required
 def check_done(request: HttpRequest, pk: int) -> HttpResponse:
     """After the last item: for an editor who has checked them all, what is next (the next dump
     assigned to them, the report); anyone else goes back to the dump."""
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     keys = {item.key for item in dump_check_items(dump)}
     if not (roles.can_record(request.user) and keys and keys <= finished_keys(dump, request.user)):
         return redirect(dump)
@@ -616,14 +622,20 @@ def check_done(request: HttpRequest, pk: int) -> HttpResponse:
 @permission_required(roles.READ, raise_exception=True)
 def queue(request: HttpRequest) -> HttpResponse:
     """The dumps assigned to the user that they have not finished checking."""
-    dumps = list(work_queue(request.user)[:200]) if roles.can_record(request.user) else []
-    return render(request, "review/queue.html", {"dumps": dumps, "is_editor": roles.can_record(request.user)})
+    is_editor = roles.can_record(request.user)
+    context = {
+        "dumps": list(work_queue(request.user)[:200]) if is_editor else [],
+        "unread": list(assigned_unread(request.user)[:200]) if is_editor else [],
+        "is_editor": is_editor,
+    }
+    return render(request, "review/queue.html", context)
 
 
 @require_POST
 @permission_required(roles.COMMENT, raise_exception=True)
+@result_required
 def comment_create(request: HttpRequest, pk: int) -> HttpResponse:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
     form = CommentForm(request.POST)
     # A comment is on an item of this dump, or on the dump itself: never on a key the page did not offer.
     keys = {item.key for item in dump_check_items(dump)}

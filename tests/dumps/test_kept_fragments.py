@@ -20,6 +20,13 @@ from tests.conftest import own_fixture
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def nothing_kept_yet() -> None:
+    """Each test starts from an empty cache: a test before it in the same process, one that commits
+    (a live server's), may have kept the same forms' fields, and the counts here start cold."""
+    cache.clear()
+
 SEED = "agent-seed-incomplete.sse"  # four items: [2] with two URLs, [9], and [8] with no source
 
 
