@@ -11,9 +11,11 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import add, methodcaller
 from typing import Any
 
+import msgspec
 import orjson
 
 from citeview.core.errors import DumpError
@@ -102,10 +104,14 @@ def _read_proven(raw: bytes) -> FramedDump | None:
     (which also says exactly what is wrong)."""
     start = raw[:4096].lstrip()[:1]  # (not the whole dump: that would copy it to read one byte)
     if start in (b"{", b"["):
-        value = _proven_json(raw)
-        return None if value is _UNPROVEN else _json_document(value)
+        value, depth_checked = _proven_and_checked(raw)
+        if value is _UNPROVEN:
+            return None
+        dump = _json_document(value)
+        dump.depth_checked = depth_checked
+        return dump
     if raw.startswith((b"data:", b"event:")):
-        return _read_simple_sse(raw)
+        return _read_lined_sse(raw) or _read_simple_sse(raw)
     return None
 
 
@@ -179,12 +185,49 @@ _UNPROVEN = object()
 
 
 def _proven_json(text: str | bytes) -> Any:
-    """orjson's reading of ``text``, when it is provably the exact one; else ``_UNPROVEN``.
+    """A fast C reading of ``text``, when it is provably the one ``json`` makes; else ``_UNPROVEN``.
 
-    orjson decodes several times faster than ``json``, but keeps the last of two equal keys and reads
-    integers beyond 64 bits as floats. Its value is taken only when it writes back to the very bytes
-    read (compact, or indented by two spaces, as servers and SDKs write JSON): then nothing was dropped
-    or changed. Everything else goes to ``json``, which also names what is wrong."""
+    msgspec reads integers of any size exactly, refuses NaN, numbers too large for a float and half
+    characters as ``json`` does here, and rounds floats as ``json`` does; but of two equal keys it
+    keeps the last without a word. So its value is taken only when no key was dropped: written back,
+    it holds as many colons as the bytes read (outside strings a colon only ever follows a key, and
+    inside them each stands for itself, unless escaped as ``\\u003a``, which sends the text to
+    ``json``). It proves any layout, compact, indented or spaced. Values nested deeper than
+    ``MAX_DEPTH`` are read as before msgspec (``_orjson_proven``), so what is refused, and how, stays."""
+    return _proven_and_checked(text)[0]
+
+
+def _proven_and_checked(text: str | bytes) -> tuple[Any, bool]:
+    """``_proven_json``'s value, and whether it is known to nest no deeper than ``MAX_DEPTH``."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    try:
+        value = _DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return _UNPROVEN, False
+    if _ESCAPED_COLON.search(data) or _ENCODER.encode(value).count(b":") != data.count(b":"):
+        return _UNPROVEN, False
+    if data.count(b"{") + data.count(b"[") > MAX_DEPTH and _may_nest_too_deep(data):
+        return _orjson_proven(text), False
+    return value, True
+
+
+_DECODER = msgspec.json.Decoder()
+_ENCODER = msgspec.json.Encoder()
+_ESCAPED_COLON = re.compile(rb"\\u003[aA]")
+# In JSON indented by two spaces, a value nested n levels deep starts 2(n - 1) spaces in.
+_DEEPER_THAN_ALLOWED = b"\n" + b" " * (2 * MAX_DEPTH)
+
+
+def _may_nest_too_deep(data: bytes) -> bool:
+    """Whether a value in the JSON ``data`` may nest deeper than ``MAX_DEPTH`` (found in C: no line
+    of it indented is indented that far). False only when none does."""
+    return _DEEPER_THAN_ALLOWED in msgspec.json.format(data, indent=2)
+
+
+def _orjson_proven(text: str | bytes) -> Any:
+    """orjson's reading of ``text``, when it is provably the exact one; else ``_UNPROVEN``: orjson
+    keeps the last of two equal keys and reads integers beyond 64 bits as floats, so its value is
+    taken only when it writes back to the very bytes read (compact, or indented by two spaces)."""
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
@@ -390,6 +433,45 @@ def _read_simple_sse(raw: bytes) -> FramedDump | None:
     brackets = map(add, map(_count_braces, payloads), map(_count_brackets, payloads))
     _refuse_deep([value for value, count in zip(values, brackets, strict=True) if count > MAX_DEPTH])
     return FramedDump("sse", values, event_names, done_marker=done_marker, depth_checked=True)
+
+
+def _read_lined_sse(raw: bytes) -> FramedDump | None:
+    """A stream as servers write it, read without a regular expression: every event one ``data: ``
+    line, each perhaps after one ``event: `` line, each followed by a blank line, ``\\n`` line ends.
+    The lines are split, and each field told by its place, in C; each event is read by
+    ``_proven_json``'s reader, and proven all at once. None when the stream is laid out otherwise
+    or anything in it needs a slower reader."""
+    if b"\r" in raw or _ESCAPED_COLON.search(raw):
+        return None
+    lines = raw.split(b"\n")
+    period = 3 if raw.startswith(b"event: ") else 2  # (event,) data, blank
+    count, rest = divmod(len(lines) - 1, period)
+    if rest or lines[-1] or not count:
+        return None
+    data_lines = lines[period - 2 : len(lines) - 1 : period]
+    name_lines = lines[0 : len(lines) - 1 : period] if period == 3 else []
+    if any(lines[period - 1 : len(lines) - 1 : period]) or not all(map(bytes.startswith, data_lines, repeat(b"data: "))):
+        return None
+    if name_lines and not all(map(bytes.startswith, name_lines, repeat(b"event: "))):
+        return None
+    payloads = [line[6:] for line in data_lines]
+    done_marker = payloads[-1].strip() == b"[DONE]"
+    if done_marker:
+        del payloads[-1], name_lines[-1:]
+    try:
+        values = list(map(_DECODER.decode, payloads))
+        names: list[str | None] = [line[7:].decode("utf-8") for line in name_lines] or [None] * len(values)
+    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+        return None
+    if not values or _ENCODER.encode(values).count(b":") != sum(map(_count_colons, payloads)):
+        return None  # a key appears twice somewhere
+    brackets = map(add, map(_count_braces, payloads), map(_count_brackets, payloads))
+    if any(_may_nest_too_deep(payload) for payload, n in zip(payloads, brackets, strict=True) if n > MAX_DEPTH):
+        return None
+    return FramedDump("sse", values, names, done_marker=done_marker, depth_checked=True)
+
+
+_count_colons = methodcaller("count", b":")
 
 
 _PROOF_BATCH = 1000  # events proven per call: few calls, and the copies made for it stay small
