@@ -386,25 +386,38 @@ def _place_support(
     support: dict[str, Any],
     chunks: list[_Chunk],
 ) -> None:
-    segment = get(support, "segment") if isinstance(get(support, "segment"), dict) else {}
-    start, end = _int(get(segment, "startIndex")), _int(get(segment, "endIndex"))  # proto3 omits zeros
-    text = str_or_none(get(segment, "text"))
-    raw_indices = get(support, "groundingChunkIndices")
-    raw_scores = get(support, "confidenceScores")
-    indices = (
-        [i for i in raw_indices if isinstance(i, int) and not isinstance(i, bool)]
-        if isinstance(raw_indices, list)
-        else []
-    )
+    # ``get`` written out for the support and its segment (dicts): this runs for every support of
+    # answers with a hundred thousand of them.
+    segment = support.get("segment")
+    if not isinstance(segment, dict):
+        segment = {}
+    start_value = segment.get("startIndex")
+    start_value = start_value if start_value is not None else segment.get("start_index")
+    end_value = segment.get("endIndex")
+    end_value = end_value if end_value is not None else segment.get("end_index")
+    start, end = _int(start_value), _int(end_value)  # proto3 omits zeros
+    text = segment.get("text")
+    text = text if isinstance(text, str) else None
+    raw_indices = support.get("groundingChunkIndices")
+    if raw_indices is None:
+        raw_indices = support.get("grounding_chunk_indices")
+    raw_scores = support.get("confidenceScores")
+    if raw_scores is None:
+        raw_scores = support.get("confidence_scores")
+    # (A JSON value is an int or a bool: ``type(i) is int`` is an int that is no bool.)
+    indices = [i for i in raw_indices if type(i) is int] if isinstance(raw_indices, list) else []
     # A score is a probability: a number outside 0..1 (or one too large for a float) is no score.
     scores = (
-        [s if isinstance(s, int | float) and not isinstance(s, bool) and 0 <= s <= 1 else None for s in raw_scores]
+        [s if type(s) in (int, float) and 0 <= s <= 1 else None for s in raw_scores]
         if isinstance(raw_scores, list)
         else []
     )
     # A score belongs to its chunk: drop the pair together when the chunk does not exist.
-    pairs = [(i, scores[n] if len(scores) == len(indices) else None) for n, i in enumerate(indices)]
-    cited = [(chunks[i], score) for i, score in pairs if 0 <= i < len(chunks)]
+    count = len(chunks)
+    if len(scores) == len(indices):
+        cited = [(chunks[i], score) for i, score in zip(indices, scores, strict=True) if 0 <= i < count]
+    else:
+        cited = [(chunks[i], None) for i in indices if 0 <= i < count]
     known = [(chunk.key, score) for chunk, score in cited]
     source_keys = [key for key, _ in known]
     if len(known) < len(indices):
@@ -414,7 +427,7 @@ def _place_support(
             phrase("Support {number} points at grounding chunks that do not exist.", number=number),
             support=number,
         )
-    if get(segment, "endIndex") is None:
+    if end_value is None:
         response.diagnose(
             "offset_out_of_range",
             "warning",
@@ -423,7 +436,8 @@ def _place_support(
         )
         return
     placement = None
-    part = _int(get(segment, "partIndex"))
+    part_value = segment.get("partIndex")
+    part = _int(part_value if part_value is not None else segment.get("part_index"))
     if part > 0 and part in part_starts:  # only an explicit partIndex, and only if its slice holds the text
         candidate = place_byte_span(offsets, part_starts[part] + start, part_starts[part] + end, text)
         placement = candidate if candidate.problem is None else None

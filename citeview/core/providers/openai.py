@@ -508,7 +508,7 @@ def _in_code_points(text: str, start: int, end: int, unit: str) -> tuple[int, in
     """The code-point span that offsets ``start``..``end`` in ``unit`` denote, if they fall between characters."""
     if not 0 <= start <= end:
         return None
-    converter = _utf16_offsets(text) if unit == "utf16" else _byte_offsets(text) if unit == "utf8" else None
+    converter = _converter(text, unit) if unit in ("utf16", "utf8") else None
     if converter is not None:
         first, last = converter.codepoint(start), converter.codepoint(end)
         return (first, last) if first is not None and last is not None else None
@@ -539,14 +539,25 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 # Asked once per annotation of the same text: made once per text, and None where the unit agrees with
 # code points on it (no astral character; plain ASCII), so that no annotation scans the text again.
-@lru_cache(maxsize=8)
-def _utf16_offsets(text: str) -> _Utf16Offsets | None:
-    return _Utf16Offsets(text) if _ASTRAL.search(text) else None
+# Kept by the text's identity, not its value: two equal texts asked in turn (the answer and its part)
+# made a cache by value compare the whole text at every annotation.
+_CONVERTERS_KEPT = 8
+_converters: dict[tuple[str, int], tuple[str, _Utf16Offsets | ByteOffsets | None]] = {}
 
 
-@lru_cache(maxsize=8)
-def _byte_offsets(text: str) -> ByteOffsets | None:
-    return None if text.isascii() else ByteOffsets(text)
+def _converter(text: str, unit: str) -> _Utf16Offsets | ByteOffsets | None:
+    key = (unit, id(text))
+    kept = _converters.get(key)
+    if kept is not None and kept[0] is text:
+        return kept[1]
+    if unit == "utf16":
+        converter: _Utf16Offsets | ByteOffsets | None = _Utf16Offsets(text) if _ASTRAL.search(text) else None
+    else:
+        converter = None if text.isascii() else ByteOffsets(text)
+    if len(_converters) >= _CONVERTERS_KEPT:
+        del _converters[next(iter(_converters))]
+    _converters[key] = (text, converter)
+    return converter
 
 
 def _report_units(response: Response, unit_fits: list[list[str]], units: tuple[str, ...]) -> None:
