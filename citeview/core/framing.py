@@ -10,6 +10,7 @@ import codecs
 import json
 import math
 import re
+import zlib
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import add, methodcaller
@@ -19,7 +20,16 @@ import msgspec
 import orjson
 
 from citeview.core.errors import DumpError
-from citeview.core.eventstream import DamagedMessage, looks_like_event_stream, read_event_stream
+from citeview.core.eventstream import (
+    MAX_HEADERS_BYTES,
+    MAX_MESSAGE_BYTES,
+    MIN_MESSAGE_BYTES,
+    PRELUDE_BYTES,
+    DamagedMessage,
+    looks_like_event_stream,
+    read_event_stream,
+)
+from citeview.core.eventstream import _headers as read_headers
 from citeview.core.phrases import Phrase, phrase
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -59,7 +69,7 @@ def read_dump(raw: bytes) -> FramedDump:
     dump = _read_event_stream(raw) if looks_like_event_stream(raw) else _read_text_dump(raw)
     if not (dump.depth_checked or raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH):
         _refuse_deep(dump.values)
-    if _MAY_HOLD_UNSHOWABLE.search(raw):
+    if b"\\u" in raw and _MAY_HOLD_UNSHOWABLE.search(raw):  # (the first test is the quicker)
         dump.repaired_strings = _repair_unshowable(dump.values)
     return dump
 
@@ -77,6 +87,9 @@ def _read_text_dump(raw: bytes) -> FramedDump:
 
 
 def _read_event_stream(raw: bytes) -> FramedDump:
+    plain = _read_plain_event_stream(raw)
+    if plain is not None:
+        return plain
     stream = read_event_stream(raw, loads_strict)
     if all(isinstance(value, DamagedMessage) for value in stream.values):
         if stream.damaged:
@@ -96,6 +109,73 @@ def _read_event_stream(raw: bytes) -> FramedDump:
             ),
         )
     return FramedDump("eventstream", stream.values, cut_off=stream.cut_off, damaged=stream.damaged)
+
+
+def _read_plain_event_stream(raw: bytes) -> FramedDump | None:
+    """An event stream as AWS sends it, every message whole, of the few header blocks a stream
+    repeats: read as ``read_event_stream`` reads it, each header block once, the payloads proven
+    together as a stream's events are. None at anything else (a damaged or cut message, an error
+    message, a payload ``json`` must read): ``read_event_stream`` then reads it and says what is wrong."""
+    names_by_headers: dict[bytes, str | None] = {}
+    names: list[str] = []
+    payloads: list[bytes] = []
+    offset, size = 0, len(raw)
+    while offset < size:
+        prelude = raw[offset : offset + PRELUDE_BYTES]
+        if len(prelude) < PRELUDE_BYTES or zlib.crc32(prelude[:8]) != int.from_bytes(prelude[8:]):
+            return None if raw[offset:].strip() else _plain_event_stream(names, payloads)
+        total, headers_length = int.from_bytes(prelude[:4]), int.from_bytes(prelude[4:8])
+        if not MIN_MESSAGE_BYTES <= total <= MAX_MESSAGE_BYTES or headers_length > min(
+            MAX_HEADERS_BYTES, total - MIN_MESSAGE_BYTES
+        ):
+            return None
+        message = raw[offset : offset + total]
+        if len(message) < total or zlib.crc32(message[:-4]) != int.from_bytes(message[-4:]):
+            return None
+        headers = message[PRELUDE_BYTES : PRELUDE_BYTES + headers_length]
+        if headers not in names_by_headers:
+            names_by_headers[headers] = _event_name_of(headers)
+        name = names_by_headers[headers]
+        if name is None:
+            return None
+        names.append(name)
+        payloads.append(message[PRELUDE_BYTES + headers_length : -4])
+        offset += total
+    return _plain_event_stream(names, payloads)
+
+
+def _event_name_of(headers: bytes) -> str | None:
+    """The event (or exception) a message's headers name, as ``read_event_stream`` reads them; None
+    for headers it would not read as one event's."""
+    fields = read_headers(headers)
+    if fields is None:
+        return None
+    kind = fields.get(":message-type")
+    name = fields.get(":event-type") if kind == "event" else fields.get(":exception-type")
+    return name if kind in ("event", "exception") and isinstance(name, str) and name else None
+
+
+def _plain_event_stream(names: list[str], payloads: list[bytes]) -> FramedDump | None:
+    if not payloads or not all(payloads) or any(not payload.strip() for payload in payloads):
+        return None  # (an empty payload is read as {} by the careful reader)
+    try:
+        decoded = list(map(_DECODER.decode, payloads))
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if _ENCODER.encode(decoded).count(b":") != sum(map(_count_colons, payloads)) or any(
+        _MAY_ESCAPE_COLON in payload for payload in payloads
+    ):
+        return None
+    # Each payload becomes the value of its event's one key: a level deeper than it is alone.
+    brackets = map(add, map(_count_braces, payloads), map(_count_brackets, payloads))
+    if any(
+        _may_nest_too_deep(payload, MAX_DEPTH - 1)
+        for payload, n in zip(payloads, brackets, strict=True)
+        if n > MAX_DEPTH - 1
+    ):
+        return None
+    values: list[Any] = [{name: value} for name, value in zip(names, decoded, strict=True)]
+    return FramedDump("eventstream", values, depth_checked=True)
 
 
 def _read_proven(raw: bytes) -> FramedDump | None:
@@ -137,7 +217,7 @@ def _read_text(text: str) -> FramedDump:
 
 def refuse_what_is_not_text(raw: bytes) -> None:
     """Refuse at once what is plainly no saved response: nothing, UTF-16, a PDF or an image."""
-    if not raw.strip():
+    if not raw or raw.isspace():  # (not raw.strip(), which copies the dump)
         raise DumpError("empty", phrase("The dump is empty: paste or upload a saved API response."))
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise DumpError(
@@ -204,7 +284,7 @@ def _proven_and_checked(text: str | bytes) -> tuple[Any, bool]:
         value = _DECODER.decode(data)
     except (msgspec.DecodeError, RecursionError):
         return _UNPROVEN, False
-    if _ESCAPED_COLON.search(data) or _ENCODER.encode(value).count(b":") != data.count(b":"):
+    if _MAY_ESCAPE_COLON in data or _ENCODER.encode(value).count(b":") != data.count(b":"):
         return _UNPROVEN, False
     if data.count(b"{") + data.count(b"[") > MAX_DEPTH and _may_nest_too_deep(data):
         return _orjson_proven(text), False
@@ -213,15 +293,16 @@ def _proven_and_checked(text: str | bytes) -> tuple[Any, bool]:
 
 _DECODER = msgspec.json.Decoder()
 _ENCODER = msgspec.json.Encoder()
-_ESCAPED_COLON = re.compile(rb"\\u003[aA]")
+_MAY_ESCAPE_COLON = b"\\u003"  # the start of the escapes \u0030 to \u003f, ":" (\u003a) among them
 # In JSON indented by two spaces, a value nested n levels deep starts 2(n - 1) spaces in.
 _DEEPER_THAN_ALLOWED = b"\n" + b" " * (2 * MAX_DEPTH)
 
 
-def _may_nest_too_deep(data: bytes) -> bool:
-    """Whether a value in the JSON ``data`` may nest deeper than ``MAX_DEPTH`` (found in C: no line
-    of it indented is indented that far). False only when none does."""
-    return _DEEPER_THAN_ALLOWED in msgspec.json.format(data, indent=2)
+def _may_nest_too_deep(data: bytes, depth: int = MAX_DEPTH) -> bool:
+    """Whether a value in the JSON ``data`` may nest deeper than ``depth`` (found in C: no line of
+    it indented by two spaces a level is indented that far). False only when none does."""
+    deeper = _DEEPER_THAN_ALLOWED if depth == MAX_DEPTH else b"\n" + b" " * (2 * depth)
+    return deeper in msgspec.json.format(data, indent=2)
 
 
 def _orjson_proven(text: str | bytes) -> Any:
@@ -438,37 +519,60 @@ def _read_simple_sse(raw: bytes) -> FramedDump | None:
 def _read_lined_sse(raw: bytes) -> FramedDump | None:
     """A stream as servers write it, read without a regular expression: every event one ``data: ``
     line, each perhaps after one ``event: `` line, each followed by a blank line, ``\\n`` line ends.
-    The lines are split, and each field told by its place, in C; each event is read by
-    ``_proven_json``'s reader, and proven all at once. None when the stream is laid out otherwise
-    or anything in it needs a slower reader."""
-    if b"\r" in raw or _ESCAPED_COLON.search(raw):
+    The lines are split and each field told by its place in C; the events are read by
+    ``_proven_json``'s reader and proven all at once. None when the stream is laid out otherwise or
+    anything in it needs a slower reader."""
+    if b"\r" in raw or _MAY_ESCAPE_COLON in raw or not raw.endswith(b"\n\n"):
         return None
-    lines = raw.split(b"\n")
-    period = 3 if raw.startswith(b"event: ") else 2  # (event,) data, blank
-    count, rest = divmod(len(lines) - 1, period)
-    if rest or lines[-1] or not count:
-        return None
-    data_lines = lines[period - 2 : len(lines) - 1 : period]
-    name_lines = lines[0 : len(lines) - 1 : period] if period == 3 else []
-    if any(lines[period - 1 : len(lines) - 1 : period]) or not all(map(bytes.startswith, data_lines, repeat(b"data: "))):
-        return None
-    if name_lines and not all(map(bytes.startswith, name_lines, repeat(b"event: "))):
-        return None
-    payloads = [line[6:] for line in data_lines]
+    if raw.startswith(b"event: "):
+        lines = raw.split(b"\n")
+        count, rest = divmod(len(lines) - 1, 3)  # (event, data, blank) per event, and the last line end
+        if rest or not count or any(lines[2:-1:3]):
+            return None
+        data, names_text = b"\n".join(lines[1:-1:3]), b"\n".join(lines[0:-1:3])
+        # No line holds a line end: each starts with its field's name when the joined lines hold it so often.
+        if not (names_text.startswith(b"event: ") and names_text.count(b"\nevent: ") == count - 1):
+            return None
+        try:
+            names: list[str | None] = list(names_text[7:].decode("utf-8").split("\nevent: "))
+        except UnicodeDecodeError:
+            return None
+        if not (data.startswith(b"data: ") and data.count(b"\ndata: ") == count - 1):
+            return None
+        payloads = data[6:].split(b"\ndata: ")
+        colons = data.count(b":")
+    else:
+        if not raw.startswith(b"data: "):
+            return None
+        payloads = raw[6:-2].split(b"\n\ndata: ")
+        count = len(payloads)
+        # Only the line ends around the blank lines, so each event is one line, its data.
+        if raw.count(b"\n") != 2 * count:
+            return None
+        names = [None] * count
+        colons = raw.count(b":")
     done_marker = payloads[-1].strip() == b"[DONE]"
     if done_marker:
-        del payloads[-1], name_lines[-1:]
+        del payloads[-1], names[-1]
     try:
         values = list(map(_DECODER.decode, payloads))
-        names: list[str | None] = [line[7:].decode("utf-8") for line in name_lines] or [None] * len(values)
-    except (msgspec.DecodeError, RecursionError, UnicodeDecodeError):
+    except (msgspec.DecodeError, RecursionError):
         return None
-    if not values or _ENCODER.encode(values).count(b":") != sum(map(_count_colons, payloads)):
-        return None  # a key appears twice somewhere
-    brackets = map(add, map(_count_braces, payloads), map(_count_brackets, payloads))
-    if any(_may_nest_too_deep(payload) for payload, n in zip(payloads, brackets, strict=True) if n > MAX_DEPTH):
+    # Each data line's colon is its field's; the others are the payloads'.
+    if not values or not _events_proven(values, colons - count):
         return None
     return FramedDump("sse", values, names, done_marker=done_marker, depth_checked=True)
+
+
+def _events_proven(values: list[Any], payload_colons: int) -> bool:
+    """Whether the events read hold every key their payloads do (``_proven_json``'s proof, all at
+    once) and nest no deeper than ``MAX_DEPTH``; written indented, the events' own members start
+    four spaces in, and a value n levels deep 2n spaces in."""
+    try:
+        written = orjson.dumps(values, option=orjson.OPT_INDENT_2)
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits, or nesting beyond orjson's reach
+        return False
+    return written.count(b":") == payload_colons and b"\n" + b" " * (2 * MAX_DEPTH + 2) not in written
 
 
 _count_colons = methodcaller("count", b":")
