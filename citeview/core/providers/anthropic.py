@@ -16,7 +16,7 @@ from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response, SearchBatch
 from citeview.core.phrases import phrase
 from citeview.core.providers.anthropic_request import check_quotes
-from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
+from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 COMPLETED_STOP_REASONS = {"end_turn", "stop_sequence", "tool_use"}
@@ -372,6 +372,12 @@ _STREAM_EVENTS = {
 }
 
 
+def _decide_messages(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    if kind is not None and kind in _STREAM_EVENTS:
+        return "event"
+    return None if kind == "message" and "role" in keys else NEITHER
+
+
 def _messages_value(value: dict[str, Any]) -> ValueKind | None:
     kind = value.get("type")
     if isinstance(kind, str) and kind in _STREAM_EVENTS:
@@ -401,7 +407,13 @@ register(
         name="anthropic.messages",
         label="Anthropic Messages",
         provider=Provider("anthropic", "Claude"),
-        shape=Shape(name="messages", priority=30, recognise=_messages_value, new_splitter=_MessagesStream),
+        shape=Shape(
+            name="messages",
+            priority=30,
+            recognise=_messages_value,
+            new_splitter=_MessagesStream,
+            decide=_decide_messages,
+        ),
         parser=parse_messages,
         citation_notation="citations on text blocks, each with cited_text and a char, page, block or web location",
         request_check=check_quotes,

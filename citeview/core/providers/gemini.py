@@ -15,7 +15,7 @@ from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Recitation, Response, SearchBatch
 from citeview.core.offsets import ByteOffsets, place_byte_span
 from citeview.core.phrases import Phrase, phrase
-from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
+from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 REDIRECT_PREFIX = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
@@ -815,6 +815,16 @@ def _note_unknown_annotations(response: Response, unknown: dict[str, list[dict[s
 # --- Detection ------------------------------------------------------------------------------------
 
 
+def _decide_generate_content(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    return "chunk" if "candidates" in keys or "usageMetadata" in keys or "usage_metadata" in keys else NEITHER
+
+
+def _decide_interactions(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    if "event_type" in keys:
+        return None
+    return "whole" if "steps" in keys or ("outputs" in keys and "status" in keys) else NEITHER
+
+
 def _generate_content_value(value: dict[str, Any]) -> ValueKind | None:
     if "candidates" in value or "usageMetadata" in value or "usage_metadata" in value:
         return "chunk"
@@ -873,7 +883,13 @@ register(
         name="gemini.generate_content",
         label="Gemini generateContent",
         provider=GEMINI,
-        shape=Shape(name="gemini", priority=40, recognise=_generate_content_value, new_splitter=_GenerateContentStream),
+        shape=Shape(
+            name="gemini",
+            priority=40,
+            recognise=_generate_content_value,
+            new_splitter=_GenerateContentStream,
+            decide=_decide_generate_content,
+        ),
         parser=parse_generate_content,
         citation_notation="groundingSupports: UTF-8 byte segments of the text pointing at groundingChunks",
     )
@@ -883,7 +899,7 @@ register(
         name="gemini.interactions",
         label="Gemini Interactions",
         provider=GEMINI,
-        shape=Shape(name="interactions", priority=50, recognise=_interactions_value),
+        shape=Shape(name="interactions", priority=50, recognise=_interactions_value, decide=_decide_interactions),
         parser=parse_interactions,
         citation_notation="annotations: UTF-8 byte spans of the text pointing at search results",
     )

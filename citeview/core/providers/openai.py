@@ -26,7 +26,7 @@ from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strin
 from citeview.core.model import Citation, Response, SearchBatch, Source
 from citeview.core.offsets import ByteOffsets
 from citeview.core.phrases import phrase
-from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
+from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 # xAI ends its streams with response.done, where OpenAI sends one of the others.
@@ -167,8 +167,24 @@ def _read_stream(
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     final: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    last_where, last_part = None, None  # text deltas come in runs of one part: it is looked up once
     for event in events:
-        kind = event.get("type") if isinstance(event.get("type"), str) else None
+        kind = event.get("type")
+        kind = kind if type(kind) is str else None
+        if kind == "response.output_text.delta" and "response" not in event:  # nearly every event of a stream
+            item_id = event.get("item_id")
+            output_index = event.get("output_index")
+            output_index = output_index if type(output_index) is int else 0
+            if type(item_id) is str and item_id:
+                output_index = output.index_of.get(item_id, output_index)
+            content_index = event.get("content_index")
+            where = (output_index, content_index if type(content_index) is int else 0)
+            if where != last_where or last_part is None:
+                last_where, last_part = where, output.part(*where)
+            delta = event.get("delta")
+            last_part.deltas.append(delta if type(delta) is str and delta else "")
+            last_part.refusal = False
+            continue
         inner = dict_or_empty(event.get("response"))
         if inner:
             response.id = response.id or str_or_none(inner.get("id"))
@@ -671,6 +687,7 @@ class WebSources(SourceTable):
             self._pages.setdefault(without_tracking(source.url), source.key)
 
 
+@lru_cache(maxsize=4096)  # asked for every annotation whose span does not hold its link
 def _domain(url: str) -> str:
     try:
         return (urlsplit(url).hostname or "").removeprefix("www.")
@@ -815,6 +832,12 @@ def _responses_value(value: dict[str, Any]) -> ValueKind | None:
     return None
 
 
+def _decide_responses(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    if kind is not None and kind.startswith("response."):
+        return "event"
+    return None if "object" in keys and "output" in keys else NEITHER
+
+
 def _event_response_id(event: dict[str, Any]) -> str | None:
     inner = event.get("response")
     return inner.get("id") if isinstance(inner, dict) and isinstance(inner.get("id"), str) else None
@@ -850,6 +873,10 @@ class _ResponsesStream:
 
 def _chat_value(value: dict[str, Any]) -> ValueKind | None:
     return "chunk" if "choices" in value else None
+
+
+def _decide_chat(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    return "chunk" if "choices" in keys else NEITHER
 
 
 def _first_choice(value: dict[str, Any]) -> dict[str, Any]:
@@ -903,9 +930,20 @@ def _has_completion_id(value: dict[str, Any]) -> bool:
 
 # --- The APIs -------------------------------------------------------------------------------------
 
-RESPONSES_SHAPE = Shape(name="responses", priority=10, recognise=_responses_value, new_splitter=_ResponsesStream)
+RESPONSES_SHAPE = Shape(
+    name="responses",
+    priority=10,
+    recognise=_responses_value,
+    new_splitter=_ResponsesStream,
+    decide=_decide_responses,
+)
 CHAT_SHAPE = Shape(
-    name="chat", priority=20, recognise=_chat_value, new_splitter=_ChatStream, whole_when_alone=_is_whole_completion
+    name="chat",
+    priority=20,
+    recognise=_chat_value,
+    new_splitter=_ChatStream,
+    whole_when_alone=_is_whole_completion,
+    decide=_decide_chat,
 )
 OPENAI = Provider("openai", "OpenAI")
 

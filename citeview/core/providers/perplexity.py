@@ -319,14 +319,22 @@ _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 
 def _is_agent_value(value: dict[str, Any]) -> bool:
-    if str(value.get("type", "")).startswith("response.reasoning."):
+    # Asked of every event of a Responses stream that is not Perplexity's: no call it can spare.
+    kind = value.get("type", "")
+    if (kind if type(kind) is str else str(kind)).startswith("response.reasoning."):
         return True
-    response = dict_or_empty(value.get("response")) or value
-    if any(i.get("type") in ("search_results", "fetch_url_results") for i in dicts_in(response.get("output"))):
+    inner = value.get("response")
+    response = inner if isinstance(inner, dict) and inner else value
+    output = response.get("output")
+    if isinstance(output, list) and any(
+        isinstance(i, dict) and i.get("type") in ("search_results", "fetch_url_results") for i in output
+    ):
         return True
-    if "currency" in dict_or_empty(dict_or_empty(response.get("usage")).get("cost")):
+    usage = response.get("usage")
+    if isinstance(usage, dict) and isinstance(cost := usage.get("cost"), dict) and "currency" in cost:
         return True
-    response_id = str(response.get("id") or "")
+    response_id = response.get("id") or ""
+    response_id = response_id if type(response_id) is str else str(response_id)
     return response_id.startswith("resp_") and bool(_UUID.match(response_id[5:]))
 
 
