@@ -388,9 +388,7 @@ def _openai_delta(item_id: str, sequence: int, text: str) -> dict[str, object]:
 def _pythonic_sse(values: list[dict[str, object]]) -> bytes:
     """Named SSE events whose JSON is written as Python's ``json.dumps`` writes it (``", "`` and
     ``": "``), as xAI's recorded streams are."""
-    return "".join(
-        f"event: {v['type']}\ndata: {json.dumps(v, ensure_ascii=False)}\n\n" for v in values
-    ).encode("utf-8")
+    return "".join(f"event: {v['type']}\ndata: {json.dumps(v, ensure_ascii=False)}\n\n" for v in values).encode("utf-8")
 
 
 def xai_stream(size: int, seed: int = 6) -> bytes:
@@ -471,14 +469,20 @@ def cohere_stream(size: int, seed: int = 7) -> bytes:
     ``citation-start`` per cited sentence with its code-point span, text and document."""
     rng = random.Random(seed)
     documents = [
-        {"type": "document", "id": f"doc:{n}", "document": {"id": f"doc:{n}", "title": f"資料 {n}", "snippet": f"抜粋 {n} 🌸"}}
+        {
+            "type": "document",
+            "id": f"doc:{n}",
+            "document": {"id": f"doc:{n}", "title": f"資料 {n}", "snippet": f"抜粋 {n} 🌸"},
+        }
         for n in range(20)
     ]
     events: list[dict[str, object]] = [
         {
             "id": "0d6f1b3e-8a2c-4f7d-b5e9-6c4a2e8f0b1d",
             "type": "message-start",
-            "delta": {"message": {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}},
+            "delta": {
+                "message": {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}
+            },
         },
         {"type": "content-start", "index": 0, "delta": {"message": {"content": {"type": "text", "text": ""}}}},
     ]
@@ -579,7 +583,13 @@ def mistral_stream(size: int, seed: int = 9) -> bytes:
     total, index, words = 2000, 0, _sentences(rng)
     meta = {"model": "mistral-medium-2505", "agent_id": None, "role": "assistant"}
     while total < size:
-        event = {"type": "message.output.delta", **common, "content_index": index, **meta, "content": f"{next(words)}。"}
+        event = {
+            "type": "message.output.delta",
+            **common,
+            "content_index": index,
+            **meta,
+            "content": f"{next(words)}。",
+        }
         events.append(event)
         index += 1
         total += len(_dumps(event)) + 40

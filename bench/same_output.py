@@ -22,7 +22,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-INPUT_FOLDERS = [ROOT.parent / "shared" / "fixtures", ROOT / "citeview" / "dumps" / "samples", ROOT / "tests" / "fixtures"]
+INPUT_FOLDERS = [
+    ROOT.parent / "shared" / "fixtures",
+    ROOT / "citeview" / "dumps" / "samples",
+    ROOT / "tests" / "fixtures",
+]
 
 
 def inputs(extra: list[Path]) -> list[Path]:
@@ -88,7 +92,7 @@ def write_corpus(folder: Path, per_strategy: int = 150) -> None:
                 continue
             if not isinstance(strategy, SearchStrategy):
                 continue
-            drawn: list[bytes] = []  # noqa: B023 (collected at once, below)
+            drawn: list[bytes] = []
 
             @settings(
                 max_examples=per_strategy,
@@ -99,7 +103,7 @@ def write_corpus(folder: Path, per_strategy: int = 150) -> None:
             )
             @given(strategy)
             def collect(value: object) -> None:
-                drawn.append(value[0] if isinstance(value, tuple) else value)  # type: ignore[arg-type]
+                drawn.append(value[0] if isinstance(value, tuple) else value)  # type: ignore[arg-type]  # noqa: B023 (run at once, below)
 
             collect()
             for index, raw in enumerate(drawn):

@@ -604,7 +604,7 @@ def _decide_langchain(kind: str | None, keys: frozenset[str]) -> Decision | None
     if kind == "constructor" and "lc" in keys:
         return None
     has_content = "content" in keys or "content_blocks" in keys
-    if (kind in _AI_TYPES or kind in _AI_CHUNK_TYPES) and has_content or kind in _OTHER_TYPES and "content" in keys:
+    if ((kind in _AI_TYPES or kind in _AI_CHUNK_TYPES) and has_content) or (kind in _OTHER_TYPES and "content" in keys):
         return "event"
     return None if kind == "text" and "annotations" in keys else NEITHER
 

@@ -855,6 +855,8 @@ class _ResponsesStream:
     def starts_new_response(self, value: dict[str, Any], previous: dict[str, Any]) -> bool:
         if self.ended:
             return True  # nothing of a response comes after its end
+        if "response" not in value:  # (a text delta: nearly every event of a stream)
+            return value.get("type") == "response.created" and self.created
         new_id = _event_response_id(value)
         if new_id is not None and self.response_ids and new_id not in self.response_ids:
             return True
@@ -867,7 +869,7 @@ class _ResponsesStream:
                 self.ended = True
             elif kind == "response.created":
                 self.created = True
-        if response_id := _event_response_id(value):
+        if "response" in value and (response_id := _event_response_id(value)):
             self.response_ids.add(response_id)
 
 

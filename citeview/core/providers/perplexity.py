@@ -100,7 +100,19 @@ def _set_agent_status(response: Response, obj: dict[str, Any]) -> None:
 
 def _read_agent_stream(response: Response, table: SourceTable, events: list[dict[str, Any]]) -> None:
     state = _AgentState()
+    last_part, last_deltas = None, None  # text deltas come in runs of one part: it is looked up once
     for event in events:
+        if event.get("type") == "response.output_text.delta":  # nearly every event of a stream
+            output_index, content_index = event.get("output_index"), event.get("content_index")
+            part = (
+                output_index if type(output_index) is int else 0,
+                content_index if type(content_index) is int else 0,
+            )
+            if part != last_part or last_deltas is None:
+                last_part, last_deltas = part, state.deltas.setdefault(part, [])
+            delta = event.get("delta")
+            last_deltas.append(delta if type(delta) is str and delta else "")
+            continue
         _read_agent_event(response, table, state, event)
     final = state.final
     if final is not None:
