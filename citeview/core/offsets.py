@@ -45,11 +45,13 @@ class ByteOffsets:
     def codepoints_before(self, byte_offset: int) -> int:
         """How many code points start before ``byte_offset`` (which may fall inside a character)."""
         last = self._last_byte
-        if last <= byte_offset < last + _STRIDE:
-            count = self._last_count + _codepoints_in(self.data[last:byte_offset])
+        if last <= byte_offset < last + _STRIDE:  # (_codepoints_in, written out: once per offset)
+            count = self._last_count + len(self.data[last:byte_offset].translate(None, _CONTINUATION_BYTES))
         else:
-            stride = byte_offset // _STRIDE
-            count = self._counts[stride] + _codepoints_in(self.data[stride * _STRIDE : byte_offset])
+            start = byte_offset - byte_offset % _STRIDE
+            count = self._counts[start // _STRIDE] + len(
+                self.data[start:byte_offset].translate(None, _CONTINUATION_BYTES)
+            )
         self._last_byte, self._last_count = byte_offset, count
         return count
 

@@ -781,6 +781,10 @@ _last_family: tuple[object, str | None] = (None, None)
 def _family_of(value: dict[str, Any]) -> str | None:
     if isinstance(value, DamagedMessage):
         return None
+    if len(value) == 1 and "output" not in value and "citations" not in value:
+        # A stream's event (a body of one member has one of those two): its name says.
+        name = _event_name(value)
+        return "converse" if name in CONVERSE_EVENTS else "kb" if name in KB_EVENTS else None
     if _is_converse_body(value):
         return "converse"
     if _is_kb_body(value):
@@ -800,6 +804,8 @@ def _decide_bedrock(kind: str | None, keys: frozenset[str]) -> Decision | None:
 def _bedrock_value(value: dict[str, Any]) -> ValueKind | None:
     if isinstance(value, DamagedMessage):
         return "event"
+    if len(value) == 1 and "output" not in value and "citations" not in value:  # as in _family_of
+        return "event" if _event_name(value) is not None else None
     if _is_converse_body(value) or _is_kb_body(value):
         return "whole"
     return "event" if _event_name(value) is not None else None

@@ -395,7 +395,8 @@ def _place_support(
     start_value = start_value if start_value is not None else segment.get("start_index")
     end_value = segment.get("endIndex")
     end_value = end_value if end_value is not None else segment.get("end_index")
-    start, end = _int(start_value), _int(end_value)  # proto3 omits zeros
+    start = start_value if type(start_value) is int else 0  # proto3 omits zeros
+    end = end_value if type(end_value) is int else 0
     text = segment.get("text")
     text = text if isinstance(text, str) else None
     raw_indices = support.get("groundingChunkIndices")
@@ -437,7 +438,8 @@ def _place_support(
         return
     placement = None
     part_value = segment.get("partIndex")
-    part = _int(part_value if part_value is not None else segment.get("part_index"))
+    part_value = part_value if part_value is not None else segment.get("part_index")
+    part = part_value if type(part_value) is int else 0
     if part > 0 and part in part_starts:  # only an explicit partIndex, and only if its slice holds the text
         candidate = place_byte_span(offsets, part_starts[part] + start, part_starts[part] + end, text)
         placement = candidate if candidate.problem is None else None
