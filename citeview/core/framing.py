@@ -535,6 +535,7 @@ def _read_lined_sse(raw: bytes) -> FramedDump | None:
         if rest or not count or any(lines[2:-1:3]):
             return None
         data, names_text = b"\n".join(lines[1:-1:3]), b"\n".join(lines[0:-1:3])
+        del lines  # (each copy of the stream is let go as soon as the next is made: a dump's memory is bounded)
         # No line holds a line end: each starts with its field's name when the joined lines hold it so often.
         if not (names_text.startswith(b"event: ") and names_text.count(b"\nevent: ") == count - 1):
             return None
@@ -544,8 +545,9 @@ def _read_lined_sse(raw: bytes) -> FramedDump | None:
             return None
         if not (data.startswith(b"data: ") and data.count(b"\ndata: ") == count - 1):
             return None
-        payloads = data[6:].split(b"\ndata: ")
         colons = data.count(b":")
+        payloads = data[6:].split(b"\ndata: ")
+        del data
     else:
         if not raw.startswith(b"data: "):
             return None
@@ -563,6 +565,7 @@ def _read_lined_sse(raw: bytes) -> FramedDump | None:
         values = list(map(_DECODER.decode, payloads))
     except (msgspec.DecodeError, RecursionError):
         return None
+    del payloads
     # Each data line's colon is its field's; the others are the payloads'.
     if not values or not _events_proven(values, colons - count):
         return None
@@ -570,14 +573,20 @@ def _read_lined_sse(raw: bytes) -> FramedDump | None:
 
 
 def _events_proven(values: list[Any], payload_colons: int) -> bool:
-    """Whether the events read hold every key their payloads do (``_proven_json``'s proof, all at
-    once) and nest no deeper than ``MAX_DEPTH``; written indented, the events' own members start
-    four spaces in, and a value n levels deep 2n spaces in."""
-    try:
-        written = orjson.dumps(values, option=orjson.OPT_INDENT_2)
-    except orjson.JSONEncodeError:  # an integer beyond 64 bits, or nesting beyond orjson's reach
-        return False
-    return written.count(b":") == payload_colons and b"\n" + b" " * (2 * MAX_DEPTH + 2) not in written
+    """Whether the events read hold every key their payloads do (``_proven_json``'s proof) and nest
+    no deeper than ``MAX_DEPTH``: written indented, a batch of events at a time (so the writing
+    stays small), the events' own members start four spaces in, a value n levels deep 2n in."""
+    too_deep = b"\n" + b" " * (2 * MAX_DEPTH + 2)
+    colons = 0
+    for start in range(0, len(values), _PROOF_BATCH):
+        try:
+            written = orjson.dumps(values[start : start + _PROOF_BATCH], option=orjson.OPT_INDENT_2)
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits, or nesting beyond orjson's reach
+            return False
+        if too_deep in written:
+            return False
+        colons += written.count(b":")
+    return colons == payload_colons
 
 
 _count_colons = methodcaller("count", b":")
