@@ -41,6 +41,14 @@ class _Stream:
     stopped: bool = False
     error: dict[str, Any] | None = None
     unknown_types: list[str | None] = field(default_factory=list)  # None: no type
+    # The pieces of a block's text or tool input not yet joined, by block index and field: adding
+    # each delta to the string so far copied a block's whole text at every delta (quadratic).
+    pieces: dict[tuple[int, str], list[str]] = field(default_factory=dict)
+
+    def join_pieces(self, index: int | None = None) -> None:
+        """Write the pieces of block ``index`` (of every block when None) into its fields."""
+        for key in [key for key in self.pieces if index is None or key[0] == index]:
+            self.blocks[key[0]][key[1]] = "".join(self.pieces.pop(key))
 
 
 def parse_messages(values: list[dict[str, Any]], streamed: bool) -> Response:
@@ -64,10 +72,12 @@ def _read_stream(events: list[dict[str, Any]]) -> _Stream:
         if kind == "message_start":
             stream.message = dict_or_empty(event.get("message"))
         elif kind == "content_block_start":
+            stream.join_pieces(_index(event))
             _start_block(stream, _index(event), dict_or_empty(event.get("content_block")))
         elif kind == "content_block_delta":
-            block = stream.blocks.setdefault(_index(event), {"type": "text", "text": "", "citations": []})
-            _apply_delta(block, dict_or_empty(event.get("delta")))
+            index = _index(event)
+            block = stream.blocks.setdefault(index, {"type": "text", "text": "", "citations": []})
+            _apply_delta(stream, index, block, dict_or_empty(event.get("delta")))
         elif kind == "message_delta":
             delta = dict_or_empty(event.get("delta"))
             stream.stop_reason = str_or_none(delta.get("stop_reason")) or stream.stop_reason
@@ -80,6 +90,7 @@ def _read_stream(events: list[dict[str, Any]]) -> _Stream:
             label = None if kind is None else str(kind)
             if label not in stream.unknown_types:
                 stream.unknown_types.append(label)
+    stream.join_pieces()
     return stream
 
 
@@ -96,20 +107,26 @@ def _start_block(stream: _Stream, index: int, started: dict[str, Any]) -> None:
     stream.blocks[index] = block
 
 
-def _apply_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
+def _apply_delta(stream: _Stream, index: int, block: dict[str, Any], delta: dict[str, Any]) -> None:
     """Citations attach to their block by index, whether they come before or after its text."""
     kind = delta.get("type")
     if kind == "text_delta":
-        block["text"] = (str_or_none(block.get("text")) or "") + (str_or_none(delta.get("text")) or "")
+        _add_piece(stream, index, block, "text", str_or_none(delta.get("text")) or "")
     elif kind == "input_json_delta":  # a server tool's input (the web search query) arrives in pieces
-        block["partial_json"] = (str_or_none(block.get("partial_json")) or "") + (
-            str_or_none(delta.get("partial_json")) or ""
-        )
+        _add_piece(stream, index, block, "partial_json", str_or_none(delta.get("partial_json")) or "")
     elif kind == "citations_delta" and isinstance(delta.get("citation"), dict):
         block.setdefault("citations", [])
         if not isinstance(block["citations"], list):
             block["citations"] = []
         block["citations"].append(delta["citation"])
+
+
+def _add_piece(stream: _Stream, index: int, block: dict[str, Any], name: str, piece: str) -> None:
+    """``block[name]`` (a string, or "" for anything else) followed by ``piece``, joined later."""
+    pieces = stream.pieces.get((index, name))
+    if pieces is None:
+        pieces = stream.pieces[(index, name)] = [str_or_none(block.get(name)) or ""]
+    pieces.append(piece)
 
 
 def _index(event: dict[str, Any]) -> int:

@@ -649,6 +649,8 @@ def _read_interaction_stream(events: list[dict[str, Any]]) -> tuple[dict[str, An
     """Accumulate step deltas: the final event carries an interaction with empty outputs."""
     interaction: dict[str, Any] = {}
     steps: dict[int, dict[str, Any]] = {}
+    # Each step's text deltas, joined once at the end: added to the text so far, each copied it whole.
+    pieces: dict[int, list[str]] = {}
     status = None
     for event in events:
         kind = event.get("event_type") if isinstance(event.get("event_type"), str) else None
@@ -663,9 +665,15 @@ def _read_interaction_stream(events: list[dict[str, Any]]) -> tuple[dict[str, An
                 "text": "",
                 "annotations": [],
             }
+            pieces.pop(_int(event.get("index")), None)
         elif kind in ("step.delta", "content.delta"):
-            step = steps.setdefault(_int(event.get("index")), {"type": "model_output", "text": "", "annotations": []})
-            _apply_step_delta(step, dict_or_empty(event.get("delta")))
+            index = _int(event.get("index"))
+            step = steps.setdefault(index, {"type": "model_output", "text": "", "annotations": []})
+            delta = dict_or_empty(event.get("delta"))
+            if delta.get("type") == "text":
+                pieces.setdefault(index, []).append(str_or_none(delta.get("text")) or "")
+            else:
+                _apply_step_delta(step, delta)
         elif kind == "interaction.status_update":
             status = str_or_none(event.get("status")) or status
         elif kind == "error":
@@ -673,6 +681,8 @@ def _read_interaction_stream(events: list[dict[str, Any]]) -> tuple[dict[str, An
             status = "failed"
         if kind in _INTERACTION_DONE and status in (None, "in_progress", "queued"):
             status = "completed"
+    for index, texts in pieces.items():
+        steps[index]["text"] += "".join(texts)
     ordered = []
     for _, step in sorted(steps.items()):
         if step.get("type") in ("model_output", "text"):
