@@ -26,7 +26,8 @@ from citeview.core.parse import parse_dump
 
 RESULTS = Path(__file__).with_name("results.json")
 MB = 1_000_000
-PARSE_RATIO_LIMIT = 2.0
+PARSE_RATIO_LIMIT = 2.0  # at the sizes the target names (issue 20); the others are reported
+TARGET_SIZES = (10 * MB, 50 * MB)
 LINEAR_LIMIT = 5.5  # the 50 MB run against the 10 MB one
 RENDER_RATIO_LIMIT = 1.3  # rendering with citations, sanitised, against its floor (render_figures)
 RENDER_SECONDS, RENDER_RUNS_MAX = 4.0, 200  # how long each render case's floor is timed, at least
@@ -66,7 +67,11 @@ def parse_figures(sizes: list[int], repeat: int) -> list[Figure]:
             seconds[size] = parse
             label = f"{provider} {size // MB} MB ({len(raw) / MB:.1f} MB)"
             figures.append(Figure("parse", f"{label}: parse", round(parse, 3), "s"))
-            figures.append(ratio_figure("parse", f"{label}: parse / orjson decode", parse / decode, PARSE_RATIO_LIMIT))
+            ratio_name = f"{label}: parse / orjson decode"
+            if size in TARGET_SIZES:
+                figures.append(ratio_figure("parse", ratio_name, parse / decode, PARSE_RATIO_LIMIT))
+            else:  # a small dump's fixed costs (the first 100,000 characters' Markdown parse) weigh more
+                figures.append(Figure("parse", ratio_name, round(parse / decode, 2), "×"))
         if 10 * MB in seconds and 50 * MB in seconds:
             growth = seconds[50 * MB] / seconds[10 * MB]
             figures.append(ratio_figure("parse", f"{provider}: 50 MB / 10 MB (linear: 5)", growth, LINEAR_LIMIT))
