@@ -737,7 +737,21 @@ def _is_exception(name: str) -> bool:
 
 
 def _event_name(value: dict[str, Any]) -> str | None:
-    """The name of a Bedrock stream event, or None when ``value`` is none."""
+    """The name of a Bedrock stream event, or None when ``value`` is none. Asked of each event by its
+    shape, its splitter and its family in turn: the last answer is kept, by the value's identity."""
+    global _last_event_name
+    last = _last_event_name
+    if last[0] is value:
+        return last[1]
+    name = _event_name_of(value)
+    _last_event_name = (value, name)
+    return name
+
+
+_last_event_name: tuple[object, str | None] = (None, None)
+
+
+def _event_name_of(value: dict[str, Any]) -> str | None:
     if len(value) != 1:
         return None
     name, payload = next(iter(value.items()))
