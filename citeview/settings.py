@@ -161,6 +161,8 @@ LOCALE_PATHS = [BASE_DIR / "locale"]  # compiled by `manage.py compile_translati
 TIME_ZONE = env_str("TIME_ZONE", "Asia/Tokyo")  # most editors read times in Japan; shown with the zone
 USE_I18N = True
 USE_TZ = True
+# Dates and times as every page writes them, per language: 2026/12/01 15:21 JST, 2026-12-01 15:21 JST.
+FORMAT_MODULE_PATH = ["citeview.formats"]
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

@@ -60,20 +60,26 @@ class TokenForm(forms.Form):
         return self.LIFETIMES[self.cleaned_data["lifetime"] or self.DEFAULT]
 
 
+# Where a new token's key waits in the session for the one page that shows it.
+NEW_KEY_SESSION = "citeview_new_token_key"
+
+
 @require_http_methods(["GET", "POST"])
 def account_page(request: HttpRequest) -> HttpResponse:
-    """The user's role and API tokens. A new token's key is shown in this one answer and never again."""
+    """The user's role and API tokens. A token is made by a post, which redirects here, so reloading
+    the page never makes another; its key waits in the session for that next page, which shows it
+    once and forgets it (it is never in a URL)."""
     form = TokenForm(request.POST if request.method == "POST" else None)
-    new_key = None
     if form.is_valid():
-        _token, new_key = token_create(
+        _token, key = token_create(
             user=request.user, name=form.cleaned_data["name"], lifetime=form.cleaned_data["lifetime"]
         )
-        form = TokenForm()
+        request.session[NEW_KEY_SESSION] = key
+        return redirect("account")
     context = {
         "form": form,
         "tokens": request.user.api_tokens.all(),
-        "new_key": new_key,
+        "new_key": request.session.pop(NEW_KEY_SESSION, None) if request.method == "GET" else None,
         "role": roles.role_name(request.user),
     }
     response = render(request, "accounts/account.html", context, status=400 if form.errors else 200)

@@ -453,11 +453,15 @@ def _schemas() -> dict[str, Any]:
         },
         "Item": {
             "type": "object",
-            "description": "A citation (one source of it) or a statement that cites nothing.",
+            "description": (
+                "A citation (one source of it), a citation with no source (an unresolved marker: its "
+                "statement's answers are recorded for it), or a statement that cites nothing."
+            ),
             "required": ["key", "kind", "response", "statement_key", "version", "checks"],
             "properties": {
                 "key": {"type": "string", "description": "What a check names as its item."},
-                "kind": {"enum": ["citation", "statement"]},
+                "kind": {"enum": ["citation", "unresolved", "statement"]},
+                "ref": {"type": "string", "description": "An unresolved marker's reference, as the answer wrote it."},
                 "response": _INTEGER,
                 "statement_key": {"type": "string", "description": "Its statement, in statements."},
                 "version": {"type": "integer", "minimum": 0, "description": "Send it back with a check."},

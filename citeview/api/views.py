@@ -24,7 +24,6 @@ from citeview.api.auth import api_endpoint, api_error
 from citeview.api.openapi import MAX_ID, openapi_document
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.review.items import CheckItem
-from citeview.core.review.report import report_markdown
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, import_entries, import_results
 from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, tag_names
 from citeview.dumps.http_status import status_for
@@ -32,6 +31,7 @@ from citeview.dumps.middleware import declared_body_size
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
 from citeview.dumps.services import dump_ingest, dump_organise, tags_named
+from citeview.review import exports
 from citeview.review.exports import dump_report
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.forms import CheckForm
@@ -125,7 +125,7 @@ def dump_report_markdown(request: HttpRequest, pk: int) -> HttpResponse:
     dump = _dump_or_none(pk)
     if dump is None:
         return _not_found(pk)
-    return HttpResponse(report_markdown(dump_report(dump, request.user)), content_type="text/markdown; charset=utf-8")
+    return HttpResponse(exports.dump_report_markdown(dump, request), content_type="text/markdown; charset=utf-8")
 
 
 @api_endpoint({"GET": roles.READ})
@@ -220,7 +220,7 @@ def _record_check(request: HttpRequest, dump: Dump) -> HttpResponse:
         return api_error(400, "invalid_check", "Every value must be a string (and the version a number).")
     if any(isinstance(v, str) and _LONE_SURROGATE.search(v) for v in posted.values()):
         return api_error(400, "invalid_check", "A value holds half of a character (a lone surrogate escape).")
-    form = CheckForm({k: str(v) for k, v in posted.items()}, cites=item.citation is not None)
+    form = CheckForm({k: str(v) for k, v in posted.items()}, kind=item.kind, together=bool(item.statement.citations))
     if not form.is_valid():
         return _invalid(form.errors)
     # The statement-wide answers are shared by the statement's citations: only those sent are written.
@@ -368,6 +368,10 @@ def _item_json(dump: Dump, item: CheckItem, version: int, visible: dict[str, lis
         "version": version,
         "checks": [_check_json(check) for check in shown],
     }
+    if item.kind == "unresolved":
+        unresolved = dump.result["responses"][item.response]["unresolved"][item.unresolved]
+        described.update(kind="unresolved", marker=unresolved["marker"], ref=unresolved["ref"])
+        return described
     if item.citation is None:
         return described
     answers = {c.editor_id: c for c in visible.get(item.statement_key, [])}

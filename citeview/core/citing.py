@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from citeview.core.bidi import show_bidi_controls
 from citeview.core.links import is_safe_http_url
-from citeview.core.markers import MarkerMatch, NotAMarker, read_markers, thinking_end
+from citeview.core.markers import MarkerMatch, NotAMarker, UnknownNotation, read_markers, thinking_end
 from citeview.core.model import Citation, Marker, Response
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
@@ -14,6 +14,8 @@ from citeview.core.rendering.shortening import shortened
 
 # A link's address in a diagnostic: enough to recognise it.
 _URL_SHOWN_CHARS = 120
+# The different tokens of unknown notations a diagnostic names: enough to see what the answer does.
+UNKNOWN_TOKENS_NAMED = 10
 
 
 def cite_markers(
@@ -56,6 +58,8 @@ def cite_markers(
             part=candidate.part,
             url=candidate.url,
         )
+    if read.unknown:
+        _note_unknown_notations(response, read.unknown)
     for marker in read.markers:
         keys = resolve(marker)
         if keys:
@@ -72,6 +76,29 @@ def cite_markers(
             end=marker.end,
         )
     return read.markers
+
+
+def _note_unknown_notations(response: Response, unknown: list[UnknownNotation]) -> None:
+    """One warning for all the marker-like tokens the answer shows that no marker reading understands,
+    naming the different ones, so that an answer citing ``[static_doc_1]`` does not pass for one that cites nothing."""
+    tokens = list(dict.fromkeys(token.text for token in unknown))
+    named = " ".join(show_bidi_controls(token) for token in tokens[:UNKNOWN_TOKENS_NAMED])
+    if len(tokens) > UNKNOWN_TOKENS_NAMED:
+        named += " …"
+    response.diagnose(
+        "unknown_notation",
+        "warning",
+        phrase(
+            "The answer has tokens that look like citation markers in a notation citeview does not read "
+            "({count:,} in all): {tokens}. They are shown as written and point at no source.",
+            count=len(unknown),
+            tokens=named,
+        ),
+        tokens=tokens[:UNKNOWN_TOKENS_NAMED],
+        count=len(unknown),
+        kinds=len(tokens),
+        first=[unknown[0].start, unknown[0].end],
+    )
 
 
 def _why_not_a_marker(candidate: NotAMarker) -> Phrase:

@@ -23,6 +23,17 @@ def number_values(text: str) -> set[str]:
     return {_value(m.group(0)) for m in NUMBER.finditer(text.translate(_FOLD))}
 
 
+def folded(text: str) -> str:
+    """``text`` with full-width digits, stops and signs half-width, character for character: offsets
+    found in it hold in ``text``."""
+    return text.translate(_FOLD)
+
+
+def number_value(number: str) -> str:
+    """The value of a number as written (``1,234`` → ``1234``, ``2,5`` → ``2.5``), as compared."""
+    return _value(number.translate(_FOLD))
+
+
 def mark_numbers_in_html(html: str, missing: set[str]) -> str:
     """Wrap every number of escaped ``html`` whose value is in ``missing`` in ``<mark>``."""
     pieces = []

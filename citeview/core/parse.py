@@ -5,28 +5,50 @@ from __future__ import annotations
 import gc
 import hashlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import PurePath
 from typing import Any
 
 from citeview.core import registry
+from citeview.core.attached import AttachedFile
 from citeview.core.citing import add_source_checks
 from citeview.core.detect import split_responses
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.framing import FramedDump, read_dump
 from citeview.core.model import ParsedDump, Response
 from citeview.core.phrases import Phrase, phrase
+from citeview.core.providers.anthropic_request import RequestDocument, attached_documents, check_documents
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 
 
+# The APIs whose citations name a document by its place among the request's documents
+# (``document_index``), so documents attached on their own can stand for the request's.
+APIS_CITING_DOCUMENTS_BY_INDEX = ("anthropic.messages", "bedrock.converse")
+
+# What a request looks like, for the error that says an attached one cannot be read.
+REQUEST_EXAMPLE = (
+    '{"model": "…", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "document", '
+    '"source": {"type": "text", "media_type": "text/plain", "data": "…"}, "citations": {"enabled": true}}, '
+    '{"type": "text", "text": "…"}]}]}'
+)
+
+# A file with one of these names is a document, even when its text starts like a JSON object.
+DOCUMENT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".csv", ".html", ".htm", ".pdf")
+
+Attachment = bytes | Sequence[AttachedFile]
+
+
 def parse_dump(
-    raw: bytes, *, provider: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, request: bytes | None = None
+    raw: bytes, *, provider: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, request: Attachment | None = None
 ) -> ParsedDump:
-    """Read a dump. ``request`` is the request that produced it, when the reviewer has it; a dump of
-    the shape ``{"request": {...}, "response": ...}`` carries its own."""
+    """Read a dump. ``request`` is what the reviewer attached of the request that produced it: its
+    JSON body as bytes, or the documents it sent on their own (document 0 first, see
+    :func:`read_attachment`). A dump of the shape ``{"request": {...}, "response": ...}`` carries its
+    own request."""
     if len(raw) > max_bytes:
         raise too_large_error(len(raw), max_bytes)
     names = [*registry.provider_names(), *registry.api_names()]
@@ -37,9 +59,13 @@ def parse_dump(
         )
     with _no_cycle_collection():
         framed = read_dump(raw)
-        request_value = read_request(request) if request is not None else None
+        sent: dict[str, Any] | list[RequestDocument] | None = None
+        if isinstance(request, bytes):
+            sent = read_request(request)
+        elif request:
+            sent = attached_documents(request)
         try:
-            framed, responses = _read_responses(framed, provider, request_value)
+            framed, responses = _read_responses(framed, provider, sent)
         except DumpError:
             raise
         except (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError) as error:
@@ -78,10 +104,10 @@ def _unexpected_shape(provider: str | None, error: str) -> Phrase:
 
 
 def _read_responses(
-    framed: FramedDump, provider: str | None, request_value: dict[str, Any] | None
+    framed: FramedDump, provider: str | None, sent: dict[str, Any] | list[RequestDocument] | None
 ) -> tuple[FramedDump, list[Response]]:
     framed, wrapped_request = _unwrap_exchange(framed)
-    request_value = request_value if request_value is not None else wrapped_request
+    sent = sent if sent is not None else wrapped_request
     responses = []
     for group in split_responses(framed, provider):
         api = registry.api_format(group.api)
@@ -104,8 +130,10 @@ def _read_responses(
                         count=group.ignored,
                     ),
                 )
-            if request_value is not None:
-                _check_against_request(response, request_value)
+            if isinstance(sent, dict):
+                _check_against_request(response, sent)
+            elif sent is not None:
+                _check_against_documents(response, sent)
             add_source_checks(response)
             responses.append(response)
     if framed.cut_off:
@@ -124,16 +152,87 @@ def _read_responses(
 
 
 def read_request(raw: bytes) -> dict[str, Any]:
-    """The attached request: one JSON object, or a DumpError that says it is the request that is wrong."""
+    """The attached request: one JSON object, or a DumpError that says it is the request that is wrong
+    and what a request looks like."""
     try:
         framed = read_dump(raw)
     except DumpError as error:
         raise DumpError(
-            "invalid_request", phrase("The attached request cannot be read: {reason}", reason=error.phrase)
+            "invalid_request",
+            phrase(
+                "The attached request cannot be read: {reason} A request is the JSON body that was sent to the "
+                "API, such as {example}. A document on its own can be attached instead, as plain text (.txt) or "
+                "a PDF.",
+                reason=_request_reason(error),
+                example=REQUEST_EXAMPLE,
+            ),
         ) from None
     if framed.framing != "json" or not isinstance(framed.values[0], dict):
-        raise DumpError("invalid_request", phrase("The attached request must be one JSON object (the request body)."))
+        raise DumpError(
+            "invalid_request",
+            phrase(
+                "The attached request must be one JSON object (the request body), such as {example}. A document on "
+                "its own can be attached instead, as plain text (.txt) or a PDF.",
+                example=REQUEST_EXAMPLE,
+            ),
+        )
     return framed.values[0]
+
+
+def _request_reason(error: DumpError) -> Phrase:
+    """Why the request's bytes cannot be read, said of the request: framing's words for a cut-off
+    JSON value say the *dump* looks cut off."""
+    if error.code == "truncated_json":
+        return phrase(
+            "its JSON ends too early (line {line}, column {column}): it looks cut off.",
+            line=error.phrase.args.get("line"),
+            column=error.phrase.args.get("column"),
+        )
+    return error.phrase
+
+
+def read_attachment(files: Sequence[AttachedFile]) -> Attachment | None:
+    """What the files attached beside a response are: the request's JSON body (one file), or the
+    documents the request sent, on their own (several allowed, document 0 first). A file is a request
+    when it is named ``.json``, or when its text starts like a JSON object unless its name says it is a
+    document (``.txt``, ``.md``, …) and it is no JSON object; a PDF or any other text is a document. Raises :class:`DumpError` for a
+    request that cannot be read (saying what one looks like) and for a request given with documents."""
+    if not files:
+        return None
+    for number, attached in enumerate(files):
+        if not attached.data.strip():
+            raise DumpError(
+                "invalid_request",
+                phrase("Attached file {number} ({name}) is empty.", number=number, name=attached.name or "—"),
+            )
+    requests = [f for f in files if _is_request(f)]
+    if not requests:
+        return list(files)
+    if len(files) > 1:
+        raise DumpError(
+            "invalid_request",
+            phrase(
+                "Attach either the request (one JSON file) or the documents it sent, not both: {name} is a request.",
+                name=requests[0].name or "—",
+            ),
+        )
+    read_request(requests[0].data)  # the error says what a request looks like
+    return requests[0].data
+
+
+def _is_request(attached: AttachedFile) -> bool:
+    suffix = PurePath(attached.name).suffix.lower()
+    if suffix == ".json":
+        return True  # named a request: read as one, or said why it is not one
+    if attached.data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
+        return False
+    if suffix not in DOCUMENT_SUFFIXES:
+        return True  # a .json file, a paste, another name: read as a request, or said why it is not one
+    try:
+        read_request(attached.data)
+    except DumpError:
+        return False  # a text document that happens to start with a brace
+    return True
 
 
 def _unwrap_exchange(framed: FramedDump) -> tuple[FramedDump, dict[str, Any] | None]:
@@ -165,6 +264,22 @@ def _check_against_request(response: Response, request: dict[str, Any]) -> None:
         )
         return
     api.request_check(response, request)
+
+
+def _check_against_documents(response: Response, documents: list[RequestDocument]) -> None:
+    if response.api in APIS_CITING_DOCUMENTS_BY_INDEX:
+        check_documents(response, documents)
+        return
+    apis = registry.api_formats()
+    response.diagnose(
+        "request_not_used",
+        "info",
+        phrase(
+            "Documents are attached, but citeview checks documents attached on their own only against the "
+            "citations of {apis}.",
+            apis=", ".join(a.label for a in apis if a.name in APIS_CITING_DOCUMENTS_BY_INDEX),
+        ),
+    )
 
 
 def _note_cut_off(response: Response) -> None:

@@ -17,13 +17,15 @@ from types import ModuleType
 import bleach
 import markdown_it
 import mdurl
+import pypdf
 
 CORE_DIR = Path(__file__).resolve().parent
 # The libraries whose output is stored with the result: markdown-it-py draws each answer (with mdurl
-# normalising its links) and bleach sanitises it. orjson is not one: framing uses it only where it
+# normalising its links) and bleach sanitises it; pypdf reads the pages of the documents an answer's
+# quotes are checked against. orjson is not one: framing uses it only where it
 # reads exactly what json would (``framing._proven_json``). tests/core/test_version.py fails when
 # the core imports a library that is in neither list.
-RENDERED_WITH = (bleach, markdown_it, mdurl)
+RENDERED_WITH = (bleach, markdown_it, mdurl, pypdf)
 
 
 def code_version(root: Path = CORE_DIR, libraries: Iterable[ModuleType] = RENDERED_WITH) -> str:

@@ -11,11 +11,16 @@ from django.utils.translation import gettext_lazy as _
 
 from citeview.accounts.roles import EDITOR
 from citeview.core import registry
+from citeview.core.attached import AttachedFile
 from citeview.core.errors import DumpError, too_large_error
+from citeview.core.parse import Attachment, read_attachment
 from citeview.dumps.selectors import UNASSIGNED
 
 # .eventstream and .bin: AWS's binary event stream (a Bedrock stream's body), which cannot be pasted.
 DUMP_FILE_SUFFIXES = (".json", ".jsonl", ".sse", ".txt", ".eventstream", ".bin")
+# What the file picker offers for the request or its documents; what a file is, its bytes decide.
+ATTACHMENT_ACCEPT = ".json,.txt,.md,.csv,.html,.pdf,application/json,text/plain,application/pdf"
+MAX_ATTACHED_FILES = 20  # documents attached on their own, to one dump
 MAX_TAGS = 20
 
 
@@ -27,6 +32,22 @@ def tag_names(text: str) -> list[str]:
     if len(names) > MAX_TAGS:
         raise forms.ValidationError(_("At most %(count)d tags.") % {"count": MAX_TAGS})
     return names
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """Any number of files from one ``<input type=file multiple>``, in the order the browser sent them."""
+
+    def clean(self, data: Any, initial: Any = None) -> list[Any]:
+        uploads = data if isinstance(data, list | tuple) else [data] if data else []
+        return [super(MultipleFileField, self).clean(upload, initial) for upload in uploads]
+
+
+def _pasted(text: str) -> bytes:
+    return text.replace("\r\n", "\n").encode("utf-8")
 
 
 class DumpForm(forms.Form):
@@ -45,38 +66,59 @@ class DumpForm(forms.Form):
     )
 
     request_text = forms.CharField(
-        label=_("Paste the request (its documents let citeview check each quote)"),
+        label=_("Paste the request, or the text of the document the answer cites"),
         required=False,
         strip=False,
         widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false", "autocomplete": "off"}),
     )
-    request_file = forms.FileField(
-        label=_("or upload the request"),
+    request_file = MultipleFileField(
+        label=_("or upload the request, or the documents it sent (plain text or PDF, several at once)"),
         required=False,
-        widget=forms.ClearableFileInput(attrs={"accept": ",".join(DUMP_FILE_SUFFIXES)}),
+        widget=MultipleFileInput(attrs={"accept": ATTACHMENT_ACCEPT}),
     )
 
     def clean(self) -> dict[str, object]:
         cleaned = super().clean() or {}
         cleaned["raw"], cleaned["filename"] = self._one_of(cleaned.get("text") or "", cleaned.get("file"))
-        request, _name = self._one_of(cleaned.get("request_text") or "", cleaned.get("request_file"), is_request=True)
-        cleaned["request"] = request if request.strip() else None
+        cleaned["request"] = self._attachment(cleaned.get("request_text") or "", cleaned.get("request_file") or [])
         return cleaned
 
-    def _one_of(self, text: str, upload: object, is_request: bool = False) -> tuple[bytes, str]:
+    def _one_of(self, text: str, upload: object) -> tuple[bytes, str]:
         """The bytes pasted or uploaded (exactly one of them), and the file's name."""
         if upload and text.strip():
-            message = (
-                _("Paste the request or choose its file, not both.")
-                if is_request
-                else _("Paste a dump or choose a file, not both.")
-            )
-            raise forms.ValidationError(message, code="both")
+            raise forms.ValidationError(_("Paste a dump or choose a file, not both."), code="both")
         # A browser sends a textarea's line ends as CRLF whatever was pasted; the box itself holds LF.
-        raw, name = self._read_upload(upload) if upload else (text.replace("\r\n", "\n").encode("utf-8"), "")
+        raw, name = self._read_upload(upload) if upload else (_pasted(text), "")
         if len(raw) > settings.CITEVIEW_MAX_DUMP_BYTES:
             raise forms.ValidationError(_too_large_message(len(raw)), code="too_large")
         return raw, name
+
+    def _attachment(self, text: str, uploads: list[Any]) -> Attachment | None:
+        """The request pasted or uploaded, or the documents it sent: one JSON request, or any number of
+        plain-text and PDF documents in the order chosen (``read_attachment``), all of them within the
+        limit of one dump."""
+        if uploads and text.strip():
+            raise forms.ValidationError(_("Paste the request or choose its files, not both."), code="both")
+        if len(uploads) > MAX_ATTACHED_FILES:
+            raise forms.ValidationError(
+                _("At most %(count)d files can be attached to one dump.") % {"count": MAX_ATTACHED_FILES},
+                code="too_many_files",
+            )
+        files = [AttachedFile(PurePath(u.name or "").name, self._read_attached(u)) for u in uploads]
+        if text.strip():
+            files = [AttachedFile("", _pasted(text))]
+        size = sum(len(f.data) for f in files)
+        if size > settings.CITEVIEW_MAX_DUMP_BYTES:
+            raise forms.ValidationError(_attachment_too_large_message(size), code="too_large")
+        try:
+            return read_attachment(files)
+        except DumpError as error:
+            raise forms.ValidationError(error.phrase.text(gettext), code=error.code) from None
+
+    def _read_attached(self, upload: Any) -> bytes:
+        if (upload.size or 0) > settings.CITEVIEW_MAX_DUMP_BYTES:
+            raise forms.ValidationError(_attachment_too_large_message(upload.size), code="too_large")
+        return bytes(upload.read(settings.CITEVIEW_MAX_DUMP_BYTES + 1))
 
     def _read_upload(self, upload: object) -> tuple[bytes, str]:
         name = PurePath(getattr(upload, "name", "") or "").name
@@ -125,6 +167,14 @@ class ImportForm(forms.Form):
 
 def _too_large_message(size: int) -> str:
     return too_large_error(size, settings.CITEVIEW_MAX_DUMP_BYTES).phrase.text(gettext)
+
+
+def _attachment_too_large_message(size: int) -> str:
+    limit = settings.CITEVIEW_MAX_DUMP_BYTES
+    return gettext(
+        "The attached request or documents are %(size)s bytes in all; together they may be at most %(limit)s bytes "
+        "(%(mib)s MiB), as a dump may."
+    ) % {"size": f"{size:,}", "limit": f"{limit:,}", "mib": limit // (1024 * 1024)}
 
 
 class DumpFilterForm(forms.Form):
@@ -179,7 +229,9 @@ class DumpDetailsForm(forms.Form):
     tags = forms.CharField(
         label=_("Tags"), required=False, max_length=1000, help_text=_("Separated by commas, e.g. health, 2026-Q3")
     )
-    assignee = forms.ModelChoiceField(label=_("Assigned to"), queryset=None, required=False)
+    assignee = forms.ModelChoiceField(
+        label=_("Assigned to"), queryset=None, required=False, empty_label=_("Not assigned to anyone")
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -6,6 +6,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from citeview.core.attached import AttachedFile
+from citeview.core.parse import Attachment
+
 
 class Tag(models.Model):
     """A team's label for dumps (a project, a topic, a batch)."""
@@ -30,10 +33,12 @@ class Dump(models.Model):
 
     sha256 = models.CharField(_("SHA-256"), max_length=64, unique=True)
     raw = models.BinaryField(_("raw bytes"))
-    # The request that produced the response, when a reviewer attached it (also stored verbatim).
+    # The request that produced the response, when a reviewer attached it (also stored verbatim). A
+    # reviewer may attach the documents the request sent instead, without the request: they are its
+    # ``documents`` (``AttachedDocument``), and ``attachment()`` reads either.
     request_raw = models.BinaryField(_("request bytes"), null=True, blank=True)
-    # Who attached it and when: it changes every quote check the team relies on. Empty for a dump
-    # without a request, and for requests attached before citeview recorded this.
+    # Who attached it (or the documents) and when: it changes every quote check the team relies on.
+    # Empty for a dump with nothing attached, and for requests attached before citeview recorded this.
     request_attached_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -123,6 +128,21 @@ class Dump(models.Model):
         return reverse("dumps:detail", args=[self.pk])
 
     @property
+    def has_attachment(self) -> bool:
+        """Whether a request, or the documents it sent, is attached: documents are always attached with
+        the time, and a request attached before citeview recorded the time has its bytes."""
+        return self.request_attached_at is not None or bool(self.request_raw)
+
+    def attachment(self) -> Attachment | None:
+        """What is attached beside the response, as ``parse_dump`` reads it: the request's bytes, or its
+        documents in their order (one query), or None."""
+        if self.request_raw:
+            return bytes(self.request_raw)
+        if self.request_attached_at is None:
+            return None
+        return [AttachedFile(d.name, bytes(d.raw)) for d in self.documents.order_by("position")] or None
+
+    @property
     def checkable_item_count(self) -> int:
         """The items editors can check: all of them, up to CITEVIEW_MAX_ITEMS_PER_DUMP."""
         return min(self.item_count, settings.CITEVIEW_MAX_ITEMS_PER_DUMP)
@@ -130,6 +150,26 @@ class Dump(models.Model):
     @property
     def uncheckable_item_count(self) -> int:
         return self.item_count - self.checkable_item_count
+
+
+class AttachedDocument(models.Model):
+    """A document the request behind a dump's response sent, attached on its own (plain text or a PDF),
+    stored verbatim. Its ``position`` is the document index the answer cites it by: 0, 1, … in the
+    order the reviewer gave the files."""
+
+    dump = models.ForeignKey(Dump, on_delete=models.CASCADE, related_name="documents")
+    position = models.PositiveSmallIntegerField(_("document index"))
+    name = models.CharField(_("file name"), max_length=255, blank=True)
+    raw = models.BinaryField(_("document bytes"))
+
+    class Meta:
+        ordering = ["dump", "position"]
+        verbose_name = _("attached document")
+        verbose_name_plural = _("attached documents")
+        constraints = [models.UniqueConstraint(fields=["dump", "position"], name="one_document_per_index")]
+
+    def __str__(self) -> str:
+        return f"{self.position}: {self.name}" if self.name else str(self.position)
 
 
 class DumpPage(models.Model):

@@ -20,7 +20,8 @@ import citeview
 from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import phrase_text
 from citeview.core.pretty import pretty_dump_text
-from citeview.core.rendering.answer import response_prefix, source_entries
+from citeview.core.rendering.answer import footnotes, response_prefix, source_entries
+from citeview.core.rendering.shortening import shortened
 from citeview.dumps.models import Dump, DumpPage
 
 logger = logging.getLogger(__name__)
@@ -98,6 +99,135 @@ def _diagnostics_shown(diagnostics: list[dict[str, Any]]) -> list[dict[str, Any]
     return sorted(shown, key=lambda d: _SEVERITY_ORDER.get(d["severity"], 3))
 
 
+UNUSED_SOURCES_LINKED = 100  # the sources the one row of sources never cited links to; the rest are counted
+TECHNICAL_VALUE_CHARS = 80  # a value behind the codes toggle: enough to recognise it
+
+
+class _Places:
+    """Where in the page a diagnostic's details point: a footnote or an unresolved marker drawn in the
+    answer, or a source in the list. Only anchors the page draws."""
+
+    def __init__(self, response: dict[str, Any], prefix: str, sources: list[dict[str, Any]], until: int) -> None:
+        self._response, self._prefix, self._until = response, prefix, until
+        self._sources = {entry["key"]: entry for entry in sources}
+        unresolved = response["unresolved"]
+        self._unresolved = {m["start"]: i for i, m in enumerate(unresolved) if m["end"] <= until}
+        self._footnotes: dict[tuple[Any, ...], str] | None = None  # made only if a diagnostic asks
+
+    def of(self, diagnostic: dict[str, Any]) -> dict[str, str] | None:
+        details, code = diagnostic["details"], diagnostic["code"]
+        if code in ("incomplete_response", "failed_response") and self._response["text"]:
+            return self._in_answer(f"{self._prefix}-end")  # where the answer stops
+        if code == "unresolved_marker":
+            index = self._unresolved.get(details.get("start"))
+            return None if index is None else self._in_answer(f"{self._prefix}-unresolved-{index}")
+        key = details.get("key")
+        if isinstance(details.get("start"), int) and isinstance(details.get("end"), int):
+            anchor = self._footnote(details["start"], details["end"], key)
+            if anchor:
+                return self._in_answer(anchor)
+        if isinstance(key, str) and key in self._sources:
+            return {"href": f"#{self._sources[key]['anchor']}", "label": gettext("Show the source")}
+        return None
+
+    def _in_answer(self, anchor: str) -> dict[str, str]:
+        return {"href": f"#{anchor}", "label": gettext("Show in the answer")}
+
+    def _footnote(self, start: int, end: int, key: Any) -> str | None:
+        """The footnote of the citation a diagnostic names: by where the citation quotes its document
+        (a quote check's ``start``/``end`` are the document's), else by where it stands in the answer."""
+        if self._footnotes is None:
+            self._footnotes = self._index_footnotes()
+        return (
+            self._footnotes.get(("quoted", key, start, end))
+            or self._footnotes.get(("answer", start, end, key))
+            or self._footnotes.get(("span end", end, key))
+        )
+
+    def _index_footnotes(self) -> dict[tuple[Any, ...], str]:
+        index: dict[tuple[Any, ...], str] = {}
+        drawn: dict[int, str] = {}
+        for mark in footnotes(self._response, self._prefix, self._until):
+            drawn.setdefault(mark.citation, mark.anchor)
+            index.setdefault(("answer", mark.start, mark.end, None), mark.anchor)
+            for key in mark.source_keys:
+                index.setdefault(("answer", mark.start, mark.end, key), mark.anchor)
+                index.setdefault(("span end", mark.end, key), mark.anchor)  # one footnote per span's end and source
+        for number, citation in enumerate(self._response["citations"]):
+            location = citation.get("location")
+            if number in drawn and isinstance(location, dict):
+                for key in citation["source_keys"]:
+                    index.setdefault(("quoted", key, location.get("start"), location.get("end")), drawn[number])
+        return index
+
+
+def _diagnostic_rows(
+    response: dict[str, Any], prefix: str, sources: list[dict[str, Any]], until: int
+) -> list[dict[str, Any]]:
+    """The diagnostics as a reader meets them: each in words, with its code and values behind the
+    codes toggle, and a link to its place when the page draws one; the sources never cited as one row
+    that links to each."""
+    places = _Places(response, prefix, sources, until)
+    by_key = {entry["key"]: entry for entry in sources}
+    unused = [d for d in response["diagnostics"] if d["code"] == "unused_source"]
+    rows = []
+    for diagnostic in _diagnostics_shown([d for d in response["diagnostics"] if d["code"] != "unused_source"]):
+        rows.append(
+            {
+                **diagnostic,
+                "technical": _technical(diagnostic["details"]),
+                "place": places.of(diagnostic),
+                "find": _to_find(diagnostic),
+            }
+        )
+    if unused:
+        listed = [by_key[d["details"]["key"]] for d in unused if d["details"].get("key") in by_key]
+        rows.append(
+            {
+                "code": "unused_source",
+                "severity": unused[0]["severity"],
+                "unused": listed[:UNUSED_SOURCES_LINKED],
+                "unused_count": len(unused),
+                "unlisted": len(unused) - min(len(listed), UNUSED_SOURCES_LINKED),
+                "technical": " ".join(str(d["details"].get("key", "")) for d in unused[:UNUSED_SOURCES_LINKED]),
+            }
+        )
+    return sorted(rows, key=lambda row: _SEVERITY_ORDER.get(row["severity"], 3))
+
+
+def _to_find(diagnostic: dict[str, Any]) -> str:
+    """What the search of the page looks for to show a diagnostic that has no anchor of its own: the
+    marker written in code or a link, the first token of a notation citeview does not read."""
+    if diagnostic["code"] == "not_a_marker":
+        return str(diagnostic["details"].get("marker") or "")
+    if diagnostic["code"] == "unknown_notation":
+        tokens = diagnostic["details"].get("tokens") or [""]
+        return str(tokens[0])
+    return ""
+
+
+def _technical(details: dict[str, Any]) -> str:
+    """A diagnostic's values as the normalised JSON names them, for the codes toggle."""
+    shown = []
+    for name, value in details.items():
+        if value is None or value == "" or isinstance(value, dict):
+            continue
+        written = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+        shown.append(f"{name}: {shortened(written, TECHNICAL_VALUE_CHARS)}")
+    return " · ".join(shown)
+
+
+def _severity_counts(diagnostics: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """How many diagnostics there are of each severity present, most severe first: the filter's choices."""
+    counts: dict[str, int] = {}
+    for diagnostic in diagnostics:
+        counts[diagnostic["severity"]] = counts.get(diagnostic["severity"], 0) + 1
+    return [
+        {"severity": severity, "count": counts[severity]}
+        for severity in sorted(counts, key=lambda s: _SEVERITY_ORDER.get(s, 3))
+    ]
+
+
 def _body_context(dump: Dump) -> dict[str, Any]:
     raw_text, raw_shortened = pretty_dump_text(bytes(dump.raw), dump.framing)
     answers = zip(rendered_answers(dump), dump.result["responses"], strict=True)
@@ -107,6 +237,10 @@ def _body_context(dump: Dump) -> dict[str, Any]:
         "raw_text": raw_text,
         "raw_shortened": raw_shortened,
         "request_text": pretty_dump_text(bytes(dump.request_raw), "json")[0] if dump.request_raw else None,
+        # Documents attached on their own: the answer's document 0, 1, … in this order.
+        "attached_documents": [
+            {"position": d.position, "name": d.name, "size": len(d.raw)} for d in dump.documents.order_by("position")
+        ],
     }
 
 
@@ -114,6 +248,9 @@ def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any
     prefix = response_prefix(index)
     sources = source_entries(response, prefix, rendered["drawn_until"])  # back-links to the footnotes drawn
     labels = {entry["key"]: entry for entry in sources}
+    conflicts = _conflicts(response)
+    for entry in sources:
+        entry["conflict_number"] = conflicts.get(entry["key"], entry["label"])
     return {
         "index": index,
         "evidence": rendered["evidence"],
@@ -122,8 +259,10 @@ def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any
         "answer_html": rendered["answer"],
         "status_detail": phrase_text(response["status_detail_phrase"], gettext),
         "sources": sources,
-        "diagnostics": _diagnostics_shown(response["diagnostics"]),
+        "diagnostics": _diagnostic_rows(response, prefix, sources, rendered["drawn_until"]),
         "diagnostic_count": len(response["diagnostics"]),
+        "severities": _severity_counts(response["diagnostics"]),
+        "first_unresolved": _first_unresolved(response, prefix, rendered["drawn_until"]),
         "problem_count": sum(1 for d in response["diagnostics"] if d["severity"] != "info"),
         "searches": [
             {"queries": batch["queries"], "sources": [labels[k] for k in batch["source_keys"] if k in labels]}
@@ -132,6 +271,26 @@ def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any
         "without_position": [labels[k] for k in response.get("cited_without_position", []) if k in labels],
         "reasoning": rendered.get("reasoning", []),
         "recitations": [_recitation_view(r, response["text"]) for r in response.get("recitations", [])],
+    }
+
+
+def _first_unresolved(response: dict[str, Any], prefix: str, until: int) -> str:
+    """Where the "N unresolved" chip leads: the first unresolved marker the answer draws, else the top
+    of the response, where the diagnostics list them all."""
+    for index, marker in enumerate(response["unresolved"]):
+        if marker["end"] <= until:
+            return f"#{prefix}-unresolved-{index}"
+    return f"#{prefix}"
+
+
+def _conflicts(response: dict[str, Any]) -> dict[str, str]:
+    """For each source that shares its number with another, the number both were given (the source
+    list labels the second ``2#2``; the reader is told of number 2)."""
+    return {
+        key: str(d["details"].get("key", key))
+        for d in response["diagnostics"]
+        if d["code"] == "source_conflict"
+        for key in d["details"].get("keys", [])
     }
 
 

@@ -30,7 +30,7 @@ from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body
 from citeview.dumps.selectors import dump_get, dump_list
-from citeview.dumps.services import can_attach_request, dump_ingest
+from citeview.dumps.services import attachment_kept, can_attach_request, dump_ingest
 from citeview.review.forms import CommentForm
 from citeview.review.selectors import dump_comments, editor_progress
 from citeview.review.services import dump_refresh_if_stale
@@ -61,14 +61,30 @@ def home(request: HttpRequest) -> HttpResponse:
     if not created:
         messages.info(request, _("These exact bytes were stored already; here is that dump."))
         attached = form.cleaned_data["request"]
-        if attached and bytes(dump.request_raw or b"") != attached:
+        if attached and not attachment_kept(dump, attached):
             messages.warning(request, _request_not_attached(request, dump))
+    if request.headers.get(UPLOAD_HEADER):
+        return _opened_by_the_upload_script(dump)
     return redirect(dump)
+
+
+# citeview.js sends a file with XMLHttpRequest to show its progress. XMLHttpRequest follows a redirect
+# out of sight, so the dump's page would arrive as text under the form's address: Back would then
+# leave it on screen under "/", and its messages would be spent. The script is told where the dump
+# is instead, and goes there as a plain form post would.
+UPLOAD_HEADER = "X-Citeview-Upload"
+LOCATION_HEADER = "X-Citeview-Location"
+
+
+def _opened_by_the_upload_script(dump: Dump) -> HttpResponse:
+    response = HttpResponse(status=204)
+    response[LOCATION_HEADER] = dump.get_absolute_url()
+    return response
 
 
 def _request_not_attached(request: HttpRequest, dump: Dump) -> str:
     """Why the request sent with a stored dump's bytes was not attached to it, and who may attach one."""
-    if dump.request_raw or can_attach_request(request.user, dump):
+    if dump.has_attachment or can_attach_request(request.user, dump):
         return _("That dump already has another request attached; it was kept.")
     if dump.uploaded_by is None:
         return _("The request was not attached: only staff may attach a request to this dump.")

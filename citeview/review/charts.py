@@ -1,46 +1,169 @@
-"""Bar charts of the figures, as numbers an SVG template draws (no chart library, no script)."""
+"""The figures as the page shows them: bar charts an SVG template draws (no chart library, no script),
+and every rate as a percentage with its n, or with the reason it is empty."""
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from citeview.review.models import VERDICTS
 
 VERDICT_LABELS = dict(VERDICTS)
 
-WIDTH = 640  # the chart's own units; the SVG scales to the page
-BAR_HEIGHT = 22
-GAP = 8
-LABEL_WIDTH = 230  # room for the labels, left of the bars
-VALUE_WIDTH = 110  # room for the figure, right of the longest bar
+# A chart is drawn in CSS pixels, never scaled (no viewBox): its words stay 13 px at any width. Each row
+# is its label and figure on one line, the bar under them, a share of the chart's whole width.
+ROW_HEIGHT = 40
+TEXT_BASELINE = 15
+BAR_TOP = 21
+BAR_HEIGHT = 14
+# A label longer than this many columns (a CJK character takes two) is cut: with the figure beside it,
+# the line fits a phone's card of about 320 px at 13 px.
+LABEL_COLUMNS = 30
+
+# The rates of a slice, in the order the tables show them.
+RATES = (
+    "citation_recall",
+    "citation_precision",
+    "macro_recall",
+    "macro_precision",
+    "unresolved_marker_rate",
+    "incomplete_response_share",
+)
 
 
-def bar_chart(title: str, rows: list[tuple[str, float | None, str]]) -> dict[str, Any]:
-    """``rows``: (label, share from 0 to 1 or None, the figure as text). Bars scale to the chart."""
+def rate_name(name: str) -> str:
+    return {
+        "citation_recall": _("Recall"),
+        "citation_precision": _("Precision"),
+        "macro_recall": _("Recall (macro)"),
+        "macro_precision": _("Precision (macro)"),
+        "unresolved_marker_rate": _("Unresolved markers"),
+        "incomplete_response_share": _("Incomplete responses"),
+    }[name]
+
+
+def percent_text(value: float | None) -> str:
+    """A share as every page writes it: 33.3%; "—" for none."""
+    return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def rate_n(name: str, ratio: dict[str, Any]) -> str:
+    """What the rate was computed from, in words: "1 of 3 statements", "mean of 2 answers"."""
+    n, num = ratio["denominator"], ratio["numerator"]
+    values = {"n": n, "num": num}
+    if name in ("macro_recall", "macro_precision"):
+        return ngettext("mean of %(n)s answer", "mean of %(n)s answers", n) % values
+    if name == "citation_recall":
+        return ngettext("%(num)s of %(n)s statement", "%(num)s of %(n)s statements", n) % values
+    if name == "citation_precision":
+        return ngettext("%(num)s of %(n)s citation", "%(num)s of %(n)s citations", n) % values
+    if name == "unresolved_marker_rate":
+        return ngettext("%(num)s of %(n)s marker", "%(num)s of %(n)s markers", n) % values
+    return ngettext("%(num)s of %(n)s response", "%(num)s of %(n)s responses", n) % values
+
+
+def empty_reason(code: str | None) -> str:
+    """Why a rate has nothing to divide by, in words ("" when it has something)."""
+    if not code:
+        return ""
+    return {
+        "nothing_checked": _("nothing has been checked yet"),
+        "no_worthy_answer": _("no statement has an answer to “verification-worthy” yet"),
+        "none_worthy": _("no statement was judged verification-worthy"),
+        "no_together_answer": _("no verification-worthy statement has an answer to “supported together” yet"),
+        "no_verdict_on_worthy": _("no citation on a verification-worthy statement has a verdict yet"),
+        "no_dumps": _("no dump matches these filters"),
+        "no_citations": _("these dumps have no citations"),
+        "no_responses": _("these dumps have no responses"),
+    }.get(code, code)
+
+
+def rate_shown(name: str, ratio: dict[str, Any]) -> dict[str, str]:
+    """One rate for a table cell: its percentage and n, or "—" and why."""
+    empty = ratio["value"] is None
+    return {
+        "name": rate_name(name),
+        "percent": percent_text(ratio["value"]),
+        "n": "" if empty else rate_n(name, ratio),
+        "why": empty_reason(ratio.get("empty_because")) if empty else "",
+    }
+
+
+def figure_row(part: dict[str, Any]) -> dict[str, Any]:
+    return {"label": part["label"], "dumps": part["dumps"], "rates": [rate_shown(n, part[n]) for n in RATES]}
+
+
+def figure_tables(figures: dict[str, Any]) -> list[dict[str, Any]]:
+    """The breakdowns, each a table of rows of rates; the first ends with the overall row."""
+    captions = (
+        ("by_provider", _("By provider")),
+        ("by_api", _("By API")),
+        ("by_model", _("By model")),
+        ("by_tag", _("By tag")),
+        ("by_uploader", _("By uploader")),
+    )
+    tables = []
+    for index, (key, caption) in enumerate(captions):
+        rows = [figure_row(part) for part in figures[key]]
+        overall = figure_row(figures["overall"]) if index == 0 else None
+        tables.append({"caption": caption, "rows": rows, "overall": overall})
+    return tables
+
+
+def headline(figures: dict[str, Any]) -> list[dict[str, str]]:
+    """The overall rates, each with its n or, when empty, why: the first thing the page says."""
+    return [rate_shown(name, figures["overall"][name]) for name in RATES]
+
+
+def agreement_shown(agreement: dict[str, Any]) -> dict[str, Any]:
+    """Agreement figures for a table row. An empty row says why once, beside its percentage; κ and α
+    say why only when they alone are empty."""
+    if not agreement["items"]:
+        unjudged = _("no citation has verdicts from two editors yet")
+        empty = {"value": "—", "why": ""}
+        return {**agreement, "percent": "—", "percent_why": unjudged, "cohen_kappa": empty, "krippendorff_alpha": empty}
+    alike = _("every verdict is the same, so it is undefined")
+
+    def statistic(value: float | None, why_none: str) -> dict[str, str]:
+        return {"value": "—" if value is None else f"{value:.3f}", "why": "" if value is not None else why_none}
+
+    kappa_why = alike if agreement["raters"] == 2 else _("given for exactly two editors")
+    return {
+        "items": agreement["items"],
+        "raters": agreement["raters"],
+        "percent": percent_text(agreement["percent"]),
+        "percent_why": "",
+        "cohen_kappa": statistic(agreement.get("cohen_kappa"), kappa_why),
+        "krippendorff_alpha": statistic(agreement["krippendorff_alpha"], alike),
+    }
+
+
+def bar_chart(title: str, rows: list[tuple[str, float | None, str]], empty: str = "") -> dict[str, Any]:
+    """``rows``: (label, share from 0 to 1 or None, the figure as text). ``empty``: what the chart
+    says instead of bars when no row has a share."""
     bars = []
     for index, (label, share, text) in enumerate(rows):
-        width = 0.0 if share is None else round(max(0.0, min(1.0, share)) * (WIDTH - LABEL_WIDTH - VALUE_WIDTH), 1)
-        y = index * (BAR_HEIGHT + GAP)
+        top = index * ROW_HEIGHT
         bars.append(
             {
                 "label": label,
+                "short_label": _cut(label),
                 "text": text,
-                "x": LABEL_WIDTH,
-                "y": y,
-                "text_y": y + 16,
-                "width": width,
-                "text_x": LABEL_WIDTH + width + 6,
+                "text_y": top + TEXT_BASELINE,
+                "bar_y": top + BAR_TOP,
+                "width": "0" if share is None else f"{max(0.0, min(1.0, share)) * 100:.1f}%",
             }
         )
+    shown = any(share is not None for _label, share, _text in rows)
     return {
         "title": title,
-        "bars": bars,
-        "width": WIDTH,
-        "height": max(1, len(bars) * (BAR_HEIGHT + GAP)),
+        "bars": bars if shown else [],
+        "empty": "" if shown else empty,
+        "height": max(1, len(bars) * ROW_HEIGHT),
         "bar_height": BAR_HEIGHT,
-        "label_x": LABEL_WIDTH - 8,
     }
 
 
@@ -51,21 +174,46 @@ def figure_charts(figures: dict[str, Any]) -> list[dict[str, Any]]:
     distribution = bar_chart(
         _("Verdicts"),
         [
-            (
-                str(VERDICT_LABELS[name]),
-                count / total if total else None,
-                f"{count} ({_percent(count / total if total else None)})",
-            )
+            (str(VERDICT_LABELS[name]), count / total if total else None, f"{count} ({percent_text(count / total)})")
             for name, count in verdicts.items()
-        ],
+        ]
+        if total
+        else [],
+        _("No verdicts recorded yet."),
     )
     ratios = []
     for part in figures["by_provider"] or [overall]:
         for name, key in ((_("recall"), "citation_recall"), (_("precision"), "citation_precision")):
-            value = part[key]["value"]
-            ratios.append((f"{part['label']} · {name}", value, _percent(value)))
-    return [distribution, bar_chart(_("Citation recall and precision by provider"), ratios)]
+            ratio = part[key]
+            n = f"{ratio['numerator']:g}/{ratio['denominator']}"
+            ratios.append((f"{part['label']} · {name}", ratio["value"], f"{percent_text(ratio['value'])} ({n})"))
+    recall = empty_reason(overall["citation_recall"]["empty_because"])
+    return [
+        distribution,
+        bar_chart(
+            _("Citation recall and precision by provider"),
+            ratios,
+            _("Recall and precision cannot be computed yet: %(reason)s.")
+            % {"reason": recall or empty_reason(overall["citation_precision"]["empty_because"])},
+        ),
+    ]
 
 
-def _percent(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.1f}%"
+def verdict_table(figures: dict[str, Any]) -> list[tuple[str, int, str]]:
+    """The verdict table: each verdict, its count, its share of the verdicts."""
+    verdicts = figures["overall"]["verdicts"]
+    total = sum(verdicts.values())
+    return [
+        (str(VERDICT_LABELS[name]), count, percent_text(count / total) if total else "—")
+        for name, count in verdicts.items()
+    ]
+
+
+def _cut(label: str) -> str:
+    """The label within LABEL_COLUMNS columns, cut with "…" (the bar's title keeps it whole)."""
+    columns = 0
+    for index, character in enumerate(label):
+        columns += 2 if unicodedata.east_asian_width(character) in ("W", "F") else 1
+        if columns > LABEL_COLUMNS:
+            return label[:index].rstrip() + "…"
+    return label

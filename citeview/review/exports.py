@@ -5,22 +5,29 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.decorators import permission_required
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
+from django.utils import timezone, translation
+from django.utils.dateparse import parse_datetime
+from django.utils.formats import date_format
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
 from citeview.accounts import roles
-from citeview.core.review.report import handover_report, report_markdown
+from citeview.core.rendering.plain import plain_text
+from citeview.core.review.report import handover_report, labelled_report, report_markdown
 from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
-from citeview.review.charts import VERDICT_LABELS, figure_charts
+from citeview.review.charts import agreement_shown, figure_charts, figure_tables, headline, verdict_table
 from citeview.review.figures import FigureFilterForm, team_figures
-from citeview.review.models import Check
+from citeview.review.models import Check, Comment
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
 from citeview.review.services import dump_refresh_if_stale
 
@@ -42,7 +49,8 @@ EXPORT_COLUMNS = (
     "model",
     "item",
     "kind",
-    "statement",
+    "statement",  # as a reader sees it: the Markdown's marks dropped
+    "statement_markdown",  # as the answer wrote it
     "marker",
     "source_url",
     "source_title",
@@ -69,7 +77,14 @@ def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
         "sha256": dump.sha256,
         "stored_at": dump.created_at.isoformat(),
     }
-    report = handover_report(meta, dump.result, dump_check_items(dump), [_check_dict(c) for c in shown])
+    comments = Comment.objects.filter(dump=dump).select_related("author")
+    report = handover_report(
+        meta,
+        dump.result,
+        dump_check_items(dump),
+        [_check_dict(c) for c in shown],
+        [_comment_dict(c) for c in comments],
+    )
     report["hidden_until_you_check"] = hidden_check_count(user, checks)
     report["uncheckable_item_count"] = dump.uncheckable_item_count  # past the items a dump offers for checking
     return report
@@ -80,6 +95,7 @@ def _check_dict(check: Check) -> dict[str, Any]:
         "item_key": check.item_key,
         "kind": check.kind,
         "is_item": check.is_item,
+        "finished": check.finished,  # by the rule progress counts with, for every kind of item
         "response_index": check.response_index,
         "statement_text": check.statement_text,
         "marker": check.marker,
@@ -91,11 +107,42 @@ def _check_dict(check: Check) -> dict[str, Any]:
     }
 
 
+def _comment_dict(comment: Comment) -> dict[str, Any]:
+    return {
+        "item_key": comment.item_key,
+        "author": comment.author.get_username(),
+        "created_at": comment.created_at.isoformat(),
+        "text": comment.text,
+    }
+
+
+def shown_time(value: str) -> str:
+    """An ISO time as every page shows times (``citeview/formats``): in ``TIME_ZONE``, to the minute,
+    with the zone's abbreviation, in the active language's order."""
+    moment = parse_datetime(value) if value else None
+    if moment is None:
+        return value
+    return date_format(timezone.localtime(moment), "SHORT_DATETIME_FORMAT")
+
+
+def report_language(request: HttpRequest) -> str:
+    """``?lang=ja`` (or ``en``) when asked for, otherwise the request's language."""
+    asked = request.GET.get("lang", "")
+    return asked if asked in dict(settings.LANGUAGES) else translation.get_language()
+
+
+def dump_report_markdown(dump: Dump, request: HttpRequest) -> str:
+    """The Markdown report in the language asked for, its times as the pages write them."""
+    with translation.override(report_language(request)):
+        return report_markdown(dump_report(dump, request.user), gettext, shown_time)
+
+
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def report_page(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
-    return render(request, "review/report.html", {"dump": dump, "report": dump_report(dump, request.user)})
+    report = labelled_report(dump_report(dump, request.user), gettext, shown_time)
+    return render(request, "review/report.html", {"dump": dump, "report": report})
 
 
 @require_GET
@@ -111,9 +158,7 @@ def report_json(request: HttpRequest, pk: int) -> JsonResponse:
 @permission_required(roles.READ, raise_exception=True)
 def report_md(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
-    response = HttpResponse(
-        report_markdown(dump_report(dump, request.user)), content_type="text/markdown; charset=utf-8"
-    )
+    response = HttpResponse(dump_report_markdown(dump, request), content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}-report.md"'
     return response
 
@@ -141,7 +186,8 @@ def verdict_rows(request: HttpRequest) -> Iterator[dict[str, Any]]:
             "model": check.model,
             "item": check.item_key,
             "kind": check.kind,
-            "statement": check.statement_text,
+            "statement": _statement_text(check.statement_text),
+            "statement_markdown": check.statement_text,
             "marker": check.marker,
             "source_url": check.source_url,
             "source_title": check.source_title,
@@ -152,6 +198,12 @@ def verdict_rows(request: HttpRequest) -> Iterator[dict[str, Any]]:
             "created_at": check.created_at.isoformat(),
             "updated_at": check.updated_at.isoformat(),
         }
+
+
+@lru_cache(maxsize=4096)
+def _statement_text(markdown: str) -> str:
+    """A statement as a reader sees it; a statement's citations repeat it in row after row."""
+    return plain_text(markdown)
 
 
 def _exported_dumps(request: HttpRequest) -> QuerySet[Dump]:
@@ -208,9 +260,16 @@ def verdicts_jsonl(request: HttpRequest) -> StreamingHttpResponse:
 def figures_page(request: HttpRequest) -> HttpResponse:
     form = FigureFilterForm(request.GET)
     figures = team_figures(form.filters(), request.user)
-    query = request.GET.urlencode()
-    verdicts = [(VERDICT_LABELS[name], count) for name, count in figures["overall"]["verdicts"].items()]
-    context = {"form": form, "figures": figures, "charts": figure_charts(figures), "query": query, "verdicts": verdicts}
+    context = {
+        "form": form,
+        "figures": figures,
+        "headline": headline(figures),
+        "charts": figure_charts(figures),
+        "tables": figure_tables(figures),
+        "verdicts": verdict_table(figures),
+        "agreement": {name: agreement_shown(a) for name, a in figures["agreement"].items()},
+        "query": request.GET.urlencode(),
+    }
     return render(request, "review/figures.html", context)
 
 

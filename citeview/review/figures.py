@@ -21,6 +21,9 @@ from citeview.core.review.metrics import (
     citation_recall,
     macro_precision,
     macro_recall,
+    percent,
+    precision_empty_because,
+    recall_empty_because,
     verdict_distribution,
 )
 from citeview.dumps.models import Dump
@@ -103,24 +106,34 @@ def team_figures(filters: dict[str, Any], user: Any) -> dict[str, Any]:
 
 
 def slice_figures(part: Slice) -> dict[str, Any]:
+    """The slice's figures. Each rate keeps its numerator and denominator (its n), its percentage,
+    and when there is nothing to divide by, ``empty_because``: why (a code the page says in words)."""
     judgements = statement_judgements(part.checks)
     citations = sum(d.citation_count for d in part.dumps)
     unresolved = sum(d.unresolved_count for d in part.dumps)
     responses = sum(d.response_count for d in part.dumps)
     incomplete = sum(d.incomplete_response_count for d in part.dumps)
+    recall_gap, precision_gap = recall_empty_because(judgements), precision_empty_because(judgements)
+    no_dumps = NO_DUMPS if not part.dumps else None
     return {
         "label": part.label,
         "dumps": len(part.dumps),
         "checks": sum(1 for c in part.checks if c.kind == "citation" and c.verdict),
         "editors": len({c.editor_id for c in part.checks}),
-        "citation_recall": citation_recall(judgements).to_json(),
-        "citation_precision": citation_precision(judgements).to_json(),
-        "macro_recall": macro_recall(judgements).to_json(),
-        "macro_precision": macro_precision(judgements).to_json(),
+        "citation_recall": {**citation_recall(judgements).to_json(), "empty_because": recall_gap},
+        "citation_precision": {**citation_precision(judgements).to_json(), "empty_because": precision_gap},
+        "macro_recall": {**macro_recall(judgements).to_json(), "empty_because": recall_gap},
+        "macro_precision": {**macro_precision(judgements).to_json(), "empty_because": precision_gap},
         "verdicts": verdict_distribution(c.verdict for c in part.checks if c.kind == "citation" and c.verdict),
-        "unresolved_marker_rate": _ratio(unresolved, citations + unresolved),
-        "incomplete_response_share": _ratio(incomplete, responses),
+        "unresolved_marker_rate": _ratio(unresolved, citations + unresolved, no_dumps or NO_CITATIONS),
+        "incomplete_response_share": _ratio(incomplete, responses, no_dumps or NO_RESPONSES),
     }
+
+
+# Why a figure counted from the dumps themselves is empty.
+NO_DUMPS = "no_dumps"
+NO_CITATIONS = "no_citations"
+NO_RESPONSES = "no_responses"
 
 
 def statement_judgements(checks: Iterable[Check]) -> list[StatementJudgement]:
@@ -134,7 +147,9 @@ def statement_judgements(checks: Iterable[Check]) -> list[StatementJudgement]:
         entry["unresolved"] = check.unresolved_count
         if check.kind == "citation":
             entry["verdicts"].append(check.verdict or None)
-        else:
+        elif check.kind == "statement" and check.item_key == check.statement_key:
+            # Only a statement's own answers say whether it is worthy and supported; a check of another
+            # kind of item (an unresolved marker's) is counted through the statement's unresolved_count.
             entry["worthy"] = {"yes": True, "no": False}.get(check.verification_worthy)
             entry["together"] = check.supported_together or None
     return [
@@ -184,9 +199,12 @@ def _split(values: str) -> list[str]:
     return [v.strip() for v in values.split(",") if v.strip()]
 
 
-def _ratio(numerator: int, denominator: int) -> dict[str, Any]:
+def _ratio(numerator: int, denominator: int, empty_because: str) -> dict[str, Any]:
+    value = numerator / denominator if denominator else None
     return {
         "numerator": numerator,
         "denominator": denominator,
-        "value": numerator / denominator if denominator else None,
+        "value": value,
+        "percent": percent(value),
+        "empty_because": None if denominator else empty_because,
     }

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -14,7 +15,9 @@ def _choice(label: str, choices: list[tuple[str, Any]]) -> forms.ChoiceField:
 
 class CheckForm(forms.Form):
     """One item's check. A citation asks for the verdict and its details plus the statement-wide
-    answers; a statement that cites nothing asks only whether it needs a source."""
+    answers; a marker without a source asks for its statement's answers (whether it is a claim, and,
+    when it has real citations too, whether they support it together); a statement that cites nothing
+    asks only whether it is a claim about the world."""
 
     version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
     verdict = _choice(_("Verdict"), VERDICTS)
@@ -41,31 +44,68 @@ class CheckForm(forms.Form):
         "seen_verification_worthy",
         "seen_supported_together",
     )
+    RADIO_FIELDS = ("verdict", "subject", "time", "conditions", "verification_worthy", "supported_together")
+    # The keys that choose an answer on the check page (static/citeview/check.js has the same).
+    KEYS = {
+        "verdict": ("1", "2", "3", "4", "5", "6"),
+        "verification_worthy": ("y", "n"),
+        "supported_together": ("7", "8", "9"),
+    }
 
-    def __init__(self, *args: Any, cites: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, cites: bool = True, kind: str | None = None, together: bool = True, **kwargs: Any):
+        """``kind`` is the item's ("citation", "unresolved", "statement"); without it, ``cites`` says
+        citation or statement. A marker without a source asks "supported together" only with
+        ``together`` (its statement has real citations as well)."""
         super().__init__(*args, **kwargs)
-        if not cites:
+        self.kind = kind or ("citation" if cites else "statement")
+        if self.kind == "statement":
             for name in self.CITATION_ONLY:
                 del self.fields[name]
-        # What makes a check done: a citation's verdict, or whether an uncited statement is a claim.
-        self.fields["verdict" if cites else "verification_worthy"].required = True
+        elif self.kind == "unresolved":
+            for name in ("verdict", "subject", "time", "conditions", "evidence_quote"):
+                del self.fields[name]
+            if not together:
+                del self.fields["supported_together"]
+                del self.fields["seen_supported_together"]
+        # What makes a check done: a citation's verdict, or whether the statement is a claim.
+        self.fields["verdict" if self.kind == "citation" else "verification_worthy"].required = True
 
     def check_values(self) -> dict[str, str]:
-        names = ("verdict", "subject", "time", "conditions", "evidence_quote", "note")
-        if "verdict" not in self.fields:
+        if self.kind == "citation":
+            names: tuple[str, ...] = ("verdict", "subject", "time", "conditions", "evidence_quote", "note")
+        elif self.kind == "unresolved":
+            names = ("note",)
+        else:
             names = ("verification_worthy", "note")
         return {name: self.cleaned_data[name] for name in names}
 
     def statement_values(self) -> dict[str, str]:
-        if "verdict" not in self.fields:
+        if self.kind == "statement":
             return {}
-        return {name: self.cleaned_data[name] for name in ("verification_worthy", "supported_together")}
+        names = [name for name in ("verification_worthy", "supported_together") if name in self.fields]
+        return {name: self.cleaned_data[name] for name in names}
 
     def seen_statement(self) -> dict[str, str] | None:
         """None when the post did not say what it had seen (a script): its answers are written as sent."""
-        if "verdict" not in self.fields or "seen_verification_worthy" not in self.data:
+        if self.kind == "statement" or "seen_verification_worthy" not in self.data:
             return None
-        return {name: self.cleaned_data[f"seen_{name}"] for name in ("verification_worthy", "supported_together")}
+        names = [name for name in ("verification_worthy", "supported_together") if f"seen_{name}" in self.fields]
+        return {name: self.cleaned_data[f"seen_{name}"] for name in names}
+
+
+class NotClaimsForm(forms.Form):
+    """Several statements that cite nothing, marked at once as no claim about the world: each ticked
+    box sends an item's key with the version its page showed, as ``<key>@<version>`` (``item_key``)."""
+
+    def chosen(self, keys: Iterable[str]) -> dict[str, int]:
+        """Each ticked item of ``keys`` with the version its page showed; anything else is dropped."""
+        offered = set(keys)
+        chosen = {}
+        for value in self.data.getlist("item_key"):
+            key, _, version = value.rpartition("@")
+            if key in offered and version.isdigit():
+                chosen[key] = int(version)
+        return chosen
 
 
 class CommentForm(forms.Form):

@@ -103,7 +103,11 @@ class Check(models.Model):
 
 
 class CheckRevision(models.Model):
-    """One save of a check: who, when, and what changed from what."""
+    """One save of a check: who, when, and what changed from what.
+
+    One save can change several checks (a citation's and its statement's answers; many statements
+    marked at once): its revisions share ``save_id``, and undoing the save undoes them together, with
+    revisions of its own (``is_undo``), so that nothing is lost."""
 
     check_record = models.ForeignKey(Check, on_delete=models.CASCADE, related_name="revisions")
     editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
@@ -111,6 +115,9 @@ class CheckRevision(models.Model):
     item_version = models.PositiveIntegerField()
     before = models.JSONField(default=dict)
     after = models.JSONField(default=dict)
+    save_id = models.CharField(max_length=32, blank=True, db_index=True)  # blank for saves made before undo
+    undone = models.BooleanField(default=False)  # this save was undone (by a later revision marked is_undo)
+    is_undo = models.BooleanField(default=False)  # this revision puts back what an undone save changed
 
     class Meta:
         ordering = ["created_at", "id"]

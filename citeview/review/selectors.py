@@ -6,7 +6,8 @@ from collections import defaultdict
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce, Least
 
 from citeview.accounts import roles
 from citeview.core.review.items import CheckItem, check_items
@@ -22,6 +23,48 @@ def dump_check_items(dump: Dump) -> list[CheckItem]:
 
 def item_version(dump: Dump, key: str) -> int:
     return ItemState.objects.filter(dump=dump, key=key).values_list("version", flat=True).first() or 0
+
+
+def item_versions(dump: Dump, keys: list[str]) -> dict[str, int]:
+    """The versions of several items in one query (an item never saved is at 0)."""
+    states = ItemState.objects.filter(dump=dump, key__in=keys).values_list("key", "version")
+    return {key: 0 for key in keys} | dict(states)
+
+
+def visible_verdicts(dump: Dump, user: Any) -> dict[str, set[str]]:
+    """Per item, the verdicts of its checks that ``user`` may read (blind first: for an editor, their
+    own, and others' on items they have checked)."""
+    checks = checks_visible_to(user, Check.objects.filter(dump=dump, kind="citation", is_item=True).exclude(verdict=""))
+    verdicts: dict[str, set[str]] = defaultdict(set)
+    for key, verdict in checks.values_list("item_key", "verdict"):
+        verdicts[key].add(verdict)
+    return verdicts
+
+
+def finished_by_anyone(dump: Dump) -> set[str]:
+    """The items someone has finished checking (what a reviewer's "not checked" leaves out)."""
+    return set(Check.objects.filter(FINISHED, dump=dump, is_item=True).values_list("item_key", flat=True))
+
+
+def work_queue(user: Any) -> QuerySet[Dump]:
+    """The dumps assigned to ``user`` that they have not finished checking, the longest waiting first,
+    each with ``mine``: how many of its items they have finished. In one query, however many dumps."""
+    mine = (
+        Check.objects.filter(FINISHED, dump=OuterRef("pk"), editor=user, is_item=True)
+        .order_by()
+        .values("dump")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    checkable = Least(F("item_count"), Value(settings.CITEVIEW_MAX_ITEMS_PER_DUMP))  # as Dump.checkable_item_count
+    return (
+        Dump.objects.filter(assignee=user, item_count__gt=0)
+        .defer("raw", "request_raw", "result", "rendered", "search_text")
+        .annotate(mine=Coalesce(Subquery(mine, output_field=IntegerField()), 0), checkable=checkable)
+        .filter(mine__lt=F("checkable"))
+        .prefetch_related("tags")
+        .order_by("created_at", "id")
+    )
 
 
 def finished_keys(dump: Dump, editor: Any) -> set[str]:

@@ -3,6 +3,7 @@ rebuilt with its checks recounted."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,36 +39,112 @@ def check_save(
     seen_version: int,
     seen_statement: dict[str, str] | None = None,
 ) -> Check:
-    """Record ``editor``'s check of ``item`` (and, for a citation, the statement-wide answers).
+    """Record ``editor``'s check of ``item`` (and, for a citation or a marker without a source, the
+    statement-wide answers).
 
     Refused with :class:`CheckConflict` when the item's version is no longer ``seen_version``: the
     compare-and-set is one UPDATE, so two saves at the same moment cannot both pass, on SQLite or
-    PostgreSQL. The statement-wide answers are shared by the statement's citations, so only those the
+    PostgreSQL. The statement-wide answers are shared by the statement's items, so only those the
     editor changed from what the page showed (``seen_statement``) are written, and only if nobody
     changed them meanwhile. Every save is kept as a revision.
     """
-    response = dump.result["responses"][item.response]
     with transaction.atomic():
-        Dump.objects.select_for_update().filter(pk=dump.pk).values_list("pk", flat=True).get()  # one save at a time
-        state, _ = ItemState.objects.get_or_create(dump=dump, key=item.key)
-        moved = ItemState.objects.filter(pk=state.pk, version=seen_version).update(
-            version=F("version") + 1, last_editor=editor
-        )
-        if not moved:
-            state.refresh_from_db()
-            raise _conflict(dump, item, state.version)
-        version = seen_version + 1
-        if item.citation is None:
-            check = _record(dump, item, editor, response, "statement", item.key, values, version)
-        else:
-            check = _record(dump, item, editor, response, "citation", item.key, values, version)
-            changed = _changed_statement_answers(dump, item, editor, statement_values, seen_statement)
-            if changed is None:
-                raise _conflict(dump, item, version - 1)  # rolled back: nothing of this save is kept
-            if changed:
-                _record(dump, item, editor, response, "statement", item.statement_key, changed, version)
+        _lock(dump)
+        check = _save_item(dump, item, editor, values, statement_values, seen_version, seen_statement, _new_save())
         dump_recount(dump=dump)
     return check
+
+
+@dataclass(frozen=True)
+class ItemToSave:
+    item: CheckItem
+    seen_version: int
+
+
+def checks_mark_not_claims(*, dump: Dump, editor: Any, items: list[ItemToSave]) -> tuple[list[str], list[str]]:
+    """Record several statements that cite nothing as no claim about the world (not verification-
+    worthy), as one save: each item as :func:`check_save` would, with its version compared and a revision
+    kept, and all of them undone together. An item saved meanwhile is left as it is (its page says why).
+    Returns the keys saved and the keys left."""
+    saved, left = [], []
+    save = _new_save()
+    with transaction.atomic():
+        _lock(dump)
+        for entry in items:
+            if entry.item.kind != "statement":
+                raise ValueError(f"{entry.item.key} cites something: only a statement that cites nothing is marked")
+            try:
+                with transaction.atomic():
+                    values = {"verification_worthy": "no"}
+                    _save_item(dump, entry.item, editor, values, {}, entry.seen_version, None, save)
+            except CheckConflict:
+                left.append(entry.item.key)
+            else:
+                saved.append(entry.item.key)
+        dump_recount(dump=dump)
+    return saved, left
+
+
+def _lock(dump: Dump) -> None:
+    Dump.objects.select_for_update().filter(pk=dump.pk).values_list("pk", flat=True).get()  # one save at a time
+
+
+def _new_save() -> str:
+    return uuid.uuid4().hex
+
+
+def _save_item(
+    dump: Dump,
+    item: CheckItem,
+    editor: Any,
+    values: dict[str, str],
+    statement_values: dict[str, str],
+    seen_version: int,
+    seen_statement: dict[str, str] | None,
+    save: str,
+) -> Check:
+    response = dump.result["responses"][item.response]
+    state, _ = ItemState.objects.get_or_create(dump=dump, key=item.key)
+    moved = ItemState.objects.filter(pk=state.pk, version=seen_version).update(
+        version=F("version") + 1, last_editor=editor
+    )
+    if not moved:
+        state.refresh_from_db()
+        raise _conflict(dump, item, state.version)
+    version = seen_version + 1
+    write = _Write(dump, item, editor, response, version, save)
+    if item.kind == "statement":
+        return write.record("statement", item.key, values)
+    if item.kind == "unresolved":
+        # A marker without a source is judged by its statement's answers: they are shared with the
+        # statement's citations, and the item's own check carries them too (figures read either).
+        statement_values = {**{k: v for k, v in values.items() if k in STATEMENT_ANSWERS}, **statement_values}
+        values = {k: v for k, v in values.items() if k not in STATEMENT_ANSWERS}
+    changed = _changed_statement_answers(dump, item, editor, statement_values, seen_statement)
+    if changed is None:
+        raise _conflict(dump, item, version - 1)  # rolled back: nothing of this save is kept
+    if changed:
+        write.record("statement", item.statement_key, changed)
+        _mirror_statement_answers(dump, editor, item.statement_key)
+    if item.kind == "citation":
+        return write.record("citation", item.key, values)
+    answers = Check.objects.filter(dump=dump, item_key=item.statement_key, editor=editor).first()
+    shared = {name: getattr(answers, name) for name in STATEMENT_ANSWERS} if answers else {}
+    return write.record("statement", item.key, {**values, **shared})
+
+
+def _mirror_statement_answers(dump: Dump, editor: Any, statement_key: str) -> None:
+    """The editor's checks of the statement's markers without a source carry the statement's answers
+    as they now are."""
+    answers = Check.objects.filter(dump=dump, item_key=statement_key, editor=editor).first()
+    values = (
+        {name: getattr(answers, name) for name in STATEMENT_ANSWERS}
+        if answers
+        else dict.fromkeys(STATEMENT_ANSWERS, "")
+    )
+    Check.objects.filter(dump=dump, editor=editor, statement_key=statement_key, is_item=True, kind="statement").exclude(
+        item_key=statement_key
+    ).update(**values)
 
 
 def _changed_statement_answers(
@@ -101,30 +178,37 @@ def _conflict(dump: Dump, item: CheckItem, version: int) -> CheckConflict:
     return CheckConflict(version, theirs, statement)
 
 
-def _record(
-    dump: Dump,
-    item: CheckItem,
-    editor: Any,
-    response: dict[str, Any],
-    kind: str,
-    key: str,
-    values: dict[str, str],
-    version: int,
-) -> Check:
-    snapshot = _snapshot(item, response, kind, key)
-    check, created = Check.objects.get_or_create(
-        dump=dump, item_key=key, editor=editor, defaults={"kind": kind, **snapshot}
-    )
-    before = {} if created else check.values()
-    for name, value in {**snapshot, **values}.items():
-        setattr(check, name, value)  # what was judged is copied again: a rebuilt result may say it better
-    after = check.values()
-    check.save()
-    if created or after != before:
-        CheckRevision.objects.create(
-            check_record=check, editor=editor, item_version=version, before=before, after=after
+@dataclass(frozen=True)
+class _Write:
+    """One save's writes: each check it records, with what was judged copied in and a revision."""
+
+    dump: Dump
+    item: CheckItem
+    editor: Any
+    response: dict[str, Any]
+    version: int
+    save: str
+
+    def record(self, kind: str, key: str, values: dict[str, str]) -> Check:
+        snapshot = _snapshot(self.item, self.response, kind, key)
+        check, created = Check.objects.get_or_create(
+            dump=self.dump, item_key=key, editor=self.editor, defaults={"kind": kind, **snapshot}
         )
-    return check
+        before = {} if created else check.values()
+        for name, value in {**snapshot, **values}.items():
+            setattr(check, name, value)  # what was judged is copied again: a rebuilt result may say it better
+        after = check.values()
+        check.save()
+        if created or after != before:
+            CheckRevision.objects.create(
+                check_record=check,
+                editor=self.editor,
+                item_version=self.version,
+                before=before,
+                after=after,
+                save_id=self.save,
+            )
+        return check
 
 
 def _snapshot(item: CheckItem, response: dict[str, Any], kind: str, key: str) -> dict[str, Any]:
@@ -149,7 +233,71 @@ def _snapshot(item: CheckItem, response: dict[str, Any], kind: str, key: str) ->
             source_url=source.get("url") or "",
             source_title=source.get("title") or "",
         )
+    elif key == item.key and item.unresolved is not None:
+        snapshot["marker"] = response["unresolved"][item.unresolved]["marker"]  # the number with no source
     return snapshot
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What an undo put back: the items whose own checks it changed, and the statements whose shared
+    answers it changed (a save can change only those)."""
+
+    item_keys: list[str]
+    statement_keys: list[str]
+
+
+def last_save(dump: Dump, editor: Any) -> list[CheckRevision]:
+    """The revisions of ``editor``'s last save in ``dump`` that has not been undone (an undo is no save
+    to undo: pressing undo again goes further back)."""
+    mine = CheckRevision.objects.filter(check_record__dump=dump, editor=editor, undone=False, is_undo=False)
+    latest = mine.exclude(save_id="").order_by("-created_at", "-id").values_list("save_id", flat=True).first()
+    if latest is None:
+        return []
+    return list(mine.filter(save_id=latest).select_related("check_record").order_by("id"))
+
+
+def check_undo(*, dump: Dump, editor: Any) -> Undone | None:
+    """Undo ``editor``'s last save in ``dump``: each check it changed gets its earlier values back, as a
+    new revision (nothing is lost), and a check it made is removed. Only the editor's own save, and
+    only their own checks (each editor's check is theirs). The items' versions move on, so a page
+    opened before the undo cannot overwrite it unseen. None when there is nothing to undo."""
+    with transaction.atomic():
+        _lock(dump)
+        revisions = last_save(dump, editor)
+        if not revisions:
+            return None
+        save = _new_save()
+        items: list[str] = []
+        statements: list[str] = []
+        for revision in revisions:
+            check = revision.check_record
+            if check.is_item and check.item_key not in items:
+                items.append(check.item_key)
+            if check.statement_key not in statements:
+                statements.append(check.statement_key)
+            if not revision.before:
+                check.delete()  # the save made it: undone, it was never there
+                continue
+            current = check.values()
+            for name, value in revision.before.items():
+                setattr(check, name, value)
+            check.save()
+            CheckRevision.objects.create(
+                check_record=check,
+                editor=editor,
+                item_version=revision.item_version,
+                before=current,
+                after=check.values(),
+                save_id=save,
+                is_undo=True,
+            )
+        CheckRevision.objects.filter(pk__in=[r.pk for r in revisions]).update(undone=True)
+        for statement_key in statements:
+            _mirror_statement_answers(dump, editor, statement_key)
+        ItemState.objects.filter(dump=dump, key__in=items).update(version=F("version") + 1, last_editor=editor)
+        dump_recount(dump=dump)
+    return Undone(items, statements)
 
 
 def dump_recount(*, dump: Dump) -> None:

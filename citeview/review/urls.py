@@ -6,8 +6,12 @@ from citeview.review import exports, views
 app_name = "review"
 urlpatterns = [
     path("dumps/<int:pk>/check/", views.check_start, name="start"),
+    # Before an item's address: "undo" and "not-claims" are no item's key, but would read as one.
+    path("dumps/<int:pk>/check/undo/", views.undo_last_save, name="undo"),
+    path("dumps/<int:pk>/check/not-claims/", views.mark_not_claims, name="not_claims"),
     path("dumps/<int:pk>/check/<slug:key>/", views.check_item, name="item"),
     path("dumps/<int:pk>/checked/", views.check_done, name="done"),
+    path("queue/", views.queue, name="queue"),
     path("dumps/<int:pk>/comments/", views.comment_create, name="comment"),
     # A dump's title, tags and assignee are the dumps app's; the address keeps the name templates use.
     path("dumps/<int:pk>/details/", dump_views.dump_details, name="details"),

@@ -1,8 +1,10 @@
-"""The check panel and comments. Thin: the work is in services and selectors."""
+"""The check panel, the work queue and comments. Thin: the work is in services and selectors."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
@@ -11,29 +13,57 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from citeview.accounts import roles
+from citeview.core.phrases import phrase_text
 from citeview.core.rendering.answer import citation_anchor, response_prefix, source_entries
-from citeview.core.review.items import CheckItem
+from citeview.core.rendering.plain import plain_text
+from citeview.core.review.items import CUT_OFF, CheckItem, item_flags
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import rendered_answers
 from citeview.dumps.selectors import dump_get
-from citeview.review.forms import CheckForm, CommentForm
-from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check
+from citeview.review.forms import CheckForm, CommentForm, NotClaimsForm
+from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, VERDICTS, Check
 from citeview.review.selectors import (
     checks_visible_to,
     dump_check_items,
+    finished_by_anyone,
     finished_keys,
     hidden_check_count,
     item_checks,
     item_history,
     item_version,
+    item_versions,
+    visible_verdicts,
+    work_queue,
 )
-from citeview.review.services import CheckConflict, check_save, comment_add, dump_refresh_if_stale
+from citeview.review.services import (
+    CheckConflict,
+    ItemToSave,
+    check_save,
+    check_undo,
+    checks_mark_not_claims,
+    comment_add,
+    dump_refresh_if_stale,
+    last_save,
+)
 
 # Of each item's statement, the list of all items shows its start only.
 NAV_TEXT_CHARS = 120
+NAV_SHOWN_CHARS = 90
+# Made plain once per process: the list of a dump of thousands of statements is shown with every item.
+_plain = lru_cache(maxsize=20_000)(plain_text)
+# The statements that cite nothing offered to mark at once: enough for any answer an editor reads.
+NOT_CLAIMS_OFFERED = 200
+# A verdict that asks for a second look: the source does not back the statement as checked.
+ATTENTION_VERDICTS = frozenset({"none", "supports_and_refutes", "inaccessible", "unclear"})
+# The item list's filters ("show"), besides one per verdict ("verdict-complete", …).
+SHOW_ALL, SHOW_UNCHECKED, SHOW_ATTENTION = "", "unchecked", "attention"
+# Source texts longer than this are shown cut in the panel (the viewer's source list has them whole).
+SNIPPET_CHARS, DOCUMENT_CHARS = 800, 6_000
+_DOCUMENT_KINDS = frozenset({"retrieved_passage", "document_text", "tool_output"})
 
 
 @require_GET
@@ -58,13 +88,12 @@ def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     item = next((i for i in items if i.key == key), None)
     if item is None:
         raise Http404("This dump has no such item.")
-    cites = item.citation is not None
     if request.method == "GET":
-        form = CheckForm(initial=_initial(dump, item, request.user), cites=cites)
+        form = _form(dump, item, initial=_initial(dump, item, request.user))
         return _check_page(request, dump, items, item, form)
     if not roles.can_record(request.user):
         raise PermissionDenied("Only editors record checks.")
-    form = CheckForm(request.POST, cites=cites)
+    form = _form(dump, item, data=request.POST)
     if not form.is_valid():
         return _check_page(request, dump, items, item, form, status=400)
     try:
@@ -80,7 +109,13 @@ def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     except CheckConflict as conflict:
         return _conflict_page(request, dump, items, item, form, conflict)
     messages.success(request, _("Saved."))
-    return redirect(_next_url(dump, items, item, request.user))
+    return redirect(_next_url(dump, items, item, request.user, _show(request)))
+
+
+def _form(dump: Dump, item: CheckItem, **kwargs: Any) -> CheckForm:
+    """The item's form: a marker without a source asks "supported together" when its statement also
+    has real citations."""
+    return CheckForm(kind=item.kind, together=bool(item.statement.citations), **kwargs)
 
 
 def _check_page(
@@ -99,21 +134,33 @@ def _check_page(
     is_editor = roles.can_record(request.user)
     done = finished_keys(dump, request.user)
     others, hidden = _others(dump, item, request.user)
+    flags = item_flags(dump.result["responses"], items)
+    show = _show(request)
     context = {
         "dump": dump,
         "item": item,
+        "statement_text": plain_text(item.statement.text),
+        "flags": flags.get(item.key, []),
         "position": position + 1,
         "item_count": len(items),
-        "previous_url": _item_url(dump, items[position - 1]) if position > 0 else None,
-        "next_url": _item_url(dump, items[position + 1]) if position + 1 < len(items) else None,
-        "nav": _nav(dump, items, item, done),
+        "previous_url": _item_url(dump, items[position - 1], show) if position > 0 else None,
+        "next_url": _item_url(dump, items[position + 1], show) if position + 1 < len(items) else None,
+        "next_unresolved_url": _next_unresolved_url(dump, items, position, show),
+        "list": _item_list(request, dump, items, item, done, flags, show),
         "anchor": _answer_anchor(response, prefix, item),
         "mine_done": len(done),
+        "all_done": is_editor and len(items) > 0 and all(i.key in done for i in items),
+        "next_dump": _next_assigned(request.user, dump) if is_editor else None,
         "response": response,
         "answer_html": rendered_answers(dump)[item.response]["answer"],
         "citation": _citation_view(response, prefix, item) if item.citation is not None else None,
+        "unresolved": _unresolved_view(dump, response, prefix, item) if item.unresolved is not None else None,
         "form": form,
+        "fields": {field.name: field for field in form},
+        "groups": _choice_groups(form),
         "is_editor": is_editor,
+        "undo": _undo_offer(dump, request.user, items) if is_editor else None,
+        "not_claims": _not_claims_offer(dump, items, done) if is_editor and item.kind == "statement" else None,
         # Blind first (checks_visible_to): what others recorded shows once the editor's own check is saved.
         "others": others,
         "hidden_count": hidden,
@@ -122,8 +169,21 @@ def _check_page(
         "comments": list(dump.comments.filter(item_key=item.key).select_related("author")),
         "can_comment": roles.can_comment(request.user),
         "conflict": conflict,
+        "keys": _keys(),
     }
     return render(request, "review/check.html", context, status=status)
+
+
+def _choice_groups(form: CheckForm) -> dict[str, dict[str, Any]]:
+    """Each question with choices, its options beside the key that picks each (the verdicts as a list)."""
+    groups = {}
+    for field in form:
+        if field.name not in form.RADIO_FIELDS:
+            continue
+        keys = list(form.KEYS.get(field.name, ()))
+        options = [(radio, keys[number] if number < len(keys) else "") for number, radio in enumerate(field)]
+        groups[field.name] = {"field": field, "options": options, "vertical": field.name == "verdict"}
+    return groups
 
 
 def _conflict_page(
@@ -141,7 +201,7 @@ def _conflict_page(
     for name, value in _initial(dump, item, request.user).items():
         if name.startswith("seen_"):
             data[name] = value  # the editor's own statement answers as they are now stored
-    kept = CheckForm(data, cites=item.citation is not None)
+    kept = _form(dump, item, data=data)
     kept.is_valid()
     theirs = conflict.theirs
     if theirs is None or not _may_read(request.user, theirs.check_record):
@@ -150,7 +210,7 @@ def _conflict_page(
     theirs_values = {**theirs.after, **conflict.theirs_statement}
     fields = (
         (*CITATION_FIELDS, "verification_worthy", "supported_together")
-        if item.citation is not None
+        if item.kind != "statement"
         else STATEMENT_FIELDS
     )
     yours = {**form.check_values(), **form.statement_values()}
@@ -180,17 +240,26 @@ def _shown(name: str, values: dict[str, str]) -> str:
 
 def _initial(dump: Dump, item: CheckItem, user: Any) -> dict[str, Any]:
     initial: dict[str, Any] = {"version": item_version(dump, item.key)}
+    stored_answers = False
     for check in Check.objects.filter(dump=dump, editor=user, item_key__in={item.key, item.statement_key}):
         if check.item_key == item.key:
             initial.update(check.values())
-        else:
+        if check.item_key == item.statement_key and item.kind != "statement":
+            stored_answers = True
             for name in ("verification_worthy", "supported_together"):
                 initial[name] = initial[f"seen_{name}"] = getattr(check, name)
+    if item.kind != "statement" and not stored_answers:
+        # A statement that carries a citation is a claim about the world, almost always: the editor
+        # changes it when it is not. "seen" stays blank, so saving records the answer.
+        initial["verification_worthy"] = "yes"
     return initial
 
 
 def _answer_anchor(response: dict[str, Any], prefix: str, item: CheckItem) -> str:
-    """The id of the item's footnote in the answer: a span cited with several sources has one each."""
+    """The id of the item's mark in the answer: its footnote (a span cited with several sources has one
+    each), or the marker that cites no source."""
+    if item.unresolved is not None:
+        return _unresolved_anchor(prefix, item.unresolved)
     if item.citation is None:
         return ""
     anchor = citation_anchor(prefix, item.citation)
@@ -198,15 +267,53 @@ def _answer_anchor(response: dict[str, Any], prefix: str, item: CheckItem) -> st
     return f"{anchor}-{item.source_position}" if spans_several else anchor
 
 
+def _unresolved_anchor(prefix: str, index: int) -> str:
+    """As the viewer names an unresolved marker (citeview/core/rendering/answer.py)."""
+    return f"{prefix}-unresolved-{index}"
+
+
 def _citation_view(response: dict[str, Any], prefix: str, item: CheckItem) -> dict[str, Any]:
     assert item.citation is not None
     citation = response["citations"][item.citation]
     entries = {entry["key"]: entry for entry in source_entries(response, prefix)}
+    sources = [entries[item.source_key]] if item.source_key in entries else []
     return {
         "marker": citation["marker"],
         "cited_text": citation["cited_text"],
-        "sources": [entries[item.source_key]] if item.source_key in entries else [],
+        "sources": [{**source, "passage": _passage(source)} for source in sources],
         "of_sources": (item.source_position, len(citation["source_keys"])) if item.source_position else None,
+    }
+
+
+def _passage(source: dict[str, Any]) -> dict[str, Any] | None:
+    """The source's text the dump holds, as much as the panel shows: a search snippet is short; a
+    document, a retrieved passage or a tool's output is what the editor quotes from, so more of it."""
+    snippet = source.get("snippet")
+    if not snippet:
+        return None
+    is_document = source.get("kind") == "file" or source.get("snippet_kind") in _DOCUMENT_KINDS
+    limit = DOCUMENT_CHARS if is_document else SNIPPET_CHARS
+    return {"text": snippet[:limit], "cut": len(snippet) > limit, "kind": source.get("snippet_kind") or "search"}
+
+
+def _unresolved_view(dump: Dump, response: dict[str, Any], prefix: str, item: CheckItem) -> dict[str, Any]:
+    assert item.unresolved is not None
+    marker = response["unresolved"][item.unresolved]
+    explanation = next(
+        (
+            phrase_text(d["phrase"], _)
+            for d in response["diagnostics"]
+            if d["code"] == "unresolved_marker" and d["details"].get("start") == marker["start"]
+        ),
+        _("{marker} points at no source.").format(marker=marker["marker"]),
+    )
+    anchor = _unresolved_anchor(prefix, item.unresolved)
+    return {
+        "marker": marker["marker"],
+        "explanation": explanation,
+        "anchor": anchor,
+        "viewer_url": f"{dump.get_absolute_url()}#{anchor}",
+        "also_cites": len(item.statement.citations),
     }
 
 
@@ -218,7 +325,7 @@ def _others(dump: Dump, item: CheckItem, user: Any) -> tuple[list[dict[str, Any]
         if check.editor_id == user.pk:
             continue
         entry = people.setdefault(check.editor.get_username(), {"editor": check.editor.get_username()})
-        if check.item_key == item.key:
+        if check.item_key == item.key and check.kind == "citation":
             entry["check"] = check
         else:
             entry["statement"] = check
@@ -231,6 +338,7 @@ def _history(dump: Dump, item: CheckItem, user: Any) -> list[dict[str, Any]]:
         {
             "editor": revision.editor.get_username(),
             "at": revision.created_at,
+            "undo": revision.is_undo,
             "changes": [
                 {
                     "field": _field_label(name),
@@ -249,34 +357,97 @@ def _field_label(name: str) -> str:
     return str(Check._meta.get_field(name).verbose_name)
 
 
-def _nav(dump: Dump, items: list[CheckItem], current: CheckItem, done: set[str]) -> list[dict[str, Any]]:
-    """The list of all items. A statement's text heads its first item only (and the current one): a
-    statement citing hundreds of sources is one line of text, not hundreds."""
+def _show(request: HttpRequest) -> str:
+    """The item list's filter, as the address gives it (anything unknown shows every item)."""
+    show = request.GET.get("show", "")
+    known = {SHOW_UNCHECKED, SHOW_ATTENTION, *(f"verdict-{code}" for code, _label in VERDICTS)}
+    return show if show in known else SHOW_ALL
+
+
+def _item_list(
+    request: HttpRequest,
+    dump: Dump,
+    items: list[CheckItem],
+    current: CheckItem,
+    done: set[str],
+    flags: dict[str, list[str]],
+    show: str,
+) -> dict[str, Any]:
+    """The list of all items, or those the filter keeps, and the filter's choices with their counts.
+    "Not checked" is the user's own (a reviewer's: no one's yet); verdicts are those blind first lets
+    the user read."""
+    verdicts = visible_verdicts(dump, request.user)
+    unchecked = done if roles.can_record(request.user) else finished_by_anyone(dump)
+
+    def kept(item: CheckItem, choice: str) -> bool:
+        if choice == SHOW_UNCHECKED:
+            return item.key not in unchecked
+        if choice == SHOW_ATTENTION:
+            return bool(set(flags.get(item.key, [])) - {CUT_OFF}) or bool(
+                verdicts.get(item.key, set()) & ATTENTION_VERDICTS
+            )
+        if choice.startswith("verdict-"):
+            return choice.removeprefix("verdict-") in verdicts.get(item.key, set())
+        return True
+
+    labels = [
+        (SHOW_ALL, _("All items")),
+        (SHOW_UNCHECKED, _("Not checked by you") if roles.can_record(request.user) else _("Not checked by anyone")),
+        (SHOW_ATTENTION, _("Needs attention")),
+        *((f"verdict-{code}", _("Verdict: %(verdict)s") % {"verdict": label}) for code, label in VERDICTS),
+    ]
+    choices = [
+        {"value": value, "label": label, "count": sum(kept(i, value) for i in items), "selected": value == show}
+        for value, label in labels
+    ]
     entries = []
     previous = None
+    address = _item_address(dump, show)
     for number, item in enumerate(items, 1):
-        entry = _nav_entry(dump, item, number, done, item is current)
-        if item.statement_key == previous and item is not current:
-            entry["text"] = ""
-        previous = item.statement_key
-        entries.append(entry)
-    return entries
+        shown = kept(item, show)
+        if shown:
+            # A statement's text heads its first item only (and the current one): a statement citing
+            # hundreds of sources is one line of text, not hundreds, and is made plain once.
+            headed = item.statement_key != previous or item is current
+            entry = _nav_entry(dump, item, number, done, item is current, flags.get(item.key, []), address, headed)
+            entries.append(entry)
+        previous = item.statement_key if shown else None
+    return {"entries": entries, "choices": choices, "show": show, "url": _item_url(dump, current)}
 
 
-def _nav_entry(dump: Dump, item: CheckItem, number: int, done: set[str], current: bool) -> dict[str, Any]:
-    citation = (
-        dump.result["responses"][item.response]["citations"][item.citation] if item.citation is not None else None
-    )
+def _nav_entry(
+    dump: Dump,
+    item: CheckItem,
+    number: int,
+    done: set[str],
+    current: bool,
+    flags: list[str],
+    address: str,
+    headed: bool,
+) -> dict[str, Any]:
+    response = dump.result["responses"][item.response]
+    citation = response["citations"][item.citation] if item.citation is not None else None
+    marker = ""
+    if citation is not None:
+        marker = _item_label(citation, item)  # as written; a span citation by its place among the response's
+    elif item.unresolved is not None:
+        marker = response["unresolved"][item.unresolved]["marker"]
     return {
         "number": number,
-        "url": _item_url(dump, item),
-        "kind": "citation" if citation is not None else "statement",
-        # A marker as written; a span citation (Gemini, Claude, OpenAI) by its place among the response's.
-        "marker": _item_label(citation, item) if citation is not None else "",
-        "text": item.statement.text[:NAV_TEXT_CHARS],  # shown cut shorter still: never copy a long statement
+        "url": address.replace(KEY_PLACE, item.key),
+        "kind": item.kind,
+        "marker": marker,
+        # Cut shorter before it is made plain: never copy a long statement; the template cuts it again.
+        "text": _shortened(_plain(item.statement.text[:NAV_TEXT_CHARS]), NAV_SHOWN_CHARS) if headed else "",
+        "flags": flags,
         "done": item.key in done,
         "current": current,
     }
+
+
+def _shortened(text: str, length: int) -> str:
+    """As ``truncatechars`` cuts, without a template filter for each of thousands of items."""
+    return text if len(text) <= length else text[: length - 1] + "…"
 
 
 def _item_label(citation: dict[str, Any], item: CheckItem) -> str:
@@ -284,28 +455,169 @@ def _item_label(citation: dict[str, Any], item: CheckItem) -> str:
     return f"{label} ({item.source_position}/{len(citation['source_keys'])})" if item.source_position else label
 
 
-def _item_url(dump: Dump, item: CheckItem) -> str:
-    return reverse("review:item", args=[dump.pk, item.key])
+def _item_url(dump: Dump, item: CheckItem, show: str = "") -> str:
+    return _item_address(dump, show).replace(KEY_PLACE, item.key)
 
 
-def _next_url(dump: Dump, items: list[CheckItem], item: CheckItem, user: Any) -> str:
+KEY_PLACE = "key-here"
+
+
+def _item_address(dump: Dump, show: str) -> str:
+    """An item's address with its key still to put in (``KEY_PLACE``): the list reverses it once, not
+    for each of thousands of items (a key is a slug: it needs no quoting)."""
+    url = reverse("review:item", args=[dump.pk, KEY_PLACE])
+    return f"{url}?{urlencode({'show': show})}" if show else url
+
+
+def _next_url(dump: Dump, items: list[CheckItem], item: CheckItem, user: Any, show: str = "") -> str:
     """The next item the editor has not finished, after this one and then from the start."""
     done = finished_keys(dump, user)
     position = items.index(item)
     for candidate in items[position + 1 :] + items[:position]:
         if candidate.key not in done:
-            return _item_url(dump, candidate)
+            return _item_url(dump, candidate, show)
     return reverse("review:done", args=[dump.pk])
+
+
+def _next_unresolved_url(dump: Dump, items: list[CheckItem], position: int, show: str) -> str | None:
+    """The next marker without a source after this item, and then from the start (the key ``m``)."""
+    for candidate in items[position + 1 :] + items[: position + 1]:
+        if candidate.kind == "unresolved" and candidate is not items[position]:
+            return _item_url(dump, candidate, show)
+    return None
+
+
+def _next_assigned(user: Any, dump: Dump) -> Dump | None:
+    return work_queue(user).exclude(pk=dump.pk).first()
+
+
+def _undo_offer(dump: Dump, user: Any, items: list[CheckItem]) -> dict[str, Any] | None:
+    """What undo would put back: the editor's last save in this dump, by the items it saved."""
+    revisions = last_save(dump, user)
+    if not revisions:
+        return None
+    keys = {revision.check_record.item_key for revision in revisions if revision.check_record.is_item}
+    statements = {revision.check_record.statement_key for revision in revisions}
+    numbers = [n for n, i in enumerate(items, 1) if i.key in keys or (not keys and i.statement_key in statements)]
+    return {"numbers": numbers[:5], "more": max(len(numbers) - 5, 0), "count": len(numbers)}
+
+
+def _not_claims_offer(dump: Dump, items: list[CheckItem], done: set[str]) -> dict[str, Any] | None:
+    """The statements that cite nothing and that the editor has not judged, to mark several at once."""
+    waiting = [item for item in items if item.kind == "statement" and item.key not in done][:NOT_CLAIMS_OFFERED]
+    if len(waiting) < 2:
+        return None
+    versions = item_versions(dump, [item.key for item in waiting])
+    return {
+        "items": [
+            {
+                "key": item.key,
+                "text": _plain(item.statement.text[:NAV_TEXT_CHARS]),
+                "version": versions[item.key],
+                "cut_off": item.cut_off,
+            }
+            for item in waiting
+        ]
+    }
+
+
+def _keys() -> list[tuple[str, str]]:
+    """Every key of the check panel, for the help (static/citeview/check.js acts on them)."""
+    return [
+        ("1 – 6", _("the verdict, in the order listed")),
+        ("y / n", _("the statement is a claim about the world: yes / no")),
+        ("7 / 8 / 9", _("its citations together support it: yes / no / contradict")),
+        ("Enter", _("save and go to the next item you have not checked")),
+        ("j / k", _("next / previous item")),
+        ("m", _("the next citation with no source")),
+        ("q", _("use the selected text (or the whole passage) as the evidence quote")),
+        ("u", _("undo your last save")),
+        ("?", _("show these keys")),
+        ("Esc", _("close this list")),
+    ]
+
+
+@require_POST
+@permission_required(roles.RECORD, raise_exception=True)
+def mark_not_claims(request: HttpRequest, pk: int) -> HttpResponse:
+    """Several statements that cite nothing, marked at once as no claim about the world. Each ticked box
+    sends an item's key with the version its page showed (``r0-s0-33@2``); ``back`` in the address is the
+    item the editor was on."""
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    every = dump_check_items(dump)
+    items = {item.key: item for item in every if item.kind == "statement"}
+    form = NotClaimsForm(request.POST)
+    back_item = items.get(request.GET.get("back", "")) or next(iter(items.values()), None)
+    if not form.is_valid() or not (chosen := form.chosen(items)):
+        messages.error(request, _("Choose at least one statement to mark."))
+        return redirect(_item_url(dump, back_item) if back_item else dump.get_absolute_url())
+    saved, left = checks_mark_not_claims(
+        dump=dump, editor=request.user, items=[ItemToSave(items[key], version) for key, version in chosen.items()]
+    )
+    if saved:
+        messages.success(
+            request,
+            ngettext(
+                "Marked %(count)d statement as not a factual claim.",
+                "Marked %(count)d statements as not a factual claim.",
+                len(saved),
+            )
+            % {"count": len(saved)},
+        )
+    if left:
+        messages.warning(
+            request,
+            ngettext(
+                "%(count)d statement was saved by someone after you opened the page and was left as it is: "
+                "open it to see.",
+                "%(count)d statements were saved by someone after you opened the page and were left as they "
+                "are: open them to see.",
+                len(left),
+            )
+            % {"count": len(left)},
+        )
+    return redirect(_next_url(dump, every, back_item, request.user) if back_item else dump.get_absolute_url())
+
+
+@require_POST
+@permission_required(roles.RECORD, raise_exception=True)
+def undo_last_save(request: HttpRequest, pk: int) -> HttpResponse:
+    """Undo the editor's last save in this dump, and go back to the item it saved."""
+    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    undone = check_undo(dump=dump, editor=request.user)
+    items = dump_check_items(dump)
+    if undone is None:
+        messages.info(request, _("There is no save of yours in this dump to undo."))
+        return redirect(reverse("review:start", args=[dump.pk]))
+    back = next((i for i in items if i.key in undone.item_keys), None) or next(
+        (i for i in items if i.statement_key in undone.statement_keys), None
+    )
+    messages.success(
+        request,
+        _("Undone: the item has what it had before your last save (the history keeps both)."),
+    )
+    return redirect(_item_url(dump, back) if back else reverse("review:start", args=[dump.pk]))
 
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def check_done(request: HttpRequest, pk: int) -> HttpResponse:
+    """After the last item: for an editor who has checked them all, what is next (the next dump
+    assigned to them, the report); anyone else goes back to the dump."""
     dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
     keys = {item.key for item in dump_check_items(dump)}
-    if roles.can_record(request.user) and keys and keys <= finished_keys(dump, request.user):
-        messages.success(request, _("You have checked every item of this dump."))
-    return redirect(dump)
+    if not (roles.can_record(request.user) and keys and keys <= finished_keys(dump, request.user)):
+        return redirect(dump)
+    context = {"dump": dump, "next_dump": _next_assigned(request.user, dump), "item_count": len(keys)}
+    return render(request, "review/done.html", context)
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def queue(request: HttpRequest) -> HttpResponse:
+    """The dumps assigned to the user that they have not finished checking."""
+    dumps = list(work_queue(request.user)[:200]) if roles.can_record(request.user) else []
+    return render(request, "review/queue.html", {"dumps": dumps, "is_editor": roles.can_record(request.user)})
 
 
 @require_POST

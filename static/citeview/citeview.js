@@ -64,11 +64,14 @@ function setUpIntake(form) {
   });
 }
 
-// The form is sent with XMLHttpRequest only to show upload progress; what comes back is what a
-// plain submit would have shown: the dump's page, or this page with its message and the paste kept.
+// The form is sent with XMLHttpRequest only to show upload progress. A dump stored (or found stored)
+// is opened as a plain form post opens it: the browser goes to its address, so the address bar shows
+// it and Back returns to this form. Anything else (this page with its message) is shown in place,
+// under this page's own address.
 function sendWithProgress(form, progress, busy) {
   const request = new XMLHttpRequest();
   request.open("POST", form.action || window.location.href);
+  request.setRequestHeader("X-Citeview-Upload", "1");
   request.upload.addEventListener("progress", (event) => {
     if (!event.lengthComputable) return;
     progress.hidden = false;
@@ -82,15 +85,34 @@ function sendWithProgress(form, progress, busy) {
     busy.textContent = "";
   });
   request.addEventListener("load", () => {
-    const url = request.responseURL;
+    const stored = request.getResponseHeader("X-Citeview-Location");
+    if (stored) {
+      window.location.assign(stored);
+      return;
+    }
     document.open();
     document.write(request.responseText);
     document.close();
-    if (url && url !== window.location.href) window.history.pushState(null, "", url);
   });
   request.addEventListener("error", () => form.submit());
   request.send(new FormData(form));
 }
+
+// Back from a dump shows this page as it was left, possibly from the browser's cache: the form is
+// ready again, not still saying that it is reading.
+window.addEventListener("pageshow", (event) => {
+  if (!event.persisted) return;
+  document.querySelectorAll(".cv-intake-form").forEach((form) => {
+    const button = form.querySelector("button[type=submit]");
+    const progress = form.querySelector(".cv-progress");
+    if (button) button.disabled = false;
+    form.querySelector(".cv-busy").textContent = "";
+    if (progress) {
+      progress.hidden = true;
+      progress.value = 0;
+    }
+  });
+});
 
 // A file dropped outside the form must not replace the page (and the paste with it).
 ["dragover", "drop"].forEach((type) =>
@@ -170,7 +192,9 @@ document.addEventListener("DOMContentLoaded", () => {
         note.className = "cv-file-name";
         input.parentElement.appendChild(note);
       }
-      note.textContent = input.files.length ? input.files[0].name : "";
+      // Several documents are the answer's document 0, 1, … in the order chosen: each is named with its number.
+      const names = Array.from(input.files, (file, index) => (input.multiple ? `${index}: ${file.name}` : file.name));
+      note.textContent = names.join(", ");
     });
   });
 });
@@ -193,3 +217,202 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   });
 });
+
+// The "N unresolved" chip leads to the first unresolved marker drawn; pressed again, to the next,
+// and round again after the last.
+document.addEventListener("click", (event) => {
+  const chip = event.target.closest && event.target.closest(".cv-unresolved-chip");
+  const response = chip && chip.closest(".cv-response");
+  if (!response) return;
+  const markers = [...response.querySelectorAll(".cv-answer .cv-unresolved[id]")];
+  const at = markers.findIndex((marker) => "#" + marker.id === window.location.hash);
+  if (at === -1 || markers.length < 2) return; // the link's own address: the first one
+  event.preventDefault();
+  window.location.hash = markers[(at + 1) % markers.length].id;
+});
+
+// Search within one dump: the answers, their sources and evidence, with every match highlighted
+// (the CSS Custom Highlight API: the page's own elements are left as they are) and the current one
+// scrolled to. `/` focuses the box, Enter goes to the next match (Shift+Enter the previous), Escape
+// clears. Letters match whatever their case or width (Ａ, a; ３, 3; ｶ, カ). Without this script the
+// browser's own find does the same.
+// In a scope of its own: the upload writes a refused form's page in place, and runs this file again.
+(() => {
+  const FIND_SCOPE = ".cv-answer, .cv-source-list, .cv-evidence-rows";
+  const FIND_SKIPPED = ".cv-cards, .cv-pop, .cv-tip, .cv-sr, [hidden], script, style";
+  const FIND_MAX = 5000; // matches highlighted; more are counted as "5000+"
+
+  // A character folded so that case and width do not matter, when the fold keeps its length (offsets
+  // in the folded text are then offsets in the page's text).
+  function foldText(text) {
+    let folded = "";
+    for (const c of text) {
+      const f = c.normalize("NFKC").toLowerCase();
+      folded += f.length === c.length ? f : c;
+    }
+    return folded;
+  }
+
+  function findIndex() {
+    // Each scope's text nodes and their folded text, joined, with where each node starts.
+    return [...document.querySelectorAll(FIND_SCOPE)].map((root) => {
+      const nodes = [];
+      const starts = [];
+      let text = "";
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+        acceptNode: (node) =>
+          node.parentElement && node.parentElement.closest(FIND_SKIPPED) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+      });
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        nodes.push(node);
+        starts.push(text.length);
+        text += foldText(node.data);
+      }
+      return { nodes, starts, text };
+    });
+  }
+
+  function nodeAt(scope, offset) {
+    let low = 0;
+    let high = scope.starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (scope.starts[middle] <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return [scope.nodes[low], offset - scope.starts[low]];
+  }
+
+  function findMatches(index, query) {
+    const ranges = [];
+    let more = false;
+    for (const scope of index) {
+      for (let at = scope.text.indexOf(query); at !== -1; at = scope.text.indexOf(query, at + query.length)) {
+        if (ranges.length === FIND_MAX) {
+          more = true;
+          break;
+        }
+        const range = document.createRange();
+        const [startNode, startOffset] = nodeAt(scope, at);
+        const [endNode, endOffset] = nodeAt(scope, at + query.length - 1);
+        range.setStart(startNode, startOffset);
+        range.setEnd(endNode, endOffset + 1);
+        ranges.push(range);
+      }
+    }
+    return { ranges, more };
+  }
+
+  function setUpFind(form) {
+    const input = form.querySelector(".cv-find-input");
+    const status = form.querySelector(".cv-find-status");
+    const highlights = window.CSS && CSS.highlights;
+    let index = null;
+    let found = { ranges: [], more: false };
+    let current = -1;
+    let timer = 0;
+
+    form.hidden = false;
+    document.querySelectorAll(".cv-find-fallback").forEach((hint) => (hint.hidden = true));
+
+    function paint() {
+      if (!highlights) return;
+      highlights.set("cv-find", new Highlight(...found.ranges));
+      highlights.set("cv-find-current", new Highlight(...(current >= 0 ? [found.ranges[current]] : [])));
+    }
+
+    function say() {
+      if (!input.value) status.textContent = "";
+      else if (!found.ranges.length) status.textContent = form.dataset.none;
+      else {
+        const total = found.ranges.length.toLocaleString() + (found.more ? "+" : "");
+        status.textContent = form.dataset.match.replace("CURRENT", (current + 1).toLocaleString()).replace("TOTAL", total);
+      }
+    }
+
+    function show(range) {
+      const element = range.startContainer.parentElement;
+      for (let details = element.closest("details"); details; details = details.parentElement.closest("details")) {
+        details.open = true;
+      }
+      element.scrollIntoView({ block: "center" });
+    }
+
+    function search() {
+      clearTimeout(timer);
+      const query = foldText(input.value);
+      if (!index) index = findIndex();
+      found = query ? findMatches(index, query) : { ranges: [], more: false };
+      current = found.ranges.length ? 0 : -1;
+      paint();
+      say();
+    }
+
+    function step(by) {
+      if (!input.value) return;
+      if (!index || form.dataset.searched !== input.value) {
+        search();
+        form.dataset.searched = input.value;
+        by = 0;
+      }
+      if (!found.ranges.length) return;
+      current = (current + by + found.ranges.length) % found.ranges.length;
+      paint();
+      say();
+      show(found.ranges[current]);
+    }
+
+    input.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        search();
+        form.dataset.searched = input.value;
+        if (found.ranges.length) show(found.ranges[0]);
+      }, 150);
+    });
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      step(1);
+    });
+    form.querySelector(".cv-find-previous").addEventListener("click", () => step(-1));
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && event.shiftKey) {
+        event.preventDefault();
+        step(-1);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        if (!input.value) input.blur();
+        input.value = "";
+        delete form.dataset.searched;
+        search();
+      }
+    });
+
+    document.addEventListener("keydown", (event) => {
+      if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+      const target = event.target;
+      if (target.closest && target.closest("input, textarea, select, [contenteditable]")) return;
+      event.preventDefault();
+      input.focus();
+      input.select();
+    });
+
+    // A diagnostic without a place of its own (a marker in code, a notation citeview does not read)
+    // is found by searching for what it names.
+    document.querySelectorAll(".cv-find-this").forEach((button) => {
+      button.hidden = false;
+      button.addEventListener("click", () => {
+        input.value = button.dataset.find;
+        search();
+        form.dataset.searched = input.value;
+        if (found.ranges.length) show(found.ranges[0]);
+        input.focus();
+      });
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const form = document.querySelector(".cv-find");
+    if (form) setUpFind(form);
+  });
+})();

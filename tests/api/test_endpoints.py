@@ -204,3 +204,23 @@ def test_the_document_is_public_and_answers_other_methods_in_json(client):
     assert client.get("/api/openapi.json", headers={"Authorization": "Bearer wrong"}).status_code == 200
     response = client.post("/api/openapi.json")
     assert response.status_code == 405 and response.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_a_citation_with_no_source_is_an_item_of_its_own_kind_and_takes_its_statement_answers(editor_api):
+    dump_id = store(editor_api, sonar("Osaka grew [1]. Kyoto shrank [8].")).json()["id"]
+    items = editor_api.get(f"/api/dumps/{dump_id}/checks").json()["items"]
+    (unresolved,) = [i for i in items if i["kind"] == "unresolved"]
+    assert (unresolved["marker"], unresolved["ref"]) == ("[8]", "8")
+    check = {"item": unresolved["key"], "version": unresolved["version"], "verification_worthy": "yes"}
+    assert editor_api.post(f"/api/dumps/{dump_id}/checks", check, content_type="application/json").status_code == 201
+    (saved,) = [i for i in editor_api.get(f"/api/dumps/{dump_id}/checks").json()["items"] if i["kind"] == "unresolved"]
+    assert saved["checks"][0]["verification_worthy"] == "yes"
+    report = editor_api.get(f"/api/dumps/{dump_id}/report.md?lang=en").content.decode()
+    assert "Citation with no source: \\[8\\]" in report
+
+
+def test_the_markdown_report_speaks_the_language_asked_for(editor_api):
+    dump_id = store(editor_api, sonar("Osaka grew [1].")).json()["id"]
+    japanese = editor_api.get(f"/api/dumps/{dump_id}/report.md?lang=ja").content.decode()
+    english = editor_api.get(f"/api/dumps/{dump_id}/report.md?lang=en").content.decode()
+    assert "引き継ぎ" in japanese and "Handover report" in english and "引き継ぎ" not in english

@@ -395,7 +395,7 @@ def test_the_page_speaks_japanese_when_it_refuses_an_import(editor_client, setti
     response = editor_client.post(
         "/imports/", {"file": SimpleUploadedFile("a.zip", archive(dumps(4)))}, HTTP_ACCEPT_LANGUAGE="ja"
     )
-    assert "4 件のダンプファイル" in response.content.decode()
+    assert "4 件の回答データのファイル" in response.content.decode()
 
 
 def test_the_command_says_why_a_file_is_refused_and_goes_on(tmp_path, settings):

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import Group
+from django.test import Client
 from django.utils import timezone
 
 from citeview.accounts.models import ApiToken
@@ -19,7 +20,11 @@ pytestmark = pytest.mark.django_db
 
 
 def make_token(client, name: str = "nightly batch", **lifetime: str) -> str:
-    page = client.post("/accounts/", {"name": name, **lifetime}).content.decode()
+    page = client.post("/accounts/", {"name": name, **lifetime}, follow=True).content.decode()
+    return shown_key(page)
+
+
+def shown_key(page: str) -> str:
     return page.split('id="new-token" class="cv-token-key" type="text" value="')[1].split('"')[0]
 
 
@@ -31,6 +36,32 @@ def test_a_token_is_shown_once_and_only_its_hash_is_kept(editor_client):
     listing = editor_client.get("/accounts/")
     assert key not in listing.content.decode() and token.prefix in listing.content.decode()
     assert listing["Cache-Control"] == "no-store"
+
+
+def test_making_a_token_posts_then_redirects_so_a_reload_makes_no_second_token(editor_client):
+    made = editor_client.post("/accounts/", {"name": "nightly batch"})
+    assert made.status_code == 302 and made["Location"] == "/accounts/"  # the key is in no URL
+    assert "cv_" not in made["Location"] and not made.content
+    shown = editor_client.get("/accounts/")
+    key = shown_key(shown.content.decode())
+    assert key.startswith("cv_") and shown["Cache-Control"] == "no-store"
+    reloaded = editor_client.get("/accounts/").content.decode()
+    assert key not in reloaded and 'id="new-token"' not in reloaded  # shown once: the reload shows it no more
+    assert ApiToken.objects.count() == 1
+
+
+def test_a_new_key_is_shown_only_to_the_session_that_made_it(editor_client, editor):
+    editor_client.post("/accounts/", {"name": "nightly batch"})
+    other = Client()
+    other.force_login(editor)  # the same account, another browser
+    assert 'id="new-token"' not in other.get("/accounts/").content.decode()
+    assert shown_key(editor_client.get("/accounts/").content.decode()).startswith("cv_")
+
+
+def test_a_token_form_with_an_error_stays_on_the_page_with_it(editor_client):
+    response = editor_client.post("/accounts/", {"name": "x" * 101})
+    assert response.status_code == 400 and "at most 100 characters" in response.content.decode()
+    assert 'id="new-token"' not in response.content.decode() and not ApiToken.objects.exists()
 
 
 def test_a_token_reads_and_writes_without_a_session_or_csrf_token(editor_client):

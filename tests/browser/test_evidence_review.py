@@ -50,15 +50,16 @@ def test_two_editors_and_a_reviewer_work_through_a_dump(people):
     hanako = people("hanako", "editor")
     taro = people("taro", "editor")
     dump = dump_ingest(raw=own_fixture(SEED), uploaded_by=hanako.user, filename=SEED)[0]
-    # [2] has two URLs (a conflict), so it is judged once per URL: three items.
+    # [2] has two URLs (a conflict), so it is judged once per URL: three items, and [8] has no source.
     first, other_url = f"/dumps/{dump.pk}/check/r0-c0-1/", f"/dumps/{dump.pk}/check/r0-c0-2/"
     second = f"/dumps/{dump.pk}/check/r0-c1/"
+    unresolved = f"/dumps/{dump.pk}/check/r0-u0/"
 
     # Hanako starts from the dump page and works by keyboard: 1 = complete, Enter saves and moves on.
     hanako.goto(f"/dumps/{dump.pk}/")
     hanako.click("text=Check the citations")
     hanako.wait_for_url(f"**{first}")
-    assert "Check 1 of 3" in hanako.inner_text("h1")
+    assert "Check 1 of 4" in hanako.inner_text("h1")  # and [8], which has no source
     hanako.check("input[name=verification_worthy][value=yes]")
     hanako.check("input[name=supported_together][value=yes]")
     hanako.fill("textarea[name=note]", "年度も一致")
@@ -75,7 +76,7 @@ def test_two_editors_and_a_reviewer_work_through_a_dump(people):
     taro.goto(first)
     assert "Hidden until you save your own check" in taro.content() and "年度も一致" not in taro.content()
     taro.click("label:has(input[name=verdict][value=partial])")
-    taro.click(".cv-check-form button[type=submit]")
+    taro.click(".cv-save-bar button[type=submit]")
     taro.wait_for_url(f"**{other_url}")
     taro.keyboard.press("k")
     taro.wait_for_url(f"**{first}")
@@ -87,18 +88,18 @@ def test_two_editors_and_a_reviewer_work_through_a_dump(people):
     taro.goto(second)
     hanako.goto(second)
     hanako.click("label:has(input[name=verdict][value=none])")
-    hanako.click(".cv-check-form button[type=submit]")
-    hanako.wait_for_url(f"**{other_url}")  # the one item she has not checked yet
+    hanako.click(".cv-save-bar button[type=submit]")
+    hanako.wait_for_url(f"**{unresolved}")  # the next she has not checked: [8], which has no source
     taro.click("label:has(input[name=verdict][value=complete])")
     taro.fill("textarea[name=note]", "出典の本文で確認")
-    taro.click(".cv-check-form button[type=submit]")
+    taro.click(".cv-save-bar button[type=submit]")
     conflict = taro.locator(".cv-conflict")
     assert conflict.is_visible() and "Someone saved it" in conflict.inner_text()
     assert "hanako" not in conflict.inner_text()
     shoot(taro, "check-conflict")
     assert taro.input_value("textarea[name=note]") == "出典の本文で確認"
-    taro.click(".cv-check-form button[type=submit]")  # told, he keeps his
-    taro.wait_for_url(f"**{other_url}")
+    taro.click(".cv-save-bar button[type=submit]")  # told, he keeps his
+    taro.wait_for_url(f"**{unresolved}")
     notes = dict(Check.objects.filter(item_key="r0-c1").values_list("editor__username", "verdict"))
     assert notes == {"hanako": "none", "taro": "complete"}
 
@@ -117,6 +118,6 @@ def test_two_editors_and_a_reviewer_work_through_a_dump(people):
     shoot(yuki, "report")
     assert "出典の本文で確認" in yuki.content() and "年度も一致" in yuki.content()
     yuki.goto(f"/dumps/{dump.pk}/")
-    assert "3 項目中 2 項目を確認済み" in yuki.content()
+    assert "4 項目中 2 項目を確認済み" in yuki.content()
     for tab in (hanako, taro, yuki):
         assert not [e for e in tab.console_errors if "status of 409" not in e], tab.console_errors

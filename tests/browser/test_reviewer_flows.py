@@ -58,6 +58,30 @@ def test_uploading_by_the_file_picker_shows_progress_and_opens_the_dump(signed_i
     assert Dump.objects.get().filename == "sonar-stream-full-mode-crlf.sse"
 
 
+def test_back_after_an_upload_returns_to_the_form_and_forward_to_the_dump(signed_in):
+    page = signed_in
+    page.set_input_files("#id_file", str(OWN_FIXTURES / "sonar-stream-full-mode-crlf.sse"))
+    page.click(".cv-intake-form button[type=submit]")
+    page.wait_for_url("**/dumps/*/")
+    dump = Dump.objects.get()
+    assert page.url.endswith(dump.get_absolute_url()) and page.locator(".cv-answer").is_visible()
+    page.go_back()
+    page.wait_for_url(lambda url: url.endswith("/") and "/dumps/" not in url)
+    assert page.locator(".cv-intake-form").is_visible() and not page.locator(".cv-answer").count()
+    assert page.locator(".cv-intake-form button[type=submit]").is_enabled()  # ready for the next file
+    assert not page.locator(".cv-busy").inner_text()
+    page.go_forward()
+    page.wait_for_url(f"**{dump.get_absolute_url()}")
+    assert "地震の情報は気象庁が発表します" in page.locator(".cv-answer").inner_text()
+    # The same file again opens the stored dump, with the message saying so.
+    page.goto("/")
+    page.set_input_files("#id_file", str(OWN_FIXTURES / "sonar-stream-full-mode-crlf.sse"))
+    page.click(".cv-intake-form button[type=submit]")
+    page.wait_for_url(f"**{dump.get_absolute_url()}")
+    assert page.locator(".cv-message").count() == 1 and Dump.objects.count() == 1  # "stored already"
+    assert not page.console_errors
+
+
 def test_dropping_a_file_on_the_form_chooses_it(signed_in):
     page = signed_in
     content = own_fixture("agent-two-responses.jsonl").decode()
@@ -221,7 +245,7 @@ def test_every_page_runs_under_the_strict_policy_with_no_console_errors(signed_i
 
 def test_the_interface_follows_the_browser_language_and_switches_in_the_page(signed_in):
     page = signed_in  # the browser asks for Japanese
-    assert page.locator(".cv-intake-form button[type=submit]").inner_text() == "ダンプを読み込む"
+    assert page.locator(".cv-intake-form button[type=submit]").inner_text() == "回答を読み込む"
     assert page.get_attribute("html", "lang") == "ja"
     page.click(".cv-language button[value=en]")
     page.wait_for_selector("html[lang=en]")

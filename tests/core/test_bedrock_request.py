@@ -12,6 +12,7 @@ import pytest
 
 from citeview.core.parse import parse_dump
 from tests.conftest import OWN_FIXTURES, PROJECT_DIR, SHARED_FIXTURES
+from tests.documents import pdf_of
 
 FOLDER = SHARED_FIXTURES / "bedrock"
 needs_recordings = pytest.mark.skipif(not FOLDER.is_dir(), reason="../shared/fixtures is not beside the project")
@@ -91,12 +92,43 @@ def test_a_quote_that_is_not_in_the_recorded_document_is_a_mismatch():
     assert "'thirty" in warning["message"] and "'ninety" in warning["message"]
 
 
+def pdf_document(data: bytes) -> dict[str, Any]:
+    encoded = base64.b64encode(data).decode()
+    return {"format": "pdf", "name": "Document 1", "source": {"bytes": encoded}, "citations": {"enabled": True}}
+
+
 @needs_recordings
-def test_a_page_citation_of_a_pdf_document_is_not_called_unverifiable():
-    pdf = {"format": "pdf", "name": "Document 1", "source": {"bytes": "JVBERi0xLjQK"}, "citations": {"enabled": True}}
-    response = parsed((FOLDER / "bedrock-converse-pdf-page-sonnet45.json").read_bytes(), request_with(pdf))
+def test_the_recorded_page_citation_matches_a_pdf_of_that_text_so_pages_count_from_1_with_the_end_exclusive():
+    # The recording cites {"start": 1, "end": 2} of a one-page PDF that says "Dummy PDF file".
+    response = parsed(
+        (FOLDER / "bedrock-converse-pdf-page-sonnet45.json").read_bytes(),
+        request_with(pdf_document(pdf_of("Dummy PDF file"))),
+    )
+    assert response["citations"][0]["quote_check"] == {"result": "match", "unit": None}
+    assert response["citations"][0]["context"]["quote"] == "Dummy PDF file"
     assert "location_unverifiable" not in codes(response)
     assert response["sources"][0]["extra"]["document_kind"] == "pdf"
+    assert response["sources"][0]["extra"]["page_count"] == 1
+
+
+@needs_recordings
+def test_the_recorded_page_citation_of_another_pdf_is_a_mismatch():
+    response = parsed(
+        (FOLDER / "bedrock-converse-pdf-page-sonnet45.json").read_bytes(),
+        request_with(pdf_document(pdf_of("An entirely different text"))),
+    )
+    assert response["citations"][0]["quote_check"] == {"result": "mismatch", "unit": None}
+    (warning,) = [d for d in response["diagnostics"] if d["code"] == "cited_text_mismatch"]
+    assert "is on none of its pages, though it cites page(s) 1" in warning["message"]
+
+
+@needs_recordings
+def test_a_pdf_that_cannot_be_read_says_so_and_its_quote_is_not_compared():
+    broken = pdf_document(b"%PDF-1.4\n")
+    response = parsed((FOLDER / "bedrock-converse-pdf-page-sonnet45.json").read_bytes(), request_with(broken))
+    assert response["citations"][0]["quote_check"] == {"result": "unchecked", "unit": None}
+    (warning,) = [d for d in response["diagnostics"] if d["code"] == "location_unverifiable"]
+    assert warning["severity"] == "warning" and "is a PDF that citeview cannot read" in warning["message"]
 
 
 @needs_recordings

@@ -63,14 +63,42 @@ def test_the_markdown_report_shows_bidi_controls_in_every_quoted_text():
         ],
         "unresolved": [{"marker": "[9\u202b]", "ref": "9", "label": "[9\u202b]"}],
         "cited_without_position": [{"id": "2\u202e", "url": "https://y.example/", "title": "u\u202e"}],
-        "statements_needing_check": [{"statement": "s\u202d", "unchecked_items": ["r0-s0"]}],
-        "verdicts": [],
+        "statements_needing_check": [
+            {"statement": "s\u202d", "statement_markdown": "s\u202d", "unchecked_items": ["r0-s0"]}
+        ],
+        "verdicts": [
+            {
+                "item": "r0-c0",
+                "kind": "citation",
+                "statement": "v\u2067",
+                "statement_markdown": "v\u2067",
+                "editor": "e\u202e",
+                "time": "2026-12-01T00:00:00+00:00",
+                "marker": "[1\u202e]",
+                "source_url": "https://z.example/\u202e",
+                "source_title": "z\u202e",
+                "verdict": "partial",
+                "subject": "",
+                "time_matches": "",
+                "conditions": "",
+                "evidence_quote": "quote\u202e",
+                "verification_worthy": "",
+                "supported_together": "",
+                "note": "note\u2068",
+            }
+        ],
+        "comments": [{"item": "r0-c0", "statement": "w\u202e", "author": "a", "time": "", "text": "said\u202e"}],
     }
     dump = {"id": 1, "title": "gpj.\u202eexe", "sha256": "0" * 64, "stored_at": "2026-12-01T00:00:00+00:00"}
-    text = report_markdown({"citeview_report": 1, "dump": dump, "responses": [response]})
+    on_dump = [{"author": "b\u202e", "time": "", "text": "whole\u2066"}]
+    text = report_markdown({"citeview_report": 1, "dump": dump, "comments": on_dump, "responses": [response]})
     assert not set(text) & BIDI_CONTROLS
     assert "# Handover report: gpj.⟨U+202E⟩exe" in text
     for shown in ("m⟨U+202E⟩", "cut⟨U+2066⟩", "q⟨U+200F⟩", "1⟨U+202A⟩", "x.example/⟨U+202E⟩", "t⟨U+202E⟩"):
         assert shown in text, shown
     assert "9⟨U+202B⟩" in text and "s⟨U+202D⟩" in text
     assert "2⟨U+202E⟩" in text and "u⟨U+202E⟩" in text
+    for shown in ("v⟨U+2067⟩", "e⟨U+202E⟩", "1⟨U+202E⟩", "z.example/⟨U+202E⟩", "quote⟨U+202E⟩", "note⟨U+2068⟩"):
+        assert shown in text, shown  # every field of a verdict
+    for shown in ("w⟨U+202E⟩", "said⟨U+202E⟩", "b⟨U+202E⟩", "whole⟨U+2066⟩"):
+        assert shown in text, shown  # the comments

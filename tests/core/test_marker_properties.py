@@ -5,7 +5,8 @@ nowhere but to the sources in the list and to links the answer itself writes.
 Answers are built from markers and the Markdown constructs that can take a marker apart: link
 reference definitions (some labelled with a marker and pointing at evil.example), reference links
 and link labels, inline links, emphasis, tables, headings, code spans and blocks, autolinks,
-HTML-looking text and backslash escapes, with random text in Japanese and English around them. They
+HTML-looking text and backslash escapes, with random text in Japanese and English and tokens of
+notations citeview does not read (``[static_doc_1]``, ``【3】``) around them. They
 run for every provider whose notation writes markers into the text: Perplexity Sonar (``[N]``, a
 position in ``citations``) and the Perplexity Agent API (``[N]`` and ``[web:N]``, a result's id).
 Claude, Gemini and OpenAI place citations by offsets, so no bracket of their text is read.
@@ -63,6 +64,8 @@ markers = labels.map(lambda label: f"[{label}]")
 words = st.sampled_from(
     ["東京", "の人口は", "約1400万人", "です。", "大阪", "「引用」", "（注）", "Tokyo", " is ", "2.5", "e.g.", " "]
 )
+# Tokens of notations citeview does not read: reported where shown, never taken for a marker.
+notations = st.sampled_from(["[static_doc_1]", "[doc2]", "[1, 2]", "【3】", "[^4]"])
 # Characters Markdown reads as syntax, alone: they open, close and break constructs at random.
 syntax = st.sampled_from(["*", "_", "`", "[", "]", "(", ")", "!", "<", ">", "&", "#", "|", "~", "\\", ":", "\n"])
 japanese = st.text(alphabet="東京大阪人口約万人ですのは、。「」（）ー", max_size=6)
@@ -91,7 +94,7 @@ def inline_constructs(children: st.SearchStrategy[str]) -> st.SearchStrategy[str
     )
 
 
-inline = st.recursive(st.one_of(markers, words, syntax, japanese), inline_constructs, max_leaves=10)
+inline = st.recursive(st.one_of(markers, words, syntax, japanese, notations), inline_constructs, max_leaves=10)
 
 
 def definition(label: str, address: str) -> str:
@@ -147,6 +150,17 @@ def check_every_candidate(text: str, response: dict[str, Any]) -> None:
     assert all(d["part"] != "too_deep" for d in reported), reported  # nothing here nests that deep
 
 
+def check_unknown_notations(text: str, response: dict[str, Any]) -> None:
+    """Tokens of other notations are reported at most once per answer, each named one written in the
+    answer and none of them a marker; whatever they are, the markers add up as before."""
+    reported = [d["details"] for d in response["diagnostics"] if d["code"] == "unknown_notation"]
+    assert len(reported) <= 1
+    for details in reported:
+        assert details["count"] >= details["kinds"] == len(set(details["tokens"])) >= 1
+        for token in details["tokens"]:
+            assert token in text[thinking_end(text) :] and not MARKER.fullmatch(token), token
+
+
 def check_footnotes_and_links(text: str, response: dict[str, Any]) -> None:
     """Every citation and unresolved marker is drawn, in the order of the text; a footnote links
     only to a source in the list; any other link is one the answer writes, never a marker's."""
@@ -176,4 +190,5 @@ def test_every_marker_is_a_citation_or_says_why_not_and_nothing_links_elsewhere(
     response = parse_dump(PROVIDERS[api](text)).to_json()["responses"][0]
     assert response["api"] == api
     check_every_candidate(text, response)
+    check_unknown_notations(text, response)
     check_footnotes_and_links(text, response)

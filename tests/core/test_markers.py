@@ -1,9 +1,14 @@
 """Where ``[N]`` is a citation marker and where it is not: the Markdown parse decides, and every
-candidate it does not show as text says what it is instead."""
+candidate it does not show as text says what it is instead. Tokens of notations citeview does not
+read (``[static_doc_1]``) are named, once per answer, by every API that writes markers."""
 
 from __future__ import annotations
 
+import json
+
 from citeview.core.markers import MARKER, read_markers, thinking_end
+from citeview.core.parse import parse_dump
+from tests.builders import agent_object, sonar_object
 
 
 def markers(text: str) -> list[str]:
@@ -125,3 +130,59 @@ def test_a_marker_in_a_second_definition_of_a_label_says_so():
 
 def test_a_marker_on_the_opening_line_of_a_fence_is_code():
     assert not_markers("~~~~ x[1]\ny[2]\n~~~~") == [("[1]", "code", ""), ("[2]", "code", "")]
+
+
+def unknown(text: str) -> list[str]:
+    return [token.text for token in read_markers(text).unknown]
+
+
+def test_marker_like_tokens_of_other_notations_are_found_where_the_answer_shows_them():
+    text = (
+        "東京は首都です[static_doc_1]。人口は[doc2]、[ref:3] と [source-4]。[1, 2] [1-3] [^5] [２]\n\n"
+        "【6】 【4:0†source】 ［7］ ok[8] [web:9]"
+    )
+    assert unknown(text) == [
+        "[static_doc_1]",
+        "[doc2]",
+        "[ref:3]",
+        "[source-4]",
+        "[1, 2]",
+        "[1-3]",
+        "[^5]",
+        "[２]",
+        "【6】",
+        "【4:0†source】",
+        "［7］",
+    ]
+    assert markers(text) == ["[8]", "[web:9]"]  # the markers are read as before
+
+
+def test_words_years_and_links_in_brackets_are_not_taken_for_a_notation():
+    text = "[COVID-19] [2020-2023] [docs] [資料] [x] [ ] `[doc_1]` [doc_2](https://x.example)\n\n```\n[doc_3]\n```"
+    assert unknown(text) == []
+
+
+def test_tokens_in_the_reasoning_section_are_not_read():
+    assert unknown("<think>[static_doc_1]</think>答え[static_doc_2]") == ["[static_doc_2]"]
+
+
+def test_every_api_that_writes_markers_names_the_tokens_it_cannot_read():
+    text = "東京は首都です[static_doc_1]。人口は約1400万人です[static_doc_2][1]。大阪[static_doc_1]。"
+    dumps = {
+        "perplexity.sonar": sonar_object(text, ["https://example.jp/1"]),
+        "perplexity.agent": agent_object(text, [(1, "https://example.jp/1", "東京都")]),
+    }
+    for api, dump in dumps.items():
+        response = parse_dump(json.dumps(dump, ensure_ascii=False).encode()).to_json()["responses"][0]
+        (notation,) = [d for d in response["diagnostics"] if d["code"] == "unknown_notation"]
+        assert response["api"] == api and notation["severity"] == "warning"
+        assert notation["details"]["tokens"] == ["[static_doc_1]", "[static_doc_2]"]
+        assert notation["details"]["count"] == 3 and notation["details"]["first"] == [7, 21]
+        assert "[static_doc_1] [static_doc_2]" in notation["message"] and "(3 in all)" in notation["message"]
+        assert [c["marker"] for c in response["citations"]] == ["[1]"]  # the marker it reads still cites
+
+
+def test_an_answer_in_the_notation_it_reads_gets_no_such_warning():
+    dump = sonar_object("東京[1]、大阪[2]。`[doc_1]` は例です。", ["https://example.jp/1", "https://example.jp/2"])
+    response = parse_dump(json.dumps(dump, ensure_ascii=False).encode()).to_json()["responses"][0]
+    assert not [d for d in response["diagnostics"] if d["code"] == "unknown_notation"]

@@ -5,6 +5,11 @@ from __future__ import annotations
 import pytest
 
 from citeview.core.review.metrics import (
+    NO_TOGETHER_ANSWER,
+    NO_VERDICT_ON_WORTHY,
+    NO_WORTHY_ANSWER,
+    NONE_WORTHY,
+    NOTHING_CHECKED,
     VERDICTS,
     Ratio,
     StatementJudgement,
@@ -16,7 +21,10 @@ from citeview.core.review.metrics import (
     krippendorff_alpha,
     macro_precision,
     macro_recall,
+    percent,
     percent_agreement,
+    precision_empty_because,
+    recall_empty_because,
     verdict_distribution,
 )
 
@@ -114,15 +122,39 @@ def test_macro_and_micro_differ_on_answers_of_different_sizes():
 def test_empty_input_gives_no_figure_rather_than_zero():
     for figure in (citation_recall, citation_precision, macro_recall, macro_precision):
         assert figure([]).value is None
-    assert Ratio(0, 0).to_json() == {"numerator": 0, "denominator": 0, "value": None}
+    assert Ratio(0, 0).to_json() == {"numerator": 0, "denominator": 0, "value": None, "percent": None}
     assert percent_agreement({}) is None
     assert cohen_kappa({}, "A", "B") is None
     assert krippendorff_alpha({}) is None
     assert agreement({}) == {"items": 0, "raters": 0, "percent": None, "krippendorff_alpha": None}
 
 
-def test_a_ratio_serialises_with_its_value():
-    assert Ratio(1, 4).to_json() == {"numerator": 1, "denominator": 4, "value": 0.25}
+def test_a_ratio_serialises_with_its_value_and_its_percentage():
+    assert Ratio(1, 4).to_json() == {"numerator": 1, "denominator": 4, "value": 0.25, "percent": 25.0}
+    assert Ratio(1, 3).percent == 33.3 and citation_recall(DOC_STATEMENTS).percent == 33.3
+    assert percent(None) is None and percent(0.0427) == 4.3
+
+
+def test_the_doc_example_has_both_figures_so_neither_says_why_it_is_empty():
+    assert recall_empty_because(DOC_STATEMENTS) is None and precision_empty_because(DOC_STATEMENTS) is None
+
+
+def test_an_empty_figure_says_what_is_missing_first():
+    citation_only = StatementJudgement("a1", worthy=None, supported_together=None, verdicts=["complete"])
+    unworthy = StatementJudgement("a1", worthy=False, supported_together=None, verdicts=["complete"])
+    worthy_unjudged = StatementJudgement("a1", worthy=True, supported_together=None, verdicts=[None])
+    assert recall_empty_because([]) == precision_empty_because([]) == NOTHING_CHECKED
+    # Five verdicts and no statement answer: what the editors saw as "—" everywhere, now with its reason.
+    assert recall_empty_because([citation_only] * 5) == NO_WORTHY_ANSWER
+    assert precision_empty_because([citation_only] * 5) == NO_WORTHY_ANSWER
+    assert recall_empty_because([unworthy]) == precision_empty_because([unworthy]) == NONE_WORTHY
+    assert recall_empty_because([worthy_unjudged]) == NO_TOGETHER_ANSWER
+    assert precision_empty_because([worthy_unjudged]) == NO_VERDICT_ON_WORTHY
+    # A worthy statement that cites nothing counts for recall (as unsupported) but gives precision nothing.
+    uncited = StatementJudgement("a1", worthy=True, supported_together=None, verdicts=[])
+    assert recall_empty_because([uncited]) is None and citation_recall([uncited]).value == 0
+    assert precision_empty_because([uncited]) == NO_VERDICT_ON_WORTHY
+    assert macro_precision([uncited]).value is None
 
 
 def test_verdict_distribution_has_all_six_keys_in_order():

@@ -171,21 +171,33 @@ def test_a_soft_line_break_continues_a_paragraph_unless_the_line_is_closed():
     ]
 
 
-def test_table_cells_are_statements_and_separator_rows_are_not():
+def test_a_table_row_is_one_statement_and_header_and_separator_rows_are_none():
     text = "| 都市 | 人口 |\n|---|:---:|\n| 東京 | 1,400万人[1]。多い |\n| a \\| b | - |\n\n都市 | 人口\n--- | ---\n大阪 | 880万人\n"
     found = statements(response(text, [marker_at(text, "[1]")]))
     assert homes(found) == [
-        ("都市", [], []),
-        ("人口", [], []),
-        ("東京", [], []),
-        ("1,400万人[1]。", [0], []),
-        ("多い", [], []),
-        ("a \\| b", [], []),
-        ("都市", [], []),
-        ("人口", [], []),
-        ("大阪", [], []),
-        ("880万人", [], []),
+        ("東京 | 1,400万人[1]。多い", [0], []),
+        ("a \\| b | -", [], []),
+        ("大阪 | 880万人", [], []),
     ]
+    assert [s.row for s in found] == [True, True, True]
+
+
+def test_the_heat_alert_table_is_two_statements_and_a_citation_in_its_header_goes_to_the_statement_before():
+    text = (
+        "基準を整理します。\n\n| 情報 | 基準（WBGT）[1] | 発表のタイミング |\n|---|---|---|\n"
+        "| 熱中症警戒アラート | **33以上** | 前日17時頃・当日5時頃 |\n| 熱中症特別警戒アラート | 35以上（全地点） | 前日14時頃 |\n"
+    )
+    found = statements(response(text, [marker_at(text, "[1]")]))
+    assert homes(found) == [
+        ("基準を整理します。", [0], []),
+        ("熱中症警戒アラート | **33以上** | 前日17時頃・当日5時頃", [], []),
+        ("熱中症特別警戒アラート | 35以上（全地点） | 前日14時頃", [], []),
+    ]
+    assert [s.row for s in found] == [False, True, True]
+
+
+def test_pipe_lines_without_a_separator_row_are_rows_too_and_an_empty_row_is_none():
+    assert texts("| 東京 | 首都 |\n| | |\n") == ["東京 | 首都"]
 
 
 def test_fenced_code_is_no_statement_and_what_points_into_it_goes_to_the_statement_before():
@@ -360,3 +372,83 @@ def test_a_long_run_of_words_is_cut_at_a_space():
 def test_an_ordinary_long_sentence_is_one_statement():
     sentence = "東京の人口は" + "とても" * 200 + "多いです。"
     assert texts(sentence) == [sentence]
+
+
+# The check items: what the queue offers, in the order it offers it.
+
+
+def _items(text: str, citations=(), unresolved=(), status: str = "completed") -> list[tuple[str, str, bool]]:
+    from citeview.core.review.items import check_item_count, check_items
+
+    answer = {**response(text, citations, unresolved), "status": status}
+    found = check_items([answer])
+    assert check_item_count([answer]) == len(found)
+    return [(item.key, item.kind, item.cut_off) for item in found]
+
+
+def test_the_queue_offers_citations_first_then_markers_without_a_source_then_uncited_statements():
+    text = (
+        "以下を整理します。\n\n- 東京は首都です[1]。\n- 大阪は都市です[8]。\n- 京都は古都です。\n\n名古屋も[2]大きい。"
+    )
+    cited = [marker_at(text, "[1]"), marker_at(text, "[2]")]
+    found = _items(text, cited, [unresolved_at(text, "[8]")])
+    assert [(key, kind) for key, kind, _ in found] == [
+        ("r0-c0", "citation"),
+        ("r0-c1", "citation"),
+        ("r0-u0", "unresolved"),  # its own kind: 大阪… is not offered as a statement without a citation
+        ("r0-s0-9", "statement"),  # the lead-in, last with the other uncited statements
+        ("r0-s41-49", "statement"),  # 京都は古都です。
+    ]
+
+
+def test_a_marker_without_a_source_beside_real_citations_is_an_item_as_well():
+    text = "東京は首都です[1][8]。"
+    found = _items(text, [marker_at(text, "[1]")], [unresolved_at(text, "[8]")])
+    assert [key for key, _, _ in found] == ["r0-c0", "r0-u0"]
+
+
+def test_the_last_statement_of_a_response_that_stopped_is_cut_off_and_only_then():
+    text = "東京は首都です[1]。なお、大阪は"
+    cited = [marker_at(text, "[1]")]
+    assert _items(text, cited, status="incomplete") == [("r0-c0", "citation", False), ("r0-s11-17", "statement", True)]
+    assert _items(text, cited) == [("r0-c0", "citation", False), ("r0-s11-17", "statement", False)]
+    # A response that stopped right after a full sentence has nothing cut off.
+    assert _items("東京は首都です。[1]", [marker_at("東京は首都です。[1]", "[1]")], status="incomplete") == [
+        ("r0-c0", "citation", False)
+    ]
+
+
+def test_the_item_limit_keeps_the_citations_and_leaves_the_uncited_statements_out():
+    from citeview.core.review.items import check_items
+
+    text = "前置きです。" * 5 + "東京は首都です[1]。"
+    answer = {**response(text, [marker_at(text, "[1]")]), "status": "completed"}
+    assert [item.kind for item in check_items([answer], limit=2)] == ["citation", "statement"]
+
+
+def test_several_responses_give_all_their_citations_before_any_uncited_statement():
+    from citeview.core.review.items import check_items
+
+    first = {**response("前置き。東京[1]。", [marker_at("前置き。東京[1]。", "[1]")]), "status": "completed"}
+    second = {**response("大阪[2]。", [marker_at("大阪[2]。", "[2]")]), "status": "completed"}
+    assert [item.key for item in check_items([first, second])] == ["r0-c0", "r1-c0", "r0-s0-4"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_citation_source_and_marker_of_a_long_answer_is_one_item_and_the_count_agrees(seed: int):
+    from citeview.core.review.items import check_item_count, check_items
+
+    text, citations, unresolved = _long_answer(random.Random(seed))
+    answer = {**response(text, citations, unresolved), "status": "incomplete"}
+    items = check_items([answer])
+    assert check_item_count([answer]) == len(items) and len({item.key for item in items}) == len(items)
+    kinds = [item.kind for item in items]
+    assert kinds == sorted(kinds, key=["citation", "unresolved", "statement"].index)  # citations first
+    assert sorted(item.citation for item in items if item.kind == "citation") == list(range(len(citations)))
+    assert sorted(item.unresolved for item in items if item.kind == "unresolved") == list(range(len(unresolved)))
+    for item in items:
+        if item.kind == "statement":
+            assert not item.statement.citations and not item.statement.unresolved
+    last = statements(answer)[-1]
+    assert {item.statement.key for item in items if item.cut_off} <= {last.key}  # only where it stopped
+    assert check_items([answer], limit=50) == items[:50]

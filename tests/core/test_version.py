@@ -11,7 +11,15 @@ from types import ModuleType
 from citeview.core.version import CORE_DIR, RENDERED_WITH, RESULT_VERSION, code_version
 
 # Third-party libraries the core may import without being part of the version, and why.
-OUTPUT_NEUTRAL = {"orjson": "framing uses it only where it reads exactly what json would"}
+# Snapshot texts and the passages found in them are stored with their extractor and its version, never
+# in a dump's result: an upgrade of these changes no stored result.
+_SNAPSHOT_ONLY = "used only on source snapshots, whose texts record the extractor that made them"
+OUTPUT_NEUTRAL = {
+    "orjson": "framing uses it only where it reads exactly what json would",
+    "trafilatura": _SNAPSHOT_ONLY,
+    "lxml": _SNAPSHOT_ONLY,
+    "rapidfuzz": _SNAPSHOT_ONLY,
+}
 
 
 def core_copy(tmp_path: Path) -> Path:

@@ -86,3 +86,15 @@ def test_the_api_keeps_english_messages_and_adds_the_phrase_to_translate_them(ed
     diagnostic = body["responses"][0]["diagnostics"][0]
     assert diagnostic["message"] == phrase_text(diagnostic["phrase"])
     assert body["responses"][0]["status_detail"] == phrase_text(body["responses"][0]["status_detail_phrase"])
+
+
+def test_a_document_and_a_conflict_in_the_source_list_are_told_in_words(editor_client):
+    documents = stored(editor_client, "claude-ja-documents-exchange.json")
+    ja = editor_client.get(documents.get_absolute_url(), **JA).content.decode()
+    assert "リクエストの 1 番目の文書" in ja and "リクエストの 2 番目の文書" in ja  # counted from 1, as people count
+    assert "(#0)" not in ja
+    Dump.objects.all().delete()
+    conflict = stored(editor_client, "agent-seed-incomplete.sse")
+    ja = editor_client.get(conflict.get_absolute_url(), **JA).content.decode()
+    assert ja.count("レスポンスは番号 2 に複数の URL を挙げています") == 2  # both sources numbered 2
+    assert "キー 2#2" not in ja

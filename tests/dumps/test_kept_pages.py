@@ -58,7 +58,7 @@ def test_a_body_kept_by_other_code_or_templates_is_made_again(editor_client):
 def test_each_language_keeps_its_own_body(editor_client):
     editor_client.post("/", {"text": own_fixture("agent-seed-incomplete.sse").decode()})
     assert "Raw dump" in viewer(editor_client, HTTP_ACCEPT_LANGUAGE="en-US")
-    assert "元のダンプ" in viewer(editor_client, HTTP_ACCEPT_LANGUAGE="ja-JP,ja;q=0.9")
+    assert "元の回答データ" in viewer(editor_client, HTTP_ACCEPT_LANGUAGE="ja-JP,ja;q=0.9")
     assert sorted(DumpPage.objects.values_list("language", flat=True)) == ["en", "ja"]
 
 

@@ -1,4 +1,5 @@
-"""Who may attach a request to a stored dump, and the record of who did and when."""
+"""Who may attach a request (or the documents it sent) to a stored dump, the record of who did and when,
+and documents attached on their own through the form."""
 
 from __future__ import annotations
 
@@ -6,9 +7,17 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from citeview.dumps.models import Dump
-from citeview.dumps.services import can_attach_request, dump_ingest
+from citeview.core.attached import AttachedFile
+from citeview.dumps.models import AttachedDocument, Dump
+from citeview.dumps.services import (
+    attachment_kept,
+    can_attach_request,
+    dump_attach_request,
+    dump_ingest,
+    dump_refresh_result,
+)
 from tests.conftest import own_fixture, user_with_role
+from tests.documents import POLICY, REPORT_PAGES, char_citation, claude_answer, pdf_of, policy_and_report_answer
 from tests.hostile.pages import assert_inert
 
 pytestmark = pytest.mark.django_db
@@ -135,3 +144,159 @@ def test_the_service_itself_refuses_another_editors_request(editor, second_edito
     again, created = dump_ingest(raw=own_fixture(RESPONSE), uploaded_by=second_editor, request=own_fixture(REQUEST))
     assert not created and again.pk == dump.pk
     assert Dump.objects.get().request_raw is None
+
+
+# --- Documents attached on their own, without the request ----------------------------------------------
+
+
+def _documents() -> list[SimpleUploadedFile]:
+    return [
+        SimpleUploadedFile("policy.txt", POLICY.encode(), content_type="text/plain"),
+        SimpleUploadedFile("heat-report.pdf", pdf_of(*REPORT_PAGES), content_type="application/pdf"),
+    ]
+
+
+def _store_with_documents(client, documents=None, *, follow: bool = False):
+    answer = SimpleUploadedFile("answer.json", policy_and_report_answer())
+    return client.post("/", {"file": answer, "request_file": documents or _documents()}, follow=follow)
+
+
+def test_a_text_document_and_a_pdf_are_stored_verbatim_in_their_order_and_every_quote_is_checked(client, editor):
+    client.force_login(editor)
+    before = timezone.now()
+    response = _store_with_documents(client)
+    dump = Dump.objects.get()
+    assert response.status_code == 302 and response["Location"] == dump.get_absolute_url()
+    assert [(d.position, d.name, bytes(d.raw)) for d in dump.documents.all()] == [
+        (0, "policy.txt", POLICY.encode()),
+        (1, "heat-report.pdf", pdf_of(*REPORT_PAGES)),
+    ]
+    assert dump.request_raw is None and dump.has_attachment
+    assert dump.request_attached_by == editor and dump.request_attached_at >= before
+    assert [c["result"] for c in _quote_checks(dump)] == ["match", "match"]
+    titles = {s["key"]: s["title"] for s in dump.result["responses"][0]["sources"]}
+    assert titles == {"doc:0": "policy.txt", "doc:1": "heat-report.pdf"}
+
+
+def test_a_plain_text_document_alone_is_the_document_the_answer_cites(client, editor):
+    # The issue's case: a .txt the data team sends was "a request that cannot be read".
+    client.force_login(editor)
+    answer = SimpleUploadedFile("answer.json", claude_answer(char_citation("thirty days", POLICY)))
+    client.post("/", {"file": answer, "request_file": SimpleUploadedFile("policy.txt", POLICY.encode())})
+    dump = Dump.objects.get()
+    assert _quote_checks(dump) == [{"result": "match", "unit": "code_points"}]
+
+
+def test_a_pasted_document_is_document_0(client, editor):
+    client.force_login(editor)
+    client.post("/", {"text": claude_answer(char_citation("thirty days", POLICY)).decode(), "request_text": POLICY})
+    dump = Dump.objects.get()
+    assert [(d.name, bytes(d.raw)) for d in dump.documents.all()] == [("", POLICY.encode())]
+    assert _quote_checks(dump)[0]["result"] == "match"
+
+
+def test_documents_are_read_again_when_the_result_is_rebuilt(client, editor):
+    client.force_login(editor)
+    _store_with_documents(client)
+    dump = Dump.objects.get()
+    Dump.objects.filter(pk=dump.pk).update(result_version="old")
+    rebuilt = dump_refresh_result(dump=Dump.objects.get())
+    assert [c["result"] for c in _quote_checks(rebuilt)] == ["match", "match"]
+
+
+def test_the_uploader_attaches_documents_later_and_another_editor_cannot(client, editor, second_editor):
+    client.force_login(editor)
+    client.post("/", {"file": SimpleUploadedFile("answer.json", policy_and_report_answer())})
+    assert _quote_checks(Dump.objects.get()) == [None, None]
+    client.force_login(second_editor)
+    text = _store_with_documents(client, follow=True).content.decode()
+    assert "only hanako, who stored this dump, or staff" in text and not AttachedDocument.objects.exists()
+    client.force_login(editor)
+    _store_with_documents(client)
+    dump = Dump.objects.get()
+    assert [c["result"] for c in _quote_checks(dump)] == ["match", "match"] and dump.documents.count() == 2
+    assert dump.request_attached_by == editor
+
+
+def test_a_dump_with_documents_attached_keeps_them(client, editor):
+    client.force_login(editor)
+    _store_with_documents(client)
+    dump = Dump.objects.get()
+    request = own_fixture(REQUEST)
+    assert dump_attach_request(dump=dump, request=request, attached_by=editor).request_raw is None
+    assert Dump.objects.get().documents.count() == 2
+    assert attachment_kept(dump, [AttachedFile(f.name, f.read()) for f in _documents()])
+    assert not attachment_kept(dump, request)
+
+
+def test_a_request_and_documents_together_are_refused_with_the_reason(client, editor):
+    client.force_login(editor)
+    request = SimpleUploadedFile("request.json", own_fixture(REQUEST))
+    response = _store_with_documents(client, [request, *_documents()])
+    assert response.status_code == 400 and "not both: request.json is a request" in response.content.decode()
+    assert not Dump.objects.exists()
+
+
+def test_a_file_that_is_neither_text_nor_a_pdf_is_refused_naming_it(client, editor):
+    client.force_login(editor)
+    response = _store_with_documents(client, [SimpleUploadedFile("notes.docx", b"PK\x03\x04\xff\xfe\x00")])
+    assert response.status_code == 400
+    assert "Document 0 (notes.docx) is neither UTF-8 text nor a PDF" in response.content.decode()
+
+
+def test_a_request_that_cannot_be_read_shows_what_a_request_looks_like(client, editor):
+    client.force_login(editor)
+    answer = policy_and_report_answer().decode()
+    response = client.post("/", {"text": answer, "request_text": '{"messages": [ '})
+    page = response.content.decode()
+    assert response.status_code == 400 and "The attached request cannot be read" in page
+    assert "&quot;citations&quot;: {&quot;enabled&quot;: true}" in page.split('id="intake-error"')[1].split("</div>")[0]
+
+
+def test_too_many_or_too_large_documents_are_refused(client, editor, settings):
+    client.force_login(editor)
+    many = [SimpleUploadedFile(f"{i}.txt", b"x") for i in range(21)]
+    assert "At most 20 files can be attached" in _store_with_documents(client, many).content.decode()
+    settings.CITEVIEW_MAX_DUMP_BYTES = 2000
+    big = [SimpleUploadedFile(f"{i}.txt", b"x" * 900) for i in range(3)]
+    response = _store_with_documents(client, big)
+    assert response.status_code == 413 and "2,700 bytes in all" in response.content.decode()
+    assert not Dump.objects.exists()
+
+
+def test_the_form_offers_several_files_and_an_example_of_a_whole_request(client, editor):
+    client.force_login(editor)
+    page = client.get("/").content.decode()
+    form = page.split('class="cv-intake-form"')[1].split("</form>")[0]
+    assert 'name="request_file"' in form and " multiple>" in form
+    assert "numbered 0, 1, 2, … in the order they are chosen" in form
+    example = form.split('class="cv-request-example"')[1].split("</details>")[0]
+    assert '"type": "document"' in example and '"citations": {"enabled": true}' in example
+    assert '{"document": {"format": "txt"' in example  # Bedrock Converse
+
+
+def test_uploading_again_with_the_same_documents_says_only_that_the_bytes_were_stored(client, editor):
+    client.force_login(editor)
+    _store_with_documents(client)
+    text = _store_with_documents(client, follow=True).content.decode()
+    assert "These exact bytes were stored already" in text
+    assert "already has another request attached" not in text
+
+
+def test_uploading_again_with_other_documents_says_the_first_ones_were_kept(client, editor):
+    client.force_login(editor)
+    _store_with_documents(client)
+    other = [SimpleUploadedFile("other.txt", "別の文書です。".encode())]
+    text = _store_with_documents(client, other, follow=True).content.decode()
+    assert "already has another request attached; it was kept." in text
+    assert Dump.objects.get().documents.count() == 2
+
+
+def test_the_viewer_lists_the_attached_documents_in_the_order_the_answer_counts_them(client, editor):
+    client.force_login(editor)
+    page = _store_with_documents(client, follow=True).content.decode()
+    listing = page[page.index('id="cv-attached-request"') :]
+    names = [f.name for f in _documents()]
+    assert "2 attached documents, in the order the answer counts them" in listing
+    assert listing.index(f"document 0 · {names[0]}") < listing.index(f"document 1 · {names[1]}")
+    assert 'href="#cv-attached-request">documents attached</a>' in page

@@ -180,11 +180,11 @@ def test_staff_can_browse_dumps_in_the_admin_without_their_raw_bytes(client, dja
 
 
 def test_pages_speak_japanese_to_a_japanese_browser_and_english_otherwise(editor_client):
-    assert "ダンプを読み込む" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="ja-JP,ja;q=0.9").content.decode()
+    assert "回答を読み込む" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="ja-JP,ja;q=0.9").content.decode()
     assert "Read the dump" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="en-US").content.decode()
     response = editor_client.post("/i18n/setlang/", {"language": "ja", "next": HOME}, HTTP_ACCEPT_LANGUAGE="en-US")
     assert response.status_code == 302
-    assert "ダンプを読み込む" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="en-US").content.decode()
+    assert "回答を読み込む" in editor_client.get(HOME, HTTP_ACCEPT_LANGUAGE="en-US").content.decode()
 
 
 def test_a_paste_is_stored_with_the_line_ends_the_box_shows(editor_client):
@@ -206,3 +206,21 @@ def test_back_links_go_only_to_citations_on_the_page_and_the_rest_are_counted(ed
     assert page.count('href="#cv-r0-cite-') == 1  # the one back-link, to the one footnote drawn
     assert page.count("cited once more where no footnote is drawn") == 2  # once for each source
     assert "not cited" not in page
+
+
+def test_an_upload_sent_by_the_script_is_told_where_the_dump_is_and_keeps_its_message(editor_client):
+    # The page's script sends a file by XMLHttpRequest, which would follow a redirect out of sight:
+    # it is told the address, and the browser goes there itself, so Back returns to the form.
+    raw = own_fixture("sonar-stream-full-mode-crlf.sse")
+    upload = {"HTTP_X_CITEVIEW_UPLOAD": "1"}
+    first = editor_client.post(HOME, {"file": SimpleUploadedFile("地震.sse", raw)}, **upload)
+    dump = Dump.objects.get()
+    assert first.status_code == 204 and first["X-Citeview-Location"] == f"/dumps/{dump.pk}/"
+    again = editor_client.post(HOME, {"file": SimpleUploadedFile("地震.sse", raw)}, **upload)
+    assert again.status_code == 204 and again["X-Citeview-Location"] == f"/dumps/{dump.pk}/"
+    assert "stored already" in editor_client.get(again["X-Citeview-Location"]).content.decode()  # not spent
+
+
+def test_a_refused_upload_sent_by_the_script_is_the_page_with_its_message(editor_client):
+    refused = editor_client.post(HOME, {"file": SimpleUploadedFile("a.json", b"%PDF-1.7")}, HTTP_X_CITEVIEW_UPLOAD="1")
+    assert refused.status_code == 415 and "X-Citeview-Location" not in refused and "PDF" in refused.content.decode()

@@ -55,7 +55,8 @@ OUR_IDS = re.compile(
     r"^(?:main|(?:intake|list|review|import|account|tokens)-(?:title|error)|report-\d+|new-token"
     r"|id_[a-z_]+(?:_\d+)?"
     r"|cv-(?:keys|check-form|attached-request|(?:item|others|comments|conflict)-title)"
-    r"|cv-r\d+(?:-(?:sources-title|evidence-title|src-\d+|cite-\d+(?:-\d+)?(?:-card)?|unresolved-\d+(?:-tip)?))?)$"
+    r"|cv-r\d+(?:-(?:end|sources-title|evidence-title|recitations-title|src-\d+|(?:(?:plan|thinking)\d+-)?cite-\d+"
+    r"(?:-\d+)?(?:-card)?|unresolved-\d+(?:-tip)?))?)$"
 )
 # The `name` of every form field on our pages, and of the two <meta> tags.
 OUR_NAMES = _words(

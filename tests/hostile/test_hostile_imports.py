@@ -38,6 +38,6 @@ def test_file_names_in_an_import(editor_client, name):
 
 @pytest.mark.parametrize("name", params(TEXT))
 def test_token_names(editor_client, name):
-    page = editor_client.post("/accounts/", {"name": name[:100]}).content.decode()
+    page = editor_client.post("/accounts/", {"name": name[:100]}, follow=True).content.decode()
     assert_inert(page)
     assert_escaped(page, name[:100])

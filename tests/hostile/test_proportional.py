@@ -75,8 +75,9 @@ MULTIPLE = {
     "report page": 150,
     "report json": 150,
     "report md": 150,
-    "verdicts csv": 150,
-    "verdicts jsonl": 150,
+    # Each row carries its statement twice: as text, and as the Markdown it was judged in.
+    "verdicts csv": 175,
+    "verdicts jsonl": 175,
     "figures page": 10,
     "figures json": 10,
     "api metrics": 10,

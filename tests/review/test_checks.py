@@ -31,7 +31,7 @@ def verdict(version: int = 0, **fields: str) -> dict[str, str]:
 
 
 def test_a_dump_lists_its_items_and_the_check_starts_at_the_first_unchecked(client, editor, dump):
-    assert dump.item_count == 3 and dump.checked_item_count == 0  # [2] is judged once per URL
+    assert dump.item_count == 4 and dump.checked_item_count == 0  # [2] is judged once per URL; [8] has no source
     client.force_login(editor)
     response = client.get(reverse("review:start", args=[dump.pk]))
     assert response.status_code == 302 and response["Location"] == item_url(dump, "r0-c0-1")
@@ -59,6 +59,8 @@ def test_saving_records_the_check_and_its_revision_and_moves_to_the_next_uncheck
     client.post(item_url(dump, "r0-c0-2"), {"version": "0", "verdict": "unclear"})
     client.post(item_url(dump, "r0-c1"), verdict(version=0, verdict="none"))
     response = client.post(item_url(dump, "r0-c1"), verdict(version=1, verdict="partial"))
+    assert response["Location"] == item_url(dump, "r0-u0")  # [8], which has no source, is left
+    response = client.post(item_url(dump, "r0-u0"), {"version": "0", "verification_worthy": "yes"})
     assert response["Location"] == reverse("review:done", args=[dump.pk])  # nothing left to check
     changed = CheckRevision.objects.filter(check_record__item_key="r0-c1").last()
     assert (changed.before["verdict"], changed.after["verdict"]) == ("none", "partial")
@@ -261,3 +263,10 @@ def test_the_report_and_exports_keep_other_editors_checks_from_an_editor_who_has
     assert "先の判定" in client.get(reverse("review:report_json", args=[dump.pk])).content.decode()
     client.force_login(reviewer)
     assert client.get(reverse("review:report_json", args=[dump.pk])).json()["hidden_until_you_check"] == 0
+
+
+def test_the_list_shows_each_dumps_progress_as_a_count_and_a_percentage(client, editor, dump):
+    client.force_login(editor)
+    client.post(item_url(dump, "r0-c0-1"), verdict())
+    page = client.get(reverse("dumps:home"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "1 / 4 (25%)" in page

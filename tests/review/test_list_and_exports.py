@@ -58,7 +58,7 @@ def test_the_list_filters_by_provider_status_tag_assignee_and_progress(client, e
     assert "厚労省の条件" in listed(client, progress="in_progress") and "大阪の人口" in listed(
         client, progress="unchecked"
     )
-    assert "1 / 3" in listed(client) and "hanako: 1" in listed(client)  # progress, per editor
+    assert "1 / 4" in listed(client) and "hanako: 1" in listed(client)  # progress, per editor
     assert other.item_count == 1
 
 
@@ -112,7 +112,7 @@ def test_the_handover_report_has_what_the_handover_needs(client, editor, second_
     assert response["unresolved"] == [{"marker": "[8]", "ref": "8", "label": "[8]"}]
     assert response["status"] == "incomplete" and "response.completed" in response["status_detail"]
     assert response["statements_needing_check"] == [
-        {"statement": "条件A[2]、条件B[9]、条件C[8]", "unchecked_items": ["r0-c0-2", "r0-c1"]}
+        {"statement": "条件A[2]、条件B[9]、条件C[8]", "unchecked_items": ["r0-c0-2", "r0-c1", "r0-u0"]}
     ]
     verdict = next(v for v in response["verdicts"] if v["kind"] == "citation")
     assert (verdict["verdict"], verdict["editor"], verdict["evidence_quote"], verdict["note"]) == (
@@ -121,20 +121,43 @@ def test_the_handover_report_has_what_the_handover_needs(client, editor, second_
         "条件Aについて",
         "年度は未確認",
     )
-    markdown = client.get(reverse("review:report_md", args=[dump.pk])).content.decode()
+    markdown = client.get(reverse("review:report_md", args=[dump.pk]), {"lang": "en"}).content.decode()
     for heading in (
         "## Response 1 of 1",
         "### Search results as received",
         "### Statements still needing a content check",
     ):
         assert heading in markdown
-    assert "Unresolved numbers: \\[8\\]" in markdown and "verdict: partial" in markdown and "年度は未確認" in markdown
+    assert "Unresolved numbers: \\[8\\]" in markdown and "Verdict: Partial support" in markdown
+    assert "  - Evidence quote: “条件Aについて”\n  - Note: 年度は未確認\n" in markdown
     assert (
         "\\[9\\] 条件Bの解説 — ` https://www.city.example.jp/jouken-b `" in markdown
     )  # a URL is shown, never followed
     assert "Completed: no (incomplete" in markdown
     page = client.get(reverse("review:report", args=[dump.pk])).content.decode()
     assert "年度は未確認" in page and "条件Bの解説" in page
+
+
+def test_the_exports_show_a_statement_as_text_and_keep_its_markdown_in_a_column_of_its_own(client, editor):
+    dump = store(editor, sonar("**発表基準**：暑さ指数が**33以上**[1]。"))
+    client.force_login(editor)
+    client.post(reverse("review:item", args=[dump.pk, "r0-c0"]), {"version": "0", "verdict": "complete"})
+    text = b"".join(client.get(reverse("review:verdicts_csv")).streaming_content).decode("utf-8-sig")
+    (row,) = csv.DictReader(io.StringIO(text))
+    assert row["statement"] == "発表基準：暑さ指数が33以上[1]。"
+    assert row["statement_markdown"] == "**発表基準**：暑さ指数が**33以上**[1]。"
+    (line,) = b"".join(client.get(reverse("review:verdicts_jsonl")).streaming_content).decode().splitlines()
+    assert (json.loads(line)["statement"], json.loads(line)["statement_markdown"]) == (
+        row["statement"],
+        row["statement_markdown"],
+    )
+    # The report's JSON keeps what was judged as it was written, for tools; people read it as text.
+    report = client.get(reverse("review:report_json", args=[dump.pk])).json()["responses"][0]["verdicts"][0]
+    assert report["statement"] == row["statement_markdown"]
+    page = client.get(reverse("review:report", args=[dump.pk])).content.decode()
+    markdown = client.get(reverse("review:report_md", args=[dump.pk])).content.decode()
+    assert "発表基準：暑さ指数が33以上[1]。" in page and "**" not in page
+    assert "“発表基準：暑さ指数が33以上\\[1\\]。”" in markdown and "\\*\\*" not in markdown
 
 
 def test_verdicts_export_as_csv_and_jsonl_filtered_like_the_list(client, editor):

@@ -5,21 +5,39 @@ the tool results inside them); ``search_result_index`` counts ``search_result`` 
 
 The checking itself (:func:`check_documents`) reads only :class:`RequestDocument`, so an API whose
 citations mirror Claude's (Bedrock Converse, ``bedrock_request.py``) reads its own request into
-them and shares it.
+them and shares it; so do documents attached on their own, without their request
+(:func:`attached_documents`: document 0, 1, … in the order given).
+
+A PDF's pages are read with pypdf (``citeview/core/pdf.py``). A quote citing pages is compared with
+the text of those pages ignoring spaces and line breaks, and with Unicode's compatibility forms
+folded (NFKC: a ligature is its letters), since no two tools lay a PDF's text out alike.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import bisect
+import re
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from citeview.core.attached import AttachedFile
+from citeview.core.errors import DumpError
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response
+from citeview.core.pdf import PdfUnreadable, is_pdf, pdf_text
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.sources import SourceTable
 
 CONTEXT_CHARS = 400  # how much of the paragraph around a quote the evidence view shows, each side
+# A quote not on the pages it cites is looked for on every page, to say where it stands; that costs a
+# pass over the whole document, so a response gets this many such searches (a dump may hold thousands
+# of citations of one long PDF).
+WHOLE_DOCUMENT_SEARCHES = 200
 
 
 @dataclass
@@ -30,6 +48,54 @@ class RequestDocument:
     text: str | None = None  # plain-text documents
     blocks: list[str | None] = field(default_factory=list)  # custom content and search results; None: not text
     origin: str | None = None  # a search result's `source`
+    # A PDF whose bytes are at hand: the text of each page read (page 1 first), and how many it has.
+    # None for a PDF given by URL or file id, or one pypdf could not read (``unreadable`` says why).
+    pages: list[str] | None = None
+    page_count: int | None = None
+    unreadable: str | None = None
+    filename: str | None = None  # a document attached on its own: the file's name (it has no title)
+    _comparable_pages: list[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def comparable_pages(self) -> list[str]:
+        """Each page's text as quotes are compared with it, made once per document."""
+        if self._comparable_pages is None:
+            self._comparable_pages = [_comparable(page) for page in self.pages or []]
+        return self._comparable_pages
+
+
+def pdf_document(key: str, title: str | None, data: bytes, filename: str | None = None) -> RequestDocument:
+    """A PDF the request sent (or attached on its own), with its pages' text when pypdf can read them."""
+    try:
+        text = pdf_text(data)
+    except PdfUnreadable as error:
+        return RequestDocument(key, title, "pdf", unreadable=error.reason, filename=filename)
+    return RequestDocument(key, title, "pdf", pages=text.pages, page_count=text.page_count, filename=filename)
+
+
+def attached_documents(files: Sequence[AttachedFile]) -> list[RequestDocument]:
+    """Documents attached on their own, without their request: ``doc:0``, ``doc:1``, … in the order
+    given, as if the request had sent them so. A PDF is read by its pages, anything else as UTF-8 text.
+    Raises :class:`DumpError` for a file that is neither."""
+    documents = []
+    for index, attached in enumerate(files):
+        key, name = f"doc:{index}", attached.name or None
+        if is_pdf(attached.data):
+            documents.append(pdf_document(key, None, attached.data, filename=name))
+            continue
+        try:
+            text = attached.data.decode("utf-8-sig")  # an editor's BOM is no part of what was sent
+        except UnicodeDecodeError:
+            raise DumpError(
+                "invalid_request",
+                phrase(
+                    "Document {number} ({name}) is neither UTF-8 text nor a PDF. Attach a document as plain text "
+                    "(.txt, UTF-8) or as a PDF, or attach the whole request as JSON.",
+                    number=index,
+                    name=attached.name or "—",
+                ),
+            ) from None
+        documents.append(RequestDocument(key, None, "text", text=text, filename=name))
+    return documents
 
 
 def request_documents(request: dict[str, Any]) -> list[RequestDocument]:
@@ -68,10 +134,20 @@ def _collect(block: dict[str, Any], documents: list[RequestDocument], search_res
         inner = source.get("content")
         blocks = [inner] if isinstance(inner, str) else _text_blocks(inner)
         documents.append(RequestDocument(key, title, "content", blocks=blocks))
+    elif source_type == "base64" and isinstance(source.get("data"), str):
+        data = _decoded(source["data"])
+        documents.append(pdf_document(key, title, data) if data else RequestDocument(key, title, "pdf"))
     elif source_type in ("base64", "url"):
         documents.append(RequestDocument(key, title, "pdf"))
     else:
         documents.append(RequestDocument(key, title, "file"))
+
+
+def _decoded(encoded: str) -> bytes | None:
+    try:
+        return base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
 
 
 def _text_blocks(content: Any) -> list[str | None]:
@@ -92,7 +168,14 @@ def check_documents(response: Response, sent: list[RequestDocument]) -> None:
     table = SourceTable.of(response)
     _note_unknown_documents(response, documents)
     for document in documents.values():
-        extra = {"document_kind": document.kind, "source": document.origin}
+        extra = {
+            "document_kind": document.kind,
+            "source": document.origin,
+            "file_name": document.filename,
+            "page_count": document.page_count,
+        }
+        if document.unreadable is not None:
+            _note_unreadable_pdf(response, document)
         existing = table.keys_for(document.key)
         if existing:  # cited already: the request only adds what the citation lacked
             source = table.get(existing[0])
@@ -110,13 +193,16 @@ def check_documents(response: Response, sent: list[RequestDocument]) -> None:
                     ),
                     key=document.key,
                 )
-            source.title = source.title or document.title
+            source.title = source.title or document.title or document.filename
             for name, value in extra.items():
                 if value is not None:
                     source.extra.setdefault(name, value)
             continue
         url = document.origin if is_safe_http_url(document.origin) else None
-        table.add(document.key, kind="document", url=url, title=document.title, extra=extra)
+        extra = {name: value for name, value in extra.items() if value is not None or name == "source"}
+        table.add(document.key, kind="document", url=url, title=document.title or document.filename, extra=extra)
+    searches_left = WHOLE_DOCUMENT_SEARCHES
+    pages_missing: set[str] = set()
     for citation in response.citations:
         cited = documents.get(_request_key(citation.source_keys[0])) if citation.source_keys else None
         if cited is None or citation.cited_text is None or citation.location is None:
@@ -125,7 +211,24 @@ def check_documents(response: Response, sent: list[RequestDocument]) -> None:
             _check_characters(response, citation, cited)
         elif citation.location["type"] == "block" and cited.kind in ("content", "search_result"):
             _check_blocks(response, citation, cited)
-        elif citation.location["type"] != "page" or cited.kind != "pdf":
+        elif citation.location["type"] == "page" and cited.kind == "pdf":
+            if cited.pages is not None:
+                searches_left -= _check_pages(response, citation, cited, searches_left > 0)
+                continue
+            citation.quote_check = {"result": "unchecked", "unit": None}
+            if cited.unreadable is None and cited.key not in pages_missing:  # said once per document
+                pages_missing.add(cited.key)
+                response.diagnose(
+                    "location_unverifiable",
+                    "info",
+                    phrase(
+                        "{document} is a PDF the request gives by URL or file id, so its pages are not at hand; "
+                        "quotes citing its pages are not compared.",
+                        document=_name(cited),
+                    ),
+                    key=cited.key,
+                )
+        else:
             response.diagnose(
                 "location_unverifiable",
                 "info",
@@ -216,6 +319,148 @@ def _check_characters(response: Response, citation: Citation, document: RequestD
         difference=_difference(citation.cited_text, found),
     )
     _mismatch(response, citation, document, message, document_text=found, cited_text=citation.cited_text)
+
+
+def _note_unreadable_pdf(response: Response, document: RequestDocument) -> None:
+    response.diagnose(
+        "location_unverifiable",
+        "warning",
+        phrase(
+            "{document} is a PDF that citeview cannot read ({reason}); quotes from it are not compared.",
+            document=_name(document),
+            reason=document.unreadable,
+        ),
+        key=document.key,
+    )
+
+
+def _check_pages(response: Response, citation: Citation, document: RequestDocument, may_search: bool) -> int:
+    """Compare a quote with the pages it cites (1-based, the end exclusive). Returns how many searches
+    of the whole document it made (0 or 1)."""
+    assert citation.location is not None and citation.cited_text is not None and document.pages is not None
+    start, end = citation.location["start"], citation.location["end"]
+    count = document.page_count or len(document.pages)
+    if not 1 <= start < end <= count + 1:
+        _mismatch(
+            response,
+            citation,
+            document,
+            phrase(
+                "The quote from {document} cites page(s) {pages}, but it has {count} page(s).",
+                document=_name(document),
+                pages=_page_range(start, end) if start < end else f"{start}–{end - 1}",
+                count=count,
+            ),
+        )
+        return 0
+    if end - 1 > len(document.pages):
+        citation.quote_check = {"result": "unchecked", "unit": None}
+        response.diagnose(
+            "location_unverifiable",
+            "info",
+            phrase(
+                "The quote from {document} cites page(s) {pages}, past the first {read} pages citeview reads of a "
+                "PDF; it is not compared.",
+                document=_name(document),
+                pages=_page_range(start, end),
+                read=len(document.pages),
+            ),
+            key=document.key,
+        )
+        return 0
+    comparable = document.comparable_pages()
+    cited = "".join(comparable[start - 1 : end - 1])
+    quote = _comparable(citation.cited_text)
+    if not cited:
+        citation.quote_check = {"result": "unchecked", "unit": None}
+        response.diagnose(
+            "location_unverifiable",
+            "info",
+            phrase(
+                "Page(s) {pages} of {document} hold no text citeview can read (a scanned page has only an image); "
+                "the quote cannot be compared.",
+                document=_name(document),
+                pages=_page_range(start, end),
+            ),
+            key=document.key,
+        )
+        return 0
+    if quote in cited:
+        citation.quote_check = {"result": "match", "unit": None}
+        citation.context = _page_context(document.pages[start - 1 : end - 1], citation.cited_text)
+        return 0
+    cited_pages = _page_range(start, end)
+    elsewhere = _pages_holding(comparable, quote) if may_search else []
+    if elsewhere:
+        message = phrase(
+            "The quote from {document} is not on page(s) {pages} but on page {found} (compared without spaces "
+            "and line breaks).",
+            document=_name(document),
+            pages=cited_pages,
+            found=", ".join(str(number) for number in elsewhere),
+        )
+    elif may_search:
+        message = phrase(
+            "The quote from {document} is on none of its pages, though it cites page(s) {pages} (compared "
+            "without spaces and line breaks).",
+            document=_name(document),
+            pages=cited_pages,
+        )
+    else:
+        message = phrase(
+            "The quote from {document} is not on page(s) {pages} (compared without spaces and line breaks).",
+            document=_name(document),
+            pages=cited_pages,
+        )
+    _mismatch(response, citation, document, message, pages_holding_quote=elsewhere)
+    return 1 if may_search else 0
+
+
+def _page_range(start: int, end: int) -> str:
+    return str(start) if end - 1 <= start else f"{start}–{end - 1}"
+
+
+_SPACING = re.compile(r"\s+")
+
+
+def _comparable(text: str) -> str:
+    """A text as quotes are compared with pages: compatibility forms folded, no spaces or line breaks."""
+    return _SPACING.sub("", unicodedata.normalize("NFKC", text))
+
+
+def _pages_holding(pages: list[str], quote: str) -> list[int]:
+    """The pages (1-based, at most five) the quote stands on, or starts on when it runs on to the next."""
+    if not quote:
+        return []
+    starts, offset = [], 0
+    for page in pages:
+        starts.append(offset)
+        offset += len(page)
+    whole = "".join(pages)
+    found: list[int] = []
+    position = whole.find(quote)
+    while position >= 0 and len(found) < 5:
+        number = bisect.bisect_right(starts, position)  # the last page starting at or before it
+        found.append(number)
+        position = whole.find(quote, starts[number]) if number < len(starts) else -1  # on from the next page
+    return found
+
+
+def _page_context(pages: list[str], quote: str) -> dict[str, str] | None:
+    """The quote inside its paragraph of the cited pages, as :func:`_context` gives it for a text
+    document: found again character by character, so that it points into the pages' own text."""
+    text = "\n\n".join(pages)
+    kept, where = [], []
+    for index, character in enumerate(text):
+        for folded in unicodedata.normalize("NFKC", character):
+            if not folded.isspace():
+                kept.append(folded)
+                where.append(index)
+    wanted = _comparable(quote)
+    position = "".join(kept).find(wanted) if wanted else -1
+    if position < 0:
+        return None  # folded differently one character at a time (a combining mark): no context
+    return _context(text, where[position], where[position + len(wanted) - 1] + 1)
 
 
 def _check_blocks(response: Response, citation: Citation, document: RequestDocument) -> None:
@@ -332,4 +577,5 @@ def _difference(quote: str, found: str) -> Phrase:
 
 
 def _name(document: RequestDocument) -> str:
-    return f"{document.key} ({document.title})" if document.title else document.key
+    label = document.title or document.filename
+    return f"{document.key} ({label})" if label else document.key

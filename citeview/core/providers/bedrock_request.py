@@ -7,7 +7,9 @@ blocks, whose ``source`` is ``bytes`` (base64 in JSON), ``text``, ``content[]`` 
 ``s3Location``, and ``{"searchResult": {source, title, content[]}}`` blocks; both may also stand in a
 ``toolResult``'s content. ``documentIndex`` is taken to count document blocks in order of
 appearance and ``searchResultIndex`` search results apart, as Claude's do (unconfirmed for Bedrock:
-``../shared/docs/provider-formats.md`` §11 item 14).
+``../shared/docs/provider-formats.md`` §11 item 14). A PDF's ``documentPage`` location is read as
+Claude's page location is: 1-based, the end exclusive; a quote not on the cited pages is looked for
+on the others, and the page it stands on is said, so a miscount shows.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.model import Response
-from citeview.core.providers.anthropic_request import RequestDocument, check_documents
+from citeview.core.providers.anthropic_request import RequestDocument, check_documents, pdf_document
 
 # Document formats whose bytes are text, so character locations can be checked against them.
 TEXT_FORMATS = {"txt", "md", "html", "csv"}
@@ -68,7 +70,8 @@ def _document(key: str, document: dict[str, Any]) -> RequestDocument:
     encoded = source.get("bytes")
     document_format = str_or_none(document.get("format"))
     if isinstance(encoded, str) and document_format == "pdf":
-        return RequestDocument(key, title, "pdf")
+        data = _decoded(encoded)
+        return pdf_document(key, title, data) if data else RequestDocument(key, title, "pdf")
     if isinstance(encoded, str) and document_format in TEXT_FORMATS:
         text = _decoded_text(encoded)
         if text is not None:
@@ -76,10 +79,18 @@ def _document(key: str, document: dict[str, Any]) -> RequestDocument:
     return RequestDocument(key, title, "file")  # an s3Location, a Word file, bytes that are not UTF-8 text
 
 
-def _decoded_text(encoded: str) -> str | None:
+def _decoded(encoded: str) -> bytes | None:
     try:
-        return base64.b64decode(encoded, validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _decoded_text(encoded: str) -> str | None:
+    data = _decoded(encoded)
+    try:
+        return data.decode("utf-8") if data is not None else None
+    except UnicodeDecodeError:
         return None
 
 

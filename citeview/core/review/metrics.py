@@ -77,8 +77,23 @@ class Ratio:
             return None
         return self.numerator / self.denominator
 
+    @property
+    def percent(self) -> float | None:
+        """The share as a percentage to one decimal (33.3), as every page shows rates."""
+        return percent(self.value)
+
     def to_json(self) -> dict[str, Any]:
-        return {"numerator": self.numerator, "denominator": self.denominator, "value": self.value}
+        return {
+            "numerator": self.numerator,
+            "denominator": self.denominator,
+            "value": self.value,
+            "percent": self.percent,
+        }
+
+
+def percent(share: float | None) -> float | None:
+    """A share from 0 to 1 as a percentage to one decimal; None stays None (no data is not 0%)."""
+    return None if share is None else round(share * 100, 1)
 
 
 def citation_recall(judgements: Iterable[StatementJudgement]) -> Ratio:
@@ -112,6 +127,41 @@ def macro_recall(judgements: Iterable[StatementJudgement]) -> Ratio:
 def macro_precision(judgements: Iterable[StatementJudgement]) -> Ratio:
     """The mean of the answers' precisions; answers without a counted citation are left out."""
     return _macro(judgements, citation_precision)
+
+
+# Why recall or precision has nothing to divide by, from the first thing missing to the last. A page
+# says it in words: an empty figure is never just "—".
+NOTHING_CHECKED = "nothing_checked"  # no statement of these answers has any check
+NO_WORTHY_ANSWER = "no_worthy_answer"  # no statement has an answer to "verification-worthy" yet
+NONE_WORTHY = "none_worthy"  # every statement answered was judged not verification-worthy
+NO_TOGETHER_ANSWER = "no_together_answer"  # recall: no worthy statement has "supported together" yet
+NO_VERDICT_ON_WORTHY = "no_verdict_on_worthy"  # precision: no citation on a worthy statement has a verdict
+
+
+def recall_empty_because(judgements: Iterable[StatementJudgement]) -> str | None:
+    """Why :func:`citation_recall` (and :func:`macro_recall`) has no denominator; None when it has one."""
+    judgements = list(judgements)
+    if citation_recall(judgements).denominator:
+        return None
+    return _worthiness_missing(judgements) or NO_TOGETHER_ANSWER
+
+
+def precision_empty_because(judgements: Iterable[StatementJudgement]) -> str | None:
+    """Why :func:`citation_precision` (and :func:`macro_precision`) has no denominator; None when it has one."""
+    judgements = list(judgements)
+    if citation_precision(judgements).denominator:
+        return None
+    return _worthiness_missing(judgements) or NO_VERDICT_ON_WORTHY
+
+
+def _worthiness_missing(judgements: list[StatementJudgement]) -> str | None:
+    if not judgements:
+        return NOTHING_CHECKED
+    if all(j.worthy is None for j in judgements):
+        return NO_WORTHY_ANSWER
+    if not any(j.worthy for j in judgements):
+        return NONE_WORTHY
+    return None
 
 
 def verdict_distribution(verdicts: Iterable[str | None]) -> dict[str, int]:

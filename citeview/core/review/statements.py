@@ -1,10 +1,12 @@
-"""Statements: the sentences, list items and table cells of an answer, each with the citations that
+"""Statements: the sentences, list items and table rows of an answer, each with the citations that
 stand in it or at its end (``../shared/docs/evidence-review.md``, "The unit: a statement and its citations").
 
 Splitting is deliberately plain: sentence terminators and Markdown line structure, never inside a code
-span, a fenced block, a URL or a number. There is no list of abbreviations: only initialisms (``U.S.``,
-``e.g.``) are told from a sentence's end, so ``Dec. 5`` splits. One pass over the text and one sorted
-walk over the citations: answers run to 100,000 characters with thousands of citations.
+span, a fenced block, a URL or a number. A table row is one statement, its cells together: a cell alone
+("33以上") claims nothing, and a header row names the columns, so it is no statement at all. There is
+no list of abbreviations: only initialisms (``U.S.``, ``e.g.``) are told from a sentence's end, so
+``Dec. 5`` splits. One pass over the text and one sorted walk over the citations: answers run to
+100,000 characters with thousands of citations.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ class Statement:
     text: str  # text[start:end], no surrounding whitespace
     citations: list[int]  # indexes into response["citations"]
     unresolved: list[int]  # indexes into response["unresolved"]
+    row: bool = False  # a table row: its cells, without the outer pipes
 
     @property
     def key(self) -> str:
@@ -76,36 +79,39 @@ def statements(response: dict[str, Any]) -> list[Statement]:
     citations, unresolved = response["citations"], response["unresolved"]
     marker_ends = {m["start"]: m["end"] for m in [*citations, *unresolved] if m.get("marker")}
     pieces = (
-        _stripped(text, start, end)
-        for block in _blocks(text, thinking_end(text))
-        for start, end in _sentences(text, block, marker_ends)
+        (*_stripped(text, start, end), row)
+        for start, end, row in _blocks(text, thinking_end(text))
+        for start, end in ([(start, end)] if row else _sentences(text, (start, end), marker_ends))
     )
-    spans = [(start, end) for start, end in pieces if _has_words(text[start:end])]
-    if not spans and (citations or unresolved):
-        spans = [_stripped(text, 0, len(text))]  # nothing reads as a sentence, but the markers need a home
-    if not spans or spans[0][0] == spans[0][1]:  # a blank text has nowhere to put anything
+    found = [(start, end, row) for start, end, row in pieces if _has_words(text[start:end])]
+    if not found and (citations or unresolved):
+        # nothing reads as a sentence, but the markers need a home
+        found = [(*_stripped(text, 0, len(text)), False)]
+    if not found or found[0][0] == found[0][1]:  # a blank text has nowhere to put anything
         return []
-    spans = [piece for span in spans for piece in _within_length(text, span, marker_ends)]
+    found = [(*piece, row) for start, end, row in found for piece in _within_length(text, (start, end), marker_ends)]
+    spans = [(start, end) for start, end, _ in found]
     citation_homes = _grouped(_homes(spans, [_citation_place(c) for c in citations]), len(spans))
     marker_homes = _grouped(_homes(spans, [(m["start"], False) for m in unresolved]), len(spans))
     return [
-        Statement(index, start, end, text[start:end], citation_homes[index], marker_homes[index])
-        for index, (start, end) in enumerate(spans)
+        Statement(index, start, end, text[start:end], citation_homes[index], marker_homes[index], row)
+        for index, (start, end, row) in enumerate(found)
     ]
 
 
-def _blocks(text: str, begin: int) -> list[Span]:
-    """The stretches that sentences are split within: paragraphs, list items, headings, quoted lines
-    and table cells, without their Markdown prefixes. Fenced code, rules and separator rows are in none."""
-    blocks: list[Span] = []
+def _blocks(text: str, begin: int) -> list[tuple[int, int, bool]]:
+    """The stretches that sentences are split within: paragraphs, list items, headings and quoted
+    lines, without their Markdown prefixes; and table rows, each whole (True), without their outer
+    pipes. Fenced code, rules, a table's header and delimiter rows are in none."""
+    blocks: list[tuple[int, int, bool]] = []
     continues = False  # the next plain line continues the last block (a soft line break)
     for kind, start, end in _lines(text, begin):
         if kind == "text" and continues:
-            blocks[-1] = (blocks[-1][0], end)
+            blocks[-1] = (blocks[-1][0], end, False)
         elif kind in ("text", "item", "heading", "quote"):
-            blocks.append((start, end))
+            blocks.append((start, end, False))
         elif kind == "table":
-            blocks.extend(_cells(text, start, end))
+            blocks.append((*_row(text, start, end), True))
         continues = kind in ("text", "item") and not _CLOSED_LINE.search(text[start:end])
     return blocks
 
@@ -165,12 +171,13 @@ def _kind(text: str, start: int, end: int) -> tuple[str, int]:
 
 
 def _mark_pipe_tables(text: str, lines: list[tuple[str, int, int]]) -> None:
-    """Rows written without a leading pipe: the header above a separator row and the rows under it."""
+    """The header row above each separator row (with or without a leading pipe), and the rows written
+    without a leading pipe under it."""
     for number, (kind, _, _) in enumerate(lines):
         if kind != "separator":
             continue
-        if number and _is_row(text, lines[number - 1]):
-            lines[number - 1] = ("table", *lines[number - 1][1:])
+        if number and (lines[number - 1][0] == "table" or _is_row(text, lines[number - 1])):
+            lines[number - 1] = ("header", *lines[number - 1][1:])
         below = number + 1
         while below < len(lines) and _is_row(text, lines[below]):
             lines[below] = ("table", *lines[below][1:])
@@ -182,13 +189,14 @@ def _is_row(text: str, line: tuple[str, int, int]) -> bool:
     return kind in ("text", "item") and "|" in text[start:end]
 
 
-def _cells(text: str, start: int, end: int) -> list[Span]:
-    cells = []
-    for border in _CELL_BORDER.finditer(text, start, end):
-        if border.group() == "|":
-            cells.append((start, border.start()))
-            start = border.end()
-    return [*cells, (start, end)]
+def _row(text: str, start: int, end: int) -> Span:
+    """A table row without the pipes that open and close it (an escaped ``\\|`` is a cell's text)."""
+    borders = [border for border in _CELL_BORDER.finditer(text, start, end) if border.group() == "|"]
+    if borders and not text[start : borders[0].start()].strip():
+        start = borders.pop(0).end()
+    if borders and not text[borders[-1].end() : end].strip():
+        end = borders[-1].start()
+    return start, max(start, end)
 
 
 def _sentences(text: str, block: Span, marker_ends: dict[int, int]) -> list[Span]:

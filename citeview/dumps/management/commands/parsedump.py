@@ -1,4 +1,5 @@
-"""``python manage.py parsedump FILE [--provider NAME]``: the normalised JSON of a dump, on stdout."""
+"""``python manage.py parsedump FILE [--provider NAME] [--request REQ | --document DOC ...]``: the
+normalised JSON of a dump, on stdout."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from citeview.core import registry
+from citeview.core.attached import AttachedFile
 from citeview.core.errors import DumpError
-from citeview.core.parse import parse_dump
+from citeview.core.parse import Attachment, parse_dump
 
 
 class Command(BaseCommand):
@@ -21,7 +23,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the dump to read, or - for standard input")
-        parser.add_argument("--request", help="the request that produced the response, to check quotes against")
+        sent = parser.add_mutually_exclusive_group()
+        sent.add_argument("--request", help="the request that produced the response, to check quotes against")
+        sent.add_argument(
+            "--document",
+            action="append",
+            default=[],
+            metavar="DOC",
+            help="a document the request sent (plain text or PDF), without the request; repeat it for each, "
+            "in the request's order: the first is document 0",
+        )
         parser.add_argument(
             "--provider",
             choices=[*registry.provider_names(), *registry.api_names()],
@@ -31,7 +42,9 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             raw = sys.stdin.buffer.read() if options["file"] == "-" else Path(options["file"]).read_bytes()
-            request = Path(options["request"]).read_bytes() if options["request"] else None
+            request: Attachment | None = Path(options["request"]).read_bytes() if options["request"] else None
+            if options["document"]:
+                request = [AttachedFile(Path(name).name, Path(name).read_bytes()) for name in options["document"]]
             parsed = parse_dump(
                 raw, provider=options["provider"], max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES, request=request
             )

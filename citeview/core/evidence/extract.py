@@ -1,0 +1,399 @@
+"""The text of a saved source page: what an editor compares a claim with.
+
+A snapshot's HTML is never rendered; only the text extracted here is shown. HTML gives its main text
+(trafilatura), or its whole text when no main content is found; a PDF gives the text of each page
+(pypdf), numbered from 1 as a reader counts them; plain text is taken as it is. A saved page is
+untrusted like a dump: its size is bounded before anything parses it, a tree too large or too deep for
+the main-text heuristics (whose cost grows with every element) is read for its whole text instead, and
+a PDF's pages and text are bounded too. What is left out is said in ``notes``, never dropped silently;
+a file that cannot be read at all is an :class:`ExtractionError` with a code and a sentence.
+"""
+
+from __future__ import annotations
+
+import codecs
+import html
+import io
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import pypdf
+import trafilatura
+from lxml import etree  # type: ignore[import-untyped]
+from lxml import html as lxml_html
+from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+
+from citeview.core.evidence.pages import Page, page_at
+from citeview.core.phrases import Phrase, phrase
+
+# A saved page larger than this is refused before it is parsed (a fetch is capped at 10 MB too).
+MAX_SNAPSHOT_BYTES = 10 * 1024 * 1024
+# trafilatura costs about 0.1–0.3 ms per element (a page of 40,000 empty <div>s takes seconds), so a
+# tree with more elements than this is read for its whole text, which costs in proportion to its size.
+MAX_MAIN_TEXT_ELEMENTS = 30_000
+MAX_PDF_PAGES = 2_000
+# The extracted text is held to this many characters: a small PDF can inflate to much more text.
+MAX_TEXT_CHARS = 5_000_000
+# A PDF whose pages take longer than this is cut after the page that passed it, with a note.
+PDF_TIME_BUDGET_SECONDS = 30.0
+PAGE_SEPARATOR = "\n\n"
+
+SourceType = Literal["html", "pdf", "text"]
+Method = Literal["main_text", "whole_text", "markup_stripped", "pages", "as_is"]
+
+_HTML_TYPES = {"text/html", "application/xhtml+xml"}
+_PDF_TYPES = {"application/pdf", "application/x-pdf"}
+_TEXT_TYPES = {"text/plain"}
+_UNTYPED = {"", "application/octet-stream", "binary/octet-stream"}
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([A-Za-z0-9._:-]{1,40})""", re.I)
+# Names pages use for the encodings Python knows under another name, as browsers read them (WHATWG):
+# "Shift_JIS" pages are written in Microsoft's superset of it, "ISO-8859-1" ones in windows-1252.
+_CHARSET_ALIASES = {
+    "shift_jis": "cp932",
+    "shift-jis": "cp932",
+    "sjis": "cp932",
+    "x-sjis": "cp932",
+    "ms_kanji": "cp932",
+    "csshiftjis": "cp932",
+    "windows-31j": "cp932",
+    "x-euc-jp": "euc_jp",
+    "iso-8859-1": "cp1252",
+    "iso8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+}
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+# Elements whose content is no text a reader sees.
+_UNSEEN = {"script", "style", "noscript", "template", "svg", "math", "head", "iframe", "object", "title"}
+_BLOCKS = {
+    "address", "article", "aside", "blockquote", "br", "caption", "dd", "div", "dl", "dt", "figcaption",
+    "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav",
+    "ol", "p", "pre", "section", "table", "td", "th", "tr", "ul", "body", "html",
+}  # fmt: skip
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)?[^<>]*>")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
+_BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+
+
+class ExtractionError(Exception):
+    """A saved page that yields no text. Codes: ``empty``, ``too_large``, ``unsupported_type``,
+    ``unknown_charset``, ``undecodable``, ``not_pdf``, ``encrypted``, ``damaged_pdf``."""
+
+    def __init__(self, code: str, message: Phrase) -> None:
+        super().__init__(str(message))
+        self.code = code
+        self.phrase = message
+        self.message = str(message)
+
+
+@dataclass(frozen=True)
+class Extraction:
+    text: str
+    source_type: SourceType  # what the text was extracted from
+    method: Method
+    extractor: str  # the library that read it ("trafilatura", "lxml", "pypdf"), or "citeview"
+    extractor_version: str
+    charset: str | None = None  # the encoding the bytes were read with (HTML and text)
+    pages: tuple[Page, ...] = ()  # a PDF's pages, in order; their texts are joined by PAGE_SEPARATOR
+    notes: tuple[Phrase, ...] = field(default=())  # what was left out, and why
+
+    def page_at(self, offset: int) -> int | None:
+        return page_at(self.pages, offset)
+
+    def page_text(self, number: int) -> str:
+        page = self.pages[number - 1]
+        return self.text[page.start : page.end]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source_type": self.source_type,
+            "method": self.method,
+            "extractor": self.extractor,
+            "extractor_version": self.extractor_version,
+            "charset": self.charset,
+            "pages": [{"number": p.number, "start": p.start, "end": p.end} for p in self.pages],
+            "notes": [note.to_json() for note in self.notes],
+            "chars": len(self.text),
+        }
+
+
+def extract_text(content: bytes, content_type: str | None, max_bytes: int = MAX_SNAPSHOT_BYTES) -> Extraction:
+    """The text of a saved page, read as its ``content_type`` says (``text/html; charset=…``,
+    ``application/pdf``, ``text/plain``; an untyped file is recognised by its first bytes)."""
+    if not content.strip():
+        raise ExtractionError("empty", phrase("The saved page is empty: there is no text to compare with."))
+    if len(content) > max_bytes:
+        raise ExtractionError(
+            "too_large",
+            phrase(
+                "The saved page is {size:,} bytes; the limit is {limit:,} bytes.", size=len(content), limit=max_bytes
+            ),
+        )
+    media_type, declared = parse_content_type(content_type)
+    kind = _source_type(media_type, content)
+    if kind == "pdf":
+        return extract_pdf(content)
+    if kind == "html":
+        return extract_html(content, declared)
+    charset = _bom_charset(content) or declared or "utf-8"
+    return Extraction(_decoded(content, charset), "text", "as_is", "citeview", "1", charset=_codec_name(charset))
+
+
+def parse_content_type(content_type: str | None) -> tuple[str, str | None]:
+    """``text/html; charset="Shift_JIS"`` → ``("text/html", "Shift_JIS")``."""
+    if not content_type:
+        return "", None
+    media_type, *parameters = content_type.split(";")
+    charset = None
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip("\"'"):
+            charset = value.strip().strip("\"'")
+    return media_type.strip().lower(), charset
+
+
+def _source_type(media_type: str, content: bytes) -> SourceType:
+    if media_type in _PDF_TYPES:
+        return "pdf"
+    if media_type in _HTML_TYPES:
+        return "html"
+    if media_type in _TEXT_TYPES:
+        return "text"
+    if media_type in _UNTYPED:
+        head = content[:1024].lstrip().lower()
+        if head.startswith(b"%pdf-"):
+            return "pdf"
+        if head.startswith((b"<!doctype html", b"<html", b"<head", b"<body", b"<meta")):
+            return "html"
+        return "text"
+    raise ExtractionError(
+        "unsupported_type",
+        phrase(
+            "A saved page of type {content_type} cannot be read: upload HTML, PDF or plain text.",
+            content_type=media_type,
+        ),
+    )
+
+
+# --- HTML -------------------------------------------------------------------------------------
+
+
+def extract_html(content: bytes, declared_charset: str | None = None) -> Extraction:
+    """Main text by trafilatura, keeping one paragraph a line; the whole text where it finds none or
+    the tree is too large for it; the text between the tags where the tree is too deep to build."""
+    charset = _bom_charset(content) or declared_charset or _meta_charset(content) or "utf-8"
+    document = _decoded(content, charset)
+    codec = _codec_name(charset)
+    parser = lxml_html.HTMLParser(recover=True, no_network=True, remove_comments=True, remove_pis=True)
+    try:
+        tree = lxml_html.document_fromstring(document, parser=parser)
+    except (etree.ParserError, ValueError):  # no element at all ("document is empty")
+        tree = None
+    if tree is None or any(error.level_name == "FATAL" for error in parser.error_log):
+        # libxml2 stops at a depth of 256 and drops the rest: read the text between the tags instead.
+        text = _markup_stripped(document)
+        note = phrase("The page is nested too deeply to be read as a tree: its text is read between the tags.")
+        return Extraction(text, "html", "markup_stripped", "citeview", "1", charset=codec, notes=(note,))
+    whole_text_version = ".".join(map(str, etree.LXML_VERSION))
+    elements = sum(1 for _ in tree.iter())
+    if elements > MAX_MAIN_TEXT_ELEMENTS:
+        note = phrase(
+            "The page has {elements:,} elements, more than the {limit:,} its main text is looked for in: "
+            "its whole text is shown.",
+            elements=elements,
+            limit=MAX_MAIN_TEXT_ELEMENTS,
+        )
+        return Extraction(_whole_text(tree), "html", "whole_text", "lxml", whole_text_version, codec, notes=(note,))
+    main = trafilatura.extract(
+        document, output_format="txt", include_comments=False, include_tables=True, deduplicate=False
+    )
+    if main and main.strip():
+        return Extraction(main.strip(), "html", "main_text", "trafilatura", trafilatura.__version__, codec)
+    note = phrase("No main content was found on the page: its whole text is shown.")
+    return Extraction(_whole_text(tree), "html", "whole_text", "lxml", whole_text_version, codec, notes=(note,))
+
+
+def _whole_text(tree: Any) -> str:
+    """Every text a reader sees, one block a line, in one walk over the tree."""
+    pieces: list[str] = []
+    walk = etree.iterwalk(tree, events=("start", "end"))
+    for event, element in walk:
+        tag = element.tag.lower() if isinstance(element.tag, str) else ""
+        if event == "start":
+            if tag in _UNSEEN:
+                walk.skip_subtree()  # its end still comes, with its tail
+                continue
+            if tag in _BLOCKS:
+                pieces.append("\n")
+            if element.text:
+                pieces.append(element.text)
+        else:
+            if tag in _BLOCKS:
+                pieces.append("\n")
+            if element.tail and element is not tree:
+                pieces.append(element.tail)
+    return _tidied("".join(pieces))
+
+
+def _markup_stripped(document: str) -> str:
+    """The text between the tags, found by scanning once: no tree, so no depth limit."""
+    pieces, position = [], 0
+    lowered = document.translate(_ASCII_LOWER)  # str.lower() can change the length ("İ")
+    while position < len(document):
+        start = document.find("<", position)
+        if start < 0:
+            pieces.append(document[position:])
+            break
+        pieces.append(document[position:start])
+        for opening, closing in (("<script", "</script"), ("<style", "</style"), ("<!--", "-->")):
+            if lowered.startswith(opening, start):
+                end = lowered.find(closing, start)
+                position = len(document) if end < 0 else lowered.find(">", end) + 1 or len(document)
+                break
+        else:
+            tag = _TAG.match(document, start)
+            if tag is None:  # a lone "<" is text
+                pieces.append("<")
+                position = start + 1
+            else:
+                pieces.append("\n" if (tag.group(2) or "").lower() in _BLOCKS else "")
+                position = tag.end()
+    return _tidied(html.unescape("".join(pieces)))
+
+
+def _tidied(text: str) -> str:
+    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    return _BLANK_LINES.sub("\n", "\n".join(lines)).strip()
+
+
+def _meta_charset(content: bytes) -> str | None:
+    match = _META_CHARSET.search(content[:4096])
+    return match.group(1).decode("ascii") if match else None
+
+
+# --- charsets ---------------------------------------------------------------------------------
+
+
+def _bom_charset(content: bytes) -> str | None:
+    return next((name for bom, name in _BOMS if content.startswith(bom)), None)
+
+
+def _codec_name(charset: str) -> str:
+    name = _CHARSET_ALIASES.get(charset.strip().lower(), charset.strip().lower())
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        info = None
+    if info is None or not getattr(info, "_is_text_encoding", True):  # base64, zlib, rot13 are no charsets
+        raise ExtractionError(
+            "unknown_charset",
+            phrase("The page says it is written in {charset!r}, which is not a character set citeview knows.",
+                   charset=charset),
+        )  # fmt: skip
+    return info.name
+
+
+def _decoded(content: bytes, charset: str) -> str:
+    codec = _codec_name(charset)
+    try:
+        text = content.decode(codec)
+    except UnicodeDecodeError as error:
+        raise ExtractionError(
+            "undecodable",
+            phrase(
+                "The page is not valid {charset} (byte {offset:,} cannot be read): save it again as UTF-8, "
+                "or give its character set.",
+                charset=codec,
+                offset=error.start,
+            ),
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+# --- PDF --------------------------------------------------------------------------------------
+
+
+def extract_pdf(
+    content: bytes,
+    max_pages: int = MAX_PDF_PAGES,
+    max_chars: int = MAX_TEXT_CHARS,
+    time_budget: float = PDF_TIME_BUDGET_SECONDS,
+) -> Extraction:
+    """Each page's text with its number. A PDF that opens only with a password, or cannot be read,
+    is an error; one with more pages, text or time than allowed keeps what came before, with a note."""
+    if not content[:1024].lstrip().startswith(b"%PDF-"):
+        raise ExtractionError("not_pdf", phrase("The file is not a PDF: it does not begin with %PDF-."))
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(content))
+        _open_encrypted(reader)
+        count = len(reader.pages)
+    except ExtractionError:
+        raise
+    except (PyPdfError, DependencyError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+            RecursionError, OverflowError, ZeroDivisionError, AssertionError) as error:  # fmt: skip
+        raise _damaged(error) from None
+    texts: list[str] = []
+    pages: list[Page] = []
+    notes: list[Phrase] = []
+    position, deadline = 0, time.monotonic() + time_budget
+    for index in range(min(count, max_pages)):
+        try:
+            text = _tidied(reader.pages[index].extract_text() or "")
+        except (PyPdfError, DependencyError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+                RecursionError, OverflowError, ZeroDivisionError, AssertionError):  # fmt: skip
+            text = ""
+            notes.append(phrase("The text of page {page} could not be read.", page=index + 1))
+        if position + len(text) > max_chars:
+            notes.append(phrase("The text stops before page {page}: the limit is {limit:,} characters.",
+                                page=index + 1, limit=max_chars))  # fmt: skip
+            break
+        if pages:
+            texts.append(PAGE_SEPARATOR)
+            position += len(PAGE_SEPARATOR)
+        texts.append(text)
+        pages.append(Page(index + 1, position, position + len(text)))
+        position += len(text)
+        if time.monotonic() > deadline and index + 1 < min(count, max_pages):
+            notes.append(phrase("The text stops after page {page}: reading took longer than {seconds} seconds.",
+                                page=index + 1, seconds=round(time_budget)))  # fmt: skip
+            break
+    if count > max_pages and len(pages) == max_pages:
+        notes.append(phrase("Only the first {limit:,} of the {count:,} pages are read.", limit=max_pages, count=count))
+    return Extraction(
+        "".join(texts), "pdf", "pages", "pypdf", pypdf.__version__, pages=tuple(pages), notes=tuple(notes)
+    )
+
+
+def _open_encrypted(reader: pypdf.PdfReader) -> None:
+    """A PDF encrypted with an owner password only opens with the empty user password, as in any
+    viewer; one that needs a password to open cannot be read here."""
+    if not reader.is_encrypted:
+        return
+    try:
+        opened = reader.decrypt("")
+    except DependencyError:  # AES: pypdf needs the cryptography package for it
+        raise ExtractionError(
+            "encrypted",
+            phrase("The PDF is encrypted with AES, which this installation cannot open: upload an unencrypted copy."),
+        ) from None
+    except (FileNotDecryptedError, NotImplementedError):
+        opened = None
+    if not opened:
+        raise ExtractionError(
+            "encrypted", phrase("The PDF is encrypted and needs a password to open: upload a copy without one.")
+        )
+
+
+def _damaged(error: Exception) -> ExtractionError:
+    return ExtractionError(
+        "damaged_pdf",
+        phrase("The PDF cannot be read ({reason}): it may be damaged or incomplete.", reason=type(error).__name__),
+    )

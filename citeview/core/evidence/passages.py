@@ -1,0 +1,271 @@
+"""The passage of a snapshot that best matches a claim: what an editor reads beside the claim.
+
+The snapshot's text is cut into sentences at ``。！？.!?`` and line breaks; a window is a sentence, or
+a sentence with the next one (a claim may say what two sentences of the page say). Japanese has no
+spaces, so its runs of kanji and kana are compared by their character bigrams, other text by its
+words; full-width and half-width characters read alike.
+
+1. Prefilter: each of the claim's terms weighs by how rare it is on the page (a word in every
+   sentence, "the" or "の", tells little; kana alone are mostly endings and weigh less), and each
+   window gets the weighted share of the claim's terms it holds. The terms are looked up with
+   ``str.find``, sentence by sentence, so the cost follows the page: 1 MB takes a fraction of a second.
+2. The best windows are scored 0–100: three parts that share, one part how closely the claim's
+   characters align with the best stretch of the window (rapidfuzz's ``partial_ratio``), which
+   rewards the same order and forgives a changed ending.
+
+Figures are masked before both steps (``2024`` and ``2023`` read alike): a passage that says the same
+about another figure or year is the passage to show, and what differs is marked by ``compare``, not
+hidden by a low score. Among windows that score alike, the one whose digits match the claim's comes
+first. Below :data:`PASSAGE_THRESHOLD` no passage is found: a finding too.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from operator import add
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from citeview.core.evidence.pages import Page, page_at
+from citeview.core.markers import MARKER
+from citeview.core.rendering.evidence import text_fragment_url
+
+# The least score of a passage found, chosen from the pages written for tests/core/test_passages.py
+# (the scores they gave are listed there). Pages holding the claim in nearly its words, or with
+# another figure or year, scored 59–82; reworded claims 38–65 (38: "did not grow", which must be found
+# for its negation to be flagged); pages without the claim, on the same subject or not, 25 at most.
+# 35 keeps a margin of 10 above those and lets every reworded claim through.
+PASSAGE_THRESHOLD = 35
+# How many windows the prefilter hands to rapidfuzz, and how many passages are returned by default.
+CANDIDATES = 40
+BEST = 3
+# A sentence longer than this (a page with no stops) is cut into pieces of about this length, at a
+# space or a comma where there is one; a piece and the next make a window, so none is lost at a cut.
+MAX_SENTENCE_CHARS = 300
+# A claim is compared in its first this many characters (a statement is at most 1,000).
+MAX_CLAIM_CHARS = 1_000
+
+# A sentence ends after a Japanese stop, after an ASCII one followed by a space or the end (never
+# inside 2.5 or a URL), and at a line break; closing quotes and brackets stay with it.
+_CLOSERS = "」』）)\"'”’】\\]"
+# (Possessive, and an ASCII run only from its first stop: a run of a million dots costs one pass.)
+_SENTENCE_END = re.compile(f"((?:[。！？]++[{_CLOSERS}]*+|(?<![.!?])[.!?]++[{_CLOSERS}]*+(?=\\s|\\Z))\\s*|\\n\\s*)")
+_CUT = re.compile(r"[\s、，,;；]")
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_CJK_CHARS = "\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TERM = re.compile(f"[{_CJK_CHARS}]+|[^\\W{_CJK_CHARS}]+|#")
+_CJK = re.compile(f"[{_CJK_CHARS}]")
+_LATIN_WORD_CHAR = re.compile(f"[^\\W{_CJK_CHARS}]")
+_KANA_ONLY = re.compile("[\u3040-\u30ff]+")
+_KANA_WEIGHT = 0.3
+_SEPARATOR = "\x1f"  # between sentences in the normalised text; never in a key (it is no word)
+_NOT_WORD = re.compile(f"[^\\w#{_SEPARATOR}]+")
+# Citation markers, links and emphasis are the answer's, not the claim's: [1], [web:3], 【4:0†source】.
+_CLAIM_NOISE = re.compile(r"【[^】\n]{0,40}】|\(?https?://\S+\)?|[*_`]+")
+
+
+@dataclass(frozen=True)
+class Passage:
+    start: int  # code points into the snapshot's text, end exclusive
+    end: int
+    text: str  # text[start:end]
+    score: int  # 0–100: how much of the claim, figures aside, the passage says
+    page: int | None = None  # the PDF page it starts on (numbered from 1)
+
+    def fragment_url(self, url: str) -> str:
+        """``url`` opening at this passage in a browser (``#:~:text=start,end``)."""
+        return passage_fragment_url(url, self.text)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"start": self.start, "end": self.end, "text": self.text, "score": self.score, "page": self.page}
+
+
+@dataclass(frozen=True)
+class _Window:
+    first: int  # index of its first sentence
+    last: int  # index of its last sentence (first, or the next sentence)
+    share: float  # weighted share of the claim's terms it holds
+
+
+def find_passages(
+    claim: str,
+    text: str,
+    pages: Sequence[Page] = (),
+    best: int = BEST,
+    threshold: int = PASSAGE_THRESHOLD,
+) -> list[Passage]:
+    """The passages of ``text`` that best match ``claim``, best first, at most ``best`` of them, none
+    overlapping another; an empty list when none scores ``threshold`` or more: no passage found."""
+    claim_key = _normalised(_claim_text(claim))
+    claim_terms = _terms(claim_key)
+    if not claim_terms:
+        return []
+    spans, keys = _sentences(text)
+    held = _held(claim_terms, keys)
+    weights = _weights(claim_terms, held, len(keys))
+    claim_digits = _digits(claim)
+    scored = []
+    for window in _prefiltered(held, weights, len(keys)):
+        start, end = spans[window.first][0], spans[window.last][1]
+        key = _NOT_WORD.sub(" ", " ".join(keys[window.first : window.last + 1]))
+        score = round(100 * (0.75 * window.share + 0.25 * fuzz.partial_ratio(claim_key, key) / 100))
+        if score >= threshold:
+            digits_match = bool(claim_digits) and claim_digits in _digits(text[start:end])
+            scored.append((score, digits_match, start - end, start, end))
+    scored.sort(reverse=True)
+    chosen: list[Passage] = []
+    for score, _, _, start, end in scored:
+        if any(start < passage.end and passage.start < end for passage in chosen):
+            continue  # a sentence and the pair it is in are one passage: the better one is kept
+        start, end = _stripped(text, start, end)
+        chosen.append(Passage(start, end, text[start:end], score, page_at(pages, start)))
+        if len(chosen) == best:
+            break
+    return chosen
+
+
+def best_passage(
+    claim: str, text: str, pages: Sequence[Page] = (), threshold: int = PASSAGE_THRESHOLD
+) -> Passage | None:
+    found = find_passages(claim, text, pages, best=1, threshold=threshold)
+    return found[0] if found else None
+
+
+def passage_fragment_url(url: str, passage: str) -> str:
+    """A text fragment for a passage: as the evidence view links a quote, except that text with few
+    spaces (Japanese) is linked by its first and last characters (``textStart,textEnd``) rather than
+    by all of it: ``text_fragment_url`` cuts at words, and such a passage is one "word"."""
+    stretch = passage.strip()
+    if len(stretch.split()) > 1 or len(stretch) <= 40:
+        return text_fragment_url(url, stretch)
+    end = text_fragment_url("", stretch[-15:]).removeprefix("#:~:text=")
+    return f"{text_fragment_url(url, stretch[:15])},{end}"
+
+
+# --- text as compared -------------------------------------------------------------------------
+
+
+def _claim_text(claim: str) -> str:
+    return _CLAIM_NOISE.sub(" ", MARKER.sub(" ", claim[:MAX_CLAIM_CHARS]))
+
+
+def _normalised(text: str) -> str:
+    """Full-width and half-width alike, case folded, every figure ``#``, punctuation a space."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return _NOT_WORD.sub(" ", _DIGITS.sub("#", folded))
+
+
+def _digits(text: str) -> str:
+    folded = unicodedata.normalize("NFKC", text)
+    return " ".join(match.group(0).replace(",", "") for match in _DIGITS.finditer(folded))
+
+
+def _terms(key: str) -> tuple[str, ...]:
+    """What a text is compared by: its words of three letters or more, its figures (``#``), and the
+    character bigrams of its CJK runs; a lone CJK character is a term of its own."""
+    terms: set[str] = set()
+    for match in _TERM.finditer(key):
+        term = match.group(0)
+        if _CJK.match(term):
+            terms.update(term[i : i + 2] for i in range(len(term) - 1)) if len(term) > 1 else terms.add(term)
+        elif len(term) > 2 or term == "#":  # of, in, the s of Tokyo's: they tell nothing
+            terms.add(term)
+    return tuple(sorted(terms))
+
+
+def _sentences(text: str) -> tuple[list[tuple[int, int]], list[str]]:
+    """The sentences of ``text``, as spans, and their keys: folded, figures masked, punctuation kept
+    (no term spans it). Built with ``re.split`` and running sums rather than a step per match, and
+    folded in one piece (the sentences joined by a separator): a page of a million stops stays cheap."""
+    clean = text.replace(_SEPARATOR, " ")  # one for one: the spans hold in text
+    parts = _SENTENCE_END.split(clean)  # sentence, its end, sentence, …
+    offsets = list(accumulate(map(len, parts), initial=0))
+    stops = [len(end.rstrip()) for end in parts[1::2]] + [0]  # the stop a sentence keeps, not the space
+    spans = list(zip(offsets[0::2], map(add, offsets[1::2], stops), strict=True))
+    if any(stop - start > MAX_SENTENCE_CHARS for start, stop in spans):
+        spans = [piece for start, stop in spans for piece in _pieces(text, start, stop)]
+    joined = _SEPARATOR.join([clean[start:stop] for start, stop in spans])
+    keys = _DIGITS.sub("#", unicodedata.normalize("NFKC", joined).casefold()).split(_SEPARATOR)
+    return spans, keys
+
+
+def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """A sentence, or a long one cut at a space or comma near every MAX_SENTENCE_CHARS."""
+    pieces = []
+    while end - start > MAX_SENTENCE_CHARS:
+        limit = start + MAX_SENTENCE_CHARS
+        cuts = [match.end() for match in _CUT.finditer(text, limit - MAX_SENTENCE_CHARS // 3, limit)]
+        cut = cuts[-1] if cuts else limit
+        pieces.append((start, cut))
+        start = cut
+    pieces.append((start, end))
+    return pieces
+
+
+def _held(claim_terms: tuple[str, ...], keys: list[str]) -> dict[int, set[int]]:
+    """For each sentence holding any of the claim's terms, which ones (by index). One ``find`` per
+    sentence a term is in: after a hit, the search goes on from the next sentence."""
+    joined = _SEPARATOR.join(keys)
+    ends = list(map(add, accumulate(map(len, keys)), range(len(keys))))  # a key's end in joined
+    held: dict[int, set[int]] = {}
+    for index, term in enumerate(claim_terms):
+        latin = _LATIN_WORD_CHAR.match(term) is not None
+        position = joined.find(term)
+        while position >= 0:
+            sentence = bisect_right(ends, position)
+            after = position + len(term)
+            if not latin or _whole_word(joined, position, after):
+                held.setdefault(sentence, set()).add(index)
+                after = ends[sentence]
+            position = joined.find(term, after)
+    return held
+
+
+def _whole_word(text: str, start: int, end: int) -> bool:
+    before = text[start - 1] if start else " "
+    after = text[end] if end < len(text) else " "
+    return not _LATIN_WORD_CHAR.match(before) and not _LATIN_WORD_CHAR.match(after)
+
+
+def _weights(claim_terms: tuple[str, ...], held: dict[int, set[int]], sentences: int) -> list[float]:
+    """Each claim term weighs by how rare it is on this page; one the page lacks weighs most."""
+    frequency = [0] * len(claim_terms)
+    for terms in held.values():
+        for index in terms:
+            frequency[index] += 1
+    return [
+        math.log(1 + (sentences + 1) / (seen + 1)) * (_KANA_WEIGHT if _KANA_ONLY.fullmatch(term) else 1.0)
+        for term, seen in zip(claim_terms, frequency, strict=True)
+    ]
+
+
+def _prefiltered(held: dict[int, set[int]], weights: list[float], sentences: int) -> list[_Window]:
+    """The windows holding the largest weighted share of the claim's terms (single sentences first on
+    a tie): each sentence holding a term, and each pair it is in."""
+    total = sum(weights)
+    share = {index: sum(weights[i] for i in terms) / total for index, terms in held.items()}
+    ranked = [(value, 0, -index, index, index) for index, value in share.items()]
+    for first in set(held) | {index - 1 for index in held if index > 0}:
+        if first + 1 < sentences:
+            terms = held.get(first, set()) | held.get(first + 1, set())
+            value = sum(weights[i] for i in terms) / total
+            # a pair is worth scoring only when it holds more than either of its sentences alone
+            if value > max(share.get(first, 0.0), share.get(first + 1, 0.0)):
+                ranked.append((value, -1, -first, first, first + 1))
+    return [_Window(first, last, value) for value, _, _, first, last in heapq.nlargest(CANDIDATES, ranked)]

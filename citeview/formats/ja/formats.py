@@ -1,0 +1,7 @@
+"""Japanese: 2026/12/01 15:21 JST."""
+
+DATE_FORMAT = "Y/m/d"
+SHORT_DATE_FORMAT = "Y/m/d"
+DATETIME_FORMAT = "Y/m/d H:i T"
+SHORT_DATETIME_FORMAT = "Y/m/d H:i T"
+TIME_FORMAT = "H:i"

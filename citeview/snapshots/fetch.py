@@ -1,0 +1,523 @@
+"""Fetching a source's page for a snapshot, safely: the URL was chosen by an LLM's answer.
+
+- Only ``http`` and ``https``, with a host and no credentials in the URL.
+- The host is resolved once and every address it has is checked: loopback, private, link-local,
+  multicast, reserved, unspecified and other non-public addresses (IPv4 and IPv6, the IPv4 inside an
+  IPv4-mapped, 6to4 or Teredo address too) are refused unless ``allow_networks`` holds them.
+- The connection goes to the address that was checked (the request names the host in its Host
+  header and, for https, in SNI and the certificate check), so no second DNS answer can slip in.
+- Every redirect is checked the same way; at most ``max_redirects`` are followed, a loop is refused.
+- The body is streamed and capped at ``max_bytes`` (a Content-Length over it is refused before
+  reading); the whole fetch, redirects included, ends at ``total_timeout`` seconds, a watchdog
+  shutting the socket however slowly the server sends.
+- Only HTML, PDF and plain text are accepted.
+- Nothing of the user's is sent: no cookies (none are kept), no credentials, no headers but ours,
+  with a User-Agent that names citeview.
+
+Every refusal is a :class:`FetchError` with a code and a sentence naming what was refused and why.
+This module imports no Django: the app around it comes later (it imports the core only).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import ipaddress
+import socket
+import ssl
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.exceptions import HTTPError as Urllib3Error
+from urllib3.exceptions import SSLError
+from urllib3.exceptions import TimeoutError as Urllib3Timeout
+from urllib3.util.ssl_match_hostname import CertificateError
+
+from citeview.core.evidence.extract import parse_content_type
+from citeview.core.links import is_safe_http_url
+from citeview.core.phrases import Phrase, phrase
+
+MAX_BYTES = 10 * 1024 * 1024
+CONNECT_TIMEOUT = 5.0
+TOTAL_TIMEOUT = 20.0
+MAX_REDIRECTS = 5
+ACCEPTED_TYPES = frozenset({"text/html", "application/xhtml+xml", "application/pdf", "text/plain"})
+# The kinds of address refused, as a page writes them.
+_REASON_WORDS = {
+    "unspecified": phrase("unspecified"),
+    "loopback": phrase("loopback"),
+    "link-local": phrase("link-local"),
+    "multicast": phrase("multicast"),
+    "reserved": phrase("reserved"),
+    "private": phrase("private"),
+    "non-public": phrase("non-public"),
+    "invalid": phrase("invalid"),
+}
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_CHUNK = 64 * 1024
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Resolver = Callable[[str, int], Sequence[str]]
+
+
+def _citeview_version() -> str:
+    try:
+        return metadata.version("citeview")
+    except metadata.PackageNotFoundError:  # a checkout, not an installed package: its pyproject says
+        pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+        for line in pyproject.read_text(encoding="utf-8").splitlines() if pyproject.is_file() else ():
+            if line.startswith("version = "):
+                return line.split("=", 1)[1].strip().strip('"')
+        return "dev"
+
+
+USER_AGENT = f"citeview/{_citeview_version()} (+source snapshot for evidence review)"
+_ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8"
+
+
+class FetchError(Exception):
+    """A fetch refused or failed. ``code`` is stable; ``message`` is English, ``phrase`` lets a page
+    write it in its own language. Codes: ``invalid_url``, ``scheme``, ``credentials``, ``no_host``,
+    ``unresolvable``, ``forbidden_address``, ``connect_failed``, ``tls_failed``, ``timeout``,
+    ``redirect_without_location``, ``redirect_loop``, ``too_many_redirects``, ``http_status``,
+    ``content_type``, ``content_encoding``, ``too_large``, ``protocol``."""
+
+    def __init__(self, code: str, message: Phrase, url: str, status: int | None = None) -> None:
+        super().__init__(str(message))
+        self.code = code
+        self.phrase = message
+        self.message = str(message)
+        self.url = url
+        self.status = status
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.phrase.to_json(), "url": self.url, "status": self.status}
+
+
+@dataclass(frozen=True)
+class FetchedPage:
+    requested_url: str
+    final_url: str  # after redirects
+    fetched_at: datetime  # when the fetch began, UTC
+    elapsed: float  # seconds, redirects included
+    status: int
+    content_type: str  # the header as sent
+    sha256: str  # of ``content``, hex
+    content: bytes = field(repr=False)
+    redirects: tuple[str, ...] = ()  # every URL that answered with a redirect, in order
+    address: str = ""  # the address the final response came from
+
+
+@dataclass(frozen=True)
+class _Target:
+    url: str
+    scheme: str
+    host: str  # ASCII (IDNA), no brackets
+    port: int
+    path: str  # path and query
+    host_header: str
+
+
+def fetch(
+    url: str,
+    *,
+    allow_networks: Iterable[str | Network] = (),
+    max_bytes: int = MAX_BYTES,
+    connect_timeout: float = CONNECT_TIMEOUT,
+    total_timeout: float = TOTAL_TIMEOUT,
+    max_redirects: int = MAX_REDIRECTS,
+    resolve: Resolver | None = None,
+    ca_certs: str | None = None,
+) -> FetchedPage:
+    """GET ``url`` as a snapshot of a source; see the module's docstring for what is refused."""
+    allowed = tuple(ipaddress.ip_network(network, strict=False) for network in allow_networks)
+    resolver = resolve or resolve_host
+    fetched_at = datetime.now(UTC)
+    started = time.monotonic()
+    deadline = started + total_timeout
+    current, seen, redirects = url, {url}, list[str]()
+    while True:
+        target = checked_url(current)
+        address = _checked_address(target, allowed, resolver, deadline)
+        status, headers, body = _exchange(target, address, deadline, connect_timeout, max_bytes, ca_certs)
+        if status in _REDIRECTS:
+            location = headers.get("location")
+            if not location:
+                raise FetchError(
+                    "redirect_without_location",
+                    phrase("{url} answered with a redirect ({status}) to no address.", url=current, status=status),
+                    current,
+                    status,
+                )
+            following = urljoin(current, location.strip())
+            if following in seen:
+                raise FetchError(
+                    "redirect_loop",
+                    phrase("{url} redirects in a loop, back to {target}.", url=url, target=following),
+                    following,
+                    status,
+                )
+            if len(redirects) >= max_redirects:
+                raise FetchError(
+                    "too_many_redirects",
+                    phrase(
+                        "{url} redirects more than {limit} times; citeview stops there.", url=url, limit=max_redirects
+                    ),
+                    following,
+                    status,
+                )
+            redirects.append(current)
+            seen.add(following)
+            current = following
+            continue
+        content_type = headers.get("content-type", "")
+        return FetchedPage(
+            requested_url=url,
+            final_url=current,
+            fetched_at=fetched_at,
+            elapsed=round(time.monotonic() - started, 3),
+            status=status,
+            content_type=content_type,
+            sha256=hashlib.sha256(body or b"").hexdigest(),
+            content=body or b"",
+            redirects=tuple(redirects),
+            address=address,
+        )
+
+
+# --- the URL ------------------------------------------------------------------------------------
+
+
+def checked_url(url: str) -> _Target:
+    """The parts of ``url`` to connect with, or the reason it is refused."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise FetchError("invalid_url", phrase("{url} is not a valid URL.", url=url), url) from None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https"):
+        raise FetchError(
+            "scheme",
+            phrase(
+                "{url} is refused: only http and https pages are fetched, not {scheme}.", url=url, scheme=scheme or "?"
+            ),
+            url,
+        )
+    if parts.username is not None or parts.password is not None:
+        raise FetchError(
+            "credentials",
+            phrase(
+                "{url} is refused: it carries a user name or password, and citeview never sends credentials.", url=url
+            ),
+            url,
+        )
+    if not parts.hostname:
+        raise FetchError("no_host", phrase("{url} is refused: it names no host.", url=url), url)
+    if not is_safe_http_url(url):
+        raise FetchError(
+            "invalid_url",
+            phrase(
+                "{url} is refused: it holds spaces, invisible characters or backslashes a browser would read otherwise.",
+                url=url,
+            ),
+            url,
+        )
+    host = _ascii_host(parts.hostname, url)
+    port = port or (443 if scheme == "https" else 80)
+    shown_host = f"[{host}]" if ":" in host else host
+    default = (scheme, port) in (("http", 80), ("https", 443))
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return _Target(url, scheme, host, port, path, shown_host if default else f"{shown_host}:{port}")
+
+
+def _ascii_host(hostname: str, url: str) -> str:
+    try:
+        ipaddress.ip_address(hostname.split("%")[0])
+        return hostname
+    except ValueError:
+        pass
+    try:
+        return hostname.encode("idna").decode("ascii").lower()
+    except UnicodeError:
+        raise FetchError("invalid_url", phrase("{url} is refused: its host name is not valid.", url=url), url) from None
+
+
+# --- the address ----------------------------------------------------------------------------------
+
+
+def resolve_host(host: str, port: int) -> list[str]:
+    """Every address ``host`` has, in the resolver's order, each once."""
+    answers = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    return list(dict.fromkeys(str(answer[4][0]) for answer in answers))
+
+
+def address_refusal(address: str, allowed: Iterable[Network] = ()) -> str | None:
+    """Why ``address`` may not be fetched from (``loopback``, ``private``, …), or None when it may: it is
+    public, or in ``allowed``. An IPv6 address carrying an IPv4 one (mapped, 6to4, Teredo) is judged
+    by that IPv4 address too."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return "invalid"
+    networks = tuple(allowed)
+    if any(ip.version == network.version and ip in network for network in networks):
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return address_refusal(str(ip.ipv4_mapped), networks)  # ::ffff:10.0.0.1 is 10.0.0.1
+    if isinstance(ip, ipaddress.IPv6Address):  # the IPv4 address inside says most (2002::/16 is "private")
+        teredo = ip.teredo or (None, None)
+        for embedded in (ip.sixtofour, *teredo):
+            inner = address_refusal(str(embedded), networks) if embedded is not None else None
+            if inner:
+                return inner
+    return _non_public(ip)
+
+
+def _non_public(ip: Address) -> str | None:
+    for reason, flag in (
+        ("unspecified", ip.is_unspecified),
+        ("loopback", ip.is_loopback),
+        ("link-local", ip.is_link_local),
+        ("multicast", ip.is_multicast),
+        ("reserved", ip.is_reserved),
+        ("private", ip.is_private),
+    ):
+        if flag:
+            return reason
+    return None if ip.is_global else "non-public"  # shared (100.64/10), documentation, benchmarking, …
+
+
+def _checked_address(target: _Target, allowed: tuple[Network, ...], resolver: Resolver, deadline: float) -> str:
+    """The address to connect to: the first the host resolves to, once every one is allowed (a host
+    with one private answer among public ones is refused: the next lookup might give that one)."""
+    try:
+        ipaddress.ip_address(target.host.split("%")[0])
+        addresses: Sequence[str] = [target.host]
+    except ValueError:
+        addresses = _resolved(target, resolver, deadline)
+    if not addresses:
+        raise FetchError("unresolvable", phrase("{host} has no address.", host=target.host), target.url)
+    for address in addresses:
+        reason = address_refusal(address, allowed)
+        if reason:
+            raise FetchError(
+                "forbidden_address",
+                phrase(
+                    "{url} is refused: {host} is at {address}, a {reason} address, which citeview never fetches from.",
+                    url=target.url,
+                    host=target.host,
+                    address=address,
+                    reason=_REASON_WORDS.get(reason, reason),
+                ),
+                target.url,
+            )
+    return addresses[0]
+
+
+def _resolved(target: _Target, resolver: Resolver, deadline: float) -> Sequence[str]:
+    """The resolver's answer, within the time left (getaddrinfo has no timeout of its own, so it runs
+    in a thread that is left to finish when the time is up)."""
+    executor = ThreadPoolExecutor(max_workers=1)
+    try:
+        return executor.submit(resolver, target.host, target.port).result(timeout=max(deadline - time.monotonic(), 0))
+    except FutureTimeout:
+        raise _timeout(target.url) from None
+    except (OSError, UnicodeError):
+        raise FetchError(
+            "unresolvable", phrase("{host} cannot be found (no DNS answer).", host=target.host), target.url
+        ) from None
+    finally:
+        executor.shutdown(wait=False)
+
+
+# --- the exchange ---------------------------------------------------------------------------------
+
+
+def _exchange(
+    target: _Target, address: str, deadline: float, connect_timeout: float, max_bytes: int, ca_certs: str | None
+) -> tuple[int, dict[str, str], bytes | None]:
+    """One request to ``address``: its status, headers (names lowercased) and, unless it redirects, its body."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise _timeout(target.url)
+    timeout = min(connect_timeout, remaining)  # the socket's while connecting; then the time left
+    connection: HTTPConnection
+    if target.scheme == "https":
+        connection = HTTPSConnection(
+            address,
+            target.port,
+            timeout=timeout,
+            server_hostname=target.host,
+            assert_hostname=target.host,
+            cert_reqs="CERT_REQUIRED",
+            ca_certs=ca_certs,
+        )
+    else:
+        connection = HTTPConnection(address, target.port, timeout=timeout)
+    watchdog = _Watchdog(connection, remaining)
+    try:
+        connection.connect()
+        if connection.sock is not None:
+            connection.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+        connection.request(
+            "GET",
+            target.path,
+            headers={
+                "Host": target.host_header,
+                "User-Agent": USER_AGENT,
+                "Accept": _ACCEPT,
+                "Accept-Encoding": "identity",
+                "Connection": "close",
+            },
+            preload_content=False,
+            decode_content=False,
+        )
+        response = connection.getresponse()
+        if watchdog.fired:  # the headers were cut short when the time ran out
+            raise _timeout(target.url)
+        headers = {name.lower(): value for name, value in response.headers.items()}
+        if response.status in _REDIRECTS:
+            return response.status, headers, None
+        _check_answer(target, response.status, headers, max_bytes)
+        return response.status, headers, _body(target, response, headers, deadline, max_bytes, watchdog)
+    except FetchError:
+        raise
+    except (SSLError, ssl.SSLError, CertificateError) as error:  # CertificateError: not the host's certificate
+        if watchdog.fired:
+            raise _timeout(target.url) from None
+        raise FetchError(
+            "tls_failed",
+            phrase("{url} could not be reached securely: {reason}.", url=target.url, reason=_reason(error)),
+            target.url,
+        ) from None
+    except (Urllib3Error, OSError, ValueError) as error:
+        if watchdog.fired or isinstance(error, TimeoutError | Urllib3Timeout):
+            raise _timeout(target.url) from None
+        code = "connect_failed" if connection.sock is None else "protocol"
+        raise FetchError(
+            code, phrase("{url} could not be fetched: {reason}.", url=target.url, reason=_reason(error)), target.url
+        ) from None
+    finally:
+        watchdog.cancel()
+        connection.close()
+
+
+def _check_answer(target: _Target, status: int, headers: dict[str, str], max_bytes: int) -> None:
+    if not 200 <= status < 300:
+        raise FetchError(
+            "http_status",
+            phrase("{url} answered {status}: there is no page to keep.", url=target.url, status=status),
+            target.url,
+            status,
+        )
+    media_type, _ = parse_content_type(headers.get("content-type"))
+    if not media_type:
+        raise FetchError(
+            "content_type",
+            phrase("{url} states no content type; only HTML, PDF and plain text pages are kept.", url=target.url),
+            target.url,
+            status,
+        )
+    if media_type not in ACCEPTED_TYPES:
+        raise FetchError(
+            "content_type",
+            phrase(
+                "{url} is {content_type}; only HTML, PDF and plain text pages are kept.",
+                url=target.url,
+                content_type=media_type,
+            ),
+            target.url,
+            status,
+        )
+    length = headers.get("content-length", "").strip()
+    if length.isdigit() and int(length) > max_bytes:
+        raise _too_large(target.url, max_bytes, status)
+    if headers.get("content-encoding", "identity").strip().lower() not in ("identity", "gzip", "x-gzip", "deflate", ""):
+        raise FetchError(
+            "content_encoding",
+            phrase(
+                "{url} was sent compressed as {encoding}, which citeview does not read.",
+                url=target.url,
+                encoding=headers["content-encoding"],
+            ),
+            target.url,
+            status,
+        )
+
+
+def _body(
+    target: _Target, response: Any, headers: dict[str, str], deadline: float, max_bytes: int, watchdog: _Watchdog
+) -> bytes:
+    """The body, read as it comes, decompressed within the cap when it was compressed anyway."""
+    encoding = headers.get("content-encoding", "").strip().lower()
+    inflater = zlib.decompressobj(wbits=zlib.MAX_WBITS | 32) if encoding in ("gzip", "x-gzip", "deflate") else None
+    pieces, size = [], 0
+    while True:
+        if time.monotonic() > deadline:
+            raise _timeout(target.url)
+        chunk = response.read1(_CHUNK)
+        if not chunk:
+            break
+        if inflater is not None:
+            chunk = inflater.decompress(chunk, max_bytes - size + 1)
+            if inflater.unconsumed_tail:  # more than the cap is left in this piece alone
+                raise _too_large(target.url, max_bytes, response.status)
+        size += len(chunk)
+        if size > max_bytes:
+            raise _too_large(target.url, max_bytes, response.status)
+        pieces.append(chunk)
+    if watchdog.fired:
+        raise _timeout(target.url)
+    return b"".join(pieces)
+
+
+class _Watchdog:
+    """Shuts the connection's socket when the fetch's time is up, whatever it is waiting for."""
+
+    def __init__(self, connection: HTTPConnection, seconds: float) -> None:
+        self.fired = False
+        self._connection = connection
+        self._timer = threading.Timer(max(seconds, 0), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        sock = self._connection.sock
+        if sock is not None:
+            with contextlib.suppress(OSError):  # already closed
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _reason(error: Exception) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text[:200]
+
+
+def _timeout(url: str) -> FetchError:
+    return FetchError("timeout", phrase("{url} took too long to answer; citeview stopped waiting.", url=url), url)
+
+
+def _too_large(url: str, limit: int, status: int | None) -> FetchError:
+    return FetchError(
+        "too_large",
+        phrase("{url} is larger than {limit:,} bytes, the most citeview keeps of a page.", url=url, limit=limit),
+        url,
+        status,
+    )

@@ -1,0 +1,270 @@
+"""The passage of a snapshot that best matches a claim, in Japanese and English, on pages written for
+these tests (tests/fixtures/snapshots/): the passage is there; the same sentence with another figure;
+with another year; a page on the same subject that does not say it; an unrelated page.
+
+The threshold (PASSAGE_THRESHOLD = 35) was chosen from these scores (rapidfuzz 3.14.6):
+
+| claim                                              | holds it | other figure | other year | same subject | unrelated |
+|----------------------------------------------------|---------:|-------------:|-----------:|-------------:|----------:|
+| Tokyo's population reached 14.1 million in 2024, … |       82 |           82 |         82 |           22 |        21 |
+| According to the Tokyo Metropolitan Government, …  |       68 |           68 |         68 |           25 |        19 |
+| 東京都の人口は2024年1月1日時点で約1,410万人となり、… |       59 |           59 |         59 |           14 |        11 |
+| 東京都の人口は約1410万人で、前年比0.3%増です[1]。   |       78 |           78 |         78 |           13 |         9 |
+| 65歳以上の割合は22.8%に達している。                 |       66 |           66 |         66 |           15 |        10 |
+| reworded: Tokyo's population grew by 0.3%, mainly… |       65 |              |            |           17 |        16 |
+| reworded: The average household in Tokyo has 1.9…  |       55 |              |            |           24 |        20 |
+| reworded: 2024年初めの東京都の人口はおよそ1,410万人だった |       56 |              |            |           19 |         9 |
+| reworded: 東京の世帯の平均人数は1.9人で過去最少だ。    |       40 |              |            |           11 |         8 |
+| reworded: Tokyo had about 14.1 million residents … |       40 |              |            |           24 |        22 |
+| negated: Tokyo's population did not grow in 2024.  |       38 |              |            |           21 |        18 |
+| inferred: More than a fifth of Tokyo residents are… |       25 |              |            |           20 |        17 |
+
+A figure or year that differs does not lower the score (figures are masked): the passage is found and
+the comparison marks what differs. The inferred claim ("a fifth" for 22.8%) is beyond a lexical match.
+"""
+
+from __future__ import annotations
+
+import time
+from itertools import pairwise
+
+import pytest
+
+from citeview.core.evidence.compare import compare
+from citeview.core.evidence.extract import extract_text
+from citeview.core.evidence.passages import PASSAGE_THRESHOLD, best_passage, find_passages, passage_fragment_url
+from tests.conftest import OWN_FIXTURES
+from tests.core.pdfs import pdf_with_pages
+
+PAGES = OWN_FIXTURES / "snapshots"
+EN_CLAIM = "Tokyo's population reached 14.1 million in 2024, up 0.3% from the previous year."
+EN_SENTENCE = "As of January 1, 2024, the population of Tokyo was estimated at 14.1 million"
+JA_CLAIM = "東京都の人口は約1410万人で、前年比0.3%増です[1]。"
+JA_DATED_CLAIM = "東京都の人口は2024年1月1日時点で約1,410万人となり、前年から0.3%増加した。"
+JA_SENTENCE = "2024年1月1日現在の東京都の人口は約1,410万人で、前年と比べて0.3％増加しました。"
+
+
+def page(name: str) -> str:
+    return (PAGES / f"{name}.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("claim", "name", "sentence"),
+    [
+        (EN_CLAIM, "en-population", EN_SENTENCE),
+        (JA_CLAIM, "ja-population", JA_SENTENCE),
+        (
+            "65歳以上の割合は22.8%に達している。",
+            "ja-population",
+            "65歳以上の人口の割合は22.8％、15歳未満の人口の割合は10.9％でした。",
+        ),
+        ("The average household in Tokyo has 1.9 people, a record low.", "en-population", "The average household size"),
+        ("2024年初めの東京都の人口はおよそ1,410万人だった。", "ja-population", JA_SENTENCE),
+        (
+            "東京の世帯の平均人数は1.9人で過去最少だ。",
+            "ja-population",
+            "1世帯あたりの人員は1.9人で、過去最少を更新しました。",
+        ),
+        ("Tokyo's population did not grow in 2024.", "en-population", EN_SENTENCE),
+    ],
+)
+def test_the_passage_that_says_the_claim_is_found_with_its_span(claim, name, sentence):
+    text = page(name)
+    passage = best_passage(claim, text)
+    assert passage is not None and sentence in passage.text
+    assert text[passage.start : passage.end] == passage.text and passage.text == passage.text.strip()
+    assert PASSAGE_THRESHOLD <= passage.score <= 100 and passage.page is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "lang", "figures", "years"),
+    [
+        (EN_CLAIM, "en", ("14.1 million", "13.9 million"), ("2024", "January 1, 2023")),
+        (JA_DATED_CLAIM, "ja", ("1,410万", "1,390万"), ("2024年1月1日", "2023年1月1日")),
+    ],
+)
+def test_a_passage_with_another_figure_or_year_is_found_as_well_and_the_difference_is_marked(
+    claim, lang, figures, years
+):
+    holds = best_passage(claim, page(f"{lang}-population"))
+    assert not compare(claim, holds.text).differs
+    for other, (in_claim, in_passage) in (("other-figure", figures), ("other-year", years)):
+        passage = best_passage(claim, page(f"{lang}-population-{other}"))
+        assert passage is not None and passage.score == holds.score  # figures do not lower the score
+        comparison = compare(claim, passage.text)
+        assert comparison.differs
+        assert [f.text for f in comparison.differing_in_claim] == [in_claim]
+        assert [f.text for f in comparison.differing_in_passage] == [in_passage]
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("kind", ["same-subject", "unrelated"])
+def test_a_page_that_does_not_say_the_claim_gives_no_passage(lang, kind):
+    claims = {
+        "en": [EN_CLAIM, "Tokyo had about 14.1 million residents at the start of 2024."],
+        "ja": [JA_CLAIM, JA_DATED_CLAIM],
+    }[lang]
+    for claim in claims:
+        assert find_passages(claim, page(f"{lang}-{kind}")) == []
+        assert max(p.score for p in find_passages(claim, page(f"{lang}-{kind}"), threshold=0)) <= 25
+
+
+def test_the_best_few_are_returned_best_first_and_none_overlaps_another():
+    text = page("en-population")
+    found = find_passages("Tokyo population million households 2024", text, best=3, threshold=0)
+    assert len(found) == 3 and [p.score for p in found] == sorted((p.score for p in found), reverse=True)
+    spans = sorted((p.start, p.end) for p in found)
+    assert all(first_end <= second_start for (_, first_end), (second_start, _) in pairwise(spans))
+
+
+def test_among_sentences_that_differ_only_in_figures_the_one_with_the_claims_figures_comes_first():
+    text = "In 2022 the rate was 5%. In 2023 the rate was 6%. In 2024 the rate was 7%. Other words here."
+    passage = best_passage("In 2023 the rate was 6%.", text)
+    assert passage is not None and passage.text == "In 2023 the rate was 6%."
+
+
+def test_a_claim_that_spans_two_sentences_of_the_page_finds_them_together():
+    text = (
+        "Unrelated opening words.\nThe museum opened in 1998. It welcomed two million visitors in its first year.\nEnd."
+    )
+    passage = best_passage("The museum opened in 1998 and welcomed two million visitors in its first year.", text)
+    assert passage is not None
+    assert passage.text == "The museum opened in 1998. It welcomed two million visitors in its first year."
+
+
+def test_sentences_end_at_stops_and_line_breaks_but_not_inside_a_number_or_after_a_closing_quote():
+    text = "価格は2.5ドルでした。「引用です。」次の文\n改行の後"
+    passage = best_passage("「引用です。」", text, threshold=0)
+    assert passage is not None and passage.text == "「引用です。」"
+    assert best_passage("価格は2.5ドル", text).text == "価格は2.5ドルでした。"
+
+
+def test_full_width_and_half_width_read_alike_and_markers_and_links_in_the_claim_are_ignored():
+    text = "売上高は１，２５０億円で、ＡＩ事業が伸びた。別の文です。"
+    passage = best_passage("売上高は1,250億円で、AI事業が伸びた[3]【1†source】(https://example.jp/a)。", text)
+    assert (
+        passage is not None and passage.text == "売上高は１，２５０億円で、ＡＩ事業が伸びた。" and passage.score >= 90
+    )
+
+
+def test_a_claim_with_no_words_finds_nothing():
+    assert find_passages("[1][2]", page("en-population")) == []
+    assert find_passages("", page("en-population")) == []
+    assert find_passages(EN_CLAIM, "") == []
+
+
+def test_a_passage_in_a_pdf_names_its_page():
+    pages = ["Annual report 2024.", "Contents.\nPeople aged 65 and over made up 22.8% of the population.", "Notes."]
+    extraction = extract_text(pdf_with_pages(pages), "application/pdf")
+    passage = best_passage(
+        "People aged 65 and over made up 22.8% of the population.", extraction.text, extraction.pages
+    )
+    assert passage is not None and passage.page == 2 and passage.score == 100
+
+
+def test_a_japanese_pdf_page_is_matched_too():
+    pages = ["表紙", "目次", "東京都の人口は約1,410万人で、前年と比べて0.3％増加しました。"]
+    extraction = extract_text(pdf_with_pages(pages), "application/pdf")
+    passage = best_passage(JA_CLAIM, extraction.text, extraction.pages)
+    assert passage is not None and passage.page == 3
+
+
+def test_the_live_page_is_linked_at_the_passage_with_a_text_fragment():
+    english = best_passage(EN_CLAIM, page("en-population"))
+    assert english.fragment_url("https://example.org/tokyo") == (
+        "https://example.org/tokyo#:~:text=As%20of%20January%201%2C%202024%2C,0.3%25%20from%20the%20previous%20year."
+    )
+    japanese = best_passage(JA_CLAIM, page("ja-population"))
+    url = japanese.fragment_url("https://example.jp/jinko#top")
+    start, end = url.split(":~:text=")[1].split(",")
+    assert url.startswith("https://example.jp/jinko#top:~:text=")
+    assert "%E6%9D%B1%E4%BA%AC%E9%83%BD" in start  # 東京都, in the first characters
+    assert end.endswith("%E3%80%82")  # the closing 。
+    assert (
+        passage_fragment_url("https://example.jp/", "短い一文。")
+        == "https://example.jp/#:~:text=%E7%9F%AD%E3%81%84%E4%B8%80%E6%96%87%E3%80%82"
+    )
+
+
+def test_the_passage_is_plain_data_for_storage():
+    passage = best_passage(JA_CLAIM, page("ja-population"))
+    assert passage.to_json() == {
+        "start": passage.start,
+        "end": passage.end,
+        "text": JA_SENTENCE,
+        "score": passage.score,
+        "page": None,
+    }
+
+
+# --- cost ---------------------------------------------------------------------------------------
+
+
+def _megabyte(lang: str) -> str:
+    filler = page(f"{lang}-unrelated") + "\n" + page(f"{lang}-same-subject") + "\n"
+    text = filler * (1_000_000 // len(filler.encode()))
+    return text[: len(text) // 2] + page(f"{lang}-population") + text[len(text) // 2 :]
+
+
+@pytest.mark.parametrize(("lang", "claim", "sentence"), [("en", EN_CLAIM, EN_SENTENCE), ("ja", JA_CLAIM, JA_SENTENCE)])
+def test_a_one_megabyte_page_takes_well_under_a_second(lang, claim, sentence):
+    text = _megabyte(lang)
+    assert len(text.encode()) >= 990_000
+    start = time.process_time()
+    passage = best_passage(claim, text)
+    spent = time.process_time() - start
+    assert passage is not None and sentence in passage.text
+    assert spent < 0.6, spent  # about 0.15 s of CPU time on the development machine
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "." * 1_000_000 + "x",
+        " " * 1_000_000,
+        "a. " * 300_000,
+        "。\n" * 500_000,
+        "the " * 250_000,  # one sentence of a million characters
+        "東京都" * 300_000,
+    ],
+)
+def test_a_hostile_page_costs_in_proportion_to_its_size(text):
+    start = time.process_time()
+    find_passages(EN_CLAIM + JA_CLAIM, text)
+    assert time.process_time() - start < 2
+
+
+# --- any text in: passages whose spans hold ----------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = st.sampled_from(
+    [
+        "東京都の人口",
+        "は約1,410万人",
+        "。",
+        "！",
+        ".",
+        " ",
+        "\n",
+        "Tokyo",
+        " population",
+        "2024",
+        "14.1",
+        "?",
+        "」",
+        "\x1f",
+        "ß",
+        "İ",
+        "ﬁ",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(claim=st.lists(_PIECES, max_size=12).map("".join), text=st.lists(_PIECES, max_size=200).map("".join))
+def test_any_claim_and_page_give_passages_whose_spans_hold(claim, text):
+    for passage in find_passages(claim, text, threshold=0):
+        assert text[passage.start : passage.end] == passage.text and 0 <= passage.score <= 100
+        assert passage.text.strip() == passage.text
