@@ -36,6 +36,22 @@ def claude_one_block(deltas: int) -> bytes:
     return sse(events)
 
 
+def claude_many_blocks(blocks: int) -> bytes:
+    """A Claude stream of many text blocks of a delta each, as a cited answer is (a block per
+    citation): joining each block's deltas once looked for its pieces among every block's."""
+    events: list[dict] = [
+        {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": []}}
+    ]
+    for index in range(blocks):
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": PIECE}},
+            {"type": "content_block_stop", "index": index},
+        ]
+    events += [{"type": "message_delta", "delta": {"stop_reason": "end_turn"}}, {"type": "message_stop"}]
+    return sse(events)
+
+
 def interactions_one_step(deltas: int) -> bytes:
     events: list[dict] = [
         {"event_type": "interaction.created", "interaction": {"id": "v1_x", "status": "in_progress"}},
@@ -46,7 +62,11 @@ def interactions_one_step(deltas: int) -> bytes:
     return sse(events)
 
 
-STREAMS: dict[str, Callable[[int], bytes]] = {"claude": claude_one_block, "gemini interactions": interactions_one_step}
+STREAMS: dict[str, Callable[[int], bytes]] = {
+    "claude": claude_one_block,
+    "claude blocks": claude_many_blocks,
+    "gemini interactions": interactions_one_step,
+}
 
 
 @pytest.mark.parametrize("build", STREAMS.values(), ids=STREAMS.keys())

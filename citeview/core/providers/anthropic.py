@@ -46,9 +46,17 @@ class _Stream:
     pieces: dict[tuple[int, str], list[str]] = field(default_factory=dict)
 
     def join_pieces(self, index: int | None = None) -> None:
-        """Write the pieces of block ``index`` (of every block when None) into its fields."""
-        for key in [key for key in self.pieces if index is None or key[0] == index]:
-            self.blocks[key[0]][key[1]] = "".join(self.pieces.pop(key))
+        """Write the pieces of block ``index`` (of every block when None) into its fields. A block's
+        own keys are looked up, not found among every block's: at each block's start that made a
+        stream of many blocks quadratic in them."""
+        keys = list(self.pieces) if index is None else [(index, name) for name in _PIECE_FIELDS]
+        for key in keys:
+            pieces = self.pieces.pop(key, None)
+            if pieces is not None:
+                self.blocks[key[0]][key[1]] = "".join(pieces)
+
+
+_PIECE_FIELDS = ("text", "partial_json")  # the fields ``_add_piece`` is given
 
 
 def parse_messages(values: list[dict[str, Any]], streamed: bool) -> Response:
