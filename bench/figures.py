@@ -36,15 +36,18 @@ def median_seconds(run: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
-def medians_side_by_side(runs: list[Callable[[], object]], repeat: int) -> list[float]:
-    """The median wall time of each of ``runs``, taken in turn ``repeat`` times: a busy moment of a
-    shared machine then slows each of them alike, and a ratio between them holds."""
+def medians_side_by_side(
+    runs: list[Callable[[], object]], repeat: int, clock: Callable[[], float] = time.perf_counter
+) -> list[float]:
+    """The median time of each of ``runs`` by ``clock`` (wall time unless told), taken in turn
+    ``repeat`` times: a busy moment of a shared machine then slows each of them alike, and a ratio
+    between them holds."""
     times: list[list[float]] = [[] for _ in runs]
     for _ in range(repeat):
         for run, measured in zip(runs, times, strict=True):
-            start = time.perf_counter()
+            start = clock()
             run()
-            measured.append(time.perf_counter() - start)
+            measured.append(clock() - start)
     return [statistics.median(measured) for measured in times]
 
 

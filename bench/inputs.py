@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import zlib
 from collections.abc import Iterator, Sequence
 
 # Sentences mixing Japanese, English, digits and emoji, so offsets in bytes, UTF-16 units and
@@ -384,11 +385,317 @@ def _openai_delta(item_id: str, sequence: int, text: str) -> dict[str, object]:
     }
 
 
+def _pythonic_sse(values: list[dict[str, object]]) -> bytes:
+    """Named SSE events whose JSON is written as Python's ``json.dumps`` writes it (``", "`` and
+    ``": "``), as xAI's recorded streams are."""
+    return "".join(f"event: {v['type']}\ndata: {json.dumps(v, ensure_ascii=False)}\n\n" for v in values).encode("utf-8")
+
+
+def xai_stream(size: int, seed: int = 6) -> bytes:
+    """An xAI Responses web-search stream (grok-4): text deltas, an ``annotation.added`` url_citation
+    after each cited sentence (code-point offsets), ``response.completed`` repeating the answer."""
+    rng = random.Random(seed)
+    results = _web_results(30)
+    response_id = "b41f6c07-93e2-8d5a-27f0-c6a1d83e94b2"
+    item_id = f"msg_{response_id}"
+    head = {"created_at": 1795320000, "id": response_id, "model": "grok-4-fast-reasoning", "object": "response"}
+    events: list[dict[str, object]] = [
+        {"sequence_number": 0, "type": "response.created", "response": {**head, "output": [], "status": "in_progress"}},
+    ]
+    text = ""
+    annotations: list[dict[str, object]] = []
+    total, sequence, words = 2000, 1, _sentences(rng)
+    while total < size * 0.77:  # the final event repeats the text and the annotations
+        piece = f"{next(words)}。"
+        events.append(
+            {
+                "sequence_number": sequence,
+                "type": "response.output_text.delta",
+                "content_index": 0,
+                "delta": piece,
+                "item_id": item_id,
+                "output_index": 1,
+                "logprobs": [],
+            }
+        )
+        text += piece
+        sequence += 1
+        if rng.random() < 0.4:
+            result = rng.choice(results)
+            link = f"[[{len(annotations) + 1}]]({result['url']})"
+            events.append({**events[-1], "sequence_number": sequence, "delta": link})
+            annotation = {
+                "type": "url_citation",
+                "url": result["url"],
+                "start_index": len(text),
+                "end_index": len(text) + len(link),
+                "title": str(len(annotations) + 1),
+            }
+            text += link
+            events.append(
+                {
+                    "sequence_number": sequence + 1,
+                    "type": "response.output_text.annotation.added",
+                    "item_id": item_id,
+                    "output_index": 1,
+                    "content_index": 0,
+                    "annotation_index": len(annotations),
+                    "annotation": annotation,
+                }
+            )
+            annotations.append(annotation)
+            sequence += 2
+            total += len(json.dumps(events[-2], ensure_ascii=False)) + len(json.dumps(annotation)) + 150
+        total += len(json.dumps(events[-1], ensure_ascii=False)) + 35
+    message = {
+        "content": [{"type": "output_text", "text": text, "logprobs": [], "annotations": annotations}],
+        "id": item_id,
+        "role": "assistant",
+        "type": "message",
+        "status": "completed",
+    }
+    events.append(
+        {
+            "sequence_number": sequence,
+            "type": "response.completed",
+            "response": {**head, "output": [message], "status": "completed", "usage": {"input_tokens": 10}},
+        }
+    )
+    return _pythonic_sse(events)
+
+
+def cohere_stream(size: int, seed: int = 7) -> bytes:
+    """A Cohere Chat v2 stream (command-a) answering from documents: content deltas, then a
+    ``citation-start`` per cited sentence with its code-point span, text and document."""
+    rng = random.Random(seed)
+    documents = [
+        {
+            "type": "document",
+            "id": f"doc:{n}",
+            "document": {"id": f"doc:{n}", "title": f"資料 {n}", "snippet": f"抜粋 {n} 🌸"},
+        }
+        for n in range(20)
+    ]
+    events: list[dict[str, object]] = [
+        {
+            "id": "0d6f1b3e-8a2c-4f7d-b5e9-6c4a2e8f0b1d",
+            "type": "message-start",
+            "delta": {
+                "message": {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}
+            },
+        },
+        {"type": "content-start", "index": 0, "delta": {"message": {"content": {"type": "text", "text": ""}}}},
+    ]
+    citations: list[dict[str, object]] = []
+    text, total, words = "", 2000, _sentences(rng)
+    while total < size:
+        piece = f"{next(words)}。"
+        event = {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": piece}}}}
+        events.append(event)
+        total += len(_dumps(event)) + 30
+        if rng.random() < 0.4:
+            citation = {
+                "start": len(text),
+                "end": len(text) + len(piece),
+                "text": piece,
+                "sources": [rng.choice(documents)],
+                "type": "TEXT_CONTENT",
+            }
+            citations.append(citation)
+            total += len(_dumps(citation)) + 110
+        text += piece
+    events.append({"type": "content-end", "index": 0})
+    for number, citation in enumerate(citations):
+        events.append({"type": "citation-start", "index": number, "delta": {"message": {"citations": citation}}})
+        events.append({"type": "citation-end", "index": number})
+    events.append(
+        {
+            "type": "message-end",
+            "delta": {"finish_reason": "COMPLETE", "usage": {"billed_units": {"input_tokens": 10, "output_tokens": 5}}},
+        }
+    )
+    return _sse(events, named=True)
+
+
+def _eventstream_message(name: str, payload: bytes) -> bytes:
+    """One message of AWS's binary event stream: prelude and its CRC32, string headers, payload, CRC32."""
+    headers = {":event-type": name, ":content-type": "application/json", ":message-type": "event"}
+    encoded = b"".join(
+        bytes([len(key)]) + key.encode() + b"\x07" + len(value.encode()).to_bytes(2, "big") + value.encode()
+        for key, value in headers.items()
+    )
+    prelude = (16 + len(encoded) + len(payload)).to_bytes(4, "big") + len(encoded).to_bytes(4, "big")
+    body = prelude + zlib.crc32(prelude).to_bytes(4, "big") + encoded + payload
+    return body + zlib.crc32(body).to_bytes(4, "big")
+
+
+def bedrock_stream(size: int, seed: int = 8) -> bytes:
+    """A Bedrock ConverseStream body (AWS's binary event stream) of a web-grounded answer: text
+    deltas, and a citation delta with its web location after each cited sentence."""
+    rng = random.Random(seed)
+    results = _web_results(20)
+    events: list[tuple[str, dict[str, object]]] = [("messageStart", {"role": "assistant", "p": "abcdefgh"})]
+    total, words = 0, _sentences(rng)
+    while total < size:
+        deltas: list[dict[str, object]] = [{"text": f"{next(words)}、{next(words)}。"}]
+        if rng.random() < 0.5:
+            result = rng.choice(results)
+            deltas.append(
+                {
+                    "citation": {
+                        "title": result["title"],
+                        "sourceContent": [{"text": f"{next(words)}。"}],
+                        "location": {"web": {"url": result["url"], "domain": "example.jp"}},
+                    }
+                }
+            )
+        for delta in deltas:
+            payload = {"contentBlockIndex": 0, "delta": delta, "p": "abcdefghijklmnop"}
+            events.append(("contentBlockDelta", payload))
+            total += len(_dumps(payload)) + 100
+    events.append(("contentBlockStop", {"contentBlockIndex": 0, "p": "abcd"}))
+    events.append(("messageStop", {"stopReason": "end_turn", "p": "abcdef"}))
+    events.append(("metadata", {"usage": {"inputTokens": 10, "outputTokens": 5}, "metrics": {"latencyMs": 300}}))
+    return b"".join(_eventstream_message(name, _dumps(payload).encode("utf-8")) for name, payload in events)
+
+
+def mistral_stream(size: int, seed: int = 9) -> bytes:
+    """A Mistral Conversations web-search stream (mistral-medium): text deltas, each cited sentence
+    followed by a ``tool_reference`` chunk carrying its source."""
+    rng = random.Random(seed)
+    results = _web_results(20)
+    common = {"created_at": "2026-04-02T09:15:01.548Z", "output_index": 1, "id": "msg_0196f2a7d19a7c3b8e2f4a6d1c0b9e57"}
+    events: list[dict[str, object]] = [
+        {
+            "type": "conversation.response.started",
+            "created_at": "2026-04-02T09:15:01.137Z",
+            "conversation_id": "conv_0196f2a7c4e87b1d9a3e5f60c2b4d8e1",
+        },
+        {
+            "type": "tool.execution.started",
+            "created_at": "2026-04-02T09:15:01.274Z",
+            "output_index": 0,
+            "id": "tool_exec_0196f2a7c6b2",
+            "name": "web_search",
+            "arguments": '{"query": "東京 人口"}',
+        },
+    ]
+    total, index, words = 2000, 0, _sentences(rng)
+    meta = {"model": "mistral-medium-2505", "agent_id": None, "role": "assistant"}
+    while total < size:
+        event = {
+            "type": "message.output.delta",
+            **common,
+            "content_index": index,
+            **meta,
+            "content": f"{next(words)}。",
+        }
+        events.append(event)
+        index += 1
+        total += len(_dumps(event)) + 40
+        if rng.random() < 0.4:
+            result = rng.choice(results)
+            reference = {
+                "type": "tool_reference",
+                "tool": "web_search",
+                "title": result["title"],
+                "url": result["url"],
+                "favicon": None,
+                "description": f"{next(words)}。",
+            }
+            event = {"type": "message.output.delta", **common, "content_index": index, **meta, "content": reference}
+            events.append(event)
+            index += 1
+            total += len(_dumps(event)) + 40
+    events.append(
+        {
+            "type": "conversation.response.done",
+            "created_at": "2026-04-02T09:15:03.466Z",
+            "usage": {"prompt_tokens": 1843, "completion_tokens": index, "total_tokens": 1843 + index},
+        }
+    )
+    return _sse(events, named=True)
+
+
+def vercel_stream(size: int, seed: int = 10) -> bytes:
+    """A Vercel AI SDK UI message stream of a Claude web-search answer: text deltas, then a
+    ``source-url`` part per cited passage, with Claude's cited text in its provider metadata."""
+    rng = random.Random(seed)
+    results = _web_results(30)
+    events: list[dict[str, object]] = [
+        {"type": "start", "messageId": "msg_9mT4qXbZ2rWc7LkP"},
+        {"type": "start-step"},
+        {"type": "text-start", "id": "text-1"},
+    ]
+    sources: list[dict[str, object]] = []
+    total, words = 2000, _sentences(rng)
+    while total < size:
+        event = {"type": "text-delta", "id": "text-1", "delta": f"{next(words)}、"}
+        events.append(event)
+        total += len(_dumps(event)) + 8
+        if rng.random() < 0.1:
+            result = rng.choice(results)
+            metadata = {"type": "web_search_result_location", "cited_text": f"{next(words)}。", **result}
+            source = {"type": "source-url", "sourceId": str(result["url"]), **result}
+            source["providerMetadata"] = {"anthropic": {**metadata, "encrypted_index": "EpIBCioIBhgCIiQ0YjI5"}}
+            sources.append(source)
+            total += len(_dumps(source)) + 8
+    events.append({"type": "text-end", "id": "text-1"})
+    events += sources
+    events += [{"type": "finish-step"}, {"type": "finish", "finishReason": "stop"}]
+    return _sse(events) + b"data: [DONE]\n\n"
+
+
+def langchain_message(size: int, seed: int = 11) -> bytes:
+    """A LangChain AIMessage of a Gemini web-search answer (``model_dump()``, indented), one text
+    block with a ``citation`` annotation per sentence: UTF-8 offsets, the cited text, Google's extras."""
+    rng = random.Random(seed)
+    chunks = [f"https://vertexaisearch.cloud.google.com/grounding-api-redirect/{i}" for i in range(30)]
+    sentences: list[str] = []
+    annotations: list[dict[str, object]] = []
+    offset, total, words = 0, 2000, _sentences(rng)
+    while total < size:
+        sentence = f"{next(words)}。{next(words)}。"
+        length = len(sentence.encode("utf-8"))
+        index = rng.randrange(30)
+        annotations.append(
+            {
+                "type": "citation",
+                "id": f"lc_{index:08x}-43ee-5c85-a78a-f429fc6c6a17",
+                "url": chunks[index],
+                "title": f"example{index}.jp",
+                "start_index": offset,
+                "end_index": offset + length,
+                "cited_text": sentence,
+                "extras": {"google_ai_metadata": {"web_search_queries": ["東京 人口"], "grounding_chunk_index": index}},
+            }
+        )
+        sentences.append(sentence)
+        offset += length
+        total += length * 2 + 600
+    message = {
+        "content": [{"type": "text", "text": "".join(sentences), "annotations": annotations}],
+        "additional_kwargs": {},
+        "response_metadata": {"finish_reason": "STOP", "model_name": "gemini-2.5-flash"},
+        "type": "ai",
+        "name": None,
+        "id": "lc_run--0196f2a7-c4e8-7b1d-9a3e-5f60c2b4d8e1",
+        "usage_metadata": {"input_tokens": 10, "output_tokens": len(sentences), "total_tokens": len(sentences) + 10},
+    }
+    return json.dumps(message, ensure_ascii=False, indent=2).encode("utf-8")
+
+
 GENERATORS = {
     "perplexity": perplexity_agent_stream,
     "anthropic": claude_stream,
     "gemini": gemini_answer,
     "openai": openai_stream,
+    "xai": xai_stream,
+    "cohere": cohere_stream,
+    "bedrock": bedrock_stream,
+    "mistral": mistral_stream,
+    "vercel": vercel_stream,
+    "langchain": langchain_message,
 }
 
 

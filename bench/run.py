@@ -14,6 +14,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,7 +26,8 @@ from citeview.core.parse import parse_dump
 
 RESULTS = Path(__file__).with_name("results.json")
 MB = 1_000_000
-PARSE_RATIO_LIMIT = 1.5
+PARSE_RATIO_LIMIT = 2.0  # at the sizes the target names (issue 20); the others are reported
+TARGET_SIZES = (10 * MB, 50 * MB)
 LINEAR_LIMIT = 5.5  # the 50 MB run against the 10 MB one
 RENDER_RATIO_LIMIT = 1.3  # rendering with citations, sanitised, against its floor (render_figures)
 RENDER_SECONDS, RENDER_RUNS_MAX = 4.0, 200  # how long each render case's floor is timed, at least
@@ -33,10 +35,19 @@ MEMORY_RATIO_LIMIT = 4.0
 
 
 def bare_decode(raw: bytes) -> object:
-    """The baseline: decoding the dump's JSON with orjson and nothing else."""
+    """The baseline: decoding the dump's JSON with orjson and nothing else (of an event stream, each
+    message's payload, found by its two lengths and nothing more)."""
     if raw.lstrip().startswith((b"{", b"[")):
         return orjson.loads(raw)
-    return [orjson.loads(line[5:]) for line in raw.splitlines() if line.startswith(b"data:")]
+    if raw.startswith((b"data:", b"event:")):
+        lines = raw.splitlines()
+        return [orjson.loads(line[5:]) for line in lines if line.startswith(b"data:") and line != b"data: [DONE]"]
+    values, at = [], 0
+    while at < len(raw):
+        total, headers = int.from_bytes(raw[at : at + 4]), int.from_bytes(raw[at + 4 : at + 8])
+        values.append(orjson.loads(raw[at + 12 + headers : at + total - 4]))
+        at += total
+    return values
 
 
 def parse_figures(sizes: list[int], repeat: int) -> list[Figure]:
@@ -46,12 +57,21 @@ def parse_figures(sizes: list[int], repeat: int) -> list[Figure]:
         for size in sizes:
             raw = generate(size)
             parse_dump(raw, max_bytes=len(raw))  # once first, so every timed run starts warm
-            decode = median_seconds(lambda raw=raw: bare_decode(raw), repeat)
-            parse = median_seconds(lambda raw=raw: parse_dump(raw, max_bytes=len(raw)), repeat)
+            # The processor time of this process: on a machine shared with other work, wall time
+            # counts the waits for a core as well, and they fall unevenly on the two.
+            decode, parse = medians_side_by_side(
+                [lambda raw=raw: bare_decode(raw), lambda raw=raw: parse_dump(raw, max_bytes=len(raw))],
+                repeat,
+                clock=time.process_time,
+            )
             seconds[size] = parse
             label = f"{provider} {size // MB} MB ({len(raw) / MB:.1f} MB)"
             figures.append(Figure("parse", f"{label}: parse", round(parse, 3), "s"))
-            figures.append(ratio_figure("parse", f"{label}: parse / orjson decode", parse / decode, PARSE_RATIO_LIMIT))
+            ratio_name = f"{label}: parse / orjson decode"
+            if size in TARGET_SIZES:
+                figures.append(ratio_figure("parse", ratio_name, parse / decode, PARSE_RATIO_LIMIT))
+            else:  # a small dump's fixed costs (the first 100,000 characters' Markdown parse) weigh more
+                figures.append(Figure("parse", ratio_name, round(parse / decode, 2), "×"))
         if 10 * MB in seconds and 50 * MB in seconds:
             growth = seconds[50 * MB] / seconds[10 * MB]
             figures.append(ratio_figure("parse", f"{provider}: 50 MB / 10 MB (linear: 5)", growth, LINEAR_LIMIT))

@@ -9,13 +9,13 @@ what tells it from another API of the same shape is declared in its provider's m
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from citeview.core import registry
 from citeview.core.errors import DumpError
 from citeview.core.framing import FramedDump
 from citeview.core.phrases import Phrase, phrase
-from citeview.core.registry import ApiFormat, OneResponse, Shape, StreamSplitter, ValueKind
+from citeview.core.registry import NEITHER, ApiFormat, OneResponse, Shape, StreamSplitter, ValueKind
 
 
 @dataclass
@@ -69,6 +69,9 @@ def _group(dump: FramedDump, shapes: list[Shape]) -> tuple[list[ResponseValues],
     current: ResponseValues | None = None
     waiting: list[dict[str, Any]] = []  # values of no known shape before any stream: the next stream takes them
     outside = 0
+    # Per ``type`` and keys of a value: the first shape not known to refuse every such value, and
+    # its kind when that is known too (``Shape.decide``). A stream's events are of a few kinds.
+    decided: dict[tuple[str | None, tuple[str, ...]], tuple[int, ValueKind | None]] = {}
     for value in dump.values:
         if not isinstance(value, dict):
             outside += 1  # a bare number, string or list in a stream is no event of any provider
@@ -77,12 +80,23 @@ def _group(dump: FramedDump, shapes: list[Shape]) -> tuple[list[ResponseValues],
         # as this runs for every event of streams of tens of thousands.
         shape: Shape | None = None
         kind: ValueKind | None = None
-        if value.get("type") not in ("error", "ping"):
-            for candidate in shapes:
-                kind = candidate.recognise(value)
+        type_name = value.get("type")
+        if type_name not in ("error", "ping"):
+            first = 0
+            if type(value) is dict and (type_name is None or type(type_name) is str):
+                key = (type_name, tuple(value))
+                known = decided.get(key)
+                if known is None:
+                    known = decided[key] = _decision(shapes, type_name, frozenset(key[1]))
+                first, kind = known
                 if kind is not None:
-                    shape = candidate
-                    break
+                    shape = shapes[first]
+            if shape is None:
+                for candidate in shapes[first:]:
+                    kind = candidate.recognise(value)
+                    if kind is not None:
+                        shape = candidate
+                        break
         if shape is None:
             # A ping, an error or an unknown event belongs to the stream around it; its parser reports it.
             (current.values if current is not None else waiting).append(value)
@@ -106,6 +120,17 @@ def _group(dump: FramedDump, shapes: list[Shape]) -> tuple[list[ResponseValues],
         if len(group.values) == 1 and group.shape.whole_when_alone(group.values[0]):
             group.streamed = False
     return groups, len(waiting) + outside
+
+
+def _decision(shapes: list[Shape], type_name: str | None, keys: frozenset[str]) -> tuple[int, ValueKind | None]:
+    """Where asking the shapes about a value of this type and these keys must start, and the kind
+    of the shape there when its ``decide`` knows it (None: ask its ``recognise``)."""
+    for index, shape in enumerate(shapes):
+        decision = shape.decide(type_name, keys) if shape.decide is not None else None
+        if decision == NEITHER:
+            continue
+        return index, cast(ValueKind | None, decision)
+    return len(shapes), None
 
 
 def _marked_api(apis: list[ApiFormat], values: list[dict[str, Any]]) -> ApiFormat | None:

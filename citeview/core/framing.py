@@ -10,14 +10,25 @@ import codecs
 import json
 import math
 import re
+import zlib
 from dataclasses import dataclass, field
 from operator import add, methodcaller
 from typing import Any
 
+import msgspec
 import orjson
 
 from citeview.core.errors import DumpError
-from citeview.core.eventstream import DamagedMessage, looks_like_event_stream, read_event_stream
+from citeview.core.eventstream import (
+    MAX_HEADERS_BYTES,
+    MAX_MESSAGE_BYTES,
+    MIN_MESSAGE_BYTES,
+    PRELUDE_BYTES,
+    DamagedMessage,
+    looks_like_event_stream,
+    read_event_stream,
+)
+from citeview.core.eventstream import _headers as read_headers
 from citeview.core.phrases import Phrase, phrase
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -57,7 +68,7 @@ def read_dump(raw: bytes) -> FramedDump:
     dump = _read_event_stream(raw) if looks_like_event_stream(raw) else _read_text_dump(raw)
     if not (dump.depth_checked or raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH):
         _refuse_deep(dump.values)
-    if _MAY_HOLD_UNSHOWABLE.search(raw):
+    if b"\\u" in raw and _MAY_HOLD_UNSHOWABLE.search(raw):  # (the first test is the quicker)
         dump.repaired_strings = _repair_unshowable(dump.values)
     return dump
 
@@ -75,6 +86,9 @@ def _read_text_dump(raw: bytes) -> FramedDump:
 
 
 def _read_event_stream(raw: bytes) -> FramedDump:
+    plain = _read_plain_event_stream(raw)
+    if plain is not None:
+        return plain
     stream = read_event_stream(raw, loads_strict)
     if all(isinstance(value, DamagedMessage) for value in stream.values):
         if stream.damaged:
@@ -96,16 +110,87 @@ def _read_event_stream(raw: bytes) -> FramedDump:
     return FramedDump("eventstream", stream.values, cut_off=stream.cut_off, damaged=stream.damaged)
 
 
+def _read_plain_event_stream(raw: bytes) -> FramedDump | None:
+    """An event stream as AWS sends it, every message whole, of the few header blocks a stream
+    repeats: read as ``read_event_stream`` reads it, each header block once, the payloads proven
+    together as a stream's events are. None at anything else (a damaged or cut message, an error
+    message, a payload ``json`` must read): ``read_event_stream`` then reads it and says what is wrong."""
+    names_by_headers: dict[bytes, str | None] = {}
+    names: list[str] = []
+    payloads: list[bytes] = []
+    offset, size = 0, len(raw)
+    while offset < size:
+        prelude = raw[offset : offset + PRELUDE_BYTES]
+        if len(prelude) < PRELUDE_BYTES or zlib.crc32(prelude[:8]) != int.from_bytes(prelude[8:]):
+            return None if raw[offset:].strip() else _plain_event_stream(names, payloads)
+        total, headers_length = int.from_bytes(prelude[:4]), int.from_bytes(prelude[4:8])
+        if not MIN_MESSAGE_BYTES <= total <= MAX_MESSAGE_BYTES or headers_length > min(
+            MAX_HEADERS_BYTES, total - MIN_MESSAGE_BYTES
+        ):
+            return None
+        message = raw[offset : offset + total]
+        if len(message) < total or zlib.crc32(message[:-4]) != int.from_bytes(message[-4:]):
+            return None
+        headers = message[PRELUDE_BYTES : PRELUDE_BYTES + headers_length]
+        if headers not in names_by_headers:
+            names_by_headers[headers] = _event_name_of(headers)
+        name = names_by_headers[headers]
+        if name is None:
+            return None
+        names.append(name)
+        payloads.append(message[PRELUDE_BYTES + headers_length : -4])
+        offset += total
+    return _plain_event_stream(names, payloads)
+
+
+def _event_name_of(headers: bytes) -> str | None:
+    """The event (or exception) a message's headers name, as ``read_event_stream`` reads them; None
+    for headers it would not read as one event's."""
+    fields = read_headers(headers)
+    if fields is None:
+        return None
+    kind = fields.get(":message-type")
+    name = fields.get(":event-type") if kind == "event" else fields.get(":exception-type")
+    return name if kind in ("event", "exception") and isinstance(name, str) and name else None
+
+
+def _plain_event_stream(names: list[str], payloads: list[bytes]) -> FramedDump | None:
+    if not payloads or not all(payloads) or any(not payload.strip() for payload in payloads):
+        return None  # (an empty payload is read as {} by the careful reader)
+    try:
+        decoded = list(map(_DECODER.decode, payloads))
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if _ENCODER.encode(decoded).count(b":") != sum(map(_count_colons, payloads)) or any(
+        _MAY_ESCAPE_COLON in payload for payload in payloads
+    ):
+        return None
+    # Each payload becomes the value of its event's one key: a level deeper than it is alone.
+    brackets = map(add, map(_count_braces, payloads), map(_count_brackets, payloads))
+    if any(
+        _may_nest_too_deep(payload, MAX_DEPTH - 1)
+        for payload, n in zip(payloads, brackets, strict=True)
+        if n > MAX_DEPTH - 1
+    ):
+        return None
+    values: list[Any] = [{name: value} for name, value in zip(names, decoded, strict=True)]
+    return FramedDump("eventstream", values, depth_checked=True)
+
+
 def _read_proven(raw: bytes) -> FramedDump | None:
     """The fast reading of the two layouts most dumps have: a stream as servers write it, or one JSON
     document. None when the dump is laid out otherwise, or anything in it needs the careful reader
     (which also says exactly what is wrong)."""
     start = raw[:4096].lstrip()[:1]  # (not the whole dump: that would copy it to read one byte)
     if start in (b"{", b"["):
-        value = _proven_json(raw)
-        return None if value is _UNPROVEN else _json_document(value)
+        value, depth_checked = _proven_and_checked(raw)
+        if value is _UNPROVEN:
+            return None
+        dump = _json_document(value)
+        dump.depth_checked = depth_checked
+        return dump
     if raw.startswith((b"data:", b"event:")):
-        return _read_simple_sse(raw)
+        return _read_lined_sse(raw) or _read_simple_sse(raw)
     return None
 
 
@@ -131,7 +216,7 @@ def _read_text(text: str) -> FramedDump:
 
 def refuse_what_is_not_text(raw: bytes) -> None:
     """Refuse at once what is plainly no saved response: nothing, UTF-16, a PDF or an image."""
-    if not raw.strip():
+    if not raw or raw.isspace():  # (not raw.strip(), which copies the dump)
         raise DumpError("empty", phrase("The dump is empty: paste or upload a saved API response."))
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise DumpError(
@@ -179,12 +264,56 @@ _UNPROVEN = object()
 
 
 def _proven_json(text: str | bytes) -> Any:
-    """orjson's reading of ``text``, when it is provably the exact one; else ``_UNPROVEN``.
+    """A fast C reading of ``text``, when it is provably the one ``json`` makes; else ``_UNPROVEN``.
 
-    orjson decodes several times faster than ``json``, but keeps the last of two equal keys and reads
-    integers beyond 64 bits as floats. Its value is taken only when it writes back to the very bytes
-    read (compact, or indented by two spaces, as servers and SDKs write JSON): then nothing was dropped
-    or changed. Everything else goes to ``json``, which also names what is wrong."""
+    msgspec reads integers of any size exactly, refuses NaN, numbers too large for a float and half
+    characters as ``json`` does here, and rounds floats as ``json`` does; but of two equal keys it
+    keeps the last without a word. So its value is taken only when no key was dropped: written back,
+    it holds as many colons as the bytes read (outside strings a colon only ever follows a key, and
+    inside them each stands for itself, unless escaped as ``\\u003a``, which sends the text to
+    ``json``). It proves any layout, compact, indented or spaced. Values nested deeper than
+    ``MAX_DEPTH`` are read as before msgspec (``_orjson_proven``), so what is refused, and how, stays."""
+    return _proven_and_checked(text)[0]
+
+
+def _proven_and_checked(text: str | bytes) -> tuple[Any, bool]:
+    """``_proven_json``'s value, and whether it is known to nest no deeper than ``MAX_DEPTH``."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    try:
+        value = _DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return _UNPROVEN, False
+    if _MAY_ESCAPE_COLON in data:
+        return _UNPROVEN, False
+    try:  # one write proves both: its colons, and how far in its lines start (orjson's is the quicker)
+        written = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits, or nesting beyond orjson's reach
+        written = msgspec.json.format(_ENCODER.encode(value), indent=2)
+    if written.count(b":") != data.count(b":"):
+        return _UNPROVEN, False
+    if _DEEPER_THAN_ALLOWED in written:
+        return _orjson_proven(text), False
+    return value, True
+
+
+_DECODER = msgspec.json.Decoder()
+_ENCODER = msgspec.json.Encoder()
+_MAY_ESCAPE_COLON = b"\\u003"  # the start of the escapes \u0030 to \u003f, ":" (\u003a) among them
+# In JSON indented by two spaces, a value nested n levels deep starts 2(n - 1) spaces in.
+_DEEPER_THAN_ALLOWED = b"\n" + b" " * (2 * MAX_DEPTH)
+
+
+def _may_nest_too_deep(data: bytes, depth: int = MAX_DEPTH) -> bool:
+    """Whether a value in the JSON ``data`` may nest deeper than ``depth`` (found in C: no line of
+    it indented by two spaces a level is indented that far). False only when none does."""
+    deeper = _DEEPER_THAN_ALLOWED if depth == MAX_DEPTH else b"\n" + b" " * (2 * depth)
+    return deeper in msgspec.json.format(data, indent=2)
+
+
+def _orjson_proven(text: str | bytes) -> Any:
+    """orjson's reading of ``text``, when it is provably the exact one; else ``_UNPROVEN``: orjson
+    keeps the last of two equal keys and reads integers beyond 64 bits as floats, so its value is
+    taken only when it writes back to the very bytes read (compact, or indented by two spaces)."""
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
@@ -390,6 +519,77 @@ def _read_simple_sse(raw: bytes) -> FramedDump | None:
     brackets = map(add, map(_count_braces, payloads), map(_count_brackets, payloads))
     _refuse_deep([value for value, count in zip(values, brackets, strict=True) if count > MAX_DEPTH])
     return FramedDump("sse", values, event_names, done_marker=done_marker, depth_checked=True)
+
+
+def _read_lined_sse(raw: bytes) -> FramedDump | None:
+    """A stream as servers write it, read without a regular expression: every event one ``data: ``
+    line, each perhaps after one ``event: `` line, each followed by a blank line, ``\\n`` line ends.
+    The lines are split and each field told by its place in C; the events are read by
+    ``_proven_json``'s reader and proven all at once. None when the stream is laid out otherwise or
+    anything in it needs a slower reader."""
+    if b"\r" in raw or _MAY_ESCAPE_COLON in raw or not raw.endswith(b"\n\n"):
+        return None
+    if raw.startswith(b"event: "):
+        lines = raw.split(b"\n")
+        count, rest = divmod(len(lines) - 1, 3)  # (event, data, blank) per event, and the last line end
+        if rest or not count or any(lines[2:-1:3]):
+            return None
+        data, names_text = b"\n".join(lines[1:-1:3]), b"\n".join(lines[0:-1:3])
+        del lines  # (each copy of the stream is let go as soon as the next is made: a dump's memory is bounded)
+        # No line holds a line end: each starts with its field's name when the joined lines hold it so often.
+        if not (names_text.startswith(b"event: ") and names_text.count(b"\nevent: ") == count - 1):
+            return None
+        try:
+            names: list[str | None] = list(names_text[7:].decode("utf-8").split("\nevent: "))
+        except UnicodeDecodeError:
+            return None
+        if not (data.startswith(b"data: ") and data.count(b"\ndata: ") == count - 1):
+            return None
+        colons = data.count(b":")
+        payloads = data[6:].split(b"\ndata: ")
+        del data
+    else:
+        if not raw.startswith(b"data: "):
+            return None
+        payloads = raw[6:-2].split(b"\n\ndata: ")
+        count = len(payloads)
+        # Only the line ends around the blank lines, so each event is one line, its data.
+        if raw.count(b"\n") != 2 * count:
+            return None
+        names = [None] * count
+        colons = raw.count(b":")
+    done_marker = payloads[-1].strip() == b"[DONE]"
+    if done_marker:
+        del payloads[-1], names[-1]
+    try:
+        values = list(map(_DECODER.decode, payloads))
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    del payloads
+    # Each data line's colon is its field's; the others are the payloads'.
+    if not values or not _events_proven(values, colons - count):
+        return None
+    return FramedDump("sse", values, names, done_marker=done_marker, depth_checked=True)
+
+
+def _events_proven(values: list[Any], payload_colons: int) -> bool:
+    """Whether the events read hold every key their payloads do (``_proven_json``'s proof) and nest
+    no deeper than ``MAX_DEPTH``: written indented, a batch of events at a time (so the writing
+    stays small), the events' own members start four spaces in, a value n levels deep 2n in."""
+    too_deep = b"\n" + b" " * (2 * MAX_DEPTH + 2)
+    colons = 0
+    for start in range(0, len(values), _PROOF_BATCH):
+        try:
+            written = orjson.dumps(values[start : start + _PROOF_BATCH], option=orjson.OPT_INDENT_2)
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits, or nesting beyond orjson's reach
+            return False
+        if too_deep in written:
+            return False
+        colons += written.count(b":")
+    return colons == payload_colons
+
+
+_count_colons = methodcaller("count", b":")
 
 
 _PROOF_BATCH = 1000  # events proven per call: few calls, and the copies made for it stay small

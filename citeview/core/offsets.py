@@ -25,28 +25,41 @@ class ByteOffsets:
     def __init__(self, text: str) -> None:
         self.text = text
         self.data = text.encode("utf-8", errors="surrogatepass")
+        self._size = len(self.data)
         self._counts = [0]
         for stride_start in range(0, len(self.data) - _STRIDE + 1, _STRIDE):
             self._counts.append(self._counts[-1] + _codepoints_in(self.data[stride_start : stride_start + _STRIDE]))
+        # The last offset converted and its count: offsets mostly come in order (a support per
+        # sentence), and the next one is then counted from there, over the bytes between the two.
+        self._last_byte = 0
+        self._last_count = 0
 
     def codepoint(self, byte_offset: int) -> int | None:
         """The code point at ``byte_offset``; None when the offset falls inside a character or past the end."""
-        if not self.in_range(byte_offset):
+        if not 0 <= byte_offset <= self._size:
             return None
-        if byte_offset < len(self.data) and self.data[byte_offset] in _CONTINUATION_BYTES:
+        if byte_offset < self._size and 0x80 <= self.data[byte_offset] < 0xC0:  # a continuation byte
             return None
         return self.codepoints_before(byte_offset)
 
     def codepoints_before(self, byte_offset: int) -> int:
         """How many code points start before ``byte_offset`` (which may fall inside a character)."""
-        stride = byte_offset // _STRIDE
-        return self._counts[stride] + _codepoints_in(self.data[stride * _STRIDE : byte_offset])
+        last = self._last_byte
+        if last <= byte_offset < last + _STRIDE:  # (_codepoints_in, written out: once per offset)
+            count = self._last_count + len(self.data[last:byte_offset].translate(None, _CONTINUATION_BYTES))
+        else:
+            start = byte_offset - byte_offset % _STRIDE
+            count = self._counts[start // _STRIDE] + len(
+                self.data[start:byte_offset].translate(None, _CONTINUATION_BYTES)
+            )
+        self._last_byte, self._last_count = byte_offset, count
+        return count
 
     def in_range(self, byte_offset: int) -> bool:
-        return 0 <= byte_offset <= len(self.data)
+        return 0 <= byte_offset <= self._size
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # made once per citation of answers with hundreds of thousands: not frozen, which costs
 class Placement:
     start: int | None  # code points; None when the span could not be placed
     end: int | None
@@ -60,7 +73,7 @@ def place_byte_span(offsets: ByteOffsets, start: int, end: int, expected_text: s
     A span whose offsets do not fit is placed only where ``expected_text`` occurs exactly once near
     where the offsets point; otherwise it stays unplaced, never at a guessed position.
     """
-    if not (offsets.in_range(start) and offsets.in_range(end)) or start > end:
+    if not 0 <= start <= end <= offsets._size:
         problem = "offset_out_of_range"
         detail = phrase(
             "bytes {start}–{end} but the text has {size} bytes", start=start, end=end, size=len(offsets.data)

@@ -24,6 +24,11 @@ from citeview.core.model import Response
 # How a value of a shape stands: one ``event`` of a stream, a ``whole`` response, or a ``chunk`` of a
 # stream that is a whole response when the dump is that one JSON object.
 ValueKind = Literal["event", "whole", "chunk"]
+# What ``recognise`` says of every value whose ``type`` is the given string (None: it has no ``type``)
+# and whose keys are the given ones, when that alone decides it: a kind, or NEITHER when it says None
+# of every such value; None when it depends on more (``recognise`` is then asked).
+Decision = Literal["event", "whole", "chunk", "neither"]
+NEITHER: Decision = "neither"
 # A parser reads one response's values (``streamed``: they are a stream's); Gemini answers with one
 # Response per candidate.
 Parser = Callable[[list[dict[str, Any]], bool], Response | list[Response]]
@@ -76,6 +81,10 @@ class Shape:
     new_splitter: Callable[[], StreamSplitter] = OneResponse
     # A stream that turns out to be this one value is a whole response when this says so.
     whole_when_alone: Callable[[dict[str, Any]], bool] = _never
+    # ``recognise`` as far as a value's ``type`` and keys alone decide it (see ``Decision``), so that
+    # detection asks each shape once per kind of event of a stream, not once per event. It must
+    # never contradict ``recognise``; None: always ask ``recognise``.
+    decide: Callable[[str | None, frozenset[str]], Decision | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -17,15 +17,18 @@ from types import ModuleType
 import bleach
 import markdown_it
 import mdurl
+import msgspec
 import pypdf
 
 CORE_DIR = Path(__file__).resolve().parent
 # The libraries whose output is stored with the result: markdown-it-py draws each answer (with mdurl
 # normalising its links) and bleach sanitises it; pypdf reads the pages of the documents an answer's
-# quotes are checked against. orjson is not one: framing uses it only where it
-# reads exactly what json would (``framing._proven_json``). tests/core/test_version.py fails when
-# the core imports a library that is in neither list.
-RENDERED_WITH = (bleach, markdown_it, mdurl, pypdf)
+# quotes are checked against; msgspec decodes most dumps, and framing's proof of its reading (no key
+# dropped) does not check its numbers and strings, so another release may change a result. orjson is
+# not one: framing uses it only where it writes back to the very bytes read
+# (``framing._orjson_proven``). tests/core/test_version.py fails when the core imports a library
+# that is in neither list.
+RENDERED_WITH = (bleach, markdown_it, mdurl, msgspec, pypdf)
 
 
 def code_version(root: Path = CORE_DIR, libraries: Iterable[ModuleType] = RENDERED_WITH) -> str:

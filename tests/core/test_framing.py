@@ -179,3 +179,88 @@ def test_parsing_leaves_the_cycle_collector_on_whatever_the_dump():
     assert gc.isenabled()
     error_of(b'{"id": "a", "id": "b"}')
     assert gc.isenabled()
+
+
+# The readers in C (msgspec, every layout; issue 20) prove what they read by its colons: a key that
+# appears twice leaves one colon fewer in what is written back. Each case here would fool a reader
+# that did not prove it, or that trusted an escaped colon.
+
+
+def spaced_sse(*events: dict, names: bool = True) -> bytes:
+    """Events as Python's json.dumps writes them (``", "`` and ``": "``), as xAI's streams are."""
+    return b"".join(
+        (f"event: {e['type']}\n".encode() if names else b"") + b"data: " + json.dumps(e).encode() + b"\n\n"
+        for e in events
+    )
+
+
+@pytest.mark.parametrize("names", [False, True])
+def test_a_spaced_stream_reads_as_the_careful_reader_reads_it(names: bool):
+    events = [agent_created(), *agent_deltas("東京🗼", "[1]"), {"type": "ping", "n": 12345678901234567890123}]
+    fast = read_dump(spaced_sse(*events, names=names))
+    careful = read_dump(b": a comment\n" + spaced_sse(*events, names=names))
+    assert fast.values == careful.values == events
+    assert fast.event_names == careful.event_names
+    assert fast.values[-1]["n"] == 12345678901234567890123
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        b'{"type": "response.output_text.delta", "delta": "a", "delta": "b"}',  # spaced
+        b'{"type":"response.output_text.delta","x":{"k":1,"k":2}}',  # nested
+        # The escaped colon makes up for the key dropped: the colons alone would balance.
+        b'{"type":"response.output_text.delta","delta":"a","delta":"b\\u003a"}',
+    ],
+)
+@pytest.mark.parametrize("names", [False, True])
+def test_a_key_twice_in_any_layout_of_stream_is_refused(event: bytes, names: bool):
+    head, tail = spaced_sse(agent_created(), names=names), spaced_sse(*agent_deltas("c"), names=names)
+    line = (b"event: response.output_text.delta\n" if names else b"") + b"data: " + event + b"\n\n"
+    assert "appears twice" in error_of(head + line + tail).message
+
+
+def test_a_key_twice_in_an_indented_or_spaced_document_is_refused():
+    assert "'id' appears twice" in error_of(b'{\n  "id": "a",\n  "id": "b"\n}').message
+    assert "'k' appears twice" in error_of(b'{"id": "a", "x": [{"k": 1, "k": "\\u003a"}]}').message
+
+
+def test_a_spaced_document_keeps_an_integer_beyond_64_bits_exactly():
+    assert (
+        read_dump(b'{"id": "a", "n": 123456789012345678901234567890}').values[0]["n"] == 123456789012345678901234567890
+    )
+
+
+@pytest.mark.parametrize("names", [False, True])
+def test_deep_nesting_in_a_spaced_stream_is_refused_and_shallow_nesting_read(names: bool):
+    def stream(depth: int) -> bytes:
+        nested = json.loads("[" * depth + "]" * depth)
+        return spaced_sse(agent_created(), {"type": "ping", "x": nested}, names=names)
+
+    assert error_of(stream(70)).code == "too_deep"
+    assert read_dump(stream(62)).values[1]["type"] == "ping"  # 62 lists in an event: 64 levels
+
+
+def test_deep_nesting_in_a_spaced_document_is_refused():
+    obj = sonar_object("x", [])
+    obj["search_results"] = [{"url": "https://x.example", "date": json.loads("[" * 70 + "]" * 70)}]
+    assert error_of(json.dumps(obj, indent=2).encode()).code == "too_deep"
+    obj["search_results"][0]["date"] = json.loads("[" * 60 + "]" * 60)
+    assert read_dump(json.dumps(obj, indent=2).encode()).framing == "json"
+
+
+def test_lines_that_only_join_into_events_are_read_one_by_one():
+    # Joined with commas the two lines would be one object; each alone is no JSON (the first one,
+    # followed by another event, is refused, as the careful reader refuses it).
+    raw = compact_sse(agent_created()) + b'data: {"type":"ping","x":[1\n\ndata: 2]}\n\n'
+    assert error_of(raw + compact_sse(*agent_deltas("c"))).code == "truncated_json"
+
+
+def test_a_named_stream_ending_in_done_is_read_without_it():
+    raw = compact_sse(agent_created(), *agent_deltas("a"), names=True) + b"event: done\ndata: [DONE]\n\n"
+    dump = read_dump(raw)
+    assert (
+        dump.done_marker
+        and len(dump.values) == 2
+        and dump.event_names == ["response.created", "response.output_text.delta"]
+    )

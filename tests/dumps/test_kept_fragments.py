@@ -27,6 +27,7 @@ def nothing_kept_yet() -> None:
     (a live server's), may have kept the same forms' fields, and the counts here start cold."""
     cache.clear()
 
+
 SEED = "agent-seed-incomplete.sse"  # four items: [2] with two URLs, [9], and [8] with no source
 
 

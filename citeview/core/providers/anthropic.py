@@ -16,7 +16,7 @@ from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response, SearchBatch
 from citeview.core.phrases import phrase
 from citeview.core.providers.anthropic_request import check_quotes
-from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
+from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 COMPLETED_STOP_REASONS = {"end_turn", "stop_sequence", "tool_use"}
@@ -41,6 +41,22 @@ class _Stream:
     stopped: bool = False
     error: dict[str, Any] | None = None
     unknown_types: list[str | None] = field(default_factory=list)  # None: no type
+    # The pieces of a block's text or tool input not yet joined, by block index and field: adding
+    # each delta to the string so far copied a block's whole text at every delta (quadratic).
+    pieces: dict[tuple[int, str], list[str]] = field(default_factory=dict)
+
+    def join_pieces(self, index: int | None = None) -> None:
+        """Write the pieces of block ``index`` (of every block when None) into its fields. A block's
+        own keys are looked up, not found among every block's: at each block's start that made a
+        stream of many blocks quadratic in them."""
+        keys = list(self.pieces) if index is None else [(index, name) for name in _PIECE_FIELDS]
+        for key in keys:
+            pieces = self.pieces.pop(key, None)
+            if pieces is not None:
+                self.blocks[key[0]][key[1]] = "".join(pieces)
+
+
+_PIECE_FIELDS = ("text", "partial_json")  # the fields ``_add_piece`` is given
 
 
 def parse_messages(values: list[dict[str, Any]], streamed: bool) -> Response:
@@ -64,10 +80,12 @@ def _read_stream(events: list[dict[str, Any]]) -> _Stream:
         if kind == "message_start":
             stream.message = dict_or_empty(event.get("message"))
         elif kind == "content_block_start":
+            stream.join_pieces(_index(event))
             _start_block(stream, _index(event), dict_or_empty(event.get("content_block")))
         elif kind == "content_block_delta":
-            block = stream.blocks.setdefault(_index(event), {"type": "text", "text": "", "citations": []})
-            _apply_delta(block, dict_or_empty(event.get("delta")))
+            index = _index(event)
+            block = stream.blocks.setdefault(index, {"type": "text", "text": "", "citations": []})
+            _apply_delta(stream, index, block, dict_or_empty(event.get("delta")))
         elif kind == "message_delta":
             delta = dict_or_empty(event.get("delta"))
             stream.stop_reason = str_or_none(delta.get("stop_reason")) or stream.stop_reason
@@ -80,6 +98,7 @@ def _read_stream(events: list[dict[str, Any]]) -> _Stream:
             label = None if kind is None else str(kind)
             if label not in stream.unknown_types:
                 stream.unknown_types.append(label)
+    stream.join_pieces()
     return stream
 
 
@@ -96,20 +115,26 @@ def _start_block(stream: _Stream, index: int, started: dict[str, Any]) -> None:
     stream.blocks[index] = block
 
 
-def _apply_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
+def _apply_delta(stream: _Stream, index: int, block: dict[str, Any], delta: dict[str, Any]) -> None:
     """Citations attach to their block by index, whether they come before or after its text."""
     kind = delta.get("type")
     if kind == "text_delta":
-        block["text"] = (str_or_none(block.get("text")) or "") + (str_or_none(delta.get("text")) or "")
+        _add_piece(stream, index, block, "text", str_or_none(delta.get("text")) or "")
     elif kind == "input_json_delta":  # a server tool's input (the web search query) arrives in pieces
-        block["partial_json"] = (str_or_none(block.get("partial_json")) or "") + (
-            str_or_none(delta.get("partial_json")) or ""
-        )
+        _add_piece(stream, index, block, "partial_json", str_or_none(delta.get("partial_json")) or "")
     elif kind == "citations_delta" and isinstance(delta.get("citation"), dict):
         block.setdefault("citations", [])
         if not isinstance(block["citations"], list):
             block["citations"] = []
         block["citations"].append(delta["citation"])
+
+
+def _add_piece(stream: _Stream, index: int, block: dict[str, Any], name: str, piece: str) -> None:
+    """``block[name]`` (a string, or "" for anything else) followed by ``piece``, joined later."""
+    pieces = stream.pieces.get((index, name))
+    if pieces is None:
+        pieces = stream.pieces[(index, name)] = [str_or_none(block.get(name)) or ""]
+    pieces.append(piece)
 
 
 def _index(event: dict[str, Any]) -> int:
@@ -372,6 +397,12 @@ _STREAM_EVENTS = {
 }
 
 
+def _decide_messages(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    if kind is not None and kind in _STREAM_EVENTS:
+        return "event"
+    return None if kind == "message" and "role" in keys else NEITHER
+
+
 def _messages_value(value: dict[str, Any]) -> ValueKind | None:
     kind = value.get("type")
     if isinstance(kind, str) and kind in _STREAM_EVENTS:
@@ -401,7 +432,13 @@ register(
         name="anthropic.messages",
         label="Anthropic Messages",
         provider=Provider("anthropic", "Claude"),
-        shape=Shape(name="messages", priority=30, recognise=_messages_value, new_splitter=_MessagesStream),
+        shape=Shape(
+            name="messages",
+            priority=30,
+            recognise=_messages_value,
+            new_splitter=_MessagesStream,
+            decide=_decide_messages,
+        ),
         parser=parse_messages,
         citation_notation="citations on text blocks, each with cited_text and a char, page, block or web location",
         request_check=check_quotes,

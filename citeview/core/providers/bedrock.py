@@ -30,7 +30,7 @@ from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, ReasoningText, Response
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.providers.bedrock_request import check_converse_request
-from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
+from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 COMPLETED_STOP_REASONS = {"end_turn", "stop_sequence", "tool_use"}
@@ -737,7 +737,21 @@ def _is_exception(name: str) -> bool:
 
 
 def _event_name(value: dict[str, Any]) -> str | None:
-    """The name of a Bedrock stream event, or None when ``value`` is none."""
+    """The name of a Bedrock stream event, or None when ``value`` is none. Asked of each event by its
+    shape, its splitter and its family in turn: the last answer is kept, by the value's identity."""
+    global _last_event_name
+    last = _last_event_name
+    if last[0] is value:
+        return last[1]
+    name = _event_name_of(value)
+    _last_event_name = (value, name)
+    return name
+
+
+_last_event_name: tuple[object, str | None] = (None, None)
+
+
+def _event_name_of(value: dict[str, Any]) -> str | None:
     if len(value) != 1:
         return None
     name, payload = next(iter(value.items()))
@@ -764,9 +778,27 @@ def _is_kb_body(value: dict[str, Any]) -> bool:
 
 def _family(value: dict[str, Any]) -> str | None:
     """Which API a value of the Bedrock shape is of: "converse", "kb", or None (an exception, a
-    damaged message: either's)."""
+    damaged message: either's). Asked of each event three times in a row (splitting, marking): the
+    last answer is kept, by the value's identity."""
+    global _last_family
+    last = _last_family
+    if last[0] is value:
+        return last[1]
+    family = _family_of(value)
+    _last_family = (value, family)
+    return family
+
+
+_last_family: tuple[object, str | None] = (None, None)
+
+
+def _family_of(value: dict[str, Any]) -> str | None:
     if isinstance(value, DamagedMessage):
         return None
+    if len(value) == 1 and "output" not in value and "citations" not in value:
+        # A stream's event (a body of one member has one of those two): its name says.
+        name = _event_name(value)
+        return "converse" if name in CONVERSE_EVENTS else "kb" if name in KB_EVENTS else None
     if _is_converse_body(value):
         return "converse"
     if _is_kb_body(value):
@@ -777,9 +809,17 @@ def _family(value: dict[str, Any]) -> str | None:
     return "kb" if name in KB_EVENTS else None
 
 
+def _decide_bedrock(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    """``_bedrock_value`` of a plain dict (never a DamagedMessage): a body needs ``output`` or
+    ``citations``, an event is one key."""
+    return None if "output" in keys or "citations" in keys or len(keys) == 1 else NEITHER
+
+
 def _bedrock_value(value: dict[str, Any]) -> ValueKind | None:
     if isinstance(value, DamagedMessage):
         return "event"
+    if len(value) == 1 and "output" not in value and "citations" not in value:  # as in _family_of
+        return "event" if _event_name(value) is not None else None
     if _is_converse_body(value) or _is_kb_body(value):
         return "whole"
     return "event" if _event_name(value) is not None else None
@@ -813,7 +853,9 @@ class _BedrockStream:
 
 BEDROCK = Provider("bedrock", "AWS Bedrock")
 # Both APIs' values in one shape: a stream's exception belongs to the stream around it, whichever it is.
-BEDROCK_SHAPE = Shape(name="bedrock", priority=60, recognise=_bedrock_value, new_splitter=_BedrockStream)
+BEDROCK_SHAPE = Shape(
+    name="bedrock", priority=60, recognise=_bedrock_value, new_splitter=_BedrockStream, decide=_decide_bedrock
+)
 
 register(
     ApiFormat(

@@ -24,7 +24,7 @@ from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.model import Citation, Marker, ReasoningText, Response, SearchBatch
 from citeview.core.offsets import NEAR_CHARS
 from citeview.core.phrases import Phrase, phrase
-from citeview.core.registry import ApiFormat, Provider, Shape, StreamSplitter, ValueKind, register
+from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, StreamSplitter, ValueKind, register
 from citeview.core.sources import SourceTable
 
 # Citation types whose span lies outside the answer (an open enum: anything else is read as the answer's).
@@ -855,6 +855,18 @@ def _is_v1_body(value: dict[str, Any]) -> bool:
     return "generation_id" in value or any("document_ids" in c for c in dicts_in(value.get("citations")))
 
 
+def _decide_v2(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    if kind is not None:  # a body has no type
+        return "event" if kind in _V2_EVENTS else NEITHER
+    return None if "message" in keys and "choices" not in keys else NEITHER
+
+
+def _decide_v1(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    if "event_type" in keys:
+        return None
+    return NEITHER if "text" not in keys or "choices" in keys or "message" in keys else None
+
+
 def _v2_value(value: dict[str, Any]) -> ValueKind | None:
     kind = value.get("type")
     if isinstance(kind, str) and kind in _V2_EVENTS:
@@ -920,7 +932,12 @@ register(
         label="Cohere Chat v2",
         provider=COHERE,
         shape=Shape(
-            name="cohere_v2", priority=60, recognise=_v2_value, new_splitter=_v2_stream, whole_when_alone=_is_v2_body
+            name="cohere_v2",
+            priority=60,
+            recognise=_v2_value,
+            new_splitter=_v2_stream,
+            whole_when_alone=_is_v2_body,
+            decide=_decide_v2,
         ),
         parser=parse_chat_v2,
         citation_notation=(
@@ -936,7 +953,12 @@ register(
         label="Cohere Chat v1",
         provider=COHERE,
         shape=Shape(
-            name="cohere_v1", priority=61, recognise=_v1_value, new_splitter=_v1_stream, whole_when_alone=_is_v1_body
+            name="cohere_v1",
+            priority=61,
+            recognise=_v1_value,
+            new_splitter=_v1_stream,
+            whole_when_alone=_is_v1_body,
+            decide=_decide_v1,
         ),
         parser=parse_chat_v1,
         citation_notation=(

@@ -15,7 +15,7 @@ from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Recitation, Response, SearchBatch
 from citeview.core.offsets import ByteOffsets, place_byte_span
 from citeview.core.phrases import Phrase, phrase
-from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
+from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 REDIRECT_PREFIX = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
@@ -386,25 +386,39 @@ def _place_support(
     support: dict[str, Any],
     chunks: list[_Chunk],
 ) -> None:
-    segment = get(support, "segment") if isinstance(get(support, "segment"), dict) else {}
-    start, end = _int(get(segment, "startIndex")), _int(get(segment, "endIndex"))  # proto3 omits zeros
-    text = str_or_none(get(segment, "text"))
-    raw_indices = get(support, "groundingChunkIndices")
-    raw_scores = get(support, "confidenceScores")
-    indices = (
-        [i for i in raw_indices if isinstance(i, int) and not isinstance(i, bool)]
-        if isinstance(raw_indices, list)
-        else []
-    )
+    # ``get`` written out for the support and its segment (dicts): this runs for every support of
+    # answers with a hundred thousand of them.
+    segment = support.get("segment")
+    if not isinstance(segment, dict):
+        segment = {}
+    start_value = segment.get("startIndex")
+    start_value = start_value if start_value is not None else segment.get("start_index")
+    end_value = segment.get("endIndex")
+    end_value = end_value if end_value is not None else segment.get("end_index")
+    start = start_value if type(start_value) is int else 0  # proto3 omits zeros
+    end = end_value if type(end_value) is int else 0
+    text = segment.get("text")
+    text = text if isinstance(text, str) else None
+    raw_indices = support.get("groundingChunkIndices")
+    if raw_indices is None:
+        raw_indices = support.get("grounding_chunk_indices")
+    raw_scores = support.get("confidenceScores")
+    if raw_scores is None:
+        raw_scores = support.get("confidence_scores")
+    # (A JSON value is an int or a bool: ``type(i) is int`` is an int that is no bool.)
+    indices = [i for i in raw_indices if type(i) is int] if isinstance(raw_indices, list) else []
     # A score is a probability: a number outside 0..1 (or one too large for a float) is no score.
     scores = (
-        [s if isinstance(s, int | float) and not isinstance(s, bool) and 0 <= s <= 1 else None for s in raw_scores]
+        [s if type(s) in (int, float) and 0 <= s <= 1 else None for s in raw_scores]
         if isinstance(raw_scores, list)
         else []
     )
     # A score belongs to its chunk: drop the pair together when the chunk does not exist.
-    pairs = [(i, scores[n] if len(scores) == len(indices) else None) for n, i in enumerate(indices)]
-    cited = [(chunks[i], score) for i, score in pairs if 0 <= i < len(chunks)]
+    count = len(chunks)
+    if len(scores) == len(indices):
+        cited = [(chunks[i], score) for i, score in zip(indices, scores, strict=True) if 0 <= i < count]
+    else:
+        cited = [(chunks[i], None) for i in indices if 0 <= i < count]
     known = [(chunk.key, score) for chunk, score in cited]
     source_keys = [key for key, _ in known]
     if len(known) < len(indices):
@@ -414,7 +428,7 @@ def _place_support(
             phrase("Support {number} points at grounding chunks that do not exist.", number=number),
             support=number,
         )
-    if get(segment, "endIndex") is None:
+    if end_value is None:
         response.diagnose(
             "offset_out_of_range",
             "warning",
@@ -423,7 +437,9 @@ def _place_support(
         )
         return
     placement = None
-    part = _int(get(segment, "partIndex"))
+    part_value = segment.get("partIndex")
+    part_value = part_value if part_value is not None else segment.get("part_index")
+    part = part_value if type(part_value) is int else 0
     if part > 0 and part in part_starts:  # only an explicit partIndex, and only if its slice holds the text
         candidate = place_byte_span(offsets, part_starts[part] + start, part_starts[part] + end, text)
         placement = candidate if candidate.problem is None else None
@@ -633,6 +649,8 @@ def _read_interaction_stream(events: list[dict[str, Any]]) -> tuple[dict[str, An
     """Accumulate step deltas: the final event carries an interaction with empty outputs."""
     interaction: dict[str, Any] = {}
     steps: dict[int, dict[str, Any]] = {}
+    # Each step's text deltas, joined once at the end: added to the text so far, each copied it whole.
+    pieces: dict[int, list[str]] = {}
     status = None
     for event in events:
         kind = event.get("event_type") if isinstance(event.get("event_type"), str) else None
@@ -647,9 +665,15 @@ def _read_interaction_stream(events: list[dict[str, Any]]) -> tuple[dict[str, An
                 "text": "",
                 "annotations": [],
             }
+            pieces.pop(_int(event.get("index")), None)
         elif kind in ("step.delta", "content.delta"):
-            step = steps.setdefault(_int(event.get("index")), {"type": "model_output", "text": "", "annotations": []})
-            _apply_step_delta(step, dict_or_empty(event.get("delta")))
+            index = _int(event.get("index"))
+            step = steps.setdefault(index, {"type": "model_output", "text": "", "annotations": []})
+            delta = dict_or_empty(event.get("delta"))
+            if delta.get("type") == "text":
+                pieces.setdefault(index, []).append(str_or_none(delta.get("text")) or "")
+            else:
+                _apply_step_delta(step, delta)
         elif kind == "interaction.status_update":
             status = str_or_none(event.get("status")) or status
         elif kind == "error":
@@ -657,6 +681,8 @@ def _read_interaction_stream(events: list[dict[str, Any]]) -> tuple[dict[str, An
             status = "failed"
         if kind in _INTERACTION_DONE and status in (None, "in_progress", "queued"):
             status = "completed"
+    for index, texts in pieces.items():
+        steps[index]["text"] += "".join(texts)
     ordered = []
     for _, step in sorted(steps.items()):
         if step.get("type") in ("model_output", "text"):
@@ -801,6 +827,16 @@ def _note_unknown_annotations(response: Response, unknown: dict[str, list[dict[s
 # --- Detection ------------------------------------------------------------------------------------
 
 
+def _decide_generate_content(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    return "chunk" if "candidates" in keys or "usageMetadata" in keys or "usage_metadata" in keys else NEITHER
+
+
+def _decide_interactions(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    if "event_type" in keys:
+        return None
+    return "whole" if "steps" in keys or ("outputs" in keys and "status" in keys) else NEITHER
+
+
 def _generate_content_value(value: dict[str, Any]) -> ValueKind | None:
     if "candidates" in value or "usageMetadata" in value or "usage_metadata" in value:
         return "chunk"
@@ -859,7 +895,13 @@ register(
         name="gemini.generate_content",
         label="Gemini generateContent",
         provider=GEMINI,
-        shape=Shape(name="gemini", priority=40, recognise=_generate_content_value, new_splitter=_GenerateContentStream),
+        shape=Shape(
+            name="gemini",
+            priority=40,
+            recognise=_generate_content_value,
+            new_splitter=_GenerateContentStream,
+            decide=_decide_generate_content,
+        ),
         parser=parse_generate_content,
         citation_notation="groundingSupports: UTF-8 byte segments of the text pointing at groundingChunks",
     )
@@ -869,7 +911,7 @@ register(
         name="gemini.interactions",
         label="Gemini Interactions",
         provider=GEMINI,
-        shape=Shape(name="interactions", priority=50, recognise=_interactions_value),
+        shape=Shape(name="interactions", priority=50, recognise=_interactions_value, decide=_decide_interactions),
         parser=parse_interactions,
         citation_notation="annotations: UTF-8 byte spans of the text pointing at search results",
     )

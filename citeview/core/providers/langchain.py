@@ -21,7 +21,7 @@ from citeview.core.offsets import ByteOffsets, place_byte_span
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.providers.gemini import REDIRECT_PREFIX
 from citeview.core.providers.gemini import get as gemini_get
-from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
+from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 _AI_TYPES = {"ai", "AIMessage"}
@@ -597,6 +597,18 @@ def _set_status(response: Response, message: _Message) -> None:
 # --- Detection -----------------------------------------------------------------------------------------
 
 
+def _decide_langchain(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    """``_langchain_value`` for a value whose ``type`` is a string (or missing)."""
+    if kind is None:
+        return None if "content_blocks" in keys else NEITHER
+    if kind == "constructor" and "lc" in keys:
+        return None
+    has_content = "content" in keys or "content_blocks" in keys
+    if ((kind in _AI_TYPES or kind in _AI_CHUNK_TYPES) and has_content) or (kind in _OTHER_TYPES and "content" in keys):
+        return "event"
+    return None if kind == "text" and "annotations" in keys else NEITHER
+
+
 def _langchain_value(value: dict[str, Any]) -> ValueKind | None:
     """A message of LangChain's (an AI one, or one around it), or a bare text block with annotations."""
     classified = _classify(value)
@@ -623,7 +635,9 @@ register(
         label="LangChain messages",
         provider=Provider("langchain", "LangChain"),
         # Before Gemini (40), which takes any value with `usage_metadata`, as an AIMessage has.
-        shape=Shape(name="langchain", priority=35, recognise=_langchain_value, whole_when_alone=_alone),
+        shape=Shape(
+            name="langchain", priority=35, recognise=_langchain_value, whole_when_alone=_alone, decide=_decide_langchain
+        ),
         parser=parse_messages,
         citation_notation="citation annotations on text blocks, with the offsets the provider's translator copied",
     )

@@ -21,7 +21,7 @@ from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.model import Citation, Diagnostic, Marker, ReasoningText, Response, SearchBatch
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.providers.openai import CHAT_SHAPE
-from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
+from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 # Chunks of the SDK's content union that are not text: kept in the raw dump, not shown.
@@ -727,6 +727,12 @@ def _is_chat_value(value: dict[str, Any]) -> bool:
     return False
 
 
+def _decide_conversation(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    if kind is not None and (kind in _CONVERSATION_EVENTS or kind.startswith("conversation.response.")):
+        return "event"
+    return None if "object" in keys or ("event" in keys and "data" in keys) or "outputs" in keys else NEITHER
+
+
 def _conversation_value(value: dict[str, Any]) -> ValueKind | None:
     kind = value.get("type")
     if isinstance(kind, str) and (kind in _CONVERSATION_EVENTS or kind.startswith("conversation.response.")):
@@ -784,7 +790,13 @@ register(
         label="Mistral Conversations",
         provider=MISTRAL,
         # Before Gemini Interactions (50), which also has `outputs`.
-        shape=Shape(name="conversations", priority=45, recognise=_conversation_value, new_splitter=_ConversationStream),
+        shape=Shape(
+            name="conversations",
+            priority=45,
+            recognise=_conversation_value,
+            new_splitter=_ConversationStream,
+            decide=_decide_conversation,
+        ),
         parser=parse_conversation,
         citation_notation="tool_reference chunks after the text they support, each carrying its source",
         request_check=resolve_references,

@@ -26,7 +26,7 @@ from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strin
 from citeview.core.model import Citation, Response, SearchBatch, Source
 from citeview.core.offsets import ByteOffsets
 from citeview.core.phrases import phrase
-from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
+from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 # xAI ends its streams with response.done, where OpenAI sends one of the others.
@@ -167,8 +167,24 @@ def _read_stream(
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     final: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    last_where, last_part = None, None  # text deltas come in runs of one part: it is looked up once
     for event in events:
-        kind = event.get("type") if isinstance(event.get("type"), str) else None
+        kind = event.get("type")
+        kind = kind if type(kind) is str else None
+        if kind == "response.output_text.delta" and "response" not in event:  # nearly every event of a stream
+            item_id = event.get("item_id")
+            output_index = event.get("output_index")
+            output_index = output_index if type(output_index) is int else 0
+            if type(item_id) is str and item_id:
+                output_index = output.index_of.get(item_id, output_index)
+            content_index = event.get("content_index")
+            where = (output_index, content_index if type(content_index) is int else 0)
+            if where != last_where or last_part is None:
+                last_where, last_part = where, output.part(*where)
+            delta = event.get("delta")
+            last_part.deltas.append(delta if type(delta) is str and delta else "")
+            last_part.refusal = False
+            continue
         inner = dict_or_empty(event.get("response"))
         if inner:
             response.id = response.id or str_or_none(inner.get("id"))
@@ -508,7 +524,7 @@ def _in_code_points(text: str, start: int, end: int, unit: str) -> tuple[int, in
     """The code-point span that offsets ``start``..``end`` in ``unit`` denote, if they fall between characters."""
     if not 0 <= start <= end:
         return None
-    converter = _utf16_offsets(text) if unit == "utf16" else _byte_offsets(text) if unit == "utf8" else None
+    converter = _converter(text, unit) if unit in ("utf16", "utf8") else None
     if converter is not None:
         first, last = converter.codepoint(start), converter.codepoint(end)
         return (first, last) if first is not None and last is not None else None
@@ -539,14 +555,25 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 # Asked once per annotation of the same text: made once per text, and None where the unit agrees with
 # code points on it (no astral character; plain ASCII), so that no annotation scans the text again.
-@lru_cache(maxsize=8)
-def _utf16_offsets(text: str) -> _Utf16Offsets | None:
-    return _Utf16Offsets(text) if _ASTRAL.search(text) else None
+# Kept by the text's identity, not its value: two equal texts asked in turn (the answer and its part)
+# made a cache by value compare the whole text at every annotation.
+_CONVERTERS_KEPT = 8
+_converters: dict[tuple[str, int], tuple[str, _Utf16Offsets | ByteOffsets | None]] = {}
 
 
-@lru_cache(maxsize=8)
-def _byte_offsets(text: str) -> ByteOffsets | None:
-    return None if text.isascii() else ByteOffsets(text)
+def _converter(text: str, unit: str) -> _Utf16Offsets | ByteOffsets | None:
+    key = (unit, id(text))
+    kept = _converters.get(key)
+    if kept is not None and kept[0] is text:
+        return kept[1]
+    if unit == "utf16":
+        converter: _Utf16Offsets | ByteOffsets | None = _Utf16Offsets(text) if _ASTRAL.search(text) else None
+    else:
+        converter = None if text.isascii() else ByteOffsets(text)
+    if len(_converters) >= _CONVERTERS_KEPT:
+        del _converters[next(iter(_converters))]
+    _converters[key] = (text, converter)
+    return converter
 
 
 def _report_units(response: Response, unit_fits: list[list[str]], units: tuple[str, ...]) -> None:
@@ -660,6 +687,7 @@ class WebSources(SourceTable):
             self._pages.setdefault(without_tracking(source.url), source.key)
 
 
+@lru_cache(maxsize=4096)  # asked for every annotation whose span does not hold its link
 def _domain(url: str) -> str:
     try:
         return (urlsplit(url).hostname or "").removeprefix("www.")
@@ -804,6 +832,12 @@ def _responses_value(value: dict[str, Any]) -> ValueKind | None:
     return None
 
 
+def _decide_responses(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    if kind is not None and kind.startswith("response."):
+        return "event"
+    return None if "object" in keys and "output" in keys else NEITHER
+
+
 def _event_response_id(event: dict[str, Any]) -> str | None:
     inner = event.get("response")
     return inner.get("id") if isinstance(inner, dict) and isinstance(inner.get("id"), str) else None
@@ -821,6 +855,8 @@ class _ResponsesStream:
     def starts_new_response(self, value: dict[str, Any], previous: dict[str, Any]) -> bool:
         if self.ended:
             return True  # nothing of a response comes after its end
+        if "response" not in value:  # (a text delta: nearly every event of a stream)
+            return value.get("type") == "response.created" and self.created
         new_id = _event_response_id(value)
         if new_id is not None and self.response_ids and new_id not in self.response_ids:
             return True
@@ -833,12 +869,16 @@ class _ResponsesStream:
                 self.ended = True
             elif kind == "response.created":
                 self.created = True
-        if response_id := _event_response_id(value):
+        if "response" in value and (response_id := _event_response_id(value)):
             self.response_ids.add(response_id)
 
 
 def _chat_value(value: dict[str, Any]) -> ValueKind | None:
     return "chunk" if "choices" in value else None
+
+
+def _decide_chat(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    return "chunk" if "choices" in keys else NEITHER
 
 
 def _first_choice(value: dict[str, Any]) -> dict[str, Any]:
@@ -892,9 +932,20 @@ def _has_completion_id(value: dict[str, Any]) -> bool:
 
 # --- The APIs -------------------------------------------------------------------------------------
 
-RESPONSES_SHAPE = Shape(name="responses", priority=10, recognise=_responses_value, new_splitter=_ResponsesStream)
+RESPONSES_SHAPE = Shape(
+    name="responses",
+    priority=10,
+    recognise=_responses_value,
+    new_splitter=_ResponsesStream,
+    decide=_decide_responses,
+)
 CHAT_SHAPE = Shape(
-    name="chat", priority=20, recognise=_chat_value, new_splitter=_ChatStream, whole_when_alone=_is_whole_completion
+    name="chat",
+    priority=20,
+    recognise=_chat_value,
+    new_splitter=_ChatStream,
+    whole_when_alone=_is_whole_completion,
+    decide=_decide_chat,
 )
 OPENAI = Provider("openai", "OpenAI")
 

@@ -100,7 +100,19 @@ def _set_agent_status(response: Response, obj: dict[str, Any]) -> None:
 
 def _read_agent_stream(response: Response, table: SourceTable, events: list[dict[str, Any]]) -> None:
     state = _AgentState()
+    last_part, last_deltas = None, None  # text deltas come in runs of one part: it is looked up once
     for event in events:
+        if event.get("type") == "response.output_text.delta":  # nearly every event of a stream
+            output_index, content_index = event.get("output_index"), event.get("content_index")
+            part = (
+                output_index if type(output_index) is int else 0,
+                content_index if type(content_index) is int else 0,
+            )
+            if part != last_part or last_deltas is None:
+                last_part, last_deltas = part, state.deltas.setdefault(part, [])
+            delta = event.get("delta")
+            last_deltas.append(delta if type(delta) is str and delta else "")
+            continue
         _read_agent_event(response, table, state, event)
     final = state.final
     if final is not None:
@@ -319,14 +331,22 @@ _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 
 def _is_agent_value(value: dict[str, Any]) -> bool:
-    if str(value.get("type", "")).startswith("response.reasoning."):
+    # Asked of every event of a Responses stream that is not Perplexity's: no call it can spare.
+    kind = value.get("type", "")
+    if (kind if type(kind) is str else str(kind)).startswith("response.reasoning."):
         return True
-    response = dict_or_empty(value.get("response")) or value
-    if any(i.get("type") in ("search_results", "fetch_url_results") for i in dicts_in(response.get("output"))):
+    inner = value.get("response")
+    response = inner if isinstance(inner, dict) and inner else value
+    output = response.get("output")
+    if isinstance(output, list) and any(
+        isinstance(i, dict) and i.get("type") in ("search_results", "fetch_url_results") for i in output
+    ):
         return True
-    if "currency" in dict_or_empty(dict_or_empty(response.get("usage")).get("cost")):
+    usage = response.get("usage")
+    if isinstance(usage, dict) and isinstance(cost := usage.get("cost"), dict) and "currency" in cost:
         return True
-    response_id = str(response.get("id") or "")
+    response_id = response.get("id") or ""
+    response_id = response_id if type(response_id) is str else str(response_id)
     return response_id.startswith("resp_") and bool(_UUID.match(response_id[5:]))
 
 

@@ -16,7 +16,7 @@ from citeview.core.citing import note_unknown_event_types
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.model import ReasoningText, Response
 from citeview.core.phrases import phrase
-from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind, register
+from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
 _SNIPPET_JOINER = "\n\n…\n\n"
@@ -283,6 +283,16 @@ def _ui_message_value(value: dict[str, Any]) -> ValueKind | None:
     return "event"  # the messages of a conversation are read together: only the assistant's are answers
 
 
+def _decide_stream(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    if kind is not None and (kind in _STREAM_CHUNKS or (kind.startswith("data-") and "data" in keys)):
+        return "event"
+    return NEITHER
+
+
+def _decide_ui_message(kind: str | None, keys: frozenset[str]) -> Decision | None:
+    return None if "parts" in keys else NEITHER
+
+
 def _stream_value(value: dict[str, Any]) -> ValueKind | None:
     kind = value.get("type")
     if not isinstance(kind, str):
@@ -322,7 +332,13 @@ register(
         name="vercel.ui_messages",
         label="Vercel AI SDK UIMessage",
         provider=VERCEL,
-        shape=Shape(name="ui_messages", priority=61, recognise=_ui_message_value, whole_when_alone=_alone),
+        shape=Shape(
+            name="ui_messages",
+            priority=61,
+            recognise=_ui_message_value,
+            whole_when_alone=_alone,
+            decide=_decide_ui_message,
+        ),
         parser=parse_ui_messages,
         citation_notation=_NOTATION,
     )
@@ -332,7 +348,13 @@ register(
         name="vercel.ui_message_stream",
         label="Vercel AI SDK UI message stream",
         provider=VERCEL,
-        shape=Shape(name="ui_message_stream", priority=60, recognise=_stream_value, new_splitter=_UiStream),
+        shape=Shape(
+            name="ui_message_stream",
+            priority=60,
+            recognise=_stream_value,
+            new_splitter=_UiStream,
+            decide=_decide_stream,
+        ),
         parser=parse_ui_message_stream,
         citation_notation=_NOTATION,
     )

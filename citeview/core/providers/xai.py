@@ -217,8 +217,17 @@ def _is_grok(obj: dict[str, Any]) -> bool:
 def _is_xai_response(value: dict[str, Any]) -> bool:
     """A Responses body or event of xAI's. Not its message ids (``msg_<uuid>``): Perplexity's Agent
     API writes its own so too."""
-    response = dict_or_empty(value.get("response")) or value
-    return _is_grok(response) or bool(_RESPONSE_ID.match(str(response.get("id") or "")))
+    # Asked of every event of a Responses stream that is not xAI's: no call it can spare.
+    inner = value.get("response")
+    response = inner if isinstance(inner, dict) and inner else value
+    model = response.get("model")
+    if isinstance(model, str) and model.startswith("grok"):
+        return True
+    usage = response.get("usage")
+    if isinstance(usage, dict) and any(name in usage for name in _USAGE_FIELDS):
+        return True
+    response_id = response.get("id") or ""
+    return bool(_RESPONSE_ID.match(response_id if type(response_id) is str else str(response_id)))
 
 
 def _is_xai_completion(value: dict[str, Any]) -> bool:
