@@ -98,6 +98,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "citeview.accounts",
     "citeview.dumps",
+    "citeview.snapshots",
     "citeview.review",
     "citeview.pages",
 ]
@@ -234,6 +235,12 @@ CITEVIEW_TASK_LOST_AFTER_SECONDS = env_int("CITEVIEW_TASK_LOST_AFTER_SECONDS", 1
 # What one task of an import stores: a .zip's dumps are shared out in pieces of this many, so that
 # several workers import one file together.
 CITEVIEW_IMPORT_PIECE = env_int("CITEVIEW_IMPORT_PIECE", 25)
+# Whether editors may press Fetch to take a snapshot of a cited page (a worker fetches it: a GET to a
+# URL an LLM chose, so a deployment turns it on knowingly). On for local use, off in production mode.
+CITEVIEW_SNAPSHOT_FETCH = env_bool("CITEVIEW_SNAPSHOT_FETCH", DEBUG)
+# Non-public networks a fetch may reach all the same (loopback, private: an intranet's pages). Empty:
+# only public addresses. The tests allow-list the loopback server they start.
+CITEVIEW_SNAPSHOT_FETCH_ALLOW_NETWORKS = env_networks("CITEVIEW_SNAPSHOT_FETCH_ALLOW_NETWORKS", "")
 
 # The cache the pages keep their fragments in (a list's rows, a viewer's header and panels:
 # citeview/dumps/fragments.py). A table of the database by default, so that every app server reads

@@ -32,6 +32,8 @@ RATES = (
     "unresolved_marker_rate",
     "incomplete_response_share",
 )
+# What lies behind the citations: a table of their own.
+EVIDENCE_RATES = ("evidence_text_share", "snapshot_share", "passage_found_share", "figure_mismatch_share")
 
 
 def rate_name(name: str) -> str:
@@ -42,6 +44,10 @@ def rate_name(name: str) -> str:
         "macro_precision": _("Precision (macro)"),
         "unresolved_marker_rate": _("Unresolved markers"),
         "incomplete_response_share": _("Incomplete responses"),
+        "evidence_text_share": _("With evidence text"),
+        "snapshot_share": _("With a snapshot"),
+        "passage_found_share": _("Passage found"),
+        "figure_mismatch_share": _("Figure or date differs"),
     }[name]
 
 
@@ -60,6 +66,12 @@ def rate_n(name: str, ratio: dict[str, Any]) -> str:
         return ngettext("%(num)s of %(n)s statement", "%(num)s of %(n)s statements", n) % values
     if name == "citation_precision":
         return ngettext("%(num)s of %(n)s citation", "%(num)s of %(n)s citations", n) % values
+    if name in ("evidence_text_share", "snapshot_share"):
+        return ngettext("%(num)s of %(n)s citation", "%(num)s of %(n)s citations", n) % values
+    if name == "passage_found_share":
+        return ngettext("%(num)s of %(n)s with a snapshot", "%(num)s of %(n)s with a snapshot", n) % values
+    if name == "figure_mismatch_share":
+        return ngettext("%(num)s of %(n)s passage found", "%(num)s of %(n)s passages found", n) % values
     if name == "unresolved_marker_rate":
         return ngettext("%(num)s of %(n)s marker", "%(num)s of %(n)s markers", n) % values
     return ngettext("%(num)s of %(n)s response", "%(num)s of %(n)s responses", n) % values
@@ -78,6 +90,8 @@ def empty_reason(code: str | None) -> str:
         "no_dumps": _("no dump matches these filters"),
         "no_citations": _("these dumps have no citations"),
         "no_responses": _("these dumps have no responses"),
+        "no_snapshots": _("no cited page has a snapshot yet"),
+        "no_passages": _("no passage was found in a snapshot yet"),
     }.get(code, code)
 
 
@@ -111,6 +125,26 @@ def figure_tables(figures: dict[str, Any]) -> list[dict[str, Any]]:
         overall = figure_row(figures["overall"]) if index == 0 else None
         tables.append({"caption": caption, "rows": rows, "overall": overall})
     return tables
+
+
+def evidence_tables(figures: dict[str, Any]) -> list[dict[str, Any]]:
+    """The evidence rates in the same slices as the other figures; the first table ends with the overall row."""
+    tables = []
+    for key, caption in (
+        ("by_provider", _("By provider")),
+        ("by_api", _("By API")),
+        ("by_model", _("By model")),
+        ("by_tag", _("By tag")),
+        ("by_uploader", _("By uploader")),
+    ):
+        rows = [_evidence_row(part) for part in figures[key]]
+        overall = _evidence_row(figures["overall"]) if key == "by_provider" else None
+        tables.append({"caption": caption, "rows": rows, "overall": overall})
+    return tables
+
+
+def _evidence_row(part: dict[str, Any]) -> dict[str, Any]:
+    return {"label": part["label"], "dumps": part["dumps"], "rates": [rate_shown(n, part[n]) for n in EVIDENCE_RATES]}
 
 
 def headline(figures: dict[str, Any]) -> list[dict[str, str]]:

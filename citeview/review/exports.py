@@ -25,8 +25,16 @@ from citeview.core.review.report import handover_report, labelled_report, report
 from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
-from citeview.review.charts import agreement_shown, figure_charts, figure_tables, headline, verdict_table
+from citeview.review.charts import (
+    agreement_shown,
+    evidence_tables,
+    figure_charts,
+    figure_tables,
+    headline,
+    verdict_table,
+)
 from citeview.review.decorators import result_required
+from citeview.review.evidence import citation_evidence
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check, Comment
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
@@ -84,6 +92,7 @@ def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
         dump_check_items(dump),
         [_check_dict(c) for c in shown],
         [_comment_dict(c) for c in comments],
+        citation_evidence(dump),
     )
     report["hidden_until_you_check"] = hidden_check_count(user, checks)
     report["uncheckable_item_count"] = dump.uncheckable_item_count  # past the items a dump offers for checking
@@ -269,6 +278,7 @@ def figures_page(request: HttpRequest) -> HttpResponse:
         "headline": headline(figures),
         "charts": figure_charts(figures),
         "tables": figure_tables(figures),
+        "evidence_tables": evidence_tables(figures),
         "verdicts": verdict_table(figures),
         "agreement": {name: agreement_shown(a) for name, a in figures["agreement"].items()},
         "query": request.GET.urlencode(),

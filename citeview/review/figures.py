@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -27,6 +27,7 @@ from citeview.core.review.metrics import (
     verdict_distribution,
 )
 from citeview.dumps.models import Dump, ReadState
+from citeview.review.evidence import evidence_counts, snapshot_version
 from citeview.review.models import Check
 from citeview.review.selectors import checks_visible_to, hidden_check_count
 
@@ -57,6 +58,7 @@ class Slice:
     label: str
     checks: list[Check]
     dumps: list[Dump]
+    evidence: dict[int, dict[str, int]] = field(default_factory=dict)  # per dump: evidence_counts
 
 
 def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
@@ -76,7 +78,9 @@ def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
     fields = ("providers", "apis", "model_names", "citation_count", "unresolved_count", "response_count")
     # A dump not read yet has no figures of its own: it is counted nowhere until it has.
     dumps = Dump.objects.filter(condition, read_state=ReadState.READY).distinct().select_related("uploaded_by")
-    return dumps.only(*fields, "incomplete_response_count", "created_at", "uploaded_by__username")
+    # sha256 and derived_at key the kept evidence counts; the result is read only when they are not kept.
+    kept = ("incomplete_response_count", "created_at", "uploaded_by__username", "sha256", "derived_at")
+    return dumps.only(*fields, *kept)
 
 
 def team_figures(filters: dict[str, Any], user: Any) -> dict[str, Any]:
@@ -92,17 +96,25 @@ def team_figures(filters: dict[str, Any], user: Any) -> dict[str, Any]:
             checks = checks.filter(**{name: filters[name]})
     hidden = hidden_check_count(user, checks)
     checks = list(checks_visible_to(user, checks).select_related("editor").order_by("dump_id", "id"))
-    overall = Slice(str(_("All")), checks, dumps)
+    newest = snapshot_version()
+    evidence = {dump.pk: evidence_counts(dump, newest) for dump in dumps}
+    overall = Slice(str(_("All")), checks, dumps, evidence)
     return {
         "filters": {k: v.isoformat() if isinstance(v, date) else v for k, v in filters.items()},
         "hidden_until_you_check": hidden,
         "overall": slice_figures(overall),
         "agreement": {"verdicts": agreement(_ratings(checks)), "collapsed": agreement(_ratings(checks), collapse=True)},
-        "by_provider": [slice_figures(s) for s in _slices(dumps, checks, lambda d: _split(d.providers), "provider")],
-        "by_api": [slice_figures(s) for s in _slices(dumps, checks, lambda d: _split(d.apis), "api")],
-        "by_model": [slice_figures(s) for s in _slices(dumps, checks, lambda d: _split(d.model_names), "model")],
-        "by_tag": [slice_figures(s) for s in _slices(dumps, checks, lambda d: [t.name for t in d.tags.all()], "tag")],
-        "by_uploader": [slice_figures(s) for s in _slices(dumps, checks, _uploader, "uploader")],
+        "by_provider": [
+            slice_figures(s) for s in _slices(dumps, checks, evidence, lambda d: _split(d.providers), "provider")
+        ],
+        "by_api": [slice_figures(s) for s in _slices(dumps, checks, evidence, lambda d: _split(d.apis), "api")],
+        "by_model": [
+            slice_figures(s) for s in _slices(dumps, checks, evidence, lambda d: _split(d.model_names), "model")
+        ],
+        "by_tag": [
+            slice_figures(s) for s in _slices(dumps, checks, evidence, lambda d: [t.name for t in d.tags.all()], "tag")
+        ],
+        "by_uploader": [slice_figures(s) for s in _slices(dumps, checks, evidence, _uploader, "uploader")],
     }
 
 
@@ -128,6 +140,26 @@ def slice_figures(part: Slice) -> dict[str, Any]:
         "verdicts": verdict_distribution(c.verdict for c in part.checks if c.kind == "citation" and c.verdict),
         "unresolved_marker_rate": _ratio(unresolved, citations + unresolved, no_dumps or NO_CITATIONS),
         "incomplete_response_share": _ratio(incomplete, responses, no_dumps or NO_RESPONSES),
+        **_evidence_rates(part, no_dumps),
+    }
+
+
+def _evidence_rates(part: Slice, no_dumps: str | None) -> dict[str, dict[str, Any]]:
+    """What lies behind the slice's citations (citation × source, as editors check them): evidence text
+    the dump holds, a snapshot of the source, a passage found in it, and of those a figure or date
+    the passage does not say. A dump counts whole in every slice it is in, as its markers do."""
+    total = defaultdict(int)
+    for dump in part.dumps:
+        for name, count in part.evidence.get(dump.pk, {}).items():
+            total[name] += count
+    citations = total["citations"]
+    return {
+        "evidence_text_share": _ratio(total["with_evidence"], citations, no_dumps or NO_CITATIONS),
+        "snapshot_share": _ratio(total["with_snapshot"], citations, no_dumps or NO_CITATIONS),
+        "passage_found_share": _ratio(total["passage_found"], total["with_snapshot"], no_dumps or NO_SNAPSHOTS),
+        "figure_mismatch_share": _ratio(
+            total["figure_or_date_differs"], total["passage_found"], no_dumps or NO_PASSAGES
+        ),
     }
 
 
@@ -135,6 +167,8 @@ def slice_figures(part: Slice) -> dict[str, Any]:
 NO_DUMPS = "no_dumps"
 NO_CITATIONS = "no_citations"
 NO_RESPONSES = "no_responses"
+NO_SNAPSHOTS = "no_snapshots"
+NO_PASSAGES = "no_passages"
 
 
 def statement_judgements(checks: Iterable[Check]) -> list[StatementJudgement]:
@@ -167,7 +201,9 @@ def _ratings(checks: Iterable[Check]) -> dict[tuple[int, str], dict[int, str]]:
     return ratings
 
 
-def _slices(dumps: list[Dump], checks: list[Check], keys_of: Any, dimension: str) -> list[Slice]:
+def _slices(
+    dumps: list[Dump], checks: list[Check], evidence: dict[int, dict[str, int]], keys_of: Any, dimension: str
+) -> list[Slice]:
     """One slice per value of a dimension. A dump belongs to every value it has (two tags, two APIs);
     model and API slices take each check by its own response's model and API."""
     by_value: dict[str, list[Dump]] = defaultdict(list)
@@ -178,7 +214,7 @@ def _slices(dumps: list[Dump], checks: list[Check], keys_of: Any, dimension: str
     for value, members in sorted(by_value.items()):
         ids = {d.pk for d in members}
         own = [c for c in checks if c.dump_id in ids and _check_matches(c, dimension, value)]
-        slices.append(Slice(value, own, members))
+        slices.append(Slice(value, own, members, evidence))
     return slices
 
 

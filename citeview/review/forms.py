@@ -111,3 +111,17 @@ class NotClaimsForm(forms.Form):
 class CommentForm(forms.Form):
     text = forms.CharField(label=_("Comment"), max_length=5000, widget=forms.Textarea(attrs={"rows": 2}))
     item_key = forms.CharField(required=False, widget=forms.HiddenInput, max_length=40)
+
+
+class SnapshotUploadForm(forms.Form):
+    """A saved copy of the cited page: HTML, PDF or plain text."""
+
+    page = forms.FileField(label=_("Saved page (HTML, PDF or plain text)"))
+
+
+class SnapshotPasteForm(forms.Form):
+    """The cited page's text, copied from the browser."""
+
+    text = forms.CharField(
+        label=_("The page's text"), widget=forms.Textarea(attrs={"rows": 4}), strip=False, max_length=2_000_000
+    )

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from citeview.dumps import views as dump_views
-from citeview.review import exports, views
+from citeview.review import exports, snapshots, views
 
 app_name = "review"
 urlpatterns = [
@@ -10,6 +10,8 @@ urlpatterns = [
     path("dumps/<int:pk>/check/undo/", views.undo_last_save, name="undo"),
     path("dumps/<int:pk>/check/not-claims/", views.mark_not_claims, name="not_claims"),
     path("dumps/<int:pk>/check/<slug:key>/", views.check_item, name="item"),
+    path("dumps/<int:pk>/check/<slug:key>/snapshot/", snapshots.snapshot_take, name="snapshot"),
+    path("dumps/<int:pk>/check/<slug:key>/snapshot/status", snapshots.snapshot_status, name="snapshot_status"),
     path("dumps/<int:pk>/checked/", views.check_done, name="done"),
     path("queue/", views.queue, name="queue"),
     path("dumps/<int:pk>/comments/", views.comment_create, name="comment"),

@@ -50,6 +50,7 @@ from citeview.review.services import (
     comment_add,
     last_save,
 )
+from citeview.review.snapshots import item_source_url, snapshot_panel
 
 # Of each item's statement, the list of all items shows its start only.
 NAV_TEXT_CHARS = 120
@@ -157,6 +158,7 @@ def _check_page(
         "response": response,
         "answer_html": rendered_answers(dump)[item.response]["answer"],
         "citation": _citation_view(response, prefix, item) if item.citation is not None else None,
+        "snapshot": snapshot_panel(request, dump, item, url) if (url := item_source_url(dump, item)) else None,
         "unresolved": _unresolved_view(dump, response, prefix, item) if item.unresolved is not None else None,
         "form": form,
         "fields": {field.name: field for field in form},

@@ -60,6 +60,43 @@ function cvQuote() {
   return true;
 }
 
+// The passage found in the source's snapshot, taken whole as the evidence quote (one click). It only
+// fills the field: nothing is saved until the editor saves.
+function cvUsePassage(button) {
+  const passage = document.getElementById(button.dataset.quoteFrom);
+  const field = document.getElementById(button.dataset.quoteInto);
+  if (!passage || !field) return;
+  field.value = passage.textContent.trim();
+  field.dispatchEvent(new Event("input", { bubbles: true }));
+  field.focus();
+}
+
+// A fetch of the source is running in a worker: ask how it stands every second, and show the result
+// once it is in (by loading the page again, unless the editor has begun filling the form).
+function cvFollowFetch(status) {
+  const poll = async () => {
+    try {
+      const response = await fetch(status.dataset.statusUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+      const answer = await response.json();
+      if (!answer.pending) {
+        const form = cvCheckForm();
+        if (form && form.dataset.changed) {
+          status.querySelector(".cv-fetch-reload").hidden = false;
+          return;
+        }
+        window.location.reload();
+        return;
+      }
+      const label = status.querySelector(".cv-fetch-state");
+      if (label) label.textContent = answer.label;
+    } catch (error) {
+      // A moment without the server is no reason to stop asking.
+    }
+    window.setTimeout(poll, 1000);
+  };
+  window.setTimeout(poll, 1000);
+}
+
 // The list of keys, over the page: the focus goes to its Close button and comes back where it was.
 var cvFocusBeforeKeys = null;
 function cvOpenKeys() {
@@ -91,9 +128,15 @@ document.addEventListener("submit", () => {
 });
 
 document.addEventListener("click", (event) => {
-  const target = event.target.closest && event.target.closest("[data-opens], .cv-keys-close, .cv-use-selection, [data-choose-all]");
+  const target = event.target.closest && event.target.closest("[data-opens], .cv-keys-close, .cv-use-selection, .cv-use-passage, .cv-fetch-reload, [data-choose-all]");
   if (!target) return;
-  if (target.dataset.opens) cvOpenKeys();
+  if (target.classList.contains("cv-use-passage")) cvUsePassage(target);
+  else if (target.classList.contains("cv-fetch-reload")) {
+    event.preventDefault();
+    const form = cvCheckForm();
+    if (form && form.dataset.changed && !window.confirm(form.dataset.leaveUnsaved || "")) return;
+    window.location.reload();
+  } else if (target.dataset.opens) cvOpenKeys();
   else if (target.classList.contains("cv-keys-close")) cvCloseKeys();
   else if (target.classList.contains("cv-use-selection")) cvQuote();
   else {
@@ -162,9 +205,14 @@ document.addEventListener("keydown", (event) => {
 // the panel and scrolled into view there. On a phone the answer is folded away under the form, and
 // opened again when the window grows wide.
 document.addEventListener("DOMContentLoaded", () => {
-  document.querySelectorAll(".cv-keys-open, .cv-quote-actions, .cv-not-claims-all").forEach((element) => {
+  document.querySelectorAll(".cv-keys-open, .cv-quote-actions, .cv-not-claims-all, .cv-use-passage").forEach((element) => {
     element.hidden = false;
   });
+  const fetching = document.querySelector(".cv-snapshot-fetching[data-status-url]");
+  if (fetching) {
+    fetching.querySelector(".cv-fetch-reload").hidden = true;
+    cvFollowFetch(fetching);
+  }
   const fold = document.querySelector(".cv-answer-fold");
   if (fold && window.matchMedia) {
     const narrow = window.matchMedia("(max-width: 900px)");

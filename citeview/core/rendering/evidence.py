@@ -98,6 +98,11 @@ def _sentence_start(text: str, end: int) -> int:
     return earliest if position < 0 else position + (1 if text[position] in "。\n" else 2)
 
 
+def claim_words(claim: str) -> str:
+    """A claim as a reader sees it: no markers, link addresses, or the list item's or heading's own mark."""
+    return plain_text(_BLOCK_MARK.sub("", _LINK_TARGET.sub("", MARKER.sub("", claim))))
+
+
 def _row(
     claim: str,
     held: list[tuple[dict[str, Any], str, HeldEvidence]],
@@ -106,8 +111,7 @@ def _row(
     gettext: Translate,
     reading: _Reading,
 ) -> dict[str, Any]:
-    # As a reader sees it: no markers, link addresses, or the list item's or heading's own mark.
-    words = plain_text(_BLOCK_MARK.sub("", _LINK_TARGET.sub("", MARKER.sub("", claim))))
+    words = claim_words(claim)
     shown = [_shown_text(words, evidence, reading) for _, _, evidence in held]
     in_claim = findings(words)
     comparisons = [compare_findings(in_claim, reading.findings(text)) for text, _ in shown]

@@ -41,10 +41,15 @@ def handover_report(
     items: list[CheckItem],
     checks: list[dict[str, Any]],
     comments: Iterable[dict[str, Any]] = (),
+    evidence: Iterable[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """``dump``: id, title, sha256, stored_at; ``checks``: every check of the dump as a dict with
     item_key, kind, finished, editor, updated_at and its fields; ``comments``: item_key ("" for the
-    dump), author, created_at, text.
+    dump), author, created_at, text; ``evidence``: per source cited (response_index, source_key,
+    source_url), the evidence the dump holds of it (kind, text) or None, its snapshot (url, taken_at,
+    sha256, …) or None, the passage found in it for each statement citing it (statement_key, found,
+    text, score, page, differs), its citations' item_keys and markers (each once), and the provider's
+    quotes (item_key, marker, kind, text) where it gave them.
 
     Items are taken by their ``CheckItem`` fields alone, whatever their kind."""
     finished = {c["item_key"] for c in checks if c.get("is_item", True) and _finished(c)}
@@ -57,6 +62,9 @@ def handover_report(
     checks_of: dict[int, list[dict[str, Any]]] = {}
     for check in checks:
         checks_of.setdefault(check["response_index"], []).append(check)
+    evidence_of: dict[int, list[dict[str, Any]]] = {}
+    for entry in evidence:
+        evidence_of.setdefault(entry["response_index"], []).append(entry)
     responses = []
     for number, response in enumerate(result["responses"]):
         api = registry.api_format(response["api"])
@@ -80,6 +88,7 @@ def handover_report(
                 "cited_without_position": _cited_without_position(response),
                 "statements_needing_check": _needing_check(items_of.get(number, []), finished),
                 "verdicts": [_verdict(c) for c in checks_of.get(number, [])],
+                "evidence": evidence_of.get(number, []),
                 "comments": item_comments.get(number, []),
             }
         )
@@ -235,6 +244,13 @@ def labelled_report(
         for comment in response.setdefault("comments", []):
             comment["time_shown"] = show_time(comment["time"])
             comment["statement_shown"] = texts(comment.get("statement", ""))
+        for entry in response.setdefault("evidence", []):
+            if entry["evidence"]:
+                entry["evidence"]["kind_shown"] = words.evidence_kind(entry["evidence"]["kind"])
+            if entry["snapshot"]:
+                entry["snapshot"]["taken_shown"] = show_time(entry["snapshot"]["taken_at"])
+            for quote in entry["quotes"]:
+                quote["kind_shown"] = words.evidence_kind(quote["kind"])
     return shown
 
 
@@ -256,6 +272,14 @@ class _Words:
             "unsure": gettext("unsure"),
             "contradict": gettext("contradict"),
         }
+        self._evidence_kinds = {
+            "checked_quote": gettext("a quote checked against the document"),
+            "quote": gettext("a quote as the API gave it"),
+            "search_snippet": gettext("a search snippet"),
+            "retrieved_passage": gettext("a retrieved passage"),
+            "document_text": gettext("the document as echoed"),
+            "tool_output": gettext("a tool's output"),
+        }
         self._statuses = {
             "completed": gettext("completed"),
             "incomplete": gettext("incomplete"),
@@ -270,6 +294,9 @@ class _Words:
 
     def status(self, code: str) -> str:
         return self._statuses.get(code, code)
+
+    def evidence_kind(self, code: str) -> str:
+        return self._evidence_kinds.get(code, code)
 
 
 def report_markdown(
@@ -339,6 +366,8 @@ def _response_markdown(response: dict[str, Any], count: int, gettext: Translate)
     lines += [_verdict_markdown(v, gettext) for v in response["verdicts"]] or [
         "- " + phrase("none recorded").text(gettext)
     ]
+    lines += ["", "### " + phrase("Evidence per citation").text(gettext), ""]
+    lines += [_evidence_markdown(e, gettext) for e in response["evidence"]] or [none]
     if response["comments"]:
         lines += ["", "### " + phrase("Comments on its items").text(gettext), ""]
         lines += [_comment_markdown(c, gettext) for c in response["comments"]]
@@ -390,6 +419,42 @@ def _verdict_markdown(verdict: dict[str, Any], gettext: Translate) -> str:
     if verdict["note"]:
         add(phrase("Note: {note}", note=_one_line(verdict["note"])).text(gettext))
     add(phrase("By {editor}, {time}", editor=_one_line(verdict["editor"]), time=verdict["time_shown"]).text(gettext))
+    return "\n".join(lines)
+
+
+def _evidence_markdown(entry: dict[str, Any], gettext: Translate) -> str:
+    """One source's evidence: what the dump holds of it, its snapshot, the passage found in it for each
+    statement citing it, and the citations (with the provider's quote where it gave one)."""
+    lines = [f"- {_code(entry['source_url']) or phrase('(no URL)').text(gettext)}"]
+
+    def add(line: Any) -> None:
+        lines.append("  - " + line.text(gettext))
+
+    markers = ", ".join(_one_line(m) for m in entry["markers"]) or ", ".join(_code(k) for k in entry["item_keys"])
+    add(phrase("Cited by: {markers}", markers=markers))
+    held = entry["evidence"]
+    if held:
+        add(phrase("In the dump ({kind}): “{text}”", kind=held["kind_shown"], text=_one_line(held["text"][:500])))
+    for quote in entry["quotes"]:
+        text = _one_line(quote["text"][:500])
+        add(phrase("In the dump ({kind}): “{text}”", kind=quote["kind_shown"], text=text))
+    if not held and not entry["quotes"]:
+        add(phrase("In the dump: no evidence text"))
+    snapshot = entry["snapshot"]
+    if snapshot is None:
+        add(phrase("Snapshot: none"))
+        return "\n".join(lines)
+    url, time, sha256 = _code(snapshot["final_url"]), snapshot["taken_shown"], snapshot["sha256"]
+    add(phrase("Snapshot: {url}, taken {time} (SHA-256 {sha256})", url=url, time=time, sha256=sha256))
+    for passage in entry["passages"]:
+        if not passage["found"]:
+            add(phrase("Passage: none found in the snapshot"))
+            continue
+        where = phrase("page {page}", page=passage["page"]).text(gettext) if passage["page"] else ""
+        text = _one_line(passage["text"])
+        add(phrase("Passage (score {score}{where}): “{text}”", score=passage["score"], where=f", {where}" if where else "", text=text))  # fmt: skip
+        if passage["differs"]:
+            add(phrase("The claim says a figure, date or condition the passage does not"))
     return "\n".join(lines)
 
 

@@ -1,0 +1,102 @@
+"""Snapshots of sources and the fetches that make them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from citeview.core.evidence.pages import Page
+from citeview.dumps.blobs import blob_read
+
+
+class SnapshotMethod(models.TextChoices):
+    UPLOAD = "upload", _("uploaded")
+    PASTE = "paste", _("pasted")
+    FETCH = "fetch", _("fetched")
+
+
+class Snapshot(models.Model):
+    """What a source's page said when it was taken. Several per URL over time; the newest is used.
+
+    ``url`` is the source's URL as citeview keys it (``source_url_key``: fragment dropped, scheme and
+    host lowercased); ``requested_url`` and ``final_url`` are what a fetch asked for and where its
+    redirects ended (an upload or a paste has the source's URL as both). The bytes are in the blob
+    storage under ``sha256``; ``text`` is what was extracted from them, the only part ever shown."""
+
+    url = models.TextField(_("source URL"))
+    url_sha256 = models.CharField(max_length=64, db_index=True)  # of ``url``: an index a long URL fits in
+    method = models.CharField(_("taken by"), max_length=10, choices=SnapshotMethod.choices)
+    requested_url = models.TextField(_("requested URL"))
+    final_url = models.TextField(_("final URL"))
+    taken_at = models.DateTimeField(_("taken at"))
+    taken_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="snapshots"
+    )
+    http_status = models.PositiveSmallIntegerField(_("HTTP status"), null=True, blank=True)
+    content_type = models.CharField(_("content type"), max_length=200)
+    sha256 = models.CharField(_("SHA-256"), max_length=64)
+    size = models.PositiveIntegerField()
+    filename = models.CharField(max_length=255, blank=True)
+    text = models.TextField()
+    # Extraction.to_json(): source type, extractor and version, PDF pages (offsets into text), notes.
+    extraction = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["-taken_at", "-pk"]
+        indexes = [models.Index(fields=["url_sha256", "-taken_at"], name="snapshot_newest_per_url")]
+        verbose_name = _("source snapshot")
+        verbose_name_plural = _("source snapshots")
+
+    def __str__(self) -> str:
+        return f"{self.url} @ {self.taken_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def pages(self) -> tuple[Page, ...]:
+        return tuple(Page(p["number"], p["start"], p["end"]) for p in self.extraction.get("pages", []))
+
+    @property
+    def source_type(self) -> str:
+        return str(self.extraction.get("source_type", "text"))
+
+    @property
+    def notes(self) -> list[dict[str, Any]]:
+        return list(self.extraction.get("notes", []))
+
+    def content(self) -> bytes:
+        """The bytes as taken (never shown: a page's HTML is never rendered)."""
+        return blob_read(self.sha256, f"the snapshot {self.pk}")
+
+
+class FetchState(models.TextChoices):
+    QUEUED = "queued", _("waiting for a worker")
+    FETCHING = "fetching", _("fetching")
+    DONE = "done", _("fetched")
+    REFUSED = "refused", _("refused")
+
+
+class SnapshotFetch(models.Model):
+    """An editor's request to fetch a source's page, run by a task: its state, and the snapshot it made
+    or the reason it was refused (a FetchError or ExtractionError: code and phrase, shown in words)."""
+
+    url = models.TextField()
+    url_sha256 = models.CharField(max_length=64, db_index=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="snapshot_fetches"
+    )
+    requested_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    state = models.CharField(max_length=10, choices=FetchState.choices, default=FetchState.QUEUED)
+    task_id = models.CharField(max_length=64, blank=True)
+    error_code = models.CharField(max_length=40, blank=True)
+    error = models.JSONField(null=True, blank=True)  # the refusal's phrase
+    snapshot = models.ForeignKey(Snapshot, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["-requested_at", "-pk"]
+
+    @property
+    def pending(self) -> bool:
+        return self.state in (FetchState.QUEUED, FetchState.FETCHING)
