@@ -123,8 +123,8 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return _render_around(request, "dumps/detail.html", context, "body", dump_body(dump))
 
 
-def _render_around(request: HttpRequest, template: str, context: dict, name: str, html: SafeString) -> HttpResponse:
-    """``template`` rendered with ``html`` as ``name``, ``html`` put in only once the rest is rendered.
+def _render_around(request: HttpRequest, template: str, context: dict, name: str, html: bytes) -> HttpResponse:
+    """``template`` rendered with ``html`` (our own markup, UTF-8) as ``name``, put in once the rest is rendered.
 
     The viewer's kept body is most of its page (600 KB for a 100 KB dump): through the template it
     would be copied at each level of the layout (every node list joins its parts and makes the result
@@ -135,7 +135,7 @@ def _render_around(request: HttpRequest, template: str, context: dict, name: str
     head, found, tail = response.content.partition(marker.encode())
     if not found:
         raise RuntimeError(f"{template} does not show {name}")
-    response.content = [head, html, tail]  # one join, the body encoded once
+    response.content = b"".join((head, html, tail))  # one copy
     return response
 
 
