@@ -36,14 +36,7 @@ from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body
 from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, dump_ingest
-from citeview.pages.fragments import (
-    comment_widget,
-    details_fields,
-    filter_fields,
-    intake_widgets,
-    list_rows,
-    viewer_panels,
-)
+from citeview.pages.fragments import filter_fields, intake_widgets, list_rows, viewer_fragments
 from citeview.review.decorators import result_required
 from citeview.review.forms import CommentForm
 from citeview.review.services import dump_refresh_if_stale
@@ -115,10 +108,8 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
         return _reading_page(request, dump)
     context = {
         "dump": dump,
-        "panels": viewer_panels(dump, request.user),
-        "details_fields": details_fields(dump, request.user),
         "comment_form": CommentForm() if roles.can_comment(request.user) else None,
-        "comment_widget": comment_widget(),
+        **viewer_fragments(dump, request.user),
     }
     return _render_around(request, "dumps/detail.html", context, "body", dump_body(dump))
 
