@@ -56,14 +56,25 @@ def cached_fragments[D: (Dump, DumpVersion)](
     return fragments
 
 
-def kept_fragment(name: str, shown: Iterable[object], make: Callable[[], Any]) -> Any:
-    """A piece of a page that is not one dump's (a form's fields): kept by ``shown``, every value it
+def kept_fragment_key(name: str, shown: Iterable[object]) -> str:
+    """The key of a piece of a page that is not one dump's (a form's fields): ``shown`` is every value it
     is made from (their ``repr``), besides the language, time zone and code. Never anything of one user."""
     made_by = running_code_fingerprint()[:16]
     digest = hashlib.sha256(repr(list(shown)).encode()).hexdigest()[:32]
-    key = f"cv:{name}:{get_language()}:{timezone.get_current_timezone_name()}:{made_by}:{digest}"
-    fragment = cache.get(key)
-    if fragment is None:
-        fragment = make()
-        cache.set(key, fragment)
-    return fragment
+    return f"cv:{name}:{get_language()}:{timezone.get_current_timezone_name()}:{made_by}:{digest}"
+
+
+def kept_fragment(name: str, shown: Iterable[object], make: Callable[[], Any]) -> Any:
+    """A piece of a page that is not one dump's, kept by ``kept_fragment_key``."""
+    key = kept_fragment_key(name, shown)
+    return fragments_kept({key: make})[key]
+
+
+def fragments_kept(makers: dict[str, Callable[[], Any]]) -> dict[str, Any]:
+    """Each key's fragment: the kept ones read in one round trip, the others made by their maker and
+    kept together, so that a page of several fragments pays one query for them all."""
+    kept = cache.get_many(list(makers))
+    made = {key: make() for key, make in makers.items() if key not in kept}
+    if made:
+        cache.set_many(made)
+    return {**kept, **made}

@@ -298,7 +298,7 @@ class DumpPage(models.Model):
     language = models.CharField(max_length=16)
     derived_at = models.DateTimeField()
     made_by = models.CharField(max_length=64)
-    html = models.TextField()
+    html = models.BinaryField()  # UTF-8: served as it is read, never decoded (dumps.pages.dump_body)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["dump", "language"], name="one_page_per_dump_and_language")]

@@ -4,6 +4,7 @@ no ``perms``): what depends on the reader is in its key, through ``fragment_audi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -11,7 +12,14 @@ from django.utils.safestring import SafeString
 
 from citeview.accounts import roles
 from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm, assignable_editors
-from citeview.dumps.fragments import DumpVersion, cached_fragments, fragment_key, kept_fragment
+from citeview.dumps.fragments import (
+    DumpVersion,
+    cached_fragments,
+    fragment_key,
+    fragments_kept,
+    kept_fragment,
+    kept_fragment_key,
+)
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_list
 from citeview.review.forms import CommentForm
@@ -34,23 +42,46 @@ def list_rows(versions: list[DumpVersion], user: Any) -> list[SafeString]:
     return [rows[version.pk] for version in versions if version.pk in rows]  # one deleted meanwhile is left out
 
 
-def viewer_panels(dump: Dump, user: Any) -> dict[str, Any]:
-    """The viewer's header, its review progress and its comments (and how many there are); the forms
-    beside them are the page's own, as they carry the reader's CSRF token."""
-    can_record = roles.can_record(user)
+def viewer_fragments(dump: Dump, user: Any) -> dict[str, Any]:
+    """The viewer's kept pieces, read in one round trip: its header, review progress and comments (and
+    how many there are), the form of its title, tags and assignee for those who may change them (None
+    for the others), and the comment box. The forms around them are the page's own, as they carry the
+    reader's CSRF token."""
+    panels_key = fragment_key("viewer-panels", dump, roles.fragment_audience(user))
+    comment_key = kept_fragment_key("comment-form", [])
+    makers: dict[str, Callable[[], Any]] = {
+        panels_key: lambda: _viewer_panels(dump, roles.can_record(user)),
+        comment_key: lambda: SafeString(str(CommentForm()["text"])),
+    }
+    details_key = None
+    if user.has_perm(roles.ORGANISE):
+        # Kept by the dump's version and the editors it may be assigned to.
+        editors = list(assignable_editors().values_list("pk", "username"))
+        details_key = kept_fragment_key("details-form", [fragment_key("details", dump, "organise"), editors])
+        makers[details_key] = lambda: _details_fields(dump)
+    kept = fragments_kept(makers)
+    return {
+        "panels": kept[panels_key],
+        "details_fields": kept[details_key] if details_key else None,
+        "comment_widget": kept[comment_key],
+    }
 
-    def make(missing: list[Dump]) -> dict[int, dict[str, Any]]:
-        comments = dump_comments(dump)
-        context = {"dump": dump, "progress": editor_progress([dump.pk]).get(dump.pk, []), "can_record": can_record}
-        panels = {
-            "header": render_to_string("dumps/_dump_header.html", context),
-            "review": render_to_string("review/_review_progress.html", context),
-            "comments": render_to_string("review/_comments.html", {"dump": dump, "comments": comments}),
-            "comment_count": len(comments),
-        }
-        return {dump.pk: panels}
 
-    return cached_fragments("viewer-panels", [dump], roles.fragment_audience(user), make)[dump.pk]
+def _viewer_panels(dump: Dump, can_record: bool) -> dict[str, Any]:
+    comments = dump_comments(dump)
+    context = {"dump": dump, "progress": editor_progress([dump.pk]).get(dump.pk, []), "can_record": can_record}
+    return {
+        "header": render_to_string("dumps/_dump_header.html", context),
+        "review": render_to_string("review/_review_progress.html", context),
+        "comments": render_to_string("review/_comments.html", {"dump": dump, "comments": comments}),
+        "comment_count": len(comments),
+    }
+
+
+def _details_fields(dump: Dump) -> SafeString:
+    tags = ", ".join(tag.name for tag in dump.tags.all())
+    form = DumpDetailsForm(initial={"title": dump.title, "tags": tags, "assignee": dump.assignee})
+    return render_to_string("dumps/_details_fields.html", {"details_form": form})
 
 
 def intake_widgets(form: DumpForm) -> dict[str, SafeString]:
@@ -69,22 +100,3 @@ def filter_fields(form: DumpFilterForm) -> SafeString:
     return kept_fragment(
         "list-filters", [shown, choices], lambda: render_to_string("dumps/_filter_fields.html", {"filter_form": form})
     )
-
-
-def details_fields(dump: Dump, user: Any) -> SafeString | None:
-    """The viewer's form of a dump's title, tags and assignee, for those who may change them: kept by
-    the dump's version and the editors it may be assigned to."""
-    if not user.has_perm(roles.ORGANISE):
-        return None
-    editors = list(assignable_editors().values_list("pk", "username"))
-
-    def make() -> SafeString:
-        tags = ", ".join(tag.name for tag in dump.tags.all())
-        form = DumpDetailsForm(initial={"title": dump.title, "tags": tags, "assignee": dump.assignee})
-        return render_to_string("dumps/_details_fields.html", {"details_form": form})
-
-    return kept_fragment("details-form", [fragment_key("details", dump, "organise"), editors], make)
-
-
-def comment_widget() -> SafeString:
-    return kept_fragment("comment-form", [], lambda: SafeString(str(CommentForm()["text"])))

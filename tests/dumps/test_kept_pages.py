@@ -24,7 +24,7 @@ def test_the_body_is_kept_and_the_next_view_shows_the_kept_one(editor_client):
     editor_client.post("/", {"text": own_fixture("agent-seed-incomplete.sse").decode()})
     first = viewer(editor_client)
     assert "条件A" in first and DumpPage.objects.count() == 1
-    DumpPage.objects.update(html="<p>the kept body</p>")
+    DumpPage.objects.update(html=b"<p>the kept body</p>")
     assert "the kept body" in viewer(editor_client)
 
 
@@ -41,7 +41,7 @@ def test_attaching_the_request_later_shows_its_quote_checks_at_once(editor_clien
 def test_a_result_rebuilt_by_newer_parsers_is_shown_rebuilt(editor_client):
     editor_client.post("/", {"text": own_fixture("agent-seed-incomplete.sse").decode()})
     viewer(editor_client)
-    DumpPage.objects.update(html="<p>made from the old result</p>")
+    DumpPage.objects.update(html=b"<p>made from the old result</p>")
     Dump.objects.update(result_version=0)
     page = viewer(editor_client)
     assert "made from the old result" not in page and "条件A" in page
@@ -50,7 +50,7 @@ def test_a_result_rebuilt_by_newer_parsers_is_shown_rebuilt(editor_client):
 def test_a_body_kept_by_other_code_or_templates_is_made_again(editor_client):
     editor_client.post("/", {"text": own_fixture("agent-seed-incomplete.sse").decode()})
     viewer(editor_client)
-    DumpPage.objects.update(html="<p>made by the code before a deploy</p>", made_by="0" * 64)
+    DumpPage.objects.update(html=b"<p>made by the code before a deploy</p>", made_by="0" * 64)
     page = viewer(editor_client)
     assert "made by the code before a deploy" not in page and "条件A" in page
 
