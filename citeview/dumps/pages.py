@@ -19,7 +19,8 @@ import citeview
 from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import phrase_text
 from citeview.core.pretty import pretty_dump_text
-from citeview.core.rendering.answer import footnotes, response_prefix, source_entries
+from citeview.core.rendering.answer import footnotes, response_prefix, source_entries, source_labels
+from citeview.core.rendering.evidence import evidence_view
 from citeview.core.rendering.shortening import shortened
 from citeview.dumps.blobs import blob_size
 from citeview.dumps.models import Dump, DumpPage
@@ -259,8 +260,8 @@ def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any
         entry["conflict_number"] = conflicts.get(entry["key"], entry["label"])
     return {
         "index": index,
-        "evidence": rendered["evidence"],
-        "evidence_total": rendered["evidence_total"],
+        # Made with the page, which is kept (DumpPage): its words are in the page's language.
+        "evidence": evidence_view(response, source_labels(response), gettext, rendered["drawn_until"]),
         "data": response,
         "prefix": prefix,
         "answer_html": rendered["answer"],

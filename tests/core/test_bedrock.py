@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from citeview.core.parse import parse_dump
-from citeview.core.rendering.answer import render_response
+from citeview.core.rendering.answer import source_labels
+from citeview.core.rendering.evidence import evidence_rows
 from tests.conftest import OWN_FIXTURES, SHARED_FIXTURES, fixture_ids, real_fixtures
 
 FIXTURES = real_fixtures("bedrock")
@@ -290,7 +291,7 @@ def test_a_knowledge_base_answer_places_each_passage_on_its_span_as_evidence():
     assert confluence["url"] == "https://example.atlassian.net/wiki/spaces/HR/pages/42"
     (unit,) = [d for d in response["diagnostics"] if d["code"] == "offset_unit"]
     assert unit["details"]["unit"] == "code_points" and unit["details"]["end"] == "exclusive"
-    evidence = render_response(response, "cv-r0")["evidence"]
+    evidence = evidence_rows(response, source_labels(response))
     assert evidence and "従業員は" in json.dumps(evidence, ensure_ascii=False)
 
 

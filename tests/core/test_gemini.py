@@ -9,7 +9,8 @@ import pytest
 
 from citeview.core.offsets import ByteOffsets
 from citeview.core.parse import parse_dump
-from citeview.core.rendering.answer import render_answer, render_response
+from citeview.core.rendering.answer import render_answer, source_labels
+from citeview.core.rendering.evidence import evidence_rows
 from tests.conftest import fixture_ids, own_fixture, real_fixtures, sse
 
 FIXTURES = real_fixtures("gemini")
@@ -481,8 +482,8 @@ def test_rag_engine_pages_become_the_citations_page_location_with_an_exclusive_e
     assert first[0].startswith("年次有給休暇は") and first[1] == ["0"]
     assert first[2] == {"type": "page", "start": 12, "end": 14}  # firstPage 12, lastPage 13, both inclusive
     assert second[1] == ["1", "2"] and second[2] is None  # chunks on different pages: no one location
-    html = render_response(response, "cv-r0")
-    assert any(p["where"] == "p. 12–13" for row in html["evidence"] for p in row["passages"])
+    rows = evidence_rows(response, source_labels(response))
+    assert any(p["where"] == "p. 12–13" for row in rows for p in row["passages"])
 
 
 @pytest.mark.parametrize("name", RAG_BUILT)
@@ -498,7 +499,7 @@ def test_retrieved_text_is_evidence_and_only_http_uris_are_links(name):
     assert search["extra"]["retrieval"] == "vertex_ai_search" and search["extra"]["document_name"].endswith("leave-faq")
     assert "unsafe_url" not in codes(response)
     assert response["searches"][0]["queries"] == ["有給休暇 付与日数 時間単位"]
-    rows = render_response(response, "cv-r0")["evidence"]
+    rows = evidence_rows(response, source_labels(response))
     assert "（年次有給休暇）入社日から" in rows[0]["passages"][0]["quote_html"]  # shown beside the claim
 
 

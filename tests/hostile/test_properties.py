@@ -26,7 +26,8 @@ from citeview.core.errors import DumpError
 from citeview.core.framing import read_dump
 from citeview.core.model import SEVERITIES
 from citeview.core.parse import parse_dump
-from citeview.core.rendering.answer import render_response
+from citeview.core.rendering.answer import render_response, source_labels
+from citeview.core.rendering.evidence import evidence_rows
 from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
 from citeview.core.review.statements import statements
 from tests.conftest import real_fixtures, recorded_providers
@@ -112,7 +113,7 @@ def check_response(response: dict[str, Any]) -> None:
 
     rendered = render_response(response, "cv-r0")
     assert isinstance(rendered["answer"], str)
-    assert isinstance(rendered["evidence"], list)
+    assert isinstance(evidence_rows(response, source_labels(response)), list)
 
     found = statements(response)
     if found:

@@ -16,7 +16,6 @@ from typing import Any
 from citeview.core.bidi import show_bidi_controls
 from citeview.core.links import is_safe_http_url, url_domain
 from citeview.core.phrases import Translate, phrase_text, untranslated
-from citeview.core.rendering.evidence import cited_parts, evidence_rows
 from citeview.core.rendering.markdown import (
     MAX_MARKDOWN_CHARS,
     Anchor,
@@ -114,15 +113,13 @@ def drawn_until(response: dict[str, Any], max_drawn: int | None = None) -> int:
 def render_response(
     response: dict[str, Any], prefix: str, gettext: Translate = untranslated, max_drawn: int | None = None
 ) -> dict[str, Any]:
-    """Everything a page shows that takes rendering, done once when a dump is stored: the answer's
-    HTML and the evidence rows (both sanitised), with our own words in ``gettext``'s language, and
-    where footnotes stop being drawn (``drawn_until``), which the source list must agree with."""
+    """What takes rendering, done once when a dump is stored: the answer's HTML (sanitised), with our
+    own words in ``gettext``'s language, and where footnotes stop being drawn (``drawn_until``), which
+    the source list and the evidence view (``evidence.evidence_view``, made with the page) agree with."""
     until = drawn_until(response, max_drawn)
     labels = source_labels(response)
     return {
         "answer": render_answer(response, prefix, labels, gettext, until),
-        "evidence": evidence_rows(response, labels, gettext, until),
-        "evidence_total": len(cited_parts(response, until)),
         "drawn_until": until,
         "reasoning": [
             {"kind": reasoning["kind"], "html": _render_reasoning(response, reasoning, n, prefix, labels, gettext)}

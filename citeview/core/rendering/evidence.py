@@ -44,38 +44,59 @@ def evidence_rows(
     first ``limit`` of them. The cited part is the span a citation covers, or, for a marker or an
     insertion point, its sentence up to it. A part citing several sources (a Gemini support) shows
     each one."""
-    parts = cited_parts(response, until)
-    reading = _Reading(PASSAGE_SEARCH_BUDGET)
-    sources = {s["key"]: s for s in response["sources"]}
-    return [
-        _row(response["text"][start:end], held, sources, source_labels, gettext, reading)
-        for (start, end), held in list(parts.items())[:limit]
-    ]
+    rows: list[dict[str, Any]] = evidence_view(response, source_labels, gettext, until, limit)["rows"]
+    return rows
 
 
-def cited_parts(
-    response: dict[str, Any], until: int | None = None
-) -> dict[tuple[int, int], list[tuple[dict[str, Any], str, HeldEvidence]]]:
-    """The cited parts of the answer that have evidence in the dump (as ``evidence_rows`` reads them),
-    each with its citations' evidence: cheap, so the rows not shown can be counted."""
+def evidence_view(
+    response: dict[str, Any],
+    source_labels: dict[str, str],
+    gettext: Translate = untranslated,
+    until: int | None = None,
+    limit: int = MAX_EVIDENCE_ROWS,
+) -> dict[str, Any]:
+    """The rows of ``evidence_rows``; ``citations``, how many citations drawn have evidence in the
+    dump, shown or not; and ``cut``, whether some are not shown (those beyond ``limit`` are counted,
+    never made)."""
     until = min(len(response["text"]), MAX_MARKDOWN_CHARS) if until is None else until
     sources = {s["key"]: s for s in response["sources"]}
     parts: dict[tuple[int, int], list[tuple[dict[str, Any], str, HeldEvidence]]] = {}
     run: tuple[int, tuple[int, int]] | None = None  # where the last run of markers ends, and its part
+    citations, cut = 0, False
+    of_source: dict[str, HeldEvidence | None] = {}  # a source's own text, the same for each citation of it
     for citation in response["citations"]:
         if citation["end"] > until:
             continue
-        held = [(key, found) for key in citation["source_keys"] if (found := held_evidence(citation, key, sources))]
+        held = [(key, found) for key in citation["source_keys"] if (found := _held(citation, key, sources, of_source))]
         if not held:
             continue
+        citations += 1
         # Markers side by side (``です[1][2]。``) cite one sentence: one row, each source beside it.
         if run and citation["marker"] is not None and not response["text"][run[0] : citation["start"]].strip():
             span = run[1]
-        else:
+        elif len(parts) < limit:
             span = _claim_span(response["text"], citation)
+        else:
+            run, cut = None, True
+            continue  # a row that will not be shown: counted, not found
         run = (citation["end"], span) if citation["marker"] is not None else None
         parts.setdefault(span, []).extend((citation, key, evidence) for key, evidence in held)
-    return parts
+    reading = _Reading(PASSAGE_SEARCH_BUDGET)
+    rows = [
+        _row(response["text"][start:end], held, sources, source_labels, gettext, reading)
+        for (start, end), held in list(parts.items())[:limit]
+    ]
+    return {"rows": rows, "citations": citations, "cut": cut}
+
+
+def _held(
+    citation: dict[str, Any], key: str, sources: dict[str, Any], of_source: dict[str, HeldEvidence | None]
+) -> HeldEvidence | None:
+    if citation["cited_text"] is not None:
+        return held_evidence(citation, key, sources)
+    if key not in of_source:
+        of_source[key] = held_evidence(citation, key, sources)
+    return of_source[key]
 
 
 def _claim_span(text: str, citation: dict[str, Any]) -> tuple[int, int]:
