@@ -258,3 +258,62 @@ def _upload(name: str, content: bytes, content_type: str):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     return SimpleUploadedFile(name, content, content_type=content_type)
+
+
+def openai_web_dump(
+    editor, url: str = PAGE_URL, claim: str = "As of January 2024, Tokyo had about 14.1 million people."
+):
+    """An OpenAI Responses answer with a web search's ``url_citation`` over its claim (characters 0–n)."""
+    response = {
+        "id": "resp_snapshot",
+        "object": "response",
+        "created_at": 1767225600,
+        "status": "completed",
+        "model": "gpt-4.1",
+        "output": [
+            {
+                "type": "web_search_call",
+                "id": "ws_1",
+                "status": "completed",
+                "action": {"type": "search", "query": "q"},
+            },
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": claim,
+                        "annotations": [
+                            {
+                                "type": "url_citation",
+                                "start_index": 0,
+                                "end_index": len(claim),
+                                "url": url,
+                                "title": "Population",
+                            }
+                        ],
+                    }
+                ],
+            },
+        ],
+    }
+    return dump_ingest(raw=json.dumps(response).encode(), uploaded_by=editor)[0]
+
+
+def test_an_openai_web_citation_takes_a_fetched_snapshot_and_its_passage_as_the_quote(editor_client, editor, fetching):
+    with page_server({"/tokyo": html_route(POPULATION_PAGE)}) as base:
+        dump = openai_web_dump(editor, url=f"{base}/tokyo")
+        assert dump.result["responses"][0]["api"] == "openai.responses"
+        page = take(editor_client, dump, take="fetch").content.decode()
+    assert "cv-snapshot-passage" in page and "Use as the evidence quote" in page
+    assert '<mark class="cv-number-diff">13.9 million</mark>' in page  # the page says another figure
+    passage = "As of January 1, 2024, the population of Tokyo was estimated at 13.9 million"
+    editor_client.post(
+        reverse("review:item", args=[dump.pk, "r0-c0"]),
+        {"version": "0", "verdict": "none", "evidence_quote": passage, "verification_worthy": "yes"},
+    )
+    check = Check.objects.get(item_key="r0-c0")
+    assert (check.verdict, check.evidence_quote) == ("none", passage)
