@@ -19,6 +19,7 @@ said.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -736,19 +737,22 @@ def _is_exception(name: str) -> bool:
     return name == "Error" or (name.endswith("Exception") and name[:1].islower())
 
 
-def _event_name(value: dict[str, Any]) -> str | None:
-    """The name of a Bedrock stream event, or None when ``value`` is none. Asked of each event by its
-    shape, its splitter and its family in turn: the last answer is kept, by the value's identity."""
-    global _last_event_name
-    last = _last_event_name
-    if last[0] is value:
-        return last[1]
-    name = _event_name_of(value)
-    _last_event_name = (value, name)
-    return name
+class _AnswerForLastValue:
+    """``answer(value)``, kept for the value asked last (by identity, which holding it keeps unique):
+    detection asks the same question of each event several times in a row (its shape, its splitter,
+    its family), and an answer costs a few lookups each time."""
 
+    def __init__(self, answer: Callable[[Any], str | None]) -> None:
+        self._answer = answer
+        self._last: tuple[object, str | None] = (None, None)
 
-_last_event_name: tuple[object, str | None] = (None, None)
+    def __call__(self, value: Any) -> str | None:
+        last = self._last
+        if last[0] is value:
+            return last[1]
+        found = self._answer(value)
+        self._last = (value, found)
+        return found
 
 
 def _event_name_of(value: dict[str, Any]) -> str | None:
@@ -776,22 +780,6 @@ def _is_kb_body(value: dict[str, Any]) -> bool:
     return isinstance(value.get("sessionId"), str) and isinstance(value.get("output"), dict)
 
 
-def _family(value: dict[str, Any]) -> str | None:
-    """Which API a value of the Bedrock shape is of: "converse", "kb", or None (an exception, a
-    damaged message: either's). Asked of each event three times in a row (splitting, marking): the
-    last answer is kept, by the value's identity."""
-    global _last_family
-    last = _last_family
-    if last[0] is value:
-        return last[1]
-    family = _family_of(value)
-    _last_family = (value, family)
-    return family
-
-
-_last_family: tuple[object, str | None] = (None, None)
-
-
 def _family_of(value: dict[str, Any]) -> str | None:
     if isinstance(value, DamagedMessage):
         return None
@@ -807,6 +795,12 @@ def _family_of(value: dict[str, Any]) -> str | None:
     if name in CONVERSE_EVENTS:
         return "converse"
     return "kb" if name in KB_EVENTS else None
+
+
+# The name of a Bedrock stream event (None when the value is none), and which API a value of the
+# Bedrock shape is of ("converse", "kb", or None: an exception, a damaged message).
+_event_name = _AnswerForLastValue(_event_name_of)
+_family = _AnswerForLastValue(_family_of)
 
 
 def _decide_bedrock(kind: str | None, keys: frozenset[str]) -> Decision | None:
