@@ -5,7 +5,8 @@ resident memory the process reached while storing the dump (writing its bytes to
 reading them back, parsing and rendering them, writing its row to the database), beyond what it held
 before (the dump's bytes among it). A dump above ``CITEVIEW_READ_IN_TASK_ABOVE`` is read by a worker,
 so the read is run here as the worker runs it: the process measured is the one that does the work.
-Linux only: it reads and resets the peak in ``/proc/self``.
+Linux only: it reads and resets the peak in ``/proc/self``. ``python -m bench.memory --stages PROVIDER
+SIZE`` prints where the peak is reached (``measure_stages``).
 """
 
 from __future__ import annotations
@@ -60,15 +61,60 @@ def measure(provider: str, size: int) -> dict[str, int]:
     return {"dump_bytes": len(raw), "peak_bytes": resident_bytes("VmHWM") - before, "seconds": seconds}
 
 
+def measure_stages(provider: str, size: int) -> None:
+    """Where the peak is reached: a worker's read of the dump done step by step as
+    ``dump_read_stored`` and ``derived_fields`` do it, the resident memory (beyond what the process
+    held before, the dump's bytes among it) printed after each step, now and at its peak so far, as
+    multiples of the dump's size. A diagnosis, not a figure with a target: ``measure`` is that."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from bench.inputs import GENERATORS
+    from citeview.core.parse import parse_dump
+    from citeview.dumps.derived import _rendered_per_language
+    from citeview.dumps.models import Dump
+    from citeview.dumps.services import _encoded, dump_ingest
+
+    call_command("migrate", verbosity=0)
+    raw = GENERATORS[provider](size)
+    dump, _ = dump_ingest(raw=GENERATORS[provider](100_000), uploaded_by=None)  # warm; its row is written below
+    gc.collect()
+    reset_peak()
+    before = resident_bytes("VmRSS")
+
+    def step(name: str) -> None:
+        now, peak = resident_bytes("VmRSS") - before, resident_bytes("VmHWM") - before
+        print(f"{provider:10} {name:32} now {now / len(raw):5.2f}×  peak {peak / len(raw):5.2f}×", flush=True)
+
+    parsed = parse_dump(raw, max_bytes=4 * size)
+    step("parsed (the values let go)")
+    result = parsed.to_json()
+    del parsed
+    step("normalised JSON")
+    rendered = _rendered_per_language(result["responses"])
+    step("rendered in each language")
+    encoded = _encoded({"result": result, "rendered": rendered})
+    del result, rendered
+    step("encoded for the row")
+    Dump.objects.filter(pk=dump.pk).update(**encoded)
+    step("row written")
+
+
 def main() -> None:
-    provider, size = sys.argv[1], int(sys.argv[2])
+    stages = sys.argv[1] == "--stages"
+    provider, size = sys.argv[1 + stages], int(sys.argv[2 + stages])
     with tempfile.TemporaryDirectory(prefix="citeview-bench-") as directory:
         # Production mode: with DEBUG on, Django keeps each query's text, dump bytes included.
         # The blobs, like the database, in the throwaway folder.
         os.environ.update(
             production_env(Path(directory)), CITEVIEW_MAX_DUMP_BYTES=str(4 * size), BLOB_ROOT=f"{directory}/blobs"
         )
-        print(json.dumps(measure(provider, size)))
+        if stages:
+            measure_stages(provider, size)
+        else:
+            print(json.dumps(measure(provider, size)))
 
 
 if __name__ == "__main__":
