@@ -66,7 +66,16 @@ _kept_digest = functools.cache(_read_digest)
 def derived_fields(raw: bytes, provider: str | None, request: bytes | None) -> dict[str, Any]:
     """The fields of a ``Dump`` made from its bytes (and its request's): ``Dump.DERIVED_FIELDS``.
     Raises :class:`citeview.core.errors.DumpError` for a dump that cannot be read."""
-    result = parse_dump(raw, provider=provider, max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES, request=request).to_json()
+    return fields_of_result(normalised_result(raw, provider, request))
+
+
+def normalised_result(raw: bytes, provider: str | None, request: bytes | None) -> dict[str, Any]:
+    """A dump's normalised JSON (``normalized-json.md``), or a DumpError."""
+    return parse_dump(raw, provider=provider, max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES, request=request).to_json()
+
+
+def fields_of_result(result: dict[str, Any]) -> dict[str, Any]:
+    """``derived_fields`` of a dump whose normalised JSON is made: its bytes are needed no more."""
     responses = result["responses"]
     return {
         "framing": result["dump"]["framing"],

@@ -17,7 +17,7 @@ from citeview.core.errors import DumpError
 from citeview.core.parse import Attachment
 from citeview.core.phrases import phrase
 from citeview.dumps.blobs import blob_store
-from citeview.dumps.derived import derived_fields
+from citeview.dumps.derived import derived_fields, fields_of_result, normalised_result
 from citeview.dumps.models import AttachedDocument, Dump, EncodedJSON, ReadState, Tag
 from citeview.dumps.tasks import read_dump
 
@@ -123,7 +123,12 @@ def dump_read_stored(*, pk: int) -> str:
     if dump is None or dump.read_state == ReadState.READY:
         return ReadState.READY if dump else "gone"
     try:
-        derived = _encoded(derived_fields(dump.raw, dump.read_provider or None, dump.attachment()))
+        result = normalised_result(dump.raw, dump.read_provider or None, dump.attachment())
+        # Read: the dump's bytes are let go, not held through the renderings and the row's write,
+        # where a large dump's read reaches its peak (bench/README.md, memory).
+        dump.let_go_of_blobs()
+        derived = _encoded(fields_of_result(result))
+        del result
     except DumpError as error:
         return _read_failed(pk, error)
     except Exception:  # a fault of ours: the page says so, the log and the task's record say what
