@@ -392,19 +392,32 @@ def _pythonic_sse(values: list[dict[str, object]]) -> bytes:
 
 
 def xai_stream(size: int, seed: int = 6) -> bytes:
-    """An xAI Responses web-search stream (grok-4): text deltas, an ``annotation.added`` url_citation
-    after each cited sentence (code-point offsets), ``response.completed`` repeating the answer."""
+    """An xAI Responses web-search stream (grok-4): its search call and message added, text deltas,
+    an ``annotation.added`` url_citation after each cited sentence (code-point offsets),
+    ``response.completed`` repeating both (as the real recordings in ``../shared/fixtures/xai`` do)."""
     rng = random.Random(seed)
     results = _web_results(30)
     response_id = "b41f6c07-93e2-8d5a-27f0-c6a1d83e94b2"
     item_id = f"msg_{response_id}"
     head = {"created_at": 1795320000, "id": response_id, "model": "grok-4-fast-reasoning", "object": "response"}
+    # As xAI sends it: the search call is output 0, the message output 1, each announced when added.
+    search = {
+        "arguments": '{"query":"東京 人口","num_results":5}',
+        "call_id": "",
+        "name": "web_search",
+        "type": "web_search_call",
+        "id": f"fc_{response_id}_0",
+        "status": "completed",
+    }
+    added = {"id": item_id, "type": "message", "role": "assistant", "content": [], "status": "in_progress"}
     events: list[dict[str, object]] = [
         {"sequence_number": 0, "type": "response.created", "response": {**head, "output": [], "status": "in_progress"}},
+        {"sequence_number": 1, "type": "response.output_item.added", "item": search, "output_index": 0},
+        {"sequence_number": 2, "type": "response.output_item.added", "item": added, "output_index": 1},
     ]
     text = ""
     annotations: list[dict[str, object]] = []
-    total, sequence, words = 2000, 1, _sentences(rng)
+    total, sequence, words = 2000, 3, _sentences(rng)
     while total < size * 0.77:  # the final event repeats the text and the annotations
         piece = f"{next(words)}。"
         events.append(
@@ -458,7 +471,7 @@ def xai_stream(size: int, seed: int = 6) -> bytes:
         {
             "sequence_number": sequence,
             "type": "response.completed",
-            "response": {**head, "output": [message], "status": "completed", "usage": {"input_tokens": 10}},
+            "response": {**head, "output": [search, message], "status": "completed", "usage": {"input_tokens": 10}},
         }
     )
     return _pythonic_sse(events)
