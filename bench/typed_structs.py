@@ -14,28 +14,36 @@ c. msgspec decoding the same payloads into typed ``msgspec.Struct``\\ s that hol
    the provider's parser reads (every other field is skipped in C, never built);
 d. today's whole ``parse_dump``;
 e. (c) and the least per-citation work any parser must do on top of it: the answer's text joined,
-   its sources listed, and each support or annotation made a ``Citation`` with its offsets placed
-   (``citeview.core.offsets`` and ``citeview.core.model``, as the parsers use them), nothing else:
-   no diagnostics, no detection, no inline tokens, no unit checks;
+   its sources listed, and each support, annotation or marker made a ``Citation`` with its offsets
+   placed and checked as the provider's parser places and checks them (``citeview.core.offsets``,
+   ``markers`` and ``model``, as the parsers use them), nothing else: no diagnostics, no detection,
+   no unit checks, no statuses (Vercel's SDK gives no positions: its sources and quotes only);
 f. what an integrated typed parser would do at the least while keeping the reader's promise:
    (p), because a typed decode keeps the last of two equal keys without a word (shown at the start
    of the run), then (e), then the SHA-256 of the dump that ``parse_dump`` records;
-g. the same without typed structs: (p), then (e)'s loop on the generic values (p) already made
-   (``dict.get`` for each field), then the SHA-256;
+g. (Gemini, Claude, xAI, OpenAI) the same without typed structs: (p), then (e)'s loop on the
+   generic values (p) already made (``dict.get`` for each field), then the SHA-256;
 h. (e) and the SHA-256 alone: what a typed parser would cost if its decoder refused duplicate keys
    itself (msgspec does not), i.e. the floor of a reader whose proof is free.
 
-For the Responses streams (xAI, OpenAI), where a proof of typed values turned out cheap:
+For the streams and LangChain's document, where a proof of typed values turned out cheap (not for
+Gemini: (h) is over 2.0× already, and (q) decodes more than (c)):
 
-q. msgspec decoding into closed structs (every field the stream sends, any other refused, each
-   UNSET unless present), proven as ``framing`` proves generic values: written back, they hold a
-   colon for every key of the payloads (so no duplicate key was dropped), and no escaped colon;
+q. msgspec decoding the payloads (in one call, as one JSON array) into closed structs (every field
+   the bench's input sends, any other refused, each UNSET unless present), proven as ``framing``
+   proves generic values: written back, they hold a colon for every key of the payloads (so no
+   duplicate key was dropped), and no escaped colon; no field is typed Any, so the types bound
+   the depth;
 r. (q)'s proof made of generic values instead (and their depth checked as ``framing`` does);
-i. (q), each annotation placed as in (e), and the SHA-256: the least an integrated typed parser
-   keeping the promise would do, given a closed schema;
-k. today's detection (``detect.split_responses``) of (p)'s values, which any reader must still do;
-l. what the provider's parser reads of every answer's text (its inline tokens; for xAI also its
-   ``[[N]](url)`` links), on (e)'s text.
+i. (q), each citation placed as in (e), and the SHA-256: the least an integrated typed parser
+   keeping the promise would do, given a closed schema.
+
+And for every provider:
+
+k. today's detection (``detect.split_responses``) of (p)'s values, which any reader must still do
+   (no typed detection exists to measure; it would have to tell the same providers apart);
+l. what the provider's parser reads of every answer's text besides its citations (its inline
+   citation tokens; for xAI also its ``[[N]](url)`` links), on (e)'s text.
 
 Each is printed in seconds and as a ratio to (a); then the memory (tracemalloc peak, and the rise
 of the resident peak measured in a fresh process) of (b) against (c).
@@ -64,6 +72,7 @@ from bench.run import bare_decode
 from citeview.core.detect import split_responses
 from citeview.core.framing import MAX_DEPTH, _may_nest_too_deep, read_dump
 from citeview.core.inline_tokens import inline_tokens, numbered_links
+from citeview.core.markers import read_markers
 from citeview.core.model import Citation, Response, Source
 from citeview.core.offsets import ByteOffsets, place_byte_span
 from citeview.core.parse import parse_dump
@@ -421,7 +430,9 @@ def _count_colons(payload: bytes) -> int:
     return payload.count(b":")
 
 
-def closed_proven(event: type) -> Callable[[bytes], list[Any]]:
+def closed_proven(
+    event: type, payloads_of: Callable[[bytes], list[bytes]] = sse_payloads
+) -> Callable[[bytes], list[Any]]:
     """(q): each payload decoded into the closed struct ``event``, proven as ``framing`` proves
     generic values (every key's colon written back, no escaped colon; the types bound the depth);
     a failed proof is the generic path's turn (here: an error, as the bench's streams always pass).
@@ -429,7 +440,7 @@ def closed_proven(event: type) -> Callable[[bytes], list[Any]]:
     decoder = msgspec.json.Decoder(list[event])  # type: ignore[valid-type]
 
     def decode(raw: bytes) -> list[Any]:
-        payloads = sse_payloads(raw)
+        payloads = payloads_of(raw)
         values: list[Any] = decoder.decode(b"[" + b",".join(payloads) + b"]")
         if b"\\u003" in raw or ENCODER.encode(values).count(b":") != sum(map(_count_colons, payloads)):
             raise ValueError("not proven: the generic path would read this stream")
@@ -438,17 +449,21 @@ def closed_proven(event: type) -> Callable[[bytes], list[Any]]:
     return decode
 
 
-def generic_proven(raw: bytes) -> list[Any]:
+def generic_proven(payloads_of: Callable[[bytes], list[bytes]] = sse_payloads) -> Callable[[bytes], list[Any]]:
     """(r): (q)'s proof made of generic values instead (msgspec's compact write, not orjson's indented)."""
-    payloads = sse_payloads(raw)
-    values: list[Any] = GENERIC.decode(b"[" + b",".join(payloads) + b"]")
-    if (
-        b"\\u003" in raw
-        or any(_may_nest_too_deep(payload) for payload in payloads if _brackets(payload) > MAX_DEPTH)
-        or ENCODER.encode(values).count(b":") != sum(map(_count_colons, payloads))
-    ):
-        raise ValueError("not proven")
-    return values
+
+    def decode(raw: bytes) -> list[Any]:
+        payloads = payloads_of(raw)
+        values: list[Any] = GENERIC.decode(b"[" + b",".join(payloads) + b"]")
+        if (
+            b"\\u003" in raw
+            or any(_may_nest_too_deep(payload) for payload in payloads if _brackets(payload) > MAX_DEPTH)
+            or ENCODER.encode(values).count(b":") != sum(map(_count_colons, payloads))
+        ):
+            raise ValueError("not proven")
+        return values
+
+    return decode
 
 
 # --- Anthropic Messages streams: the fields anthropic._read_stream and _cite read -----------------
@@ -645,6 +660,674 @@ def claude_floor_on_dicts(events: list[Any]) -> Response:
     return response
 
 
+# --- Perplexity Agent streams: text deltas and search results; the citations are the text's [N] ---
+
+
+class PerplexityResult(msgspec.Struct, gc=False):
+    id: int | None = None
+    url: str | None = None
+    title: str | None = None
+    snippet: str | None = None
+
+
+class PerplexityEvent(msgspec.Struct, gc=False):
+    type: str | None = None
+    delta: str | None = None
+    results: list[PerplexityResult] = []
+
+
+class ClosedPerplexityResult(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    id: int | Unset = UNSET
+    url: str | Unset = UNSET
+    title: str | Unset = UNSET
+    snippet: str | Unset = UNSET
+    source: str | Unset = UNSET
+
+
+class ClosedPerplexityContent(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    type: str | Unset = UNSET
+    text: str | Unset = UNSET
+    annotations: list[ClosedAnnotation] | Unset = UNSET
+
+
+class ClosedPerplexityItem(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    type: str | Unset = UNSET
+    id: str | Unset = UNSET
+    role: str | Unset = UNSET
+    status: str | Unset = UNSET
+    queries: list[str] | Unset = UNSET
+    results: list[ClosedPerplexityResult] | Unset = UNSET
+    content: list[ClosedPerplexityContent] | Unset = UNSET
+
+
+class ClosedPerplexityCost(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    currency: str | Unset = UNSET
+    total_cost: float | Unset = UNSET
+
+
+class ClosedPerplexityUsage(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    input_tokens: int | Unset = UNSET
+    output_tokens: int | Unset = UNSET
+    total_tokens: int | Unset = UNSET
+    cost: ClosedPerplexityCost | Unset = UNSET
+
+
+class ClosedPerplexityBody(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    id: str | Unset = UNSET
+    object: str | Unset = UNSET
+    status: str | Unset = UNSET
+    model: str | Unset = UNSET
+    output: list[ClosedPerplexityItem] | Unset = UNSET
+    usage: ClosedPerplexityUsage | Unset = UNSET
+
+
+class ClosedPerplexityEvent(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    type: str | Unset = UNSET
+    sequence_number: int | Unset = UNSET
+    item_id: str | Unset = UNSET
+    output_index: int | Unset = UNSET
+    content_index: int | Unset = UNSET
+    delta: str | Unset = UNSET
+    call_id: str | Unset = UNSET
+    queries: list[str] | Unset = UNSET
+    results: list[ClosedPerplexityResult] | Unset = UNSET
+    response: ClosedPerplexityBody | Unset = UNSET
+
+
+PERPLEXITY_EVENT = msgspec.json.Decoder(PerplexityEvent)
+
+
+def perplexity_typed(raw: bytes) -> list[PerplexityEvent]:
+    return list(map(PERPLEXITY_EVENT.decode, sse_payloads(raw)))
+
+
+def perplexity_floor(decode: Callable[[bytes], list[Any]] = perplexity_typed) -> Callable[[bytes], Response]:
+    """The text joined, the search results listed, and each ``[N]`` marker that Markdown shows as
+    text (``markers.read_markers``, which any reader of markers must ask) a Citation of result N."""
+
+    def floor(raw: bytes) -> Response:
+        deltas: list[str] = []
+        results: list[Any] = []
+        for event in decode(raw):
+            kind = event.type
+            if kind == "response.output_text.delta":
+                deltas.append(event.delta or "")
+            elif kind == "response.reasoning.search_results":
+                results.extend(event.results or ())
+        response = Response("perplexity", "perplexity.agent", True)
+        text = response.text = "".join(deltas)
+        keys: dict[str, str] = {}
+        for result in results:
+            key = keys[str(result.id)] = str(result.id)
+            response.sources.append(Source(key, "web", result.url or None, result.title or None))
+        citations = response.citations
+        for marker in read_markers(text).markers:
+            key = keys.get(marker.ref)
+            if key is not None:
+                citations.append(Citation(marker.start, marker.end, [key], marker=marker.text))
+        return response
+
+    return floor
+
+
+# --- Cohere Chat v2 streams: content deltas, then a citation-start per cited span (code points) ---
+
+
+class CohereDocument(msgspec.Struct, gc=False):
+    id: str | None = None
+    title: str | None = None
+    snippet: str | None = None
+
+
+class CohereSource(msgspec.Struct, gc=False):
+    id: str | None = None
+    type: str | None = None
+    document: CohereDocument | None = None
+
+
+class CohereCitation(msgspec.Struct, gc=False):
+    start: int | None = None
+    end: int | None = None
+    text: str | None = None
+    sources: list[CohereSource] = []
+
+
+class CohereContent(msgspec.Struct, gc=False):
+    type: str | None = None
+    text: str | None = None
+
+
+class CohereMessage(msgspec.Struct, gc=False):
+    content: CohereContent | list[CohereContent] | None = None
+    citations: CohereCitation | list[CohereCitation] | None = None
+
+
+class CohereDelta(msgspec.Struct, gc=False):
+    message: CohereMessage | None = None
+    finish_reason: str | None = None
+
+
+class CohereEvent(msgspec.Struct, gc=False):
+    type: str | None = None
+    index: int | None = None
+    delta: CohereDelta | None = None
+
+
+class ClosedCohereDocument(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    id: str | Unset = UNSET
+    title: str | Unset = UNSET
+    snippet: str | Unset = UNSET
+
+
+class ClosedCohereSource(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    id: str | Unset = UNSET
+    type: str | Unset = UNSET
+    document: ClosedCohereDocument | Unset = UNSET
+
+
+class ClosedCohereCitation(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    start: int | Unset = UNSET
+    end: int | Unset = UNSET
+    text: str | Unset = UNSET
+    type: str | Unset = UNSET
+    sources: list[ClosedCohereSource] | Unset = UNSET
+
+
+class ClosedCohereContent(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    type: str | Unset = UNSET
+    text: str | Unset = UNSET
+
+
+class ClosedCohereMessage(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    role: str | Unset = UNSET
+    tool_plan: str | Unset = UNSET
+    tool_calls: list[str] | Unset = UNSET
+    content: ClosedCohereContent | list[ClosedCohereContent] | Unset = UNSET
+    citations: ClosedCohereCitation | list[ClosedCohereCitation] | Unset = UNSET
+
+
+class ClosedCohereUsage(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    billed_units: dict[str, int] | Unset = UNSET
+
+
+class ClosedCohereDelta(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    message: ClosedCohereMessage | Unset = UNSET
+    finish_reason: str | Unset = UNSET
+    usage: ClosedCohereUsage | Unset = UNSET
+
+
+class ClosedCohereEvent(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    id: str | Unset = UNSET
+    type: str | Unset = UNSET
+    index: int | Unset = UNSET
+    delta: ClosedCohereDelta | Unset = UNSET
+
+
+COHERE_EVENT = msgspec.json.Decoder(CohereEvent)
+
+
+def cohere_typed(raw: bytes) -> list[CohereEvent]:
+    return list(map(COHERE_EVENT.decode, sse_payloads(raw)))
+
+
+def cohere_floor(decode: Callable[[bytes], list[Any]] = cohere_typed) -> Callable[[bytes], Response]:
+    """The text joined; each citation placed where its code-point span holds its text, its
+    documents as sources."""
+
+    def floor(raw: bytes) -> Response:
+        deltas: list[str] = []
+        cited: list[Any] = []
+        for event in decode(raw):
+            kind = event.type
+            if kind == "content-delta":
+                content = event.delta.message.content
+                deltas.append(content.text or "")
+            elif kind == "citation-start":
+                cited.append(event.delta.message.citations)
+        response = Response("cohere", "cohere.chat_v2", True)
+        text = response.text = "".join(deltas)
+        size = len(text)
+        keys: dict[str, str] = {}
+        citations = response.citations
+        for citation in cited:
+            start, end = citation.start, citation.end
+            if type(start) is not int or type(end) is not int or not 0 <= start <= end <= size:
+                continue
+            if text[start:end] != citation.text:
+                continue
+            cited_keys = []
+            for source in citation.sources or ():
+                key = keys.get(source.id)
+                if key is None:
+                    key = keys[source.id] = source.id
+                    document = source.document
+                    response.sources.append(Source(key, "document", None, document.title if document else None))
+                cited_keys.append(key)
+            citations.append(Citation(start, end, cited_keys, cited_text=citation.text))
+        return response
+
+    return floor
+
+
+# --- Mistral Conversations streams: text deltas, a tool_reference after each cited sentence --------
+
+
+class MistralReference(msgspec.Struct, gc=False):
+    type: str | None = None
+    tool: str | None = None
+    title: str | None = None
+    url: str | None = None
+    description: str | None = None
+
+
+class MistralEvent(msgspec.Struct, gc=False):
+    type: str | None = None
+    content: str | MistralReference | None = None
+    output_index: int | None = None
+
+
+class ClosedMistralReference(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    type: str | Unset = UNSET
+    tool: str | Unset = UNSET
+    title: str | Unset = UNSET
+    url: str | Unset = UNSET
+    favicon: str | None | Unset = UNSET
+    description: str | Unset = UNSET
+
+
+class ClosedMistralEvent(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    type: str | Unset = UNSET
+    created_at: str | Unset = UNSET
+    conversation_id: str | Unset = UNSET
+    output_index: int | Unset = UNSET
+    id: str | Unset = UNSET
+    name: str | Unset = UNSET
+    arguments: str | Unset = UNSET
+    content_index: int | Unset = UNSET
+    model: str | Unset = UNSET
+    agent_id: str | None | Unset = UNSET
+    role: str | Unset = UNSET
+    content: str | ClosedMistralReference | Unset = UNSET
+    usage: dict[str, int] | Unset = UNSET
+
+
+MISTRAL_EVENT = msgspec.json.Decoder(MistralEvent)
+
+
+def mistral_typed(raw: bytes) -> list[MistralEvent]:
+    return list(map(MISTRAL_EVENT.decode, sse_payloads(raw)))
+
+
+def mistral_floor(decode: Callable[[bytes], list[Any]] = mistral_typed) -> Callable[[bytes], Response]:
+    """The text joined; each tool_reference a Citation over the text since the reference before it."""
+
+    def floor(raw: bytes) -> Response:
+        response = Response("mistral", "mistral.conversations", True)
+        pieces: list[str] = []
+        length = claim_start = 0
+        after_citation = False
+        keys: dict[str, str] = {}
+        citations = response.citations
+        for event in decode(raw):
+            if event.type != "message.output.delta":
+                continue
+            content = event.content
+            if type(content) is str:
+                if content:
+                    if after_citation:
+                        claim_start, after_citation = length, False
+                    pieces.append(content)
+                    length += len(content)
+            elif content and content.type == "tool_reference":
+                url = content.url or content.title or "tool_reference"
+                key = keys.get(url)
+                if key is None:
+                    key = keys[url] = url
+                    response.sources.append(Source(key, "web", content.url or None, content.title or None))
+                citations.append(Citation(claim_start, length, [key]))
+                after_citation = True
+        response.text = "".join(pieces)
+        return response
+
+    return floor
+
+
+# --- Vercel AI SDK UI message streams: text deltas, sources apart from the text (no positions) -----
+
+
+class VercelMetadata(msgspec.Struct, gc=False):
+    cited_text: str | None = None
+
+
+class VercelEvent(msgspec.Struct, gc=False, rename={"source_id": "sourceId", "provider_metadata": "providerMetadata"}):
+    type: str | None = None
+    id: str | None = None
+    delta: str | None = None
+    source_id: str | None = None
+    url: str | None = None
+    title: str | None = None
+    provider_metadata: dict[str, VercelMetadata] = {}
+
+
+class ClosedVercelMetadata(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    type: str | Unset = UNSET
+    cited_text: str | Unset = UNSET
+    url: str | Unset = UNSET
+    title: str | Unset = UNSET
+    encrypted_index: str | Unset = UNSET
+
+
+class ClosedVercelEvent(
+    msgspec.Struct,
+    gc=False,
+    forbid_unknown_fields=True,
+    rename={
+        "message_id": "messageId",
+        "source_id": "sourceId",
+        "provider_metadata": "providerMetadata",
+        "finish_reason": "finishReason",
+    },
+):
+    type: str | Unset = UNSET
+    id: str | Unset = UNSET
+    message_id: str | Unset = UNSET
+    delta: str | Unset = UNSET
+    source_id: str | Unset = UNSET
+    url: str | Unset = UNSET
+    title: str | Unset = UNSET
+    provider_metadata: dict[str, ClosedVercelMetadata] | Unset = UNSET
+    finish_reason: str | Unset = UNSET
+
+
+VERCEL_EVENT = msgspec.json.Decoder(VercelEvent)
+
+
+def vercel_payloads(raw: bytes) -> list[bytes]:
+    return [payload for payload in sse_payloads(raw) if payload.strip() != b"[DONE]"]
+
+
+def vercel_typed(raw: bytes) -> list[VercelEvent]:
+    return list(map(VERCEL_EVENT.decode, vercel_payloads(raw)))
+
+
+def vercel_floor(decode: Callable[[bytes], list[Any]] = vercel_typed) -> Callable[[bytes], Response]:
+    """The text joined by part; each source-url a source, its quotes kept (the SDK gives no positions)."""
+
+    def floor(raw: bytes) -> Response:
+        texts: dict[str, list[str]] = {}
+        quotes: dict[str, dict[str, None]] = {}
+        response = Response("vercel", "vercel.ui_message_stream", True)
+        keys: dict[str, Source] = {}
+        for event in decode(raw):
+            kind = event.type
+            if kind == "text-delta":
+                texts[event.id].append(event.delta or "")
+            elif kind == "text-start":
+                texts[event.id] = []
+            elif kind == "source-url":
+                key = event.source_id or event.url
+                source = keys.get(key)
+                if source is None:
+                    source = keys[key] = Source(key, "web", event.url or None, event.title or None)
+                    response.sources.append(source)
+                for metadata in (event.provider_metadata or {}).values():
+                    if metadata.cited_text:
+                        quotes.setdefault(key, {})[metadata.cited_text] = None
+        for key, quoted in quotes.items():
+            keys[key].extra["cited_text"] = keys[key].extra["snippet"] = "\n\n".join(quoted)
+        response.cited_without_position = list(keys)
+        response.text = "".join("".join(deltas) for deltas in texts.values())
+        return response
+
+    return floor
+
+
+# --- Bedrock ConverseStream (AWS event stream): text deltas, citation deltas over the whole block ---
+
+
+class BedrockWeb(msgspec.Struct, gc=False):
+    url: str | None = None
+    domain: str | None = None
+
+
+class BedrockLocation(msgspec.Struct, gc=False):
+    web: BedrockWeb | None = None
+
+
+class BedrockText(msgspec.Struct, gc=False):
+    text: str | None = None
+
+
+class BedrockCitation(msgspec.Struct, gc=False, rename="camel"):
+    title: str | None = None
+    source_content: list[BedrockText] = []
+    location: BedrockLocation | None = None
+
+
+class BedrockDelta(msgspec.Struct, gc=False):
+    text: str | None = None
+    citation: BedrockCitation | None = None
+
+
+class BedrockEvent(msgspec.Struct, gc=False, rename="camel"):
+    content_block_index: int | None = None
+    delta: BedrockDelta | None = None
+    stop_reason: str | None = None
+
+
+class ClosedBedrockWeb(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    url: str | Unset = UNSET
+    domain: str | Unset = UNSET
+
+
+class ClosedBedrockLocation(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    web: ClosedBedrockWeb | Unset = UNSET
+
+
+class ClosedBedrockText(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    text: str | Unset = UNSET
+
+
+class ClosedBedrockCitation(msgspec.Struct, gc=False, forbid_unknown_fields=True, rename="camel"):
+    title: str | Unset = UNSET
+    source_content: list[ClosedBedrockText] | Unset = UNSET
+    location: ClosedBedrockLocation | Unset = UNSET
+
+
+class ClosedBedrockDelta(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    text: str | Unset = UNSET
+    citation: ClosedBedrockCitation | Unset = UNSET
+
+
+class ClosedBedrockEvent(msgspec.Struct, gc=False, forbid_unknown_fields=True, rename="camel"):
+    content_block_index: int | Unset = UNSET
+    delta: ClosedBedrockDelta | Unset = UNSET
+    p: str | Unset = UNSET
+    role: str | Unset = UNSET
+    stop_reason: str | Unset = UNSET
+    usage: dict[str, int] | Unset = UNSET
+    metrics: dict[str, int] | Unset = UNSET
+
+
+BEDROCK_EVENT = msgspec.json.Decoder(BedrockEvent)
+
+
+def eventstream_payloads(raw: bytes) -> list[bytes]:
+    """Each message's payload, found by its two lengths, as ``bare_decode`` finds it (no checksum
+    read, no header: one struct holds every event's fields, so its name is not needed)."""
+    payloads, at = [], 0
+    while at < len(raw):
+        total, headers = int.from_bytes(raw[at : at + 4]), int.from_bytes(raw[at + 4 : at + 8])
+        payloads.append(raw[at + 12 + headers : at + total - 4])
+        at += total
+    return payloads
+
+
+def bedrock_generic(raw: bytes) -> list[Any]:
+    return list(map(GENERIC.decode, eventstream_payloads(raw)))
+
+
+def bedrock_typed(raw: bytes) -> list[BedrockEvent]:
+    return list(map(BEDROCK_EVENT.decode, eventstream_payloads(raw)))
+
+
+def bedrock_floor(decode: Callable[[bytes], list[Any]] = bedrock_typed) -> Callable[[bytes], Response]:
+    """The text joined by block; each citation of a block a Citation over the block's whole text,
+    its quote the source content joined, its source by URL."""
+
+    def floor(raw: bytes) -> Response:
+        texts: dict[int, list[str]] = {}
+        cites: dict[int, list[Any]] = {}
+        for event in decode(raw):
+            delta = event.delta
+            if not delta:
+                continue
+            index = event.content_block_index or 0
+            if delta.text:
+                texts.setdefault(index, []).append(delta.text)
+            elif delta.citation:
+                cites.setdefault(index, []).append(delta.citation)
+        response = Response("bedrock", "bedrock.converse", True)
+        keys: dict[str, str] = {}
+        citations = response.citations
+        parts: list[str] = []
+        position = 0
+        for index in sorted(texts.keys() | cites.keys()):
+            text = "".join(texts.get(index, ()))
+            parts.append(text)
+            end = position + len(text)
+            for citation in cites.get(index, ()):
+                web = citation.location.web if citation.location else None
+                url = web.url if web else None
+                if not url:
+                    continue
+                key = keys.get(url)
+                if key is None:
+                    key = keys[url] = url
+                    response.sources.append(Source(url, "web", url, citation.title or None))
+                quote = "".join(part.text or "" for part in citation.source_content or ())
+                citations.append(Citation(position, end, [key], cited_text=quote or None))
+            position = end
+        response.text = "".join(parts)
+        return response
+
+    return floor
+
+
+# --- LangChain AIMessage (one JSON document): annotations with UTF-8 byte offsets ----------------
+
+
+class LangchainAnnotation(msgspec.Struct, gc=False):
+    type: str | None = None
+    url: str | None = None
+    title: str | None = None
+    start_index: int | None = None
+    end_index: int | None = None
+    cited_text: str | None = None
+
+
+class LangchainBlock(msgspec.Struct, gc=False):
+    type: str | None = None
+    text: str | None = None
+    annotations: list[LangchainAnnotation] = []
+
+
+class LangchainMessage(msgspec.Struct, gc=False):
+    type: str | None = None
+    id: str | None = None
+    content: list[LangchainBlock] | str = []
+
+
+LANGCHAIN = msgspec.json.Decoder(LangchainMessage)
+
+
+def langchain_typed(raw: bytes) -> LangchainMessage:
+    return LANGCHAIN.decode(raw)
+
+
+class ClosedGoogleMetadata(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    web_search_queries: list[str] | Unset = UNSET
+    grounding_chunk_index: int | Unset = UNSET
+
+
+class ClosedLangchainExtras(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    google_ai_metadata: ClosedGoogleMetadata | Unset = UNSET
+
+
+class ClosedLangchainAnnotation(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    type: str | Unset = UNSET
+    id: str | Unset = UNSET
+    url: str | Unset = UNSET
+    title: str | Unset = UNSET
+    start_index: int | Unset = UNSET
+    end_index: int | Unset = UNSET
+    cited_text: str | Unset = UNSET
+    extras: ClosedLangchainExtras | Unset = UNSET
+
+
+class ClosedLangchainBlock(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    type: str | Unset = UNSET
+    text: str | Unset = UNSET
+    annotations: list[ClosedLangchainAnnotation] | Unset = UNSET
+
+
+class ClosedLangchainMessage(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    content: list[ClosedLangchainBlock] | str | Unset = UNSET
+    additional_kwargs: dict[str, str] | Unset = UNSET
+    response_metadata: dict[str, str] | Unset = UNSET
+    type: str | Unset = UNSET
+    name: str | None | Unset = UNSET
+    id: str | Unset = UNSET
+    usage_metadata: dict[str, int] | Unset = UNSET
+
+
+CLOSED_LANGCHAIN = msgspec.json.Decoder(ClosedLangchainMessage)
+
+
+def langchain_closed(raw: bytes) -> ClosedLangchainMessage:
+    """(q) of one JSON document: the same proof, the whole document written back at once."""
+    message = CLOSED_LANGCHAIN.decode(raw)
+    if b"\\u003" in raw or ENCODER.encode(message).count(b":") != raw.count(b":"):
+        raise ValueError("not proven: the generic path would read this document")
+    return message
+
+
+def langchain_generic_proven(raw: bytes) -> object:
+    value = GENERIC.decode(raw)
+    if b"\\u003" in raw or _may_nest_too_deep(raw) or ENCODER.encode(value).count(b":") != raw.count(b":"):
+        raise ValueError("not proven")
+    return value
+
+
+def langchain_floor(decode: Callable[[bytes], Any] = langchain_typed) -> Callable[[bytes], Response]:
+    return lambda raw: _langchain_floor(decode(raw))
+
+
+def _langchain_floor(message: Any) -> Response:
+    """The text blocks joined; each citation placed by its UTF-8 span, checked against its cited text."""
+    response = Response("langchain", "langchain.message", False, id=message.id or None)
+    blocks = [block for block in message.content if block.type == "text"] if isinstance(message.content, list) else []
+    text = response.text = "".join(block.text or "" for block in blocks)
+    offsets = ByteOffsets(text)
+    keys: dict[str, str] = {}
+    citations = response.citations
+    for block in blocks:
+        for annotation in block.annotations or ():
+            url = annotation.url
+            if annotation.type != "citation" or not url or type(annotation.end_index) is not int:
+                continue
+            quote = annotation.cited_text or None
+            placement = place_byte_span(offsets, annotation.start_index or 0, annotation.end_index, quote)
+            if placement.start is None or placement.end is None:
+                continue
+            key = keys.get(url)
+            if key is None:
+                key = keys[url] = url
+                response.sources.append(Source(url, "web", url, annotation.title or None))
+            citations.append(Citation(placement.start, placement.end, [key], cited_text=quote))
+    return response
+
+
 # --- The cases --------------------------------------------------------------------------------------
 
 
@@ -653,7 +1336,7 @@ class Case:
     generic: Callable[[bytes], object]  # (b)
     typed: Callable[[bytes], object]  # (c)
     floor: Callable[[bytes], Response]  # (e): (c) and the per-citation work
-    floor_on_dicts: Callable[[list[Any]], Response]  # (e)'s work on read_dump's generic values
+    floor_on_dicts: Callable[[list[Any]], Response] | None  # (e)'s work on read_dump's generic values
     closed: Callable[[bytes], object] | None = None  # (q)
     generic_proven: Callable[[bytes], object] | None = None  # (r)
     closed_floor: Callable[[bytes], Response] | None = None  # (q) and (e)'s per-citation work
@@ -673,7 +1356,7 @@ def _responses_case(provider: str) -> Case:
         responses_floor(provider),
         responses_floor_on_dicts(provider),
         closed_proven(ClosedEvent),
-        generic_proven,
+        generic_proven(),
         responses_floor(provider, closed_proven(ClosedEvent)),
         _xai_text_scans if provider == "xai" else inline_tokens,
     )
@@ -687,12 +1370,72 @@ CASES = {
         claude_floor(),
         claude_floor_on_dicts,
         closed_proven(ClosedClaudeEvent),
-        generic_proven,
+        generic_proven(),
         claude_floor(closed_proven(ClosedClaudeEvent)),
+        inline_tokens,
+    ),
+    "perplexity": Case(
+        responses_generic,
+        perplexity_typed,
+        perplexity_floor(),
+        None,
+        closed_proven(ClosedPerplexityEvent),
+        generic_proven(),
+        perplexity_floor(closed_proven(ClosedPerplexityEvent)),
         inline_tokens,
     ),
     "xai": _responses_case("xai"),
     "openai": _responses_case("openai"),
+    "cohere": Case(
+        responses_generic,
+        cohere_typed,
+        cohere_floor(),
+        None,
+        closed_proven(ClosedCohereEvent),
+        generic_proven(),
+        cohere_floor(closed_proven(ClosedCohereEvent)),
+        inline_tokens,
+    ),
+    "bedrock": Case(
+        bedrock_generic,
+        bedrock_typed,
+        bedrock_floor(),
+        None,
+        closed_proven(ClosedBedrockEvent, eventstream_payloads),
+        generic_proven(eventstream_payloads),
+        bedrock_floor(closed_proven(ClosedBedrockEvent, eventstream_payloads)),
+        inline_tokens,
+    ),
+    "mistral": Case(
+        responses_generic,
+        mistral_typed,
+        mistral_floor(),
+        None,
+        closed_proven(ClosedMistralEvent),
+        generic_proven(),
+        mistral_floor(closed_proven(ClosedMistralEvent)),
+        inline_tokens,
+    ),
+    "vercel": Case(
+        lambda raw: list(map(GENERIC.decode, vercel_payloads(raw))),
+        vercel_typed,
+        vercel_floor(),
+        None,
+        closed_proven(ClosedVercelEvent, vercel_payloads),
+        generic_proven(vercel_payloads),
+        vercel_floor(closed_proven(ClosedVercelEvent, vercel_payloads)),
+        inline_tokens,
+    ),
+    "langchain": Case(
+        gemini_generic,
+        langchain_typed,
+        langchain_floor(),
+        None,
+        langchain_closed,
+        langchain_generic_proven,
+        langchain_floor(langchain_closed),
+        inline_tokens,
+    ),
 }
 
 ROWS = (
@@ -723,6 +1466,7 @@ def runs_of(case: Case, raw: bytes) -> dict[str, Callable[[], object]]:
         sha()
 
     def on_dicts() -> None:
+        assert case.floor_on_dicts is not None
         case.floor_on_dicts(read_dump(raw).values)
         sha()
 
@@ -739,10 +1483,11 @@ def runs_of(case: Case, raw: bytes) -> dict[str, Callable[[], object]]:
         "d": lambda: parse_dump(raw, max_bytes=len(raw)),
         "e": lambda: case.floor(raw),
         "f": integrated,
-        "g": on_dicts,
         "h": unproven,
         "k": lambda: split_responses(framed),
     }
+    if case.floor_on_dicts is not None:
+        runs["g"] = on_dicts
     if case.closed is not None and case.generic_proven is not None and case.closed_floor is not None:
         closed, proven, closed_floor = case.closed, case.generic_proven, case.closed_floor
 
@@ -769,7 +1514,10 @@ def check_floor(raw: bytes, floor: Response) -> str:
         if floor.text == parsed.text
         else f"text of {len(floor.text)} characters (the parser's: {len(parsed.text)})"
     )
-    return f"{text}, {len(floor.citations)} citations ({same} where the parser places one; the parser: {len(theirs)})"
+    placed = (
+        f"{len(floor.citations)} citations ({same} where the parser places one; the parser: {len(parsed.citations)})"
+    )
+    return f"{text}, {placed}"
 
 
 def duplicate_keys_demo() -> str:
