@@ -390,6 +390,9 @@ class ClosedItem(msgspec.Struct, gc=False, forbid_unknown_fields=True):
     type: str | Unset = UNSET
     status: str | Unset = UNSET
     role: str | Unset = UNSET
+    arguments: str | Unset = UNSET  # (xAI's web_search_call)
+    call_id: str | Unset = UNSET
+    name: str | Unset = UNSET
     action: dict[str, str] | Unset = UNSET
     content: list[ClosedContent] | Unset = UNSET
 
