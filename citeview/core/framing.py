@@ -11,7 +11,9 @@ import json
 import math
 import re
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import add, methodcaller
 from typing import Any
 
@@ -285,15 +287,55 @@ def _proven_and_checked(text: str | bytes) -> tuple[Any, bool]:
         return _UNPROVEN, False
     if _MAY_ESCAPE_COLON in data:
         return _UNPROVEN, False
-    try:  # one write proves both: its colons, and how far in its lines start (orjson's is the quicker)
-        written = orjson.dumps(value, option=orjson.OPT_INDENT_2)
-    except orjson.JSONEncodeError:  # an integer beyond 64 bits, or nesting beyond orjson's reach
-        written = msgspec.json.format(_ENCODER.encode(value), indent=2)
-    if written.count(b":") != data.count(b":"):
+    colons, too_deep = _written_proof(value)
+    if colons != data.count(b":"):
         return _UNPROVEN, False
-    if _DEEPER_THAN_ALLOWED in written:
+    if too_deep:
         return _orjson_proven(text), False
     return value, True
+
+
+def _written_proof(value: Any, level: int = 1) -> tuple[int, bool]:
+    """The colons of ``value`` written as JSON, and whether a value in it nests deeper than
+    ``MAX_DEPTH`` (``value`` itself ``level`` levels deep). One indented write proves both (how far
+    in its lines start tells the depth), made a piece at a time (``_proof_pieces``): written whole,
+    a large dump's indented copy was more than its own size again, on top of its values."""
+    colons, too_deep = 0, False
+    for piece, piece_level in _proof_pieces(value, level):
+        try:  # orjson's is the quicker
+            written = orjson.dumps(piece, option=orjson.OPT_INDENT_2)
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits, or nesting beyond orjson's reach
+            written = msgspec.json.format(_ENCODER.encode(piece), indent=2)
+        colons += written.count(b":")
+        # In JSON indented by two spaces, a value n levels below the piece starts 2n spaces in.
+        too_deep = too_deep or b"\n" + b" " * (2 * (MAX_DEPTH - piece_level + 1)) in written
+    return colons, too_deep
+
+
+_PIECE_ITEMS = 1000  # a longer list is written this many items at a time; a dict this large is written whole
+_SPLIT_LEVELS = 8  # containers less deep are written member by member (answers' long lists sit 2 to 7 deep)
+
+
+def _proof_pieces(value: Any, level: int) -> Iterator[tuple[Any, int]]:
+    """Pieces of ``value`` whose writings hold every colon and every line of its writing, each with
+    the level it stands at: a dict's keys and plain values apart from its containers, a long list a
+    slice at a time, each piece small unless a single string is large. A piece stands in for what it
+    holds: its members lie as deep below it as they lie below the place it stands for."""
+    if level >= _SPLIT_LEVELS or not isinstance(value, dict | list) or len(value) > _PIECE_ITEMS:
+        if isinstance(value, list) and level < _SPLIT_LEVELS:
+            for start in range(0, len(value), _PIECE_ITEMS):
+                yield value[start : start + _PIECE_ITEMS], level
+            return
+        yield value, level
+        return
+    members = value.values() if isinstance(value, dict) else value
+    containers = [member for member in members if isinstance(member, dict | list)]
+    if isinstance(value, dict):
+        yield {key: None if isinstance(member, dict | list) else member for key, member in value.items()}, level
+    elif len(containers) < len(value):
+        yield [member for member in value if not isinstance(member, dict | list)], level
+    for member in containers:
+        yield from _proof_pieces(member, level + 1)
 
 
 _DECODER = msgspec.json.Decoder()
@@ -561,26 +603,55 @@ def _read_lined_sse(raw: bytes) -> FramedDump | None:
     done_marker = payloads[-1].strip() == b"[DONE]"
     if done_marker:
         del payloads[-1], names[-1]
+    large = _large_events(payloads)
     try:
-        values = list(map(_DECODER.decode, payloads))
+        values = _decoded_letting_go(payloads)
     except (msgspec.DecodeError, RecursionError):
         return None
-    del payloads
     # Each data line's colon is its field's; the others are the payloads'.
-    if not values or not _events_proven(values, colons - count):
+    if not values or not _events_proven(values, colons - count, large):
         return None
     return FramedDump("sse", values, names, done_marker=done_marker, depth_checked=True)
 
 
-def _events_proven(values: list[Any], payload_colons: int) -> bool:
+def _decoded_letting_go(payloads: list[Any]) -> list[Any]:
+    """Each payload decoded, a batch at a time, each batch's bytes let go once decoded (its places
+    in ``payloads`` emptied): a stream's bytes and their values are never all held together."""
+    values: list[Any] = []
+    for start in range(0, len(payloads), _PROOF_BATCH):
+        batch = payloads[start : start + _PROOF_BATCH]
+        payloads[start : start + len(batch)] = repeat(None, len(batch))
+        values.extend(map(_DECODER.decode, batch))
+    return values
+
+
+def _large_events(payloads: list[bytes]) -> set[int]:
+    """The places of the payloads over ``_LARGE_EVENT_BYTES``, looked for a batch at a time (the sum
+    in C): most batches hold none."""
+    large: set[int] = set()
+    for start in range(0, len(payloads), _PROOF_BATCH):
+        batch = payloads[start : start + _PROOF_BATCH]
+        if sum(map(len, batch)) > _LARGE_EVENT_BYTES:
+            large.update(start + i for i, payload in enumerate(batch) if len(payload) > _LARGE_EVENT_BYTES)
+    return large
+
+
+def _events_proven(values: list[Any], payload_colons: int, large: set[int]) -> bool:
     """Whether the events read hold every key their payloads do (``_proven_json``'s proof) and nest
     no deeper than ``MAX_DEPTH``: written indented, a batch of events at a time (so the writing
-    stays small), the events' own members start four spaces in, a value n levels deep 2n in."""
+    stays small), the events' own members start four spaces in, a value n levels deep 2n in. A
+    large event (a stream's last, repeating the whole answer) is written a piece at a time."""
     too_deep = b"\n" + b" " * (2 * MAX_DEPTH + 2)
     colons = 0
     for start in range(0, len(values), _PROOF_BATCH):
+        batch = values[start : start + _PROOF_BATCH]
+        for index in sorted((i for i in large if start <= i < start + _PROOF_BATCH), reverse=True):
+            event_colons, event_too_deep = _written_proof(batch.pop(index - start))
+            if event_too_deep:
+                return False
+            colons += event_colons
         try:
-            written = orjson.dumps(values[start : start + _PROOF_BATCH], option=orjson.OPT_INDENT_2)
+            written = orjson.dumps(batch, option=orjson.OPT_INDENT_2)
         except orjson.JSONEncodeError:  # an integer beyond 64 bits, or nesting beyond orjson's reach
             return False
         if too_deep in written:
@@ -593,6 +664,7 @@ _count_colons = methodcaller("count", b":")
 
 
 _PROOF_BATCH = 1000  # events proven per call: few calls, and the copies made for it stay small
+_LARGE_EVENT_BYTES = 64 * 1024  # an event this large is proven a piece at a time (_written_proof)
 
 
 def _proven_events(values: list[Any], payloads: list[bytes]) -> list[Any]:

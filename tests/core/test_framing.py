@@ -249,6 +249,54 @@ def test_deep_nesting_in_a_spaced_document_is_refused():
     assert read_dump(json.dumps(obj, indent=2).encode()).framing == "json"
 
 
+# A large value's proof is written a piece at a time (``framing._proof_pieces``): a dict's keys apart
+# from its containers, a long list a slice at a time. The cases below sit where the pieces meet.
+LONG = 1500  # more items than a slice holds
+
+
+@pytest.mark.parametrize("items", [3, LONG])
+def test_a_key_twice_deep_in_a_large_document_is_refused(items: int):
+    obj = {"id": "a", "results": [{"url": f"https://x.example/{i}", "meta": {"n": i}} for i in range(items)]}
+    raw = json.dumps(obj, ensure_ascii=False).encode()
+    assert read_dump(raw).values[0]["results"][-1]["meta"]["n"] == items - 1
+    twice = raw.replace(b'{"n": 1}', b'{"n": 1, "n": 2}')
+    assert "'n' appears twice" in error_of(twice).message
+    assert "'results' appears twice" in error_of(raw[:-1] + b', "results": []}').message
+
+
+@pytest.mark.parametrize("items", [3, LONG])
+def test_nesting_in_a_large_document_is_refused_one_level_past_the_limit(items: int):
+    def document(lists: int) -> bytes:
+        # The document (1), its list (2), an item (3), then the lists: the deepest at 3 + lists.
+        results: list[object] = [{"i": i} for i in range(items - 1)]
+        results.append({"date": json.loads("[" * lists + "]" * lists)})
+        return json.dumps({"id": "a", "results": results}, indent=2).encode()
+
+    assert read_dump(document(61)).framing == "json"  # 64 levels
+    assert error_of(document(62)).code == "too_deep"
+
+
+def test_an_integer_beyond_64_bits_in_a_long_list_is_kept_exactly():
+    raw = json.dumps({"id": "a", "n": [*range(LONG), 123456789012345678901234567890]}).encode()
+    assert read_dump(raw).values[0]["n"][-1] == 123456789012345678901234567890
+
+
+def test_a_large_stream_event_is_proven_as_a_small_one_is():
+    # Over 64 KB: its proof is written a piece at a time too.
+    results = [{"url": f"https://x.example/{i}", "title": "東京都の人口について"} for i in range(LONG)]
+    large = {"type": "response.completed", "results": results}
+    head, tail = compact_sse(agent_created()), compact_sse(*agent_deltas("c"))
+    event = compact_sse(large)
+    assert len(event) > 64 * 1024
+    assert read_dump(head + event + tail).values[1] == large
+    twice = event.replace(b'{"url":"https://x.example/7",', b'{"url":"https://x.example/7","url":"b",')
+    assert "'url' appears twice" in error_of(head + twice + tail).message
+    deep = {**large, "x": json.loads("[" * 63 + "]" * 63)}  # the event (1), its lists 2 to 64 ...
+    assert read_dump(head + compact_sse(deep) + tail).values[1]["x"]
+    deeper = {**large, "x": json.loads("[" * 64 + "]" * 64)}  # ... and one more
+    assert error_of(head + compact_sse(deeper) + tail).code == "too_deep"
+
+
 def test_lines_that_only_join_into_events_are_read_one_by_one():
     # Joined with commas the two lines would be one object; each alone is no JSON (the first one,
     # followed by another event, is refused, as the careful reader refuses it).
