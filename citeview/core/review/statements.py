@@ -59,6 +59,7 @@ _URL_TRAILING = ".,:;!?'\"*_~"  # as in GFM autolinks: punctuation at the very e
 # sentence's, like a marker.
 _LINK_TRAILER = re.compile(r"\(\[[^\]\n]+\]\([^()\s]+\)\)|\[[^\]\n]+\]\([^()\s]+\)(?=[ \t]*(?:\n|\Z))")
 _HTML_TAG = re.compile(r"<[^>\n]*>")
+_NOT_SPACE = re.compile(r"\S")  # (in a str pattern, what str.isspace() is not)
 
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _QUOTE = re.compile(r"[ \t]*(?:>[ \t]?)+")
@@ -285,8 +286,9 @@ def _ends_enumerator(text: str, start: int, position: int) -> bool:
     digits = position
     while digits > start and text[digits - 1].isdigit():
         digits -= 1
-    lead = text[start:digits]
-    return digits < position and len(lead) <= 8 and not any(character.isalnum() for character in lead)
+    if digits == position or digits - start > 8:  # (not sliced first: a long piece made this quadratic)
+        return False
+    return not any(character.isalnum() for character in text[start:digits])
 
 
 def _after_closers(text: str, start: int, position: int, end: int, english: bool) -> int:
@@ -343,7 +345,9 @@ def _within_length(text: str, span: Span, marker_ends: dict[int, int]) -> list[S
         space = max(text.rfind(" ", start + MAX_STATEMENT_CHARS // 2, limit), text.rfind("\n", start, limit))
         cut = space if space > start + MAX_STATEMENT_CHARS // 2 else _outside_marker(text, start, limit, marker_ends)
         pieces.append(_stripped(text, start, cut))
-        start = _stripped(text, cut, end)[0]
+        # Where the rest's text starts, found without copying the rest (once per piece: quadratic).
+        text_starts = _NOT_SPACE.search(text, cut, end)
+        start = text_starts.start() if text_starts else cut
     return [*pieces, (start, end)]
 
 
