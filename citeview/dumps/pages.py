@@ -39,14 +39,21 @@ def dump_body(dump: Dump) -> bytes:
 
     It is kept and read as bytes because a 600 KB body with any non-ASCII character in it took longer
     to decode from the database and encode again for the response than the rest of the page."""
-    language = get_language()
-    made_by = running_code_fingerprint()
-    current = DumpPage.objects.filter(dump=dump, language=language, derived_at=dump.derived_at, made_by=made_by)
-    html = current.values_list("html", flat=True).first()
+    html = kept_body(dump)
     if html is None:
         html = render_to_string("dumps/_body.html", _body_context(dump)).encode()
-        _keep(dump, language, made_by, html)
-    return bytes(html)  # PostgreSQL's driver gives a memoryview
+        _keep(dump, get_language(), running_code_fingerprint(), html)
+    return html
+
+
+def kept_body(dump: Dump) -> bytes | None:
+    """The viewer's body in the current language if a current one is kept, else None: read with the
+    dump's id and ``derived_at`` only, so a view may read the rest of the dump only to make it."""
+    current = DumpPage.objects.filter(
+        dump_id=dump.pk, language=get_language(), derived_at=dump.derived_at, made_by=running_code_fingerprint()
+    )
+    html = next(iter(current.values_list("html", flat=True)[:1]), None)  # unique: no ORDER BY needed
+    return None if html is None else bytes(html)  # PostgreSQL's driver gives a memoryview
 
 
 def _keep(dump: Dump, language: str, made_by: str, html: bytes) -> None:

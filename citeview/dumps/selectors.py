@@ -56,13 +56,34 @@ def _conditions(filters: dict[str, str]) -> Q:
     return condition
 
 
-def dump_get(*, pk: int, heavy: bool = True, tags: bool = True) -> Dump:
+def dump_get(*, pk: int, heavy: bool = True) -> Dump:
     """A dump as stored; without ``heavy``, its bytes, result and renderings are read only when something
-    uses them, and without ``tags`` its tags. Its result may be one older code made: a view that shows it
-    brings it up to date with ``citeview.review.services.dump_refresh_if_stale`` (a read never writes)."""
-    dumps = Dump.objects.select_related("uploaded_by", "assignee")
-    dumps = dumps.prefetch_related("tags") if tags else dumps
+    uses them. Its result may be one older code made: a view that shows it brings it up to date with
+    ``citeview.review.services.dump_refresh_if_stale`` (a read never writes)."""
+    dumps = Dump.objects.select_related("uploaded_by", "assignee").prefetch_related("tags")
     return get_object_or_404(dumps if heavy else dumps.defer(*HEAVY_FIELDS), pk=pk)
+
+
+# What the viewer reads of a dump on every view: what its kept pieces are keyed by (``dumps.fragments``),
+# whether its result is current, and its title.
+VIEWED_FIELDS = (
+    "derived_at",
+    "page_version",
+    "read_state",
+    "result_version",
+    "size",
+    "title",
+    "headline",
+    "filename",
+    "sha256",
+)
+
+
+def dump_get_viewed(*, pk: int) -> Dump:
+    """A dump with only ``VIEWED_FIELDS`` read, and no join: a page whose pieces are kept needs no more,
+    and one that makes a piece reads the whole dump for it (``dump_get``). Django building the query of
+    the whole row with its uploader and assignee took longer than the rest of such a view's queries."""
+    return get_object_or_404(Dump.objects.only(*VIEWED_FIELDS), pk=pk)
 
 
 def dump_result_is_current(dump: Dump) -> bool:

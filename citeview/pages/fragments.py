@@ -42,15 +42,16 @@ def list_rows(versions: list[DumpVersion], user: Any) -> list[SafeString]:
     return [rows[version.pk] for version in versions if version.pk in rows]  # one deleted meanwhile is left out
 
 
-def viewer_fragments(dump: Dump, user: Any) -> dict[str, Any]:
+def viewer_fragments(dump: Dump, user: Any, whole: Callable[[], Dump]) -> dict[str, Any]:
     """The viewer's kept pieces, read in one round trip: its header, review progress and comments (and
     how many there are), the form of its title, tags and assignee for those who may change them (None
     for the others), and the comment box. The forms around them are the page's own, as they carry the
-    reader's CSRF token."""
+    reader's CSRF token. ``dump`` need have only what they are keyed by; ``whole`` reads all of it, for
+    a piece that must be made."""
     panels_key = fragment_key("viewer-panels", dump, roles.fragment_audience(user))
     comment_key = kept_fragment_key("comment-form", [])
     makers: dict[str, Callable[[], Any]] = {
-        panels_key: lambda: _viewer_panels(dump, roles.can_record(user)),
+        panels_key: lambda: _viewer_panels(whole(), roles.can_record(user)),
         comment_key: lambda: SafeString(str(CommentForm()["text"])),
     }
     details_key = None
@@ -58,7 +59,7 @@ def viewer_fragments(dump: Dump, user: Any) -> dict[str, Any]:
         # Kept by the dump's version and the editors it may be assigned to.
         editors = list(assignable_editors().values_list("pk", "username"))
         details_key = kept_fragment_key("details-form", [fragment_key("details", dump, "organise"), editors])
-        makers[details_key] = lambda: _details_fields(dump)
+        makers[details_key] = lambda: _details_fields(whole())
     kept = fragments_kept(makers)
     return {
         "panels": kept[panels_key],

@@ -8,6 +8,7 @@ comments are review's, and a result older code made is rebuilt with its checks r
 
 from __future__ import annotations
 
+import functools
 import secrets
 
 from django.conf import settings
@@ -33,8 +34,8 @@ from citeview.dumps.forms import DumpFilterForm, DumpForm
 from citeview.dumps.fragments import DumpVersion
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump
-from citeview.dumps.pages import dump_body
-from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
+from citeview.dumps.pages import dump_body, kept_body
+from citeview.dumps.selectors import dump_get, dump_get_viewed, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, dump_ingest
 from citeview.pages.fragments import filter_fields, intake_widgets, list_rows, viewer_fragments
 from citeview.review.decorators import result_required
@@ -102,16 +103,20 @@ def _request_not_attached(request: HttpRequest, dump: Dump) -> str:
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    # Its tags are read only if its kept header and form are not current (pages/fragments.py).
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk, heavy=False, tags=False))
+    # Only what its kept pieces are keyed by is read; the whole dump only if one of them must be made.
+    dump = dump_refresh_if_stale(dump=dump_get_viewed(pk=pk))
     if not dump.is_ready:
-        return _reading_page(request, dump)
+        return _reading_page(request, dump_get(pk=pk, heavy=False))
+    whole = functools.cache(lambda: dump_get(pk=pk, heavy=False))
     context = {
         "dump": dump,
         "comment_form": CommentForm() if roles.can_comment(request.user) else None,
-        **viewer_fragments(dump, request.user),
+        **viewer_fragments(dump, request.user, whole),
     }
-    return _render_around(request, "dumps/detail.html", context, "body", dump_body(dump))
+    body = kept_body(dump)
+    if body is None:
+        body = dump_body(whole())
+    return _render_around(request, "dumps/detail.html", context, "body", body)
 
 
 def _render_around(request: HttpRequest, template: str, context: dict, name: str, html: bytes) -> HttpResponse:

@@ -142,3 +142,26 @@ def test_the_list_keeps_its_query_count_cold_and_warm(editor_client, editor):
         dump_ingest(raw=raw, uploaded_by=editor)
     cache.clear()  # nothing kept: every row and form made
     assert queries() == cold and queries() == warm < cold
+
+
+def test_the_viewer_seen_again_pays_the_same_few_queries_whatever_the_team_added(
+    editor_client, editor, second_editor, dump
+):
+    def queries(url: str) -> list[str]:
+        with CaptureQueriesContext(connection) as captured:
+            page(editor_client, url)
+        return [query["sql"] for query in captured.captured_queries]
+
+    plain = dump_ingest(raw=own_fixture(SEED).replace("条件A".encode(), "条件B".encode()), uploaded_by=None)[0]
+    details = {"title": "厚労省の条件", "tags": "health, 2026-Q3, batch-7", "assignee": second_editor.pk}
+    editor_client.post(reverse("review:details", args=[dump.pk]), details)
+    for text in ("年度を確認してください", "二つ目のURLは古い版", "確認済み"):
+        editor_client.post(reverse("review:comment", args=[dump.pk]), {"text": text})
+    editor_client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})
+    cold = queries(dump.get_absolute_url())
+    warm = queries(dump.get_absolute_url())
+    queries(plain.get_absolute_url())  # kept now
+    assert len(warm) == len(queries(plain.get_absolute_url())) < len(cold)
+    read = " ".join(warm)
+    # Its kept pieces are current: neither its tags nor its uploader and assignee are read to show them.
+    assert "dumps_dump_tags" not in read and "LEFT OUTER JOIN" not in read
