@@ -14,7 +14,7 @@ from citeview.core import registry
 from citeview.core.attached import AttachedFile
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.parse import Attachment, read_attachment
-from citeview.dumps.selectors import UNASSIGNED
+from citeview.dumps.selectors import UNASSIGNED, team_editors
 
 # .eventstream and .bin: AWS's binary event stream (a Bedrock stream's body), which cannot be pasted.
 DUMP_FILE_SUFFIXES = (".json", ".jsonl", ".sse", ".txt", ".eventstream", ".bin")
@@ -208,11 +208,10 @@ class DumpFilterForm(forms.Form):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.fields["provider"].choices = [("", _("any")), *((p, p) for p in registry.provider_names())]
-        editors = get_user_model().objects.filter(groups__name=EDITOR).order_by("username")
         self.fields["assignee"].choices = [
             ("", _("anyone")),
             (UNASSIGNED, _("nobody")),
-            *((name, name) for name in editors.values_list("username", flat=True)),
+            *((editor.username, editor.username) for editor in team_editors()),
         ]
 
     def filters(self) -> dict[str, str]:

@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
 from citeview.accounts import roles
-from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm, assignable_editors
+from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm
 from citeview.dumps.fragments import (
     DumpVersion,
     cached_fragments,
@@ -21,7 +21,7 @@ from citeview.dumps.fragments import (
     kept_fragment_key,
 )
 from citeview.dumps.models import Dump
-from citeview.dumps.selectors import dump_list
+from citeview.dumps.selectors import dump_list, team_editors
 from citeview.review.forms import CommentForm
 from citeview.review.selectors import dump_comments, editor_progress
 
@@ -57,7 +57,7 @@ def viewer_fragments(dump: Dump, user: Any, whole: Callable[[], Dump]) -> dict[s
     details_key = None
     if user.has_perm(roles.ORGANISE):
         # Kept by the dump's version and the editors it may be assigned to.
-        editors = list(assignable_editors().values_list("pk", "username"))
+        editors = [(editor.pk, editor.username) for editor in team_editors() if editor.is_active]
         details_key = kept_fragment_key("details-form", [fragment_key("details", dump, "organise"), editors])
         makers[details_key] = lambda: _details_fields(whole())
     kept = fragments_kept(makers)

@@ -16,7 +16,7 @@ from django.urls import reverse
 from citeview.accounts.roles import fragment_audience
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
-from tests.conftest import own_fixture
+from tests.conftest import own_fixture, user_with_role
 
 pytestmark = pytest.mark.django_db
 
@@ -165,3 +165,25 @@ def test_the_viewer_seen_again_pays_the_same_few_queries_whatever_the_team_added
     read = " ".join(warm)
     # Its kept pieces are current: neither its tags nor its uploader and assignee are read to show them.
     assert "dumps_dump_tags" not in read and "LEFT OUTER JOIN" not in read
+
+
+def test_an_editor_made_renamed_or_let_go_is_offered_as_such_at_once(editor_client, django_user_model, dump):
+    def offered() -> tuple[str, str]:
+        listed, viewer = both_pages(editor_client, dump)
+        filters = re.search(r'<select name="assignee".*?</select>', listed, re.S).group(0)
+        assignee = re.search(r'<select name="assignee".*?</select>', viewer.split("cv-details-form")[1], re.S).group(0)
+        return filters, assignee
+
+    filters, assignee = offered()  # kept now
+    assert "jiro" not in filters + assignee
+    jiro = user_with_role(django_user_model, "jiro", "editor")
+    filters, assignee = offered()
+    assert "jiro" in filters and "jiro" in assignee
+    jiro.username = "jiro-s"
+    jiro.save()
+    filters, assignee = offered()
+    assert "jiro-s" in filters and "jiro-s" in assignee
+    jiro.is_active = False  # no longer assignable; the dumps assigned to them can still be found
+    jiro.save()
+    filters, assignee = offered()
+    assert "jiro-s" in filters and "jiro-s" not in assignee
