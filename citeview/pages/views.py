@@ -37,9 +37,8 @@ from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body, kept_body
 from citeview.dumps.selectors import dump_get, dump_get_viewed, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, dump_ingest
-from citeview.pages.fragments import filter_fields, intake_widgets, list_rows, viewer_fragments
+from citeview.pages.fragments import filter_fields, intake_widgets, list_rows, viewer_page, with_csrf_token
 from citeview.review.decorators import result_required
-from citeview.review.forms import CommentForm
 from citeview.review.services import dump_refresh_if_stale
 
 PAGE_SIZE = 25
@@ -108,11 +107,8 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if not dump.is_ready:
         return _reading_page(request, dump_get(pk=pk, heavy=False))
     whole = functools.cache(lambda: dump_get(pk=pk, heavy=False))
-    context = {
-        "dump": dump,
-        "comment_form": CommentForm() if roles.can_comment(request.user) else None,
-        **viewer_fragments(dump, request.user, whole),
-    }
+    viewer = viewer_page(dump, request.user, whole)
+    context = {"viewer": {"title": viewer["title"], "content": with_csrf_token(viewer["content"], request)}}
     body = kept_body(dump)
     if body is None:
         body = dump_body(whole())

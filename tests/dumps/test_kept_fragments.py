@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -187,3 +188,19 @@ def test_an_editor_made_renamed_or_let_go_is_offered_as_such_at_once(editor_clie
     jiro.save()
     filters, assignee = offered()
     assert "jiro-s" in filters and "jiro-s" not in assignee
+
+
+def test_the_forms_of_a_kept_viewer_carry_each_readers_own_csrf_token(editor, second_editor, reviewer, dump):
+    client = Client(enforce_csrf_checks=True)  # as a browser's post is checked
+    comments = reverse("review:comment", args=[dump.pk])
+    for user, text in ((editor, "年度を確認してください"), (second_editor, "確認済み"), (reviewer, "出典は一次資料")):
+        client.force_login(user)  # the second editor reads the page kept for the first
+        viewer = page(client, dump.get_absolute_url())
+        assert "csrf-token-of-the-reader" not in viewer
+        form = viewer.split(f'action="{comments}"')[1]
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+        assert client.post(comments, {"text": text}).status_code == 403  # without it
+        assert client.post(comments, {"text": text, "csrfmiddlewaretoken": token}).status_code == 302
+        assert ('action="' + reverse("review:details", args=[dump.pk]) in viewer) == (user != reviewer)
+    viewer = page(client, dump.get_absolute_url())
+    assert "年度を確認してください" in viewer and "確認済み" in viewer and "出典は一次資料" in viewer
