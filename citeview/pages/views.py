@@ -121,13 +121,20 @@ def _render_around(request: HttpRequest, template: str, context: dict, name: str
     The viewer's kept body is most of its page (600 KB for a 100 KB dump): through the template it
     would be copied at each level of the layout (every node list joins its parts and makes the result
     a SafeString), which cost more than the rest of the page. A random marker stands in for it, so
-    nothing else on the page (a dump's title, a comment) can be taken for its place."""
+    nothing else on the page (a dump's title, a comment) can be taken for its place.
+
+    The page is answered as its three parts, never joined: joining them copied the body once more,
+    0.1 to 0.5 ms of CPU a view (more with the caches cold). Its length is set here, so that no
+    middleware joins them to count it (``CommonMiddleware``)."""
     marker = f"<!--cv-{secrets.token_hex(16)}-->"
     response = render(request, template, {**context, name: SafeString(marker)})
     head, found, tail = response.content.partition(marker.encode())
     if not found:
         raise RuntimeError(f"{template} does not show {name}")
-    response.content = b"".join((head, html, tail))  # one copy
+    response.content = head
+    response.write(html)  # appended as it is: HttpResponse.write copies no bytes
+    response.write(tail)
+    response.headers["Content-Length"] = str(len(head) + len(html) + len(tail))
     return response
 
 
