@@ -78,3 +78,19 @@ def fragments_kept(makers: dict[str, Callable[[], Any]]) -> dict[str, Any]:
     if made:
         cache.set_many(made)
     return {**kept, **made}
+
+
+def checked_fragment(name: str, where: Iterable[object], made_from: Iterable[object], make: Callable[[], Any]) -> Any:
+    """A piece kept in one entry per place it is shown (``where``, besides the language, time zone and
+    code: ``kept_fragment_key``), holding what it was made from (``made_from``, every value it shows
+    besides): it is used only while that is what it would be made from now, else made again and kept
+    in its place. For a piece made from many things that each change often (a page of the list, from
+    its 25 dumps' versions), keying by all of them would keep another copy at every change."""
+    key = kept_fragment_key(name, where)
+    made = hashlib.sha256(repr(list(made_from)).encode()).hexdigest()
+    kept = cache.get(key)
+    if kept is not None and kept[0] == made:
+        return kept[1]
+    fragment = make()
+    cache.set(key, (made, fragment))
+    return fragment

@@ -8,6 +8,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
+from django.core.paginator import Page
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
 from django.template import Context, Template
@@ -20,6 +22,7 @@ from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm
 from citeview.dumps.fragments import (
     DumpVersion,
     cached_fragments,
+    checked_fragment,
     fragment_key,
     kept_fragment,
 )
@@ -92,6 +95,39 @@ def with_csrf_token(html: str, request: HttpRequest) -> SafeString:
     """A kept piece (our own markup) with the reader's CSRF token in each of its forms."""
     marked = _marked_csrf_input()
     return SafeString(html.replace(marked, marked.replace(CSRF_MARKER, get_token(request))))
+
+
+def list_content(user: Any, form: DumpForm, filter_form: DumpFilterForm, page: Page, page_query: str) -> SafeString:
+    """The list page's content: the intake form for those who may store, the filters, the page's rows
+    and its pages. Made afresh when the form is filled in or the list filtered; the list as it first
+    shows (any page of it) is kept, one entry per page, role, language, time zone and code, holding what
+    it was made from: its dumps' versions and their number, the filters' choices and the upload limit
+    (``checked_fragment``). Its form's CSRF token is the reader's, put in by ``with_csrf_token``."""
+    versions = [DumpVersion(**version) for version in page]
+    can_store = user.has_perm(roles.STORE)
+
+    def make() -> SafeString:
+        context = {
+            "form": form,
+            "intake": intake_widgets(form),
+            "can_store": can_store,
+            "filter_fields": filter_fields(filter_form),
+            "filtered": bool(filter_form.filters()),
+            "page": page,
+            "page_query": page_query,
+            "rows": list_rows(versions, user),
+            "max_dump_bytes": settings.CITEVIEW_MAX_DUMP_BYTES,
+            "max_dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / (1024 * 1024), 1),
+            "csrf_token": CSRF_MARKER,
+        }
+        return render_to_string("dumps/_list.html", context)
+
+    if form.is_bound or page_query or filter_form.filters():
+        return make()
+    choices = [[value for value, _label in filter_form.fields[name].choices] for name in ("provider", "assignee")]
+    where = [roles.fragment_audience(user), can_store, page.number]
+    made_from = [versions, page.paginator.count, choices, settings.CITEVIEW_MAX_DUMP_BYTES]
+    return checked_fragment("list-page", where, made_from, make)
 
 
 def intake_widgets(form: DumpForm) -> dict[str, SafeString]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import secrets
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import PermissionDenied
@@ -37,7 +36,7 @@ from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body, kept_body
 from citeview.dumps.selectors import dump_get, dump_get_viewed, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, dump_ingest
-from citeview.pages.fragments import filter_fields, intake_widgets, list_rows, viewer_page, with_csrf_token
+from citeview.pages.fragments import list_content, viewer_page, with_csrf_token
 from citeview.review.decorators import result_required
 from citeview.review.services import dump_refresh_if_stale
 
@@ -223,16 +222,5 @@ def home_page(request: HttpRequest, form: DumpForm, status: int = 200) -> HttpRe
     page = Paginator(versions, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    context = {
-        "form": form,
-        "intake": intake_widgets(form),
-        "can_store": request.user.has_perm(roles.STORE),
-        "filter_fields": filter_fields(filter_form),
-        "filtered": bool(filter_form.filters()),
-        "page": page,
-        "page_query": query.urlencode(),
-        "rows": list_rows([DumpVersion(**version) for version in page], request.user),
-        "max_dump_bytes": settings.CITEVIEW_MAX_DUMP_BYTES,
-        "max_dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / (1024 * 1024), 1),
-    }
-    return render(request, "dumps/home.html", context, status=status)
+    content = list_content(request.user, form, filter_form, page, query.urlencode())
+    return render(request, "dumps/home.html", {"content": with_csrf_token(content, request)}, status=status)

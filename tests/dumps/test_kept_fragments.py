@@ -204,3 +204,31 @@ def test_the_forms_of_a_kept_viewer_carry_each_readers_own_csrf_token(editor, se
         assert ('action="' + reverse("review:details", args=[dump.pk]) in viewer) == (user != reviewer)
     viewer = page(client, dump.get_absolute_url())
     assert "年度を確認してください" in viewer and "確認済み" in viewer and "出典は一次資料" in viewer
+
+
+def test_the_kept_list_shows_each_role_its_own_and_a_new_dump_at_once(editor, reviewer, dump):
+    client = Client(enforce_csrf_checks=True)
+    home = reverse("dumps:home")
+    client.force_login(editor)
+    listed = page(client, home)  # kept now, for editors
+    assert "1 dump" in listed and "Read the dump" in listed
+    client.force_login(reviewer)
+    listed = page(client, home)
+    assert "1 dump" in listed and "Read the dump" not in listed and "csrf-token-of-the-reader" not in listed
+    client.force_login(editor)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page(client, home).split("cv-intake-form")[1])
+    raw = own_fixture(SEED).replace("条件A".encode(), "条件Z".encode()).decode()
+    assert client.post(home, {"text": raw, "csrfmiddlewaretoken": token.group(1)}).status_code == 302
+    listed = page(client, home)
+    assert "2 dumps" in listed and listed.count("<tr") == 3  # the header's row and both dumps'
+
+
+def test_each_page_of_the_kept_list_shows_its_own_dumps(editor_client, editor, dump):
+    for n in range(25):
+        dump_ingest(raw=own_fixture(SEED).replace("条件A".encode(), f"条件A{n}".encode()), uploaded_by=editor)
+    home = reverse("dumps:home")
+    for _view in range(2):  # made, then kept
+        first, second = page(editor_client, home), page(editor_client, home + "?page=2")
+        assert first.count("<tr") == 26 and second.count("<tr") == 2
+        assert "Page 1 of 2" in first and "Page 2 of 2" in second
+        assert f'href="{dump.get_absolute_url()}"' in second and f'href="{dump.get_absolute_url()}"' not in first
