@@ -33,8 +33,8 @@ from citeview.dumps.forms import DumpFilterForm, DumpForm
 from citeview.dumps.fragments import DumpVersion
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump
-from citeview.dumps.pages import dump_body, kept_body
-from citeview.dumps.selectors import dump_get, dump_get_viewed, dump_list, dump_read_status
+from citeview.dumps.pages import dump_body, dump_viewed
+from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, dump_ingest
 from citeview.pages.fragments import list_content, viewer_page, with_csrf_token
 from citeview.review.decorators import result_required
@@ -102,14 +102,15 @@ def _request_not_attached(request: HttpRequest, dump: Dump) -> str:
 @permission_required(roles.READ, raise_exception=True)
 def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     # Only what its kept pieces are keyed by is read; the whole dump only if one of them must be made.
-    dump = dump_refresh_if_stale(dump=dump_get_viewed(pk=pk))
+    dump, body = dump_viewed(pk)
+    read_from = dump.derived_at
+    dump = dump_refresh_if_stale(dump=dump)
     if not dump.is_ready:
         return _reading_page(request, dump_get(pk=pk, heavy=False))
     whole = functools.cache(lambda: dump_get(pk=pk, heavy=False))
     viewer = viewer_page(dump, request.user, whole)
     context = {"viewer": {"title": viewer["title"], "content": with_csrf_token(viewer["content"], request)}}
-    body = kept_body(dump)
-    if body is None:
+    if body is None or dump.derived_at != read_from:  # none kept, or kept of the result just rebuilt
         body = dump_body(whole())
     return _render_around(request, "dumps/detail.html", context, "body", body)
 
