@@ -33,6 +33,49 @@ def dump_list(filters: dict[str, str] | None = None, *, tags: bool = True) -> Qu
     return dumps.filter(_conditions(filters or {})).distinct() if filters else dumps
 
 
+class EveryDump:
+    """``fields`` of every dump, newest first, as ``dump_list()`` orders them: the list as it first shows
+    (no filter) pages it on every view, so it is counted and sliced with SQL built once per process.
+    Django building the count's and the page's queries took 0.5 ms of CPU, running them 0.05 ms."""
+
+    def __init__(self, *fields: str) -> None:
+        self._fields = fields
+
+    def count(self) -> int:
+        connection = connections[DEFAULT_DB_ALIAS]
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT COUNT(*) FROM {connection.ops.quote_name(Dump._meta.db_table)}")
+            return int(cursor.fetchone()[0])
+
+    def __getitem__(self, window: slice) -> list[dict[str, Any]]:
+        start, stop = window.start or 0, window.stop
+        sql, columns = _every_dump_sql(DEFAULT_DB_ALIAS, self._fields)
+        connection = connections[DEFAULT_DB_ALIAS]
+        # Each column as the ORM reads it (SQLite gives a date and time as text).
+        converters = [[*connection.ops.get_db_converters(c), *c.get_db_converters(connection)] for c in columns]
+        with connection.cursor() as cursor:
+            cursor.execute(f"{sql} LIMIT %s OFFSET %s", [stop - start, start])
+            rows = cursor.fetchall()
+        dumps = []
+        for row in rows:
+            values = []
+            for value, column, column_converters in zip(row, columns, converters, strict=True):
+                for convert in column_converters:
+                    value = convert(value, column, connection)
+                values.append(value)
+            dumps.append(dict(zip(self._fields, values, strict=True)))
+        return dumps
+
+
+@functools.cache
+def _every_dump_sql(alias: str, fields: tuple[str, ...]) -> tuple[str, list[Any]]:
+    compiler = dump_list(tags=False).values_list(*fields).query.get_compiler(alias)
+    sql, params = compiler.as_sql()
+    if params or " LIMIT " in sql:
+        raise ValueError(f"not a query of every dump: {sql} {params}")
+    return sql, [column for column, _sql, _alias in compiler.select]
+
+
 def _conditions(filters: dict[str, str]) -> Q:
     condition = Q()
     if query := filters.get("q"):

@@ -15,6 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -34,7 +35,7 @@ from citeview.dumps.fragments import DumpVersion
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body, dump_viewed
-from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
+from citeview.dumps.selectors import EveryDump, dump_get, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, dump_ingest
 from citeview.pages.fragments import list_content, viewer_page, with_csrf_token
 from citeview.review.decorators import result_required
@@ -219,7 +220,11 @@ def home_page(request: HttpRequest, form: DumpForm, status: int = 200) -> HttpRe
     """The intake form and the list of dumps: filtered, searched and paginated in a constant number of queries."""
     filter_form = DumpFilterForm(request.GET)
     # Only what the rows are kept by is read for the page; a row not kept reads its dump (list_rows).
-    versions = dump_list(filter_form.filters(), tags=False).values(*DumpVersion._fields)
+    filters = filter_form.filters()
+    if filters:
+        versions: EveryDump | QuerySet = dump_list(filters, tags=False).values(*DumpVersion._fields)
+    else:
+        versions = EveryDump(*DumpVersion._fields)
     page = Paginator(versions, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
