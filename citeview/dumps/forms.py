@@ -207,17 +207,19 @@ class DumpFilterForm(forms.Form):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in registry.provider_names())]
-        self.fields["assignee"].choices = [
-            ("", _("anyone")),
-            (UNASSIGNED, _("nobody")),
-            *((editor.username, editor.username) for editor in team_editors()),
-        ]
+        providers, editors = filter_choices()
+        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in providers)]
+        self.fields["assignee"].choices = [("", _("anyone")), (UNASSIGNED, _("nobody")), *((e, e) for e in editors)]
 
     def filters(self) -> dict[str, str]:
         """The valid, non-empty filters; an invalid one is left out (the form shows why)."""
         self.is_valid()
         return {name: value for name, value in getattr(self, "cleaned_data", {}).items() if value}
+
+
+def filter_choices() -> tuple[list[str], list[str]]:
+    """What the list's filters offer besides their fixed choices: the providers and the editors."""
+    return list(registry.provider_names()), [editor.username for editor in team_editors()]
 
 
 class DumpDetailsForm(forms.Form):

@@ -18,7 +18,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
 from citeview.accounts import roles
-from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm
+from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm, filter_choices
 from citeview.dumps.fragments import (
     DumpVersion,
     cached_fragments,
@@ -97,12 +97,15 @@ def with_csrf_token(html: str, request: HttpRequest) -> SafeString:
     return SafeString(html.replace(marked, marked.replace(CSRF_MARKER, get_token(request))))
 
 
-def list_content(user: Any, form: DumpForm, filter_form: DumpFilterForm, page: Page, page_query: str) -> SafeString:
+def list_content(
+    user: Any, form: DumpForm, filter_form: Callable[[], DumpFilterForm], page: Page, page_query: str
+) -> SafeString:
     """The list page's content: the intake form for those who may store, the filters, the page's rows
-    and its pages. Made afresh when the form is filled in or the list filtered; the list as it first
-    shows (any page of it) is kept, one entry per page, role, language, time zone and code, holding what
-    it was made from: its dumps' versions and their number, the filters' choices and the upload limit
-    (``checked_fragment``). Its form's CSRF token is the reader's, put in by ``with_csrf_token``."""
+    and its pages. Made afresh when the form is filled in or the query asks for more than a page; the
+    list as it first shows (any page of it) is kept, one entry per page, role, language, time zone and
+    code, holding what it was made from: its dumps' versions and their number, the filters' choices
+    and the upload limit (``checked_fragment``). Its filters' form is made only if the list is
+    (``filter_form``). Its form's CSRF token is the reader's, put in by ``with_csrf_token``."""
     versions = [DumpVersion(**version) for version in page]
     can_store = user.has_perm(roles.STORE)
 
@@ -111,8 +114,8 @@ def list_content(user: Any, form: DumpForm, filter_form: DumpFilterForm, page: P
             "form": form,
             "intake": intake_widgets(form),
             "can_store": can_store,
-            "filter_fields": filter_fields(filter_form),
-            "filtered": bool(filter_form.filters()),
+            "filter_fields": filter_fields(filter_form()),
+            "filtered": bool(filter_form().filters()),
             "page": page,
             "page_query": page_query,
             "rows": list_rows(versions, user),
@@ -122,11 +125,10 @@ def list_content(user: Any, form: DumpForm, filter_form: DumpFilterForm, page: P
         }
         return render_to_string("dumps/_list.html", context)
 
-    if form.is_bound or page_query or filter_form.filters():
+    if form.is_bound or page_query:
         return make()
-    choices = [[value for value, _label in filter_form.fields[name].choices] for name in ("provider", "assignee")]
     where = [roles.fragment_audience(user), can_store, page.number]
-    made_from = [versions, page.paginator.count, choices, settings.CITEVIEW_MAX_DUMP_BYTES]
+    made_from = [versions, page.paginator.count, filter_choices(), settings.CITEVIEW_MAX_DUMP_BYTES]
     return checked_fragment("list-page", where, made_from, make)
 
 

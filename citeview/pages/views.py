@@ -218,15 +218,16 @@ def _suggestions_outside_their_frame(pk: int) -> HttpResponse:
 
 def home_page(request: HttpRequest, form: DumpForm, status: int = 200) -> HttpResponse:
     """The intake form and the list of dumps: filtered, searched and paginated in a constant number of queries."""
-    filter_form = DumpFilterForm(request.GET)
+    query = request.GET.copy()
+    query.pop("page", None)
+    # A query of nothing but a page has no filter to read: the form is made only to show it.
+    filter_form = functools.cache(lambda: DumpFilterForm(request.GET))
+    filters = filter_form().filters() if query else {}
     # Only what the rows are kept by is read for the page; a row not kept reads its dump (list_rows).
-    filters = filter_form.filters()
     if filters:
         versions: EveryDump | QuerySet = dump_list(filters, tags=False).values(*DumpVersion._fields)
     else:
         versions = EveryDump(*DumpVersion._fields)
     page = Paginator(versions, PAGE_SIZE).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
     content = list_content(request.user, form, filter_form, page, query.urlencode())
     return render(request, "dumps/home.html", {"content": with_csrf_token(content, request)}, status=status)
