@@ -1,12 +1,14 @@
 """Pieces of pages kept in Django's cache (the database's by default, shared by every app server): a
-row of the list, and the viewer's header and review panels.
+row of the list, the list as it first shows, and the viewer's page around its body.
 
 A fragment's key names everything it shows, so a kept fragment is never stale: the dump, its result
 (``derived_at``) and whether it is read yet (``read_state``), what the team recorded about it
 (``page_version``, bumped by every write a page shows: :func:`citeview.dumps.services.dump_changed`),
 the code, templates and translations that made
 it (as for the viewer's body: ``running_code_fingerprint``), the language and time zone, and who it is
-for (``citeview.accounts.roles.fragment_audience``).
+for (``citeview.accounts.roles.fragment_audience``). A page of the list, made from 25 dumps, is kept
+in one entry per place with what it was made from, and used only while that is unchanged
+(``checked_fragment``).
 """
 
 from __future__ import annotations

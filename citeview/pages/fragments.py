@@ -1,6 +1,7 @@
 """The kept pieces of the list and the viewer (``citeview.dumps.fragments``), composed here since they
-show review's progress and comments beside the dump. Each is made without the request (no CSRF token,
-no ``perms``): what depends on the reader is in its key, through ``fragment_audience``."""
+show review's progress and comments beside the dump. Each is made without the request (no ``perms``):
+what depends on the reader is in its key, through ``fragment_audience``, and a form's CSRF token is a
+marker that ``with_csrf_token`` replaces with the reader's."""
 
 from __future__ import annotations
 
