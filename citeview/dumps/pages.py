@@ -58,7 +58,7 @@ def dump_viewed(pk: int) -> tuple[Dump, bytes | None]:
     found = next(iter(_VIEWED.run(pk=pk, language=get_language(), made_by=running_code_fingerprint())), None)
     if found is None:
         raise Http404("No dump has this number.")
-    body = found.__dict__.pop("kept_body")  # not a field: kept off the instance, which pages may keep
+    body = found.__dict__.pop("kept_body")  # not a field: its 600 KB are not left on the dump
     return found, None if body is None else bytes(body)  # PostgreSQL's driver gives a memoryview
 
 
