@@ -14,7 +14,7 @@ from citeview.core import registry
 from citeview.core.attached import AttachedFile
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.parse import Attachment, read_attachment
-from citeview.dumps.selectors import UNASSIGNED
+from citeview.dumps.selectors import UNASSIGNED, team_editors
 
 # .eventstream and .bin: AWS's binary event stream (a Bedrock stream's body), which cannot be pasted.
 DUMP_FILE_SUFFIXES = (".json", ".jsonl", ".sse", ".txt", ".eventstream", ".bin")
@@ -207,18 +207,19 @@ class DumpFilterForm(forms.Form):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in registry.provider_names())]
-        editors = get_user_model().objects.filter(groups__name=EDITOR).order_by("username")
-        self.fields["assignee"].choices = [
-            ("", _("anyone")),
-            (UNASSIGNED, _("nobody")),
-            *((name, name) for name in editors.values_list("username", flat=True)),
-        ]
+        providers, editors = filter_choices()
+        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in providers)]
+        self.fields["assignee"].choices = [("", _("anyone")), (UNASSIGNED, _("nobody")), *((e, e) for e in editors)]
 
     def filters(self) -> dict[str, str]:
         """The valid, non-empty filters; an invalid one is left out (the form shows why)."""
         self.is_valid()
         return {name: value for name, value in getattr(self, "cleaned_data", {}).items() if value}
+
+
+def filter_choices() -> tuple[list[str], list[str]]:
+    """What the list's filters offer besides their fixed choices: the providers and the editors."""
+    return list(registry.provider_names()), [editor.username for editor in team_editors()]
 
 
 class DumpDetailsForm(forms.Form):

@@ -1,12 +1,14 @@
 """Pieces of pages kept in Django's cache (the database's by default, shared by every app server): a
-row of the list, and the viewer's header and review panels.
+row of the list, the list as it first shows, and the viewer's page around its body.
 
 A fragment's key names everything it shows, so a kept fragment is never stale: the dump, its result
 (``derived_at``) and whether it is read yet (``read_state``), what the team recorded about it
 (``page_version``, bumped by every write a page shows: :func:`citeview.dumps.services.dump_changed`),
 the code, templates and translations that made
 it (as for the viewer's body: ``running_code_fingerprint``), the language and time zone, and who it is
-for (``citeview.accounts.roles.fragment_audience``).
+for (``citeview.accounts.roles.fragment_audience``). A page of the list, made from 25 dumps, is kept
+in one entry per place with what it was made from, and used only while that is unchanged
+(``checked_fragment``).
 """
 
 from __future__ import annotations
@@ -78,3 +80,19 @@ def fragments_kept(makers: dict[str, Callable[[], Any]]) -> dict[str, Any]:
     if made:
         cache.set_many(made)
     return {**kept, **made}
+
+
+def checked_fragment(name: str, where: Iterable[object], made_from: Iterable[object], make: Callable[[], Any]) -> Any:
+    """A piece kept in one entry per place it is shown (``where``, besides the language, time zone and
+    code: ``kept_fragment_key``), holding what it was made from (``made_from``, every value it shows
+    besides): it is used only while that is what it would be made from now, else made again and kept
+    in its place. For a piece made from many things that each change often (a page of the list, from
+    its 25 dumps' versions), keying by all of them would keep another copy at every change."""
+    key = kept_fragment_key(name, where)
+    made = hashlib.sha256(repr(list(made_from)).encode()).hexdigest()
+    kept = cache.get(key)
+    if kept is not None and kept[0] == made:
+        return kept[1]
+    fragment = make()
+    cache.set(key, (made, fragment))
+    return fragment

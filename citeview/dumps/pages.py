@@ -12,6 +12,8 @@ from typing import Any
 import django
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.http import Http404
 from django.template.loader import render_to_string
 from django.utils.translation import get_language, gettext
 
@@ -24,6 +26,7 @@ from citeview.core.rendering.evidence import evidence_view
 from citeview.core.rendering.shortening import shortened
 from citeview.dumps.blobs import blob_size
 from citeview.dumps.models import Dump, DumpPage
+from citeview.dumps.selectors import VIEWED_FIELDS, BuiltOnce
 
 logger = logging.getLogger(__name__)
 
@@ -39,14 +42,43 @@ def dump_body(dump: Dump) -> bytes:
 
     It is kept and read as bytes because a 600 KB body with any non-ASCII character in it took longer
     to decode from the database and encode again for the response than the rest of the page."""
-    language = get_language()
-    made_by = running_code_fingerprint()
-    current = DumpPage.objects.filter(dump=dump, language=language, derived_at=dump.derived_at, made_by=made_by)
-    html = current.values_list("html", flat=True).first()
+    html = kept_body(dump)
     if html is None:
         html = render_to_string("dumps/_body.html", _body_context(dump)).encode()
-        _keep(dump, language, made_by, html)
-    return bytes(html)  # PostgreSQL's driver gives a memoryview
+        _keep(dump, get_language(), running_code_fingerprint(), html)
+    return html
+
+
+def dump_viewed(pk: int) -> tuple[Dump, bytes | None]:
+    """A dump with only ``VIEWED_FIELDS`` read, and its viewer's body in the current language if a
+    current one is kept (else None), in one query with no join: a page whose pieces are kept needs no
+    more, and one that makes a piece reads the whole dump for it (``dump_get``). Django building the
+    whole row's query with its uploader and assignee, and the body's, took 0.8 ms of CPU; their SQL is
+    now built once (``BuiltOnce``) and running it takes 0.3 ms. Raises Http404 for an unknown dump."""
+    found = next(iter(_VIEWED.run(pk=pk, language=get_language(), made_by=running_code_fingerprint())), None)
+    if found is None:
+        raise Http404("No dump has this number.")
+    body = found.__dict__.pop("kept_body")  # not a field: its 600 KB are not left on the dump
+    return found, None if body is None else bytes(body)  # PostgreSQL's driver gives a memoryview
+
+
+def _viewed(pk: int, language: str, made_by: str) -> QuerySet[Dump]:
+    current = DumpPage.objects.filter(dump=OuterRef("pk"), language=language, derived_at=OuterRef("derived_at"))
+    body = current.filter(made_by=made_by).values("html")[:1]
+    return Dump.objects.only(*VIEWED_FIELDS).annotate(kept_body=Subquery(body)).filter(pk=pk).order_by()
+
+
+_VIEWED = BuiltOnce(_viewed, pk=-1, language="\0language", made_by="\0made_by")
+
+
+def kept_body(dump: Dump) -> bytes | None:
+    """The viewer's body in the current language if a current one is kept, else None: read with the
+    dump's id and ``derived_at`` only, so a view may read the rest of the dump only to make it."""
+    current = DumpPage.objects.filter(
+        dump_id=dump.pk, language=get_language(), derived_at=dump.derived_at, made_by=running_code_fingerprint()
+    )
+    html = next(iter(current.values_list("html", flat=True)[:1]), None)  # unique: no ORDER BY needed
+    return None if html is None else bytes(html)  # PostgreSQL's driver gives a memoryview
 
 
 def _keep(dump: Dump, language: str, made_by: str, html: bytes) -> None:

@@ -1,27 +1,35 @@
 """The kept pieces of the list and the viewer (``citeview.dumps.fragments``), composed here since they
-show review's progress and comments beside the dump. Each is made without the request (no CSRF token,
-no ``perms``): what depends on the reader is in its key, through ``fragment_audience``."""
+show review's progress and comments beside the dump. Each is made without the request (no ``perms``):
+what depends on the reader is in its key, through ``fragment_audience``, and a form's CSRF token is a
+marker that ``with_csrf_token`` replaces with the reader's."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
+from django.core.paginator import Page
+from django.http import HttpRequest
+from django.middleware.csrf import get_token
+from django.template import Context, Template
+from django.template.defaultfilters import truncatechars
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
 from citeview.accounts import roles
-from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm, assignable_editors
+from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm, filter_choices
 from citeview.dumps.fragments import (
     DumpVersion,
     cached_fragments,
+    checked_fragment,
     fragment_key,
-    fragments_kept,
     kept_fragment,
-    kept_fragment_key,
 )
 from citeview.dumps.models import Dump
-from citeview.dumps.selectors import dump_list
+from citeview.dumps.selectors import dump_list, team_editors
+from citeview.dumps.templatetags.bidi import show_bidi
 from citeview.review.forms import CommentForm
 from citeview.review.selectors import dump_comments, editor_progress
 
@@ -42,46 +50,87 @@ def list_rows(versions: list[DumpVersion], user: Any) -> list[SafeString]:
     return [rows[version.pk] for version in versions if version.pk in rows]  # one deleted meanwhile is left out
 
 
-def viewer_fragments(dump: Dump, user: Any) -> dict[str, Any]:
-    """The viewer's kept pieces, read in one round trip: its header, review progress and comments (and
-    how many there are), the form of its title, tags and assignee for those who may change them (None
-    for the others), and the comment box. The forms around them are the page's own, as they carry the
-    reader's CSRF token."""
-    panels_key = fragment_key("viewer-panels", dump, roles.fragment_audience(user))
-    comment_key = kept_fragment_key("comment-form", [])
-    makers: dict[str, Callable[[], Any]] = {
-        panels_key: lambda: _viewer_panels(dump, roles.can_record(user)),
-        comment_key: lambda: SafeString(str(CommentForm()["text"])),
+def viewer_page(dump: Dump, user: Any, whole: Callable[[], Dump]) -> dict[str, str]:
+    """The viewer's page around its body, kept in one piece: its ``title``, and as ``content`` its
+    header, review progress and comments, the form of its title, tags and assignee for those who may
+    change them, the comment box for those who may comment, and the search box. Keyed by the dump's
+    version, the reader's role and whether they may organise and comment, and the editors the form
+    offers; each form's CSRF token is the reader's, put in by ``with_csrf_token``. ``dump`` need have
+    only what it is keyed by; ``whole`` reads all of it, when the piece must be made."""
+    organise, comment = user.has_perm(roles.ORGANISE), roles.can_comment(user)
+    editors = [(editor.pk, editor.username) for editor in team_editors() if editor.is_active] if organise else []
+    audience = roles.fragment_audience(user)
+    shown = [fragment_key("viewer", dump, audience), organise, comment, editors]
+    return kept_fragment("viewer", shown, lambda: _viewer_page(whole(), roles.can_record(user), organise, comment))
+
+
+def _viewer_page(dump: Dump, can_record: bool, organise: bool, comment: bool) -> dict[str, str]:
+    details_form = None
+    if organise:
+        tags = ", ".join(tag.name for tag in dump.tags.all())
+        details_form = DumpDetailsForm(initial={"title": dump.title, "tags": tags, "assignee": dump.assignee})
+    context = {
+        "dump": dump,
+        "progress": editor_progress([dump.pk]).get(dump.pk, []),
+        "can_record": can_record,
+        "comments": dump_comments(dump),
+        "details_form": details_form,
+        "comment_form": CommentForm() if comment else None,
+        "csrf_token": CSRF_MARKER,
     }
-    details_key = None
-    if user.has_perm(roles.ORGANISE):
-        # Kept by the dump's version and the editors it may be assigned to.
-        editors = list(assignable_editors().values_list("pk", "username"))
-        details_key = kept_fragment_key("details-form", [fragment_key("details", dump, "organise"), editors])
-        makers[details_key] = lambda: _details_fields(dump)
-    kept = fragments_kept(makers)
-    return {
-        "panels": kept[panels_key],
-        "details_fields": kept[details_key] if details_key else None,
-        "comment_widget": kept[comment_key],
-    }
+    title = truncatechars(show_bidi(dump.display_title), 60)  # escaped where the page shows it
+    return {"title": title, "content": render_to_string("dumps/_viewer.html", context)}
 
 
-def _viewer_panels(dump: Dump, can_record: bool) -> dict[str, Any]:
-    comments = dump_comments(dump)
-    context = {"dump": dump, "progress": editor_progress([dump.pk]).get(dump.pk, []), "can_record": can_record}
-    return {
-        "header": render_to_string("dumps/_dump_header.html", context),
-        "review": render_to_string("review/_review_progress.html", context),
-        "comments": render_to_string("review/_comments.html", {"dump": dump, "comments": comments}),
-        "comment_count": len(comments),
-    }
+# What a kept piece's forms carry as their CSRF token, for ``with_csrf_token`` to put the reader's in:
+# their {% csrf_token %} is rendered with it, as a whole input that escaped text can never contain.
+CSRF_MARKER = "csrf-token-of-the-reader"
 
 
-def _details_fields(dump: Dump) -> SafeString:
-    tags = ", ".join(tag.name for tag in dump.tags.all())
-    form = DumpDetailsForm(initial={"title": dump.title, "tags": tags, "assignee": dump.assignee})
-    return render_to_string("dumps/_details_fields.html", {"details_form": form})
+@functools.cache
+def _marked_csrf_input() -> str:
+    return Template("{% csrf_token %}").render(Context({"csrf_token": CSRF_MARKER}))
+
+
+def with_csrf_token(html: str, request: HttpRequest) -> SafeString:
+    """A kept piece (our own markup) with the reader's CSRF token in each of its forms."""
+    marked = _marked_csrf_input()
+    return SafeString(html.replace(marked, marked.replace(CSRF_MARKER, get_token(request))))
+
+
+def list_content(
+    user: Any, form: DumpForm, filter_form: Callable[[], DumpFilterForm], page: Page, page_query: str
+) -> SafeString:
+    """The list page's content: the intake form for those who may store, the filters, the page's rows
+    and its pages. Made afresh when the form is filled in or the query asks for more than a page; the
+    list as it first shows (any page of it) is kept, one entry per page, role, language, time zone and
+    code, holding what it was made from: its dumps' versions and their number, the filters' choices
+    and the upload limit (``checked_fragment``). Its filters' form is made only if the list is
+    (``filter_form``). Its form's CSRF token is the reader's, put in by ``with_csrf_token``."""
+    versions = [DumpVersion(**version) for version in page]
+    can_store = user.has_perm(roles.STORE)
+
+    def make() -> SafeString:
+        context = {
+            "form": form,
+            "intake": intake_widgets(form),
+            "can_store": can_store,
+            "filter_fields": filter_fields(filter_form()),
+            "filtered": bool(filter_form().filters()),
+            "page": page,
+            "page_query": page_query,
+            "rows": list_rows(versions, user),
+            "max_dump_bytes": settings.CITEVIEW_MAX_DUMP_BYTES,
+            "max_dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / (1024 * 1024), 1),
+            "csrf_token": CSRF_MARKER,
+        }
+        return render_to_string("dumps/_list.html", context)
+
+    if form.is_bound or page_query:
+        return make()
+    where = [roles.fragment_audience(user), can_store, page.number]
+    made_from = [versions, page.paginator.count, filter_choices(), settings.CITEVIEW_MAX_DUMP_BYTES]
+    return checked_fragment("list-page", where, made_from, make)
 
 
 def intake_widgets(form: DumpForm) -> dict[str, SafeString]:

@@ -10,13 +10,14 @@ import pytest
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from citeview.accounts.roles import fragment_audience
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
-from tests.conftest import own_fixture
+from tests.conftest import own_fixture, user_with_role
 
 pytestmark = pytest.mark.django_db
 
@@ -142,3 +143,92 @@ def test_the_list_keeps_its_query_count_cold_and_warm(editor_client, editor):
         dump_ingest(raw=raw, uploaded_by=editor)
     cache.clear()  # nothing kept: every row and form made
     assert queries() == cold and queries() == warm < cold
+
+
+def test_the_viewer_seen_again_pays_the_same_few_queries_whatever_the_team_added(
+    editor_client, editor, second_editor, dump
+):
+    def queries(url: str) -> list[str]:
+        with CaptureQueriesContext(connection) as captured:
+            page(editor_client, url)
+        return [query["sql"] for query in captured.captured_queries]
+
+    plain = dump_ingest(raw=own_fixture(SEED).replace("条件A".encode(), "条件B".encode()), uploaded_by=None)[0]
+    details = {"title": "厚労省の条件", "tags": "health, 2026-Q3, batch-7", "assignee": second_editor.pk}
+    editor_client.post(reverse("review:details", args=[dump.pk]), details)
+    for text in ("年度を確認してください", "二つ目のURLは古い版", "確認済み"):
+        editor_client.post(reverse("review:comment", args=[dump.pk]), {"text": text})
+    editor_client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})
+    cold = queries(dump.get_absolute_url())
+    warm = queries(dump.get_absolute_url())
+    queries(plain.get_absolute_url())  # kept now
+    assert len(warm) == len(queries(plain.get_absolute_url())) < len(cold)
+    read = " ".join(warm)
+    # Its kept pieces are current: neither its tags nor its uploader and assignee are read to show them.
+    assert "dumps_dump_tags" not in read and "LEFT OUTER JOIN" not in read
+
+
+def test_an_editor_made_renamed_or_let_go_is_offered_as_such_at_once(editor_client, django_user_model, dump):
+    def offered() -> tuple[str, str]:
+        listed, viewer = both_pages(editor_client, dump)
+        filters = re.search(r'<select name="assignee".*?</select>', listed, re.S).group(0)
+        assignee = re.search(r'<select name="assignee".*?</select>', viewer.split("cv-details-form")[1], re.S).group(0)
+        return filters, assignee
+
+    filters, assignee = offered()  # kept now
+    assert "jiro" not in filters + assignee
+    jiro = user_with_role(django_user_model, "jiro", "editor")
+    filters, assignee = offered()
+    assert "jiro" in filters and "jiro" in assignee
+    jiro.username = "jiro-s"
+    jiro.save()
+    filters, assignee = offered()
+    assert "jiro-s" in filters and "jiro-s" in assignee
+    jiro.is_active = False  # no longer assignable; the dumps assigned to them can still be found
+    jiro.save()
+    filters, assignee = offered()
+    assert "jiro-s" in filters and "jiro-s" not in assignee
+
+
+def test_the_forms_of_a_kept_viewer_carry_each_readers_own_csrf_token(editor, second_editor, reviewer, dump):
+    client = Client(enforce_csrf_checks=True)  # as a browser's post is checked
+    comments = reverse("review:comment", args=[dump.pk])
+    for user, text in ((editor, "年度を確認してください"), (second_editor, "確認済み"), (reviewer, "出典は一次資料")):
+        client.force_login(user)  # the second editor reads the page kept for the first
+        viewer = page(client, dump.get_absolute_url())
+        assert "csrf-token-of-the-reader" not in viewer
+        form = viewer.split(f'action="{comments}"')[1]
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+        assert client.post(comments, {"text": text}).status_code == 403  # without it
+        assert client.post(comments, {"text": text, "csrfmiddlewaretoken": token}).status_code == 302
+        assert ('action="' + reverse("review:details", args=[dump.pk]) in viewer) == (user != reviewer)
+    viewer = page(client, dump.get_absolute_url())
+    assert "年度を確認してください" in viewer and "確認済み" in viewer and "出典は一次資料" in viewer
+
+
+def test_the_kept_list_shows_each_role_its_own_and_a_new_dump_at_once(editor, reviewer, dump):
+    client = Client(enforce_csrf_checks=True)
+    home = reverse("dumps:home")
+    client.force_login(editor)
+    listed = page(client, home)  # kept now, for editors
+    assert "1 dump" in listed and "Read the dump" in listed
+    client.force_login(reviewer)
+    listed = page(client, home)
+    assert "1 dump" in listed and "Read the dump" not in listed and "csrf-token-of-the-reader" not in listed
+    client.force_login(editor)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page(client, home).split("cv-intake-form")[1])
+    raw = own_fixture(SEED).replace("条件A".encode(), "条件Z".encode()).decode()
+    assert client.post(home, {"text": raw, "csrfmiddlewaretoken": token.group(1)}).status_code == 302
+    listed = page(client, home)
+    assert "2 dumps" in listed and listed.count("<tr") == 3  # the header's row and both dumps'
+
+
+def test_each_page_of_the_kept_list_shows_its_own_dumps(editor_client, editor, dump):
+    for n in range(25):
+        dump_ingest(raw=own_fixture(SEED).replace("条件A".encode(), f"条件A{n}".encode()), uploaded_by=editor)
+    home = reverse("dumps:home")
+    for _view in range(2):  # made, then kept
+        first, second = page(editor_client, home), page(editor_client, home + "?page=2")
+        assert first.count("<tr") == 26 and second.count("<tr") == 2
+        assert "Page 1 of 2" in first and "Page 2 of 2" in second
+        assert f'href="{dump.get_absolute_url()}"' in second and f'href="{dump.get_absolute_url()}"' not in first

@@ -28,6 +28,16 @@ def test_the_body_is_kept_and_the_next_view_shows_the_kept_one(editor_client):
     assert "the kept body" in viewer(editor_client)
 
 
+def test_the_page_around_the_kept_body_is_whole_and_says_its_length(editor_client):
+    editor_client.post("/", {"text": own_fixture("agent-seed-incomplete.sse").decode()})
+    for _view in range(2):  # made, then kept
+        response = editor_client.get(Dump.objects.get().get_absolute_url())
+        page = response.content.decode()
+        assert int(response["Content-Length"]) == len(response.content)
+        assert page.startswith("<!doctype html>") and page.rstrip().endswith("</html>")
+        assert page.count("条件A") >= 1 and "<!--cv-" not in page
+
+
 def test_attaching_the_request_later_shows_its_quote_checks_at_once(editor_client):
     editor_client.post("/", {"file": SimpleUploadedFile(RESPONSE, own_fixture(RESPONSE))})
     assert "quote matches the document" not in viewer(editor_client)
