@@ -124,8 +124,8 @@ def dump_read_stored(*, pk: int) -> str:
         return ReadState.READY if dump else "gone"
     try:
         result = normalised_result(dump.raw, dump.read_provider or None, dump.attachment())
-        # Read: the dump's bytes are let go, not held through the renderings and the row's write,
-        # where a large dump's read reaches its peak (bench/README.md, memory).
+        # Read: the dump's bytes are let go, not held through the renderings and the row's write
+        # (where a large answer's read peaks: bench/README.md, memory).
         dump.let_go_of_blobs()
         derived = _encoded(fields_of_result(result))
         del result
