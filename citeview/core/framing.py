@@ -321,12 +321,15 @@ def _proof_pieces(value: Any, level: int) -> Iterator[tuple[Any, int]]:
     the level it stands at: a dict's keys and plain values apart from its containers, a long list a
     slice at a time, each piece small unless a single string is large. A piece stands in for what it
     holds: its members lie as deep below it as they lie below the place it stands for."""
-    if level >= _SPLIT_LEVELS or not isinstance(value, dict | list) or len(value) > _PIECE_ITEMS:
-        if isinstance(value, list) and level < _SPLIT_LEVELS:
-            for start in range(0, len(value), _PIECE_ITEMS):
-                yield value[start : start + _PIECE_ITEMS], level
-            return
+    if level >= _SPLIT_LEVELS or not isinstance(value, dict | list):
         yield value, level
+        return
+    if len(value) > _PIECE_ITEMS:
+        if isinstance(value, dict):
+            yield value, level
+            return
+        for start in range(0, len(value), _PIECE_ITEMS):
+            yield value[start : start + _PIECE_ITEMS], level
         return
     members = value.values() if isinstance(value, dict) else value
     containers = [member for member in members if isinstance(member, dict | list)]
