@@ -62,18 +62,17 @@ def measure(provider: str, size: int) -> dict[str, int]:
 
 
 def measure_stages(provider: str, size: int) -> None:
-    """Where the peak is reached: a worker's read of the dump done step by step as
-    ``dump_read_stored`` and ``derived_fields`` do it, the resident memory (beyond what the process
-    held before, the dump's bytes among it) printed after each step, now and at its peak so far, as
-    multiples of the dump's size. A diagnosis, not a figure with a target: ``measure`` is that."""
+    """Where the peak is reached: a worker's read of the dump done with ``dump_read_stored``'s own
+    steps, one at a time, the resident memory (beyond what the process held before, the dump's bytes
+    among it) printed after each step, now and at its peak so far, as multiples of the dump's size.
+    A diagnosis, not a figure with a target: ``measure`` is that."""
     import django
 
     django.setup()
     from django.core.management import call_command
 
     from bench.inputs import GENERATORS
-    from citeview.core.parse import parse_dump
-    from citeview.dumps.derived import _rendered_per_language
+    from citeview.dumps.derived import fields_of_result, normalised_result
     from citeview.dumps.models import Dump
     from citeview.dumps.services import _encoded, dump_ingest
 
@@ -88,15 +87,13 @@ def measure_stages(provider: str, size: int) -> None:
         now, peak = resident_bytes("VmRSS") - before, resident_bytes("VmHWM") - before
         print(f"{provider:10} {name:32} now {now / len(raw):5.2f}×  peak {peak / len(raw):5.2f}×", flush=True)
 
-    parsed = parse_dump(raw, max_bytes=4 * size)
-    step("parsed (the values let go)")
-    result = parsed.to_json()
-    del parsed
-    step("normalised JSON")
-    rendered = _rendered_per_language(result["responses"])
-    step("rendered in each language")
-    encoded = _encoded({"result": result, "rendered": rendered})
-    del result, rendered
+    result = normalised_result(raw, None, None)
+    step("parsed: the normalised JSON")
+    derived = fields_of_result(result)
+    del result
+    step("rendered, and the other fields")
+    encoded = _encoded(derived)
+    del derived
     step("encoded for the row")
     Dump.objects.filter(pk=dump.pk).update(**encoded)
     step("row written")
