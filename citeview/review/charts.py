@@ -64,9 +64,7 @@ def rate_n(name: str, ratio: dict[str, Any]) -> str:
         return ngettext("mean of %(n)s answer", "mean of %(n)s answers", n) % values
     if name == "citation_recall":
         return ngettext("%(num)s of %(n)s statement", "%(num)s of %(n)s statements", n) % values
-    if name == "citation_precision":
-        return ngettext("%(num)s of %(n)s citation", "%(num)s of %(n)s citations", n) % values
-    if name in ("evidence_text_share", "snapshot_share"):
+    if name in ("citation_precision", "evidence_text_share", "snapshot_share"):
         return ngettext("%(num)s of %(n)s citation", "%(num)s of %(n)s citations", n) % values
     if name == "passage_found_share":
         return ngettext("%(num)s of %(n)s with a snapshot", "%(num)s of %(n)s with a snapshot", n) % values
