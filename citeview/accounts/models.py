@@ -17,7 +17,9 @@ class ApiToken(models.Model):
     user's role. Only the key's SHA-256 is kept: the key is shown once, when it is made, and a copy
     of the database cannot call the API. Keys are random (256 bits), so a fast hash is enough.
     A token lasts until ``expires_at`` (never when empty, if its user chose so), and is deleted when
-    its user's password changes or the account is deactivated (``signals``)."""
+    its user's password changes or the account is deactivated (``signals``). ``password_digest`` is
+    its user's password as it was when the token was made (``tokens.password_digest``): a password
+    changed by a path that sends no signal (``QuerySet.update``, SQL) ends the token at its next use."""
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens", verbose_name=_("user")
@@ -28,6 +30,7 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
     expires_at = models.DateTimeField(_("expires"), null=True, blank=True)
+    password_digest = models.CharField(max_length=64, default="")
 
     class Meta:
         ordering = ["-created_at", "-id"]

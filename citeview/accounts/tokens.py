@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare
 
 from citeview.accounts.models import ApiToken
 
@@ -32,16 +33,25 @@ def token_create(*, user: Any, name: str, lifetime: timedelta | None = DEFAULT_L
     key = KEY_START + secrets.token_urlsafe(32)
     expires_at = timezone.now() + lifetime if lifetime is not None else None
     token = ApiToken.objects.create(
-        user=user, name=name, prefix=key[:PREFIX_LENGTH], key_hash=key_hash(key), expires_at=expires_at
+        user=user,
+        name=name,
+        prefix=key[:PREFIX_LENGTH],
+        key_hash=key_hash(key),
+        expires_at=expires_at,
+        password_digest=password_digest(user.password),
     )
     return token, key
 
 
 def token_user(key: str) -> Any | None:
     """The active user whose token ``key`` is, or None; notes when the token was used. Raises
-    TokenExpired for an expired token, so that the caller can say why it is refused."""
+    TokenExpired for an expired token, so that the caller can say why it is refused. A token made
+    under another password than its user's now is revoked here, whatever path changed the password."""
     token = ApiToken.objects.select_related("user").filter(key_hash=key_hash(key), user__is_active=True).first()
     if token is None:
+        return None
+    if not constant_time_compare(token.password_digest, password_digest(token.user.password)):
+        token.delete()
         return None
     if token.is_expired:
         raise TokenExpired(token.expires_at)
@@ -63,5 +73,18 @@ def token_revoke_all(*, user: Any) -> int:
     return deleted
 
 
+def token_restamp_all(*, user: Any) -> None:
+    """``user``'s password is the same, stored anew (re-hashed at login): their tokens stay, under it."""
+    ApiToken.objects.filter(user=user).update(password_digest=password_digest(user.password))
+
+
 def key_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def password_digest(password_hash: str) -> str:
+    """What a token keeps of its user's stored password hash, to tell when it changes. Not keyed by
+    SECRET_KEY, on purpose: the hash it is made from is salted and slow, so the digest tells nothing
+    the user's own row does not, and a key would end every token whenever SECRET_KEY changes (a
+    rotation, or `make dev` and `make run`, which serve with different keys)."""
+    return hashlib.sha256(f"citeview-api-token-password:{password_hash}".encode()).hexdigest()

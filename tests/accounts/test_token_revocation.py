@@ -56,6 +56,13 @@ def test_a_password_hash_written_directly_revokes_too(editor, tokens):
     assert_revoked(tokens)
 
 
+def test_a_password_written_by_a_queryset_update_revokes_at_the_tokens_next_use(editor, tokens, django_user_model):
+    django_user_model.objects.filter(pk=editor.pk).update(password=make_password(NEW_PASSWORD))  # no save, no signal
+    response = bearer_client(tokens["editor"][0]).get("/api/dumps")
+    assert response.status_code == 401 and response.json()["error"]["code"] == "invalid_token"
+    assert_revoked(tokens)
+
+
 def test_an_unusable_password_revokes_too(editor, tokens):
     editor.set_unusable_password()
     editor.save()
