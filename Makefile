@@ -1,4 +1,5 @@
-# The two commands of the README: `make run` and `make test`. Everything else is what they need.
+# The two commands of the README: `make run` and `make test`, and `make dev` for working on citeview.
+# Everything else is what they need.
 VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
@@ -6,15 +7,26 @@ PORT ?= 8000
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test bench lint browser messages venv dev-venv migrate clean
+.PHONY: run dev setup test bench lint browser messages venv dev-venv migrate clean
 
-run: venv migrate
+# Served as deployed (DEBUG off, gunicorn, static files by WhiteNoise), over plain http, with Fetch on:
+# the environment is scripts/run-env's, with a secret key made once in var/.
+run: setup
+	@scripts/run-env $(PY) manage.py collectstatic --noinput --verbosity 0
+	@echo "citeview is at http://$(HOST):$(PORT)/ with a task worker beside it (Ctrl-C stops both)"
+	scripts/run-env scripts/serve $(HOST):$(PORT)
+
+# DEBUG on, for working on citeview: Django's technical error pages, and the server and the worker
+# reload with the code.
+dev: setup
+	@echo "citeview (DEBUG on) is at http://$(HOST):$(PORT)/ with a task worker beside it (Ctrl-C stops both)"
+	scripts/serve $(HOST):$(PORT) dev
+
+setup: venv migrate
 	@$(PY) manage.py compile_translations
 	@$(PY) manage.py ensure_local_account
 	@$(PY) manage.py refresh_dumps
 	@$(PY) manage.py load_sample_dumps
-	@echo "citeview is at http://$(HOST):$(PORT)/ with a task worker beside it (Ctrl-C stops both)"
-	scripts/serve $(HOST):$(PORT)
 
 test: lint browser
 	@$(PY) manage.py compile_translations

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
+import secrets
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -108,7 +108,12 @@ class BlobFolderStorage(FileSystemStorage):
     def _save(self, name: str, content: File) -> str:
         path = Path(self.path(name))
         path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, incoming = tempfile.mkstemp(dir=path.parent, prefix=".incoming-")
+        incoming = path.parent / f".incoming-{secrets.token_hex(8)}"
+        # 0o666 less the process's umask, as the folders above it and the SQLite database are made:
+        # the operator decides who may read dumps (umask 077, or systemd's UMask=, for the owner alone;
+        # backups copy them as that same user). A fixed 0o644 made every blob world-readable whatever
+        # the umask. FILE_UPLOAD_PERMISSIONS, when set (settings.py leaves it None), is the mode.
+        descriptor = os.open(incoming, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
         try:
             with os.fdopen(descriptor, "wb") as file:
                 for chunk in content.chunks():
@@ -116,7 +121,8 @@ class BlobFolderStorage(FileSystemStorage):
                 if self.fsync:
                     file.flush()
                     os.fsync(file.fileno())
-            os.chmod(incoming, self.file_permissions_mode if self.file_permissions_mode is not None else 0o644)
+            if self.file_permissions_mode is not None:
+                os.chmod(incoming, self.file_permissions_mode)
             os.replace(incoming, path)
         except BaseException:
             with suppress(FileNotFoundError):

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django import forms
@@ -8,9 +8,46 @@ from django.utils.translation import gettext_lazy as _
 
 from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
 
+# A check's free text, in characters: far beyond any quote or note an editor writes, and small enough
+# that a check page, which shows every editor's check of an item, stays a page. The web form and the
+# API (citeview/api/views.py) hold a check to these same limits.
+MAX_QUOTE_CHARS = 20_000
+MAX_NOTE_CHARS = 10_000
+# The API's cap on a check's JSON body, read before it is parsed. The largest check fits however its
+# text is written: a character escaped as a surrogate pair (\ud83d\ude00) takes 12 bytes, and
+# 30,000 of them take 360,000. (A form post is held to DATA_UPLOAD_MAX_MEMORY_SIZE: read, so that
+# text over the limits comes back in the form with the error.)
+MAX_CHECK_BYTES = 1024 * 1024
+
 
 def _choice(label: str, choices: list[tuple[str, Any]]) -> forms.ChoiceField:
     return forms.ChoiceField(label=label, choices=choices, required=False, widget=forms.RadioSelect)
+
+
+def _at_most(limit: int) -> Callable[[str], None]:
+    """Refuses text longer than ``limit`` characters, saying both counts. The code ``too_large`` is
+    answered 413 (citeview.dumps.http_status), on the page and in the API alike."""
+
+    def validate(value: str) -> None:
+        if len(value) > limit:
+            raise forms.ValidationError(
+                _(
+                    "At most %(limit)s characters fit here; this text has %(count)s. Nothing was saved: "
+                    "shorten it and save again."
+                ),
+                code="too_large",
+                params={"count": f"{len(value):,}", "limit": f"{limit:,}"},
+            )
+
+    return validate
+
+
+def _free_text(label: str, limit: int, rows: int) -> forms.CharField:
+    # No maxlength on the box: a browser would cut a longer paste without a word, and the editor's
+    # text is theirs to shorten. The limit is held when the form is posted.
+    return forms.CharField(
+        label=label, required=False, widget=forms.Textarea(attrs={"rows": rows}), validators=[_at_most(limit)]
+    )
 
 
 class CheckForm(forms.Form):
@@ -24,10 +61,8 @@ class CheckForm(forms.Form):
     subject = _choice(_("Same subject (object, group, organisation)?"), YES_NO_UNSURE)
     time = _choice(_("Same time (year, period, version)?"), YES_NO_UNSURE)
     conditions = _choice(_("Same conditions and exceptions?"), YES_NO_UNSURE)
-    evidence_quote = forms.CharField(
-        label=_("Evidence quote, pasted from the source"), required=False, widget=forms.Textarea(attrs={"rows": 3})
-    )
-    note = forms.CharField(label=_("Note"), required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    evidence_quote = _free_text(_("Evidence quote, pasted from the source"), MAX_QUOTE_CHARS, rows=3)
+    note = _free_text(_("Note"), MAX_NOTE_CHARS, rows=2)
     verification_worthy = _choice(_("Is the statement a claim about the world (verification-worthy)?"), YES_NO)
     supported_together = _choice(_("Do its citations together support it?"), SUPPORTED_TOGETHER)
     # The statement-wide answers as the page showed them: only those the editor changes are written.

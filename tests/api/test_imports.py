@@ -124,6 +124,27 @@ def test_the_import_page_is_for_editors(client, reviewer, editor_client):
     assert client.get("/imports/").status_code == 403
 
 
+def test_an_imports_page_is_for_its_editor_staff_and_reviewers_and_not_found_by_another_editor(
+    client, editor, second_editor, reviewer, django_user_model
+):
+    client.force_login(editor)
+    page = client.post("/imports/", {"file": SimpleUploadedFile("batch.zip", archive(MIXED))}).url
+    rows = f"{page}rows?after=0"
+    assert "壊れた.json" in client.get(page).content.decode() and "壊れた.json" in client.get(rows).json()["rows_html"]
+    client.force_login(second_editor)
+    for address in (page, rows):  # answered as an import that does not exist
+        response = client.get(address)
+        assert response.status_code == 404 and "壊れた.json" not in response.content.decode()
+    staff = django_user_model.objects.create_superuser(username="admin", password="an-admin-password")
+    for reader in (reviewer, staff):
+        client.force_login(reader)
+        shown = client.get(page).content.decode()
+        assert "2 stored" in shown and ("Import more" in shown) == (reader is staff)  # reviewers do not import
+        assert client.get(rows).json()["shown"] == 4
+    client.logout()
+    assert client.get(page).status_code == 302  # to the login page
+
+
 def test_the_command_imports_paths_with_progress_and_fails_at_the_end(tmp_path, editor):
     (tmp_path / "batch.zip").write_bytes(archive(MIXED))
     (tmp_path / "answers.jsonl").write_bytes(sonar("行[1]") + b"\n")

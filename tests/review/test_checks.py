@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.urls import reverse
 
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
+from citeview.review.forms import MAX_NOTE_CHARS, MAX_QUOTE_CHARS
 from citeview.review.models import Check, CheckRevision
 from tests.conftest import own_fixture
 
@@ -136,6 +138,30 @@ def test_an_invalid_verdict_is_refused_without_saving(client, editor, dump):
     client.force_login(editor)
     response = client.post(item_url(dump, "r0-c0-1"), verdict(verdict="maybe"))
     assert response.status_code == 400 and not Check.objects.exists()
+
+
+def test_a_check_of_megabytes_is_refused_with_the_typed_text_kept_in_the_form(client, editor, dump):
+    """8 MB of quote and 8 MB of note were once saved, and the check page grew to 32 MB for everyone."""
+    client.force_login(editor)
+    quote, note = "Q" * 8_000_000, "N" * 8_000_000
+    response = client.post(item_url(dump, "r0-c0-1"), verdict(evidence_quote=quote, note=note, subject="yes"))
+    assert response.status_code == 413 and not Check.objects.exists()
+    page = response.content.decode()
+    assert f"At most {MAX_QUOTE_CHARS:,} characters fit here; this text has 8,000,000. Nothing was saved" in page
+    assert f"At most {MAX_NOTE_CHARS:,} characters fit here" in page
+    assert quote in page and note in page  # an editor's unsaved input is never thrown away
+    assert re.search(r'<input type="radio" name="subject" value="yes"[^>]* checked>', page)
+
+
+def test_a_quote_and_a_note_at_their_limits_are_saved(client, editor, dump):
+    client.force_login(editor)
+    quote, note = "引" * MAX_QUOTE_CHARS, "注" * MAX_NOTE_CHARS
+    response = client.post(item_url(dump, "r0-c0-1"), verdict(evidence_quote=quote, note=note))
+    assert response.status_code == 302
+    check = Check.objects.get(item_key="r0-c0-1")
+    assert (check.evidence_quote, check.note) == (quote, note)
+    too_long = client.post(item_url(dump, "r0-c0-2"), verdict(note=note + "注"))
+    assert too_long.status_code == 413 and not Check.objects.filter(item_key="r0-c0-2").exists()
 
 
 def test_an_unknown_item_is_not_found(client, editor, dump):

@@ -5,6 +5,9 @@ blob is an error that says which (never other bytes shown as the dump's)."""
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
+from pathlib import Path
 
 import pytest
 from django.core.files.base import ContentFile
@@ -154,3 +157,22 @@ def test_the_folder_syncs_each_blob_and_its_name_to_disk(tmp_path, monkeypatch):
     monkeypatch.setattr("os.fsync", lambda descriptor: synced.append(descriptor))
     BlobFolderStorage(location=tmp_path).save(blob_name("cd" * 32), ContentFile(b"{}"))
     assert len(synced) == 2 and (tmp_path / blob_name("cd" * 32)).read_bytes() == b"{}"
+
+
+@pytest.fixture
+def umask_077():
+    before = os.umask(0o077)
+    yield
+    os.umask(before)
+
+
+def test_a_blob_and_its_folders_are_for_the_owner_alone_under_umask_077(umask_077):
+    sha256 = blob_store(b"{}")  # with the project's settings: FILE_UPLOAD_PERMISSIONS left None
+    path = Path(blob_storage().path(blob_name(sha256)))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_a_configured_file_mode_is_the_blobs_mode(tmp_path, settings, umask_077):
+    settings.FILE_UPLOAD_PERMISSIONS = 0o640
+    BlobFolderStorage(location=tmp_path).save(blob_name("ef" * 32), ContentFile(b"{}"))
+    assert stat.S_IMODE((tmp_path / blob_name("ef" * 32)).stat().st_mode) == 0o640
