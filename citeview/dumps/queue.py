@@ -1,14 +1,17 @@
 """Work a dead worker left: found and queued again. Every task of ours can safely run again
-(``citeview.dumps.tasks``), so queueing one twice costs time, never data.
+(``citeview.dumps.tasks``), so queueing one twice costs time, never data; but a fetch run twice is a
+page fetched twice, so a task that is merely slow is never taken back.
 
 A worker killed mid-task (``kill -9``, a crash, a lost machine) leaves its task marked running for
-ever: django-tasks-db cannot tell a slow worker from a dead one. Two rules find them:
+ever: django-tasks-db cannot tell a slow worker from a dead one, and workers' heartbeats
+(``citeview.dumps.heartbeat``) can. A running task is lost when:
 
-- **A worker starting under its own id** (``manage.py worker --worker-id``; ``scripts/serve`` gives its one a stable id) knows that no
-  task it is marked as running is still running: it is the only process with that id.
-- **Any task running for longer than** ``CITEVIEW_TASK_LOST_AFTER_SECONDS`` (ten minutes; reading the
-  largest dump takes seconds) is taken for lost, for workers that never come back. ``manage.py worker``
-  checks this every few minutes.
+- **its worker starts again under its own id** (``manage.py worker --worker-id``; ``scripts/serve``
+  gives its one a stable id): it is the only process with that id, so nothing it is marked as running
+  still runs;
+- **its worker is dead**: stopped, or silent for longer than ``CITEVIEW_WORKER_SILENT_AFTER_SECONDS``
+  (or, for a worker that never beat, its task started longer ago than that). ``manage.py worker``
+  looks for these as it starts and once per silence limit while it runs.
 
 Such a task is set ready again, the same row (so it keeps its id and counts its attempts). And a dump
 still waiting to be read whose task is gone (its row pruned, or the task ended without reading it)
@@ -17,14 +20,10 @@ gets a new task.
 
 from __future__ import annotations
 
-import uuid
-from datetime import timedelta
-
-from django.conf import settings
 from django.tasks import TaskResultStatus
-from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from citeview.dumps.heartbeat import Liveness, last_worker, task_uuid
 from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.services import dump_retry_read
 
@@ -38,13 +37,14 @@ def requeue_lost_work(*, worker_id: str = "") -> int:
 
 
 def _requeue_lost_tasks(worker_id: str) -> int:
-    running = DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING, task_path__startswith=OUR_TASKS)
-    long_ago = timezone.now() - timedelta(seconds=settings.CITEVIEW_TASK_LOST_AFTER_SECONDS)
+    running = list(
+        DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING, task_path__startswith=OUR_TASKS).only(
+            "pk", "started_at", "worker_ids"
+        )
+    )
+    liveness = Liveness({last_worker(result) for result in running})
     lost = [
-        result.pk
-        for result in running.only("pk", "started_at", "worker_ids")
-        if (worker_id and result.worker_ids[-1:] == [worker_id])
-        or (result.started_at is not None and result.started_at < long_ago)
+        result.pk for result in running if (worker_id and last_worker(result) == worker_id) or not liveness.runs(result)
     ]
     # Only if still running: a task that finished meanwhile is left finished.
     return DBTaskResult.objects.filter(pk__in=lost, status=TaskResultStatus.RUNNING).update(
@@ -62,14 +62,7 @@ def _requeue_orphaned_dumps() -> int:
             "pk", "status"
         )
     )
-    orphaned = [d for d in waiting if task_states.get(_uuid(d.read_task_id)) not in alive]
+    orphaned = [d for d in waiting if task_states.get(task_uuid(d.read_task_id)) not in alive]
     for dump in orphaned:
         dump_retry_read(dump=dump)
     return len(orphaned)
-
-
-def _uuid(text: str) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(text)
-    except ValueError:
-        return None

@@ -6,8 +6,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.translation import gettext
 from django.utils.translation import gettext as _
@@ -20,8 +21,8 @@ from citeview.dumps.bulk import import_counts, import_progress, import_queue
 from citeview.dumps.forms import DumpDetailsForm, ImportForm
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump, Import, ImportedEntry
-from citeview.dumps.selectors import dump_get, dump_read_status
-from citeview.dumps.services import dump_organise, dump_retry_read, tags_named
+from citeview.dumps.selectors import dump_get, dump_read_pending, dump_read_status, import_get
+from citeview.dumps.services import can_retry_read, dump_organise, dump_retry_read, tags_named
 
 
 @require_http_methods(["GET", "POST"])
@@ -62,10 +63,11 @@ def _import_limits() -> dict[str, float | str]:
 
 
 @require_GET
-@permission_required(roles.STORE, raise_exception=True)
+@permission_required(roles.READ, raise_exception=True)
 def import_progress_page(request: HttpRequest, pk: int) -> HttpResponse:
-    """An import's dumps as far as workers have stored them; refreshes itself (static/citeview/progress.js)."""
-    batch = get_object_or_404(Import, pk=pk)
+    """An import's dumps as far as workers have stored them; refreshes itself (static/citeview/progress.js).
+    For the editor who imported them, staff and reviewers (``imports_visible_to``)."""
+    batch = import_get(pk=pk, user=request.user)
     entries = import_progress(batch)
     done = len(entries) == batch.total
     context = {
@@ -80,10 +82,10 @@ def import_progress_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_GET
-@permission_required(roles.STORE, raise_exception=True)
+@permission_required(roles.READ, raise_exception=True)
 def import_progress_rows(request: HttpRequest, pk: int) -> JsonResponse:
-    """The rows stored since the ``after``-th, for the import page to add."""
-    batch = get_object_or_404(Import, pk=pk)
+    """The rows stored since the ``after``-th, for the import page to add: for whom the page is."""
+    batch = import_get(pk=pk, user=request.user)
     try:
         after = max(int(request.GET.get("after", "0")), 0)
     except ValueError:
@@ -131,9 +133,14 @@ def dump_reading(request: HttpRequest, pk: int) -> JsonResponse:
 @require_POST
 @permission_required(roles.STORE, raise_exception=True)
 def dump_read_again(request: HttpRequest, pk: int) -> HttpResponse:
-    """Queue a dump that could not be read (or whose reading was lost) again."""
+    """Queue a dump that could not be read (or whose reading was lost) again: its uploader or staff
+    alone, and only while no read of it is waiting or running."""
     dump = dump_get(pk=pk, heavy=False)
-    if not dump.is_ready:
+    if not can_retry_read(request.user, dump):
+        raise PermissionDenied("Only the dump's uploader or staff may have it read again.")
+    if dump_read_pending(dump):
+        messages.info(request, _("The dump is queued to be read already: it opens here once a worker has read it."))
+    elif not dump.is_ready:
         dump_retry_read(dump=dump)
         messages.info(request, _("The dump is queued to be read again."))
     return redirect(dump)

@@ -160,3 +160,59 @@ def test_refresh_dumps_queues_the_rebuilds(editor_client, database_queue, capsys
     assert "1 dump(s)" in capsys.readouterr().out and Dump.objects.get().headline == "old"
     run_the_queue()
     assert Dump.objects.get().headline != "old"
+
+
+def test_try_again_while_the_read_is_queued_queues_nothing(editor_client, database_queue):
+    upload(editor_client, big_dump())
+    dump = Dump.objects.get()
+    assert "read-again" not in editor_client.get(dump.get_absolute_url()).content.decode()
+    for _ in range(10):
+        page = editor_client.post(f"/dumps/{dump.pk}/read-again", follow=True).content.decode()
+    assert "queued to be read already" in page
+    assert DBTaskResult.objects.count() == 1  # the one read, not eleven
+
+
+def test_try_again_is_the_uploaders_or_staffs_alone(client, editor_client, second_editor, database_queue):
+    upload(editor_client, b'{"choices": [' + b" " * 200)
+    run_the_queue()
+    dump = Dump.objects.get()
+    client.force_login(second_editor)  # another editor: may store dumps, but this one is not theirs
+    page = client.get(dump.get_absolute_url()).content.decode()
+    assert "read-again" not in page and "Its uploader or staff can have it read again." in page
+    assert client.post(f"/dumps/{dump.pk}/read-again").status_code == 403
+    assert DBTaskResult.objects.count() == 1 and Dump.objects.get().read_state == "failed"
+    second_editor.is_staff = True
+    second_editor.save()
+    assert "read-again" in client.get(dump.get_absolute_url()).content.decode()
+
+
+def test_the_uploader_tries_a_failed_read_again_once_however_often_they_press(editor_client, database_queue):
+    upload(editor_client, b'{"choices": [' + b" " * 200)
+    run_the_queue()
+    dump = Dump.objects.get()
+    for _ in range(3):
+        editor_client.post(f"/dumps/{dump.pk}/read-again")
+    assert DBTaskResult.objects.count() == 2 and DBTaskResult.objects.ready().count() == 1
+    assert Dump.objects.get().read_state == "queued"
+
+
+def test_a_read_whose_worker_went_silent_is_lost_and_can_be_tried_again(editor_client, settings, database_queue):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from citeview.dumps.models import WorkerHeartbeat
+
+    upload(editor_client, big_dump())
+    dump = Dump.objects.get()
+    Dump.objects.update(read_state="reading")
+    an_hour_ago = timezone.now() - timedelta(hours=1)
+    DBTaskResult.objects.update(status="RUNNING", worker_ids=["w1"], started_at=an_hour_ago)
+    WorkerHeartbeat.objects.create(worker_id="w1", started_at=an_hour_ago, beat_at=timezone.now())
+    page = editor_client.get(dump.get_absolute_url()).content.decode()
+    assert "has stopped" not in page and "read-again" not in page  # an hour, but its worker beats
+    WorkerHeartbeat.objects.update(beat_at=an_hour_ago)
+    page = editor_client.get(dump.get_absolute_url()).content.decode()
+    assert "has stopped" in page and "read-again" in page
+    editor_client.post(f"/dumps/{dump.pk}/read-again")
+    assert DBTaskResult.objects.ready().count() == 1 and Dump.objects.get().read_state == "queued"

@@ -21,13 +21,17 @@ def database_url() -> str:
     return f"postgres://{database['USER']}@{database['HOST']}:{database['PORT']}/{database['NAME']}"
 
 
-def start_worker(worker_id: str, blobs: Path, *options: str, pause_file: Path | None = None) -> subprocess.Popen[bytes]:
+def start_worker(
+    worker_id: str, blobs: Path, *options: str, pause_file: Path | None = None, **environment: str
+) -> subprocess.Popen[bytes]:
+    """``manage.py worker`` with ``options``, and ``environment`` set (``CITEVIEW_WORKER_HEARTBEAT_SECONDS="1"``)."""
     env = {
         **os.environ,
         "DATABASE_URL": database_url(),
         "BLOB_ROOT": str(blobs),
         "BLOB_FSYNC": "false",
         "CITEVIEW_TEST_TASK_PAUSE_FILE": str(pause_file or ""),
+        **environment,
     }
     command = [sys.executable, "manage.py", "worker", "--worker-id", worker_id, "--no-reload", "--no-startup-delay"]
     return subprocess.Popen([*command, "--interval", "0.1", *options], cwd=PROJECT_DIR, env=env)

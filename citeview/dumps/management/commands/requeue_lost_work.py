@@ -1,5 +1,6 @@
 """``python manage.py requeue_lost_work``: queue again the tasks a dead worker left (``citeview.dumps.queue``).
-``manage.py worker`` does this itself as it starts and every few minutes; this is for a cron or by hand."""
+``manage.py worker`` does this itself as it starts and once per ``CITEVIEW_WORKER_SILENT_AFTER_SECONDS``;
+this is for a cron or by hand."""
 
 from __future__ import annotations
 
