@@ -3,7 +3,9 @@
 - Only ``http`` and ``https``, with a host and no credentials in the URL.
 - The host is resolved once and every address it has is checked: loopback, private, link-local,
   multicast, reserved, unspecified and other non-public addresses (IPv4 and IPv6, the IPv4 inside an
-  IPv4-mapped, 6to4 or Teredo address too) are refused unless ``allow_networks`` holds them.
+  IPv4-mapped, 6to4 or Teredo address too) are refused unless ``allow_networks`` holds them, on
+  any port or on the one it names. A refusal names the rule broken, not the address a name resolved
+  to (which would map a private network's names for whoever asks).
 - The connection goes to the address that was checked (the request names the host in its Host
   header and, for https, in SNI and the certificate check), so no second DNS answer can slip in.
 - Every redirect is checked the same way; at most ``max_redirects`` are followed, a loop is refused.
@@ -14,7 +16,8 @@
 - Nothing of the user's is sent: no cookies (none are kept), no credentials, no headers but ours,
   with a User-Agent that names citeview.
 
-Every refusal is a :class:`FetchError` with a code and a sentence naming what was refused and why.
+Every refusal is a :class:`FetchError` with a code and a sentence naming what was refused and why;
+whatever else goes wrong (an answer that is no HTTP, a bug) is one too, never another exception.
 This module imports no Django: the app around it comes later (it imports the core only).
 """
 
@@ -22,7 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import http.client
 import ipaddress
+import logging
 import socket
 import ssl
 import threading
@@ -66,10 +71,18 @@ _REASON_WORDS = {
 }
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CHUNK = 64 * 1024
+# What http.client reads of an answer's head before it gives up (its _MAXLINE and _MAXHEADERS).
+_MAX_HEADER_LINE = 65_536
+_MAX_HEADERS = 100
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Sequence[str]]
+# A network a fetch may reach, and the one port it may reach there (None: any).
+AllowedNetwork = tuple[Network, int | None]
+AllowEntry = str | Network | tuple[str | Network, int | None]
+
+logger = logging.getLogger(__name__)
 
 
 def _citeview_version() -> str:
@@ -90,9 +103,10 @@ _ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.
 class FetchError(Exception):
     """A fetch refused or failed. ``code`` is stable; ``message`` is English, ``phrase`` lets a page
     write it in its own language. Codes: ``invalid_url``, ``scheme``, ``credentials``, ``no_host``,
-    ``unresolvable``, ``forbidden_address``, ``connect_failed``, ``tls_failed``, ``timeout``,
-    ``redirect_without_location``, ``redirect_loop``, ``too_many_redirects``, ``http_status``,
-    ``content_type``, ``content_encoding``, ``too_large``, ``protocol``."""
+    ``unresolvable``, ``forbidden_address``, ``forbidden_port``, ``connect_failed``, ``tls_failed``,
+    ``timeout``, ``redirect_without_location``, ``redirect_loop``, ``too_many_redirects``,
+    ``http_status``, ``content_type``, ``content_encoding``, ``too_large``, ``protocol``, ``failed``
+    (anything no other code names)."""
 
     def __init__(self, code: str, message: Phrase, url: str, status: int | None = None) -> None:
         super().__init__(str(message))
@@ -133,7 +147,7 @@ class _Target:
 def fetch(
     url: str,
     *,
-    allow_networks: Iterable[str | Network] = (),
+    allow_networks: Iterable[AllowEntry] = (),
     max_bytes: int = MAX_BYTES,
     connect_timeout: float = CONNECT_TIMEOUT,
     total_timeout: float = TOTAL_TIMEOUT,
@@ -141,8 +155,41 @@ def fetch(
     resolve: Resolver | None = None,
     ca_certs: str | None = None,
 ) -> FetchedPage:
-    """GET ``url`` as a snapshot of a source; see the module's docstring for what is refused."""
-    allowed = tuple(ipaddress.ip_network(network, strict=False) for network in allow_networks)
+    """GET ``url`` as a snapshot of a source; see the module's docstring for what is refused.
+    ``allow_networks``: networks (``"10.1.0.0/16"``) and (network, port) pairs (``("10.1.0.0/16",
+    8080)``: that port only) a fetch may reach though they are not public. Raises :class:`FetchError`
+    and nothing else."""
+    allowed = allowed_networks(allow_networks)
+    try:
+        return _fetched(url, allowed, max_bytes, connect_timeout, total_timeout, max_redirects, resolve, ca_certs)
+    except FetchError:
+        raise
+    except Exception as error:  # a failure no rule here names: a refusal all the same, with its kind
+        logger.warning("Fetching %s failed unexpectedly", url, exc_info=True)
+        raise FetchError(
+            "failed", phrase("{url} could not be fetched: {reason}.", url=url, reason=type(error).__name__), url
+        ) from None
+
+
+def allowed_networks(entries: Iterable[AllowEntry]) -> tuple[AllowedNetwork, ...]:
+    """``allow_networks`` as (network, port or None) pairs."""
+    pairs: list[AllowedNetwork] = []
+    for entry in entries:
+        network, port = entry if isinstance(entry, tuple) else (entry, None)
+        pairs.append((ipaddress.ip_network(network, strict=False), port))
+    return tuple(pairs)
+
+
+def _fetched(
+    url: str,
+    allowed: tuple[AllowedNetwork, ...],
+    max_bytes: int,
+    connect_timeout: float,
+    total_timeout: float,
+    max_redirects: int,
+    resolve: Resolver | None,
+    ca_certs: str | None,
+) -> FetchedPage:
     resolver = resolve or resolve_host
     fetched_at = datetime.now(UTC)
     started = time.monotonic()
@@ -161,7 +208,7 @@ def fetch(
                     current,
                     status,
                 )
-            following = urljoin(current, location.strip())
+            following = _joined(current, location, status)
             if following in seen:
                 raise FetchError(
                     "redirect_loop",
@@ -264,26 +311,31 @@ def resolve_host(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(answer[4][0]) for answer in answers))
 
 
-def address_refusal(address: str, allowed: Iterable[Network] = ()) -> str | None:
-    """Why ``address`` may not be fetched from (``loopback``, ``private``, …), or None when it may: it is
-    public, or in ``allowed``. An IPv6 address carrying an IPv4 one (mapped, 6to4, Teredo) is judged
-    by that IPv4 address too."""
+def address_refusal(
+    address: str, allowed: Iterable[AllowEntry | AllowedNetwork] = (), port: int | None = None
+) -> str | None:
+    """Why ``address`` may not be fetched from on ``port`` (``loopback``, ``private``, …, or ``port``
+    when its network is allowed on other ports only), or None when it may: it is public, or in
+    ``allowed`` on that port. An IPv6 address carrying an IPv4 one (mapped, 6to4, Teredo) is judged by
+    that IPv4 address too."""
     try:
         ip = ipaddress.ip_address(address.split("%")[0])
     except ValueError:
         return "invalid"
-    networks = tuple(allowed)
-    if any(ip.version == network.version and ip in network for network in networks):
+    networks = allowed_networks(allowed)
+    ports = [only for network, only in networks if ip.version == network.version and ip in network]
+    if any(only is None or only == port for only in ports):
         return None
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        return address_refusal(str(ip.ipv4_mapped), networks)  # ::ffff:10.0.0.1 is 10.0.0.1
+        return address_refusal(str(ip.ipv4_mapped), networks, port)  # ::ffff:10.0.0.1 is 10.0.0.1
     if isinstance(ip, ipaddress.IPv6Address):  # the IPv4 address inside says most (2002::/16 is "private")
         teredo = ip.teredo or (None, None)
         for embedded in (ip.sixtofour, *teredo):
-            inner = address_refusal(str(embedded), networks) if embedded is not None else None
+            inner = address_refusal(str(embedded), networks, port) if embedded is not None else None
             if inner:
                 return inner
-    return _non_public(ip)
+    reason = _non_public(ip)
+    return "port" if reason and ports else reason
 
 
 def _non_public(ip: Address) -> str | None:
@@ -300,31 +352,54 @@ def _non_public(ip: Address) -> str | None:
     return None if ip.is_global else "non-public"  # shared (100.64/10), documentation, benchmarking, …
 
 
-def _checked_address(target: _Target, allowed: tuple[Network, ...], resolver: Resolver, deadline: float) -> str:
+def _checked_address(target: _Target, allowed: tuple[AllowedNetwork, ...], resolver: Resolver, deadline: float) -> str:
     """The address to connect to: the first the host resolves to, once every one is allowed (a host
     with one private answer among public ones is refused: the next lookup might give that one)."""
     try:
         ipaddress.ip_address(target.host.split("%")[0])
         addresses: Sequence[str] = [target.host]
+        literal = True
     except ValueError:
         addresses = _resolved(target, resolver, deadline)
+        literal = False
     if not addresses:
         raise FetchError("unresolvable", phrase("{host} has no address.", host=target.host), target.url)
     for address in addresses:
-        reason = address_refusal(address, allowed)
+        reason = address_refusal(address, allowed, target.port)
         if reason:
-            raise FetchError(
-                "forbidden_address",
-                phrase(
-                    "{url} is refused: {host} is at {address}, a {reason} address, which citeview never fetches from.",
-                    url=target.url,
-                    host=target.host,
-                    address=address,
-                    reason=_REASON_WORDS.get(reason, reason),
-                ),
-                target.url,
-            )
+            raise _forbidden(target, reason, address if literal else None)
     return addresses[0]
+
+
+def _forbidden(target: _Target, reason: str, literal: str | None) -> FetchError:
+    """The refusal of an address, naming the rule broken. The address itself is named only when the
+    URL wrote it: what a host name resolves to stays unsaid."""
+    if reason == "port":
+        return FetchError(
+            "forbidden_port",
+            phrase(
+                "{url} is refused: citeview fetches from its host's network on the ports allowed for it only, "
+                "not on port {port}.",
+                url=target.url,
+                port=target.port,
+            ),
+            target.url,
+        )
+    words = _REASON_WORDS.get(reason, reason)
+    if literal is not None:
+        message = phrase(
+            "{url} is refused: it names {address}, a {reason} address, which citeview never fetches from.",
+            url=target.url,
+            address=literal,
+            reason=words,
+        )
+    else:
+        message = phrase(
+            "{url} is refused: its host resolves to a {reason} address, which citeview never fetches from.",
+            url=target.url,
+            reason=words,
+        )
+    return FetchError("forbidden_address", message, target.url)
 
 
 def _resolved(target: _Target, resolver: Resolver, deadline: float) -> Sequence[str]:
@@ -410,6 +485,10 @@ def _exchange(
         raise FetchError(
             code, phrase("{url} could not be fetched: {reason}.", url=target.url, reason=_reason(error)), target.url
         ) from None
+    except http.client.HTTPException as error:  # an answer that is no HTTP, or more of it than is read
+        if watchdog.fired:
+            raise _timeout(target.url) from None
+        raise _not_http(target.url, error) from None
     finally:
         watchdog.cancel()
         connection.close()
@@ -472,7 +551,16 @@ def _body(
         if not chunk:
             break
         if inflater is not None:
-            chunk = inflater.decompress(chunk, max_bytes - size + 1)
+            try:
+                chunk = inflater.decompress(chunk, max_bytes - size + 1)
+            except zlib.error:
+                raise FetchError(
+                    "content_encoding",
+                    phrase("{url} says it was sent compressed as {encoding}, but it cannot be uncompressed.",
+                           url=target.url, encoding=encoding),
+                    target.url,
+                    response.status,
+                ) from None  # fmt: skip
             if inflater.unconsumed_tail:  # more than the cap is left in this piece alone
                 raise _too_large(target.url, max_bytes, response.status)
         size += len(chunk)
@@ -503,6 +591,40 @@ class _Watchdog:
 
     def cancel(self) -> None:
         self._timer.cancel()
+
+
+def _joined(current: str, location: str, status: int) -> str:
+    """The URL a redirect's ``Location`` names, read against the URL that sent it."""
+    try:
+        return urljoin(current, location.strip())
+    except ValueError:  # "http://[::1" and the like
+        raise FetchError(
+            "invalid_url",
+            phrase("{url} redirects ({status}) to an address that is not a valid URL.", url=current, status=status),
+            current,
+            status,
+        ) from None
+
+
+def _not_http(url: str, error: http.client.HTTPException) -> FetchError:
+    """What http.client could not read of an answer, said as what the server did."""
+    if isinstance(error, http.client.LineTooLong):
+        message = phrase(
+            "{url} sent a line longer than {limit:,} bytes in its headers; citeview stops reading there.",
+            url=url,
+            limit=_MAX_HEADER_LINE,
+        )
+    elif isinstance(error, http.client.BadStatusLine):  # an SSH or SMTP banner, a bare text
+        message = phrase("{url} did not answer in HTTP: its first line is not an HTTP status line.", url=url)
+    elif "headers" in str(error):  # "got more than 100 headers", a plain HTTPException
+        message = phrase(
+            "{url} sent more than {limit} headers; citeview stops reading there.", url=url, limit=_MAX_HEADERS
+        )
+    else:
+        message = phrase(
+            "{url} sent an answer that is not valid HTTP ({reason}).", url=url, reason=type(error).__name__
+        )
+    return FetchError("protocol", message, url)
 
 
 def _reason(error: Exception) -> str:

@@ -71,9 +71,17 @@ function cvUsePassage(button) {
   field.focus();
 }
 
-// A fetch of the source is running in a worker: ask how it stands every second, and show the result
-// once it is in (by loading the page again, unless the editor has begun filling the form).
+// A fetch of the source is running in a worker: ask how it stands, after a second at first and then
+// twice as long each time (up to every 15 s), and show the result once it is in (by loading the page
+// again, unless the editor has begun filling the form). An answer still pending after three minutes
+// stops the asking: the panel says the fetch is taking longer than expected and offers the reload.
+var CV_FETCH_FIRST_WAIT = 1000;
+var CV_FETCH_LONGEST_WAIT = 15000;
+var CV_FETCH_GIVE_UP_AFTER = 180000;
+
 function cvFollowFetch(status) {
+  const started = Date.now();
+  let wait = CV_FETCH_FIRST_WAIT;
   const poll = async () => {
     try {
       const response = await fetch(status.dataset.statusUrl, { headers: { Accept: "application/json" }, credentials: "same-origin" });
@@ -92,9 +100,21 @@ function cvFollowFetch(status) {
     } catch (error) {
       // A moment without the server is no reason to stop asking.
     }
-    window.setTimeout(poll, 1000);
+    if (Date.now() - started >= CV_FETCH_GIVE_UP_AFTER) {
+      cvFetchTakingLong(status);
+      return;
+    }
+    wait = Math.min(wait * 2, CV_FETCH_LONGEST_WAIT);
+    window.setTimeout(poll, wait);
   };
-  window.setTimeout(poll, 1000);
+  window.setTimeout(poll, wait);
+}
+
+// The asking has stopped: the panel's own sentence (in the template, translated) and the reload link.
+function cvFetchTakingLong(status) {
+  const late = status.querySelector(".cv-fetch-late");
+  if (late) late.hidden = false;
+  status.querySelector(".cv-fetch-reload").hidden = false;
 }
 
 // The list of keys, over the page: the focus goes to its Close button and comes back where it was.

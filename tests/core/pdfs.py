@@ -4,6 +4,8 @@ exactly what was written."""
 
 from __future__ import annotations
 
+import zlib
+
 
 def _to_unicode(characters: set[str]) -> bytes:
     """A ToUnicode map of each character used to itself (its code is its code point): one entry per
@@ -69,6 +71,11 @@ def pdf_with_pages(pages: list[str], encrypt_trailer: bytes = b"") -> bytes:
         b" ".join(b"%d 0 R" % kid for kid in kids),
         len(kids),
     )
+    return _written(objects, catalog, encrypt_trailer)
+
+
+def _written(objects: list[bytes], catalog: int, trailer: bytes = b"") -> bytes:
+    """A PDF file of ``objects`` (numbered from 1), with its cross-reference table."""
     out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for number, body in enumerate(objects, 1):
@@ -80,7 +87,32 @@ def pdf_with_pages(pages: list[str], encrypt_trailer: bytes = b"") -> bytes:
     out += b"trailer\n<< /Size %d /Root %d 0 R %s>>\nstartxref\n%d\n%%%%EOF\n" % (
         len(objects) + 1,
         catalog,
-        encrypt_trailer,
+        trailer,
         xref,
     )
     return bytes(out)
+
+
+def pdf_form_bomb(calls: int = 5_000, shows: int = 1_000) -> bytes:
+    """About a kilobyte that keeps a text extractor busy for hours (finding 2 of issue 29): one page
+    draws a Flate-compressed form ``calls`` times (pypdf reads up to 5,000 form calls a page), and the
+    form shows a character ``shows`` times, so each call decompresses and parses it again."""
+    form = zlib.compress(b"BT /F1 1 Tf (x) Tj ET\n" * shows, 9)
+    page = zlib.compress(b"/Fm0 Do\n" * calls, 9)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+        b"/Resources << /XObject << /Fm0 5 0 R >> /Font << /F1 6 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(page), page),
+        b"<< /Type /XObject /Subtype /Form /BBox [0 0 10 10] /Resources << /Font << /F1 6 0 R >> >> "
+        b"/Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(form), form),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    return _written(objects, 1)
+
+
+def pdf_with_filter(name: bytes, pages: tuple[str, ...] = ("A page of text.",)) -> bytes:
+    """A PDF whose every stream says it is encoded with the filter ``name`` (``/Foo``, which no reader
+    knows; ``/Fl``, an abbreviation pypdf 7 no longer reads)."""
+    return pdf_with_pages(list(pages)).replace(b"<< /Length ", b"<< /Filter %s /Length " % name)

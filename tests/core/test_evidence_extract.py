@@ -12,6 +12,7 @@ import trafilatura
 
 from citeview.core.evidence.extract import (
     MAX_MAIN_TEXT_ELEMENTS,
+    MAX_TEXT_CHARS,
     ExtractionError,
     extract_pdf,
     extract_text,
@@ -276,3 +277,53 @@ def test_any_bytes_give_a_text_or_one_clear_error(content, content_type):
 def test_any_page_texts_written_to_a_pdf_are_read_back_page_by_page(pages):
     extraction = extract_text(pdf_with_pages(pages), "application/pdf")
     assert [page.number for page in extraction.pages] == list(range(1, len(pages) + 1))
+
+
+# --- issue 29: one cap on the text whatever its type; whatever a parser raises, a refusal ---------
+
+from tests.core.pdfs import pdf_with_filter  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("content", "content_type"),
+    [
+        (b"x" * 10_000_000, "text/plain"),  # finding 1: ten million characters were kept whole
+        (("<html><body>" + "<div>x</div>" * 40_000 + "</body></html>").encode(), "text/html"),  # whole text
+        (("<article><p>" + "word " * 400 + "</p></article>").encode(), "text/html"),  # main text
+    ],
+    ids=["text", "html-whole-text", "html-main-text"],
+)
+def test_the_text_of_any_type_is_cut_at_the_cap_with_a_note_saying_so(content, content_type):
+    limit = MAX_TEXT_CHARS if len(content) > MAX_TEXT_CHARS else 1_000
+    extraction = extract_text(content, content_type, max_chars=limit)
+    assert len(extraction.text) == limit
+    assert str(extraction.notes[-1]) == f"The text stops after {limit:,} characters, the most citeview keeps of a page."
+
+
+@pytest.mark.parametrize("name", [b"/Foo", b"/Fl"])
+def test_a_pdf_whose_streams_have_a_filter_pypdf_cannot_read_is_refused(name):
+    error = refused(pdf_with_filter(name), "application/pdf")  # NotImplementedError, DeprecationError escaped
+    assert error.code == "damaged_pdf" and "The PDF cannot be read (" in error.message
+
+
+def test_a_page_whose_text_cannot_be_read_is_noted_and_the_others_are_kept():
+    pdf = pdf_with_pages(["First page.", "Second page.", "Third page."])
+    second = pdf.index(b"<< /Length ", pdf.index(b"<< /Length ", pdf.index(b"<< /Length ") + 1) + 1)
+    pdf = pdf[:second] + b"<< /Filter /Foo /Length " + pdf[second + len(b"<< /Length ") :]
+    extraction = extract_text(pdf, "application/pdf")
+    assert extraction.page_text(1) == "First page." and extraction.page_text(3) == "Third page."
+    assert [str(note) for note in extraction.notes] == ["The text of page 2 could not be read."]
+
+
+def test_whatever_a_parser_raises_is_a_refusal_naming_its_kind(monkeypatch):
+    from lxml import html as lxml_html
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a parser's own bug")
+
+    monkeypatch.setattr(trafilatura, "extract", broken)  # the main text fails: the whole text stays
+    extraction = extract_text(ARTICLE.encode(), "text/html")
+    assert extraction.method == "whole_text" and "約1,410万人" in extraction.text
+    monkeypatch.setattr(lxml_html, "document_fromstring", broken)
+    error = refused(ARTICLE.encode(), "text/html")
+    assert error.code == "unreadable" and error.message == "The saved page cannot be read (RuntimeError)."

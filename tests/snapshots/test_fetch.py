@@ -19,6 +19,7 @@ import pytest
 
 from citeview.core.phrases import phrase_text
 from citeview.snapshots.fetch import USER_AGENT, FetchError, address_refusal, checked_url, fetch
+from tests.snapshots.pages import LONG_HEADER_LINE, MANY_HEADERS, SSH_BANNER, html_route, page_server, raw_page_server
 
 LOOPBACK = ["127.0.0.0/8"]
 PAGE = "<html><body><p>東京都の人口は約1,410万人です。</p></body></html>".encode()
@@ -275,7 +276,8 @@ def test_a_dns_name_resolving_to_loopback_is_refused_unless_allow_listed(server)
     port = server.server_address[1]
     to_loopback = lambda host, port: ["127.0.0.1"]  # noqa: E731
     error = refusal(f"http://innocent.example:{port}/page", allow_networks=(), resolve=to_loopback)
-    assert error.code == "forbidden_address" and "innocent.example is at 127.0.0.1, a loopback address" in error.message
+    assert error.code == "forbidden_address" and "its host resolves to a loopback address" in error.message
+    assert "127.0.0.1" not in error.message  # what a name resolves to is never said (finding 10)
     page = fetch(f"http://innocent.example:{port}/echo", allow_networks=LOOPBACK, resolve=to_loopback)
     assert json.loads(page.content)["Host"] == f"innocent.example:{port}"  # the name, at the address checked
 
@@ -294,7 +296,8 @@ def test_the_connection_goes_to_the_address_checked_so_a_second_answer_cannot_sl
 def test_a_name_with_one_forbidden_answer_among_allowed_ones_is_refused(server):
     mixed = lambda host, port: ["127.0.0.1", "192.168.1.10"]  # noqa: E731
     error = refusal(f"http://mixed.example:{server.server_address[1]}/page", resolve=mixed)
-    assert error.code == "forbidden_address" and "192.168.1.10" in error.message
+    assert error.code == "forbidden_address" and "resolves to a private address" in error.message
+    assert "192.168.1.10" not in error.message and "127.0.0.1" not in error.message
 
 
 def test_a_name_that_does_not_resolve_is_a_clear_error():
@@ -419,3 +422,98 @@ def test_https_is_fetched_at_the_checked_address_with_the_name_verified(tls_serv
     assert error.code == "tls_failed" and "could not be reached securely" in error.message
     untrusted = refusal(f"https://snapshot.test:{port}/page", resolve=to_loopback)  # not in the system's trust
     assert untrusted.code == "tls_failed"
+
+
+# --- answers that are no HTTP, and failures no rule names: refusals all the same ----------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        (SSH_BANNER, "did not answer in HTTP: its first line is not an HTTP status line"),
+        (b"just some words\n", "did not answer in HTTP"),
+        (MANY_HEADERS, "sent more than 100 headers; citeview stops reading there"),
+        (LONG_HEADER_LINE, "sent a line longer than 65,536 bytes in its headers"),
+        (b"HTTP/1.1 200 " + b"x" * 70_000 + b"\r\n\r\n", "sent a line longer than 65,536 bytes"),
+    ],
+    ids=["ssh-banner", "no-status-line", "many-headers", "long-header-line", "long-status-line"],
+)
+def test_an_answer_that_is_no_http_is_refused_with_what_the_server_did(answer, words):
+    with raw_page_server({"/": answer}) as base:
+        error = refusal(f"{base}/")
+    assert error.code == "protocol" and words in error.message, error.message
+
+
+def test_a_body_that_says_it_is_compressed_but_is_not_is_refused():
+    answer = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: gzip\r\nContent-Length: 5\r\n\r\nhello"
+    with raw_page_server({"/": answer}) as base:
+        error = refusal(f"{base}/")
+    assert error.code == "content_encoding" and "cannot be uncompressed" in error.message
+
+
+def test_a_redirect_to_no_valid_url_is_refused():
+    with raw_page_server({"/": b"HTTP/1.1 302 Found\r\nLocation: http://[::1\r\nContent-Length: 0\r\n\r\n"}) as base:
+        error = refusal(f"{base}/")
+    assert error.code == "invalid_url" and "redirects (302) to an address that is not a valid URL" in error.message
+
+
+def test_any_other_failure_is_a_refusal_naming_its_kind_never_an_exception():
+    def broken(host: str, port: int) -> list[str]:
+        raise RuntimeError("a resolver's own bug")
+
+    error = refusal("http://broken-resolver.example/", resolve=broken)
+    assert error.code == "failed" and "could not be fetched: RuntimeError" in error.message
+
+
+# --- finding 10: no resolved address in a refusal; an allow-list entry may name its port ---------
+
+
+def test_a_refusal_names_the_rule_broken_not_the_address_a_name_resolves_to():
+    for answer in (["10.20.30.40"], ["fd12:3456::1"], ["93.184.215.14", "10.20.30.40"]):
+        error = refusal("http://intranet-wiki.example/", resolve=lambda host, port, a=answer: a)
+        assert error.code == "forbidden_address" and "its host resolves to a private address" in error.message
+        assert not any(address in error.message for address in answer), error.message
+    literal = refusal("http://10.20.30.40/")  # an address the URL writes itself is named
+    assert "it names 10.20.30.40, a private address" in literal.message
+
+
+def test_an_allow_list_entry_with_a_port_allows_that_port_only(server):
+    port = server.server_address[1]
+    page = fetch(url(server, "/page"), allow_networks=[("127.0.0.0/8", port)])
+    assert page.content == PAGE
+    error = refusal(url(server, "/page"), allow_networks=[("127.0.0.0/8", port + 1)])
+    assert error.code == "forbidden_port" and f"not on port {port}" in error.message
+    assert "127.0.0.1" not in error.message.replace(url(server, "/page"), "")  # the URL's own address only
+    assert address_refusal("127.0.0.1", [("127.0.0.0/8", 8080)], 8080) is None
+    assert address_refusal("127.0.0.1", [("127.0.0.0/8", 8080)], 8081) == "port"
+    assert address_refusal("::ffff:127.0.0.1", [(ipaddress.ip_network("127.0.0.0/8"), 8080)], 8080) is None
+    assert address_refusal("93.184.215.14", [("127.0.0.0/8", 8080)], 443) is None  # public: no list needed
+
+
+def test_a_redirect_to_another_port_of_an_allowed_network_is_refused(server):
+    port = server.server_address[1]
+    with page_server({"/elsewhere": html_route(PAGE, 302, Location=url(server, "/page"))}) as other:
+        other_port = int(other.rsplit(":", 1)[1])
+        page = fetch(f"{other}/elsewhere", allow_networks=[("127.0.0.0/8", other_port), ("127.0.0.0/8", port)])
+        assert page.final_url == url(server, "/page")
+        error = refusal(f"{other}/elsewhere", allow_networks=[("127.0.0.0/8", other_port)])
+    assert error.code == "forbidden_port" and error.url == url(server, "/page")
+
+
+def test_the_allow_list_setting_reads_networks_with_and_without_ports(monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from citeview.settings import env_networks_with_ports
+
+    monkeypatch.setenv("ALLOW", "10.1.0.0/16, 10.2.0.0/16:8080, [fd00::/8]:443, fd00::1, [::1]")
+    assert env_networks_with_ports("ALLOW", "") == [
+        (ipaddress.ip_network("10.1.0.0/16"), None),
+        (ipaddress.ip_network("10.2.0.0/16"), 8080),
+        (ipaddress.ip_network("fd00::/8"), 443),
+        (ipaddress.ip_network("fd00::1"), None),
+        (ipaddress.ip_network("::1"), None),
+    ]
+    for wrong in ("10.1.0.0/16:0", "10.1.0.0/16:http", "[fd00::/8]443", "10.1.2.3/16", "intranet:80"):
+        monkeypatch.setenv("ALLOW", wrong)
+        with pytest.raises(ImproperlyConfigured, match="ALLOW"):
+            env_networks_with_ports("ALLOW", "")

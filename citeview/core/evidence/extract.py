@@ -4,9 +4,14 @@ A snapshot's HTML is never rendered; only the text extracted here is shown. HTML
 (trafilatura), or its whole text when no main content is found; a PDF gives the text of each page
 (pypdf), numbered from 1 as a reader counts them; plain text is taken as it is. A saved page is
 untrusted like a dump: its size is bounded before anything parses it, a tree too large or too deep for
-the main-text heuristics (whose cost grows with every element) is read for its whole text instead, and
-a PDF's pages and text are bounded too. What is left out is said in ``notes``, never dropped silently;
-a file that cannot be read at all is an :class:`ExtractionError` with a code and a sentence.
+the main-text heuristics (whose cost grows with every element) is read for its whole text instead, a
+PDF's pages are bounded, and the text of any page, whatever its type, is cut at ``max_chars``. What is
+left out is said in ``notes``, never dropped silently; a file that cannot be read at all is an
+:class:`ExtractionError` with a code and a sentence, whatever the parsers raised.
+
+These limits are checked between the parsers' steps, not inside them (one PDF page can hold a
+runaway): ``citeview.core.evidence.isolated`` runs this in a child process with a hard limit of time
+and memory, as the app does.
 """
 
 from __future__ import annotations
@@ -16,14 +21,14 @@ import html
 import io
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import pypdf
 import trafilatura
 from lxml import etree  # type: ignore[import-untyped]
 from lxml import html as lxml_html
-from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+from pypdf.errors import DependencyError, FileNotDecryptedError
 
 from citeview.core.evidence.pages import Page, page_at
 from citeview.core.phrases import Phrase, phrase
@@ -34,9 +39,11 @@ MAX_SNAPSHOT_BYTES = 10 * 1024 * 1024
 # tree with more elements than this is read for its whole text, which costs in proportion to its size.
 MAX_MAIN_TEXT_ELEMENTS = 30_000
 MAX_PDF_PAGES = 2_000
-# The extracted text is held to this many characters: a small PDF can inflate to much more text.
+# The extracted text of any page is held to this many characters: a small PDF can inflate to much more
+# text, and a text file of 10 MB is 10 million characters to search for every claim.
 MAX_TEXT_CHARS = 5_000_000
-# A PDF whose pages take longer than this is cut after the page that passed it, with a note.
+# A PDF whose pages take longer than this is cut after the page that passed it, with a note (a hard
+# limit, enforced from outside, stops a page that never ends: ``isolated``).
 PDF_TIME_BUDGET_SECONDS = 30.0
 PAGE_SEPARATOR = "\n\n"
 
@@ -85,7 +92,9 @@ _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 
 class ExtractionError(Exception):
     """A saved page that yields no text. Codes: ``empty``, ``too_large``, ``unsupported_type``,
-    ``unknown_charset``, ``undecodable``, ``not_pdf``, ``encrypted``, ``damaged_pdf``."""
+    ``unknown_charset``, ``undecodable``, ``not_pdf``, ``encrypted``, ``damaged_pdf``, ``unreadable``
+    (a parser failed in a way no other code names); and, from ``isolated``, ``too_slow`` and
+    ``too_much_memory``."""
 
     def __init__(self, code: str, message: Phrase) -> None:
         super().__init__(str(message))
@@ -125,9 +134,38 @@ class Extraction:
         }
 
 
-def extract_text(content: bytes, content_type: str | None, max_bytes: int = MAX_SNAPSHOT_BYTES) -> Extraction:
+def extract_text(
+    content: bytes,
+    content_type: str | None,
+    max_bytes: int = MAX_SNAPSHOT_BYTES,
+    max_chars: int = MAX_TEXT_CHARS,
+    pdf_time_budget: float = PDF_TIME_BUDGET_SECONDS,
+) -> Extraction:
     """The text of a saved page, read as its ``content_type`` says (``text/html; charset=…``,
-    ``application/pdf``, ``text/plain``; an untyped file is recognised by its first bytes)."""
+    ``application/pdf``, ``text/plain``; an untyped file is recognised by its first bytes), at most
+    ``max_chars`` characters of it. Raises :class:`ExtractionError` and nothing else (but
+    ``MemoryError``, which the caller's limit is for)."""
+    kind = checked_source_type(content, content_type, max_bytes)
+    try:
+        if kind == "pdf":
+            return extract_pdf(content, max_chars=max_chars, time_budget=pdf_time_budget)
+        if kind == "html":
+            return _capped(extract_html(content, parse_content_type(content_type)[1]), max_chars)
+        charset = _bom_charset(content) or parse_content_type(content_type)[1] or "utf-8"
+        text = _decoded(content, charset)
+        return _capped(Extraction(text, "text", "as_is", "citeview", "1", charset=_codec_name(charset)), max_chars)
+    except (ExtractionError, MemoryError):
+        raise
+    except Exception as error:  # a parser's own failure on a hostile file, whatever its kind: a refusal
+        raise ExtractionError(
+            "unreadable",
+            phrase("The saved page cannot be read ({reason}).", reason=type(error).__name__),
+        ) from None
+
+
+def checked_source_type(content: bytes, content_type: str | None, max_bytes: int = MAX_SNAPSHOT_BYTES) -> SourceType:
+    """What ``extract_text`` will read ``content`` as, once it is known to be neither empty nor too
+    large; the reason otherwise. Cheap: nothing is parsed."""
     if not content.strip():
         raise ExtractionError("empty", phrase("The saved page is empty: there is no text to compare with."))
     if len(content) > max_bytes:
@@ -137,14 +175,17 @@ def extract_text(content: bytes, content_type: str | None, max_bytes: int = MAX_
                 "The saved page is {size:,} bytes; the limit is {limit:,} bytes.", size=len(content), limit=max_bytes
             ),
         )
-    media_type, declared = parse_content_type(content_type)
-    kind = _source_type(media_type, content)
-    if kind == "pdf":
-        return extract_pdf(content)
-    if kind == "html":
-        return extract_html(content, declared)
-    charset = _bom_charset(content) or declared or "utf-8"
-    return Extraction(_decoded(content, charset), "text", "as_is", "citeview", "1", charset=_codec_name(charset))
+    media_type, _ = parse_content_type(content_type)
+    return _source_type(media_type, content)
+
+
+def _capped(extraction: Extraction, max_chars: int) -> Extraction:
+    """The extraction cut at ``max_chars`` characters, with a note saying so (a PDF is cut between
+    its pages by ``extract_pdf`` itself)."""
+    if len(extraction.text) <= max_chars:
+        return extraction
+    note = phrase("The text stops after {limit:,} characters, the most citeview keeps of a page.", limit=max_chars)
+    return replace(extraction, text=extraction.text[:max_chars], notes=(*extraction.notes, note))
 
 
 def parse_content_type(content_type: str | None) -> tuple[str, str | None]:
@@ -195,8 +236,10 @@ def extract_html(content: bytes, declared_charset: str | None = None) -> Extract
     parser = lxml_html.HTMLParser(recover=True, no_network=True, remove_comments=True, remove_pis=True)
     try:
         tree = lxml_html.document_fromstring(document, parser=parser)
-    except (etree.ParserError, ValueError):  # no element at all ("document is empty")
+    except (etree.LxmlError, ValueError):  # no element at all ("document is empty")
         tree = None
+    if any(error.type == etree.ErrorTypes.ERR_NO_MEMORY for error in parser.error_log):
+        raise MemoryError("libxml2 ran out of memory")  # said as a syntax error, never as too deep
     if tree is None or any(error.level_name == "FATAL" for error in parser.error_log):
         # libxml2 stops at a depth of 256 and drops the rest: read the text between the tags instead.
         text = _markup_stripped(document)
@@ -212,9 +255,14 @@ def extract_html(content: bytes, declared_charset: str | None = None) -> Extract
             limit=MAX_MAIN_TEXT_ELEMENTS,
         )
         return Extraction(_whole_text(tree), "html", "whole_text", "lxml", whole_text_version, codec, notes=(note,))
-    main = trafilatura.extract(
-        document, output_format="txt", include_comments=False, include_tables=True, deduplicate=False
-    )
+    try:
+        main = trafilatura.extract(
+            document, output_format="txt", include_comments=False, include_tables=True, deduplicate=False
+        )
+    except MemoryError:
+        raise
+    except Exception:  # its heuristics failing on a hostile tree: the whole text is still there
+        main = None
     if main and main.strip():
         return Extraction(main.strip(), "html", "main_text", "trafilatura", trafilatura.__version__, codec)
     note = phrase("No main content was found on the page: its whole text is shown.")
@@ -328,28 +376,31 @@ def extract_pdf(
     time_budget: float = PDF_TIME_BUDGET_SECONDS,
 ) -> Extraction:
     """Each page's text with its number. A PDF that opens only with a password, or cannot be read,
-    is an error; one with more pages, text or time than allowed keeps what came before, with a note."""
+    is an error; one with more pages, text or time than allowed keeps what came before, with a note.
+    A page whose text cannot be read is noted, unless no page can be: then the PDF is an error too."""
     if not content[:1024].lstrip().startswith(b"%PDF-"):
         raise ExtractionError("not_pdf", phrase("The file is not a PDF: it does not begin with %PDF-."))
     try:
         reader = pypdf.PdfReader(io.BytesIO(content))
         _open_encrypted(reader)
         count = len(reader.pages)
-    except ExtractionError:
+    except (ExtractionError, MemoryError):
         raise
-    except (PyPdfError, DependencyError, ValueError, TypeError, KeyError, IndexError, AttributeError,
-            RecursionError, OverflowError, ZeroDivisionError, AssertionError) as error:  # fmt: skip
-        raise _damaged(error) from None
+    except Exception as error:  # pypdf raises many kinds on a hostile file (NotImplementedError for an
+        raise _damaged(error) from None  # unknown filter, DeprecationError for /Fl, PdfReadError, …)
     texts: list[str] = []
     pages: list[Page] = []
     notes: list[Phrase] = []
+    failures: list[str] = []  # the kind of error of each page that could not be read
     position, deadline = 0, time.monotonic() + time_budget
     for index in range(min(count, max_pages)):
         try:
             text = _tidied(reader.pages[index].extract_text() or "")
-        except (PyPdfError, DependencyError, ValueError, TypeError, KeyError, IndexError, AttributeError,
-                RecursionError, OverflowError, ZeroDivisionError, AssertionError):  # fmt: skip
+        except MemoryError:
+            raise
+        except Exception as error:  # whatever pypdf raises, as on opening: the other pages are still read
             text = ""
+            failures.append(type(error).__name__)
             notes.append(phrase("The text of page {page} could not be read.", page=index + 1))
         if position + len(text) > max_chars:
             notes.append(phrase("The text stops before page {page}: the limit is {limit:,} characters.",
@@ -365,6 +416,8 @@ def extract_pdf(
             notes.append(phrase("The text stops after page {page}: reading took longer than {seconds} seconds.",
                                 page=index + 1, seconds=round(time_budget)))  # fmt: skip
             break
+    if failures and len(failures) == len(pages):  # not one page read: nothing to keep
+        raise _damaged(failures[0])
     if count > max_pages and len(pages) == max_pages:
         notes.append(phrase("Only the first {limit:,} of the {count:,} pages are read.", limit=max_pages, count=count))
     return Extraction(
@@ -392,8 +445,8 @@ def _open_encrypted(reader: pypdf.PdfReader) -> None:
         )
 
 
-def _damaged(error: Exception) -> ExtractionError:
+def _damaged(error: Exception | str) -> ExtractionError:
+    reason = error if isinstance(error, str) else type(error).__name__
     return ExtractionError(
-        "damaged_pdf",
-        phrase("The PDF cannot be read ({reason}): it may be damaged or incomplete.", reason=type(error).__name__),
+        "damaged_pdf", phrase("The PDF cannot be read ({reason}): it may be damaged or incomplete.", reason=reason)
     )
