@@ -165,7 +165,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer runs")
     parser.add_argument(
         "--only",
-        choices=["parse", "render", "memory", "serving", "upload", "import"],
+        choices=["parse", "render", "memory", "serving", "upload", "import", "evidence"],
         help="one section, not written to the results file",
     )
     options = parser.parse_args()
@@ -178,6 +178,7 @@ def main() -> int:
         "serving": lambda: _serving_figures(options.quick),
         "upload": lambda: _queue_figures("upload", options.quick),
         "import": lambda: _queue_figures("import", options.quick),
+        "evidence": lambda: _evidence_figures(options.quick),
     }
     figures: list[Figure] = []
     for name, run in sections.items():
@@ -197,6 +198,12 @@ def _serving_figures(quick: bool) -> list[Figure]:
     from bench.serving import serving_figures
 
     return serving_figures(quick)
+
+
+def _evidence_figures(quick: bool) -> list[Figure]:
+    from bench.evidence import evidence_figures
+
+    return evidence_figures(quick)
 
 
 def _queue_figures(which: str, quick: bool) -> list[Figure]:

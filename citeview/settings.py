@@ -59,6 +59,42 @@ def env_networks(name: str, default: str) -> list[IPv4Network | IPv6Network]:
     return networks
 
 
+def env_networks_with_ports(name: str, default: str) -> list[tuple[IPv4Network | IPv6Network, int | None]]:
+    """Comma-separated networks as ``env_networks`` reads them, each on any port (``10.1.0.0/16``) or
+    on one (``10.1.0.0/16:8080``, ``[fd00::/8]:443``, ``[fd00::1]:8443``): (network, port or None)."""
+    entries = []
+    for item in env_list(name, default):
+        network, port = item, None
+        if item.startswith("["):  # an IPv6 network in brackets, a port perhaps after them
+            network, _, rest = item[1:].partition("]")
+            if rest:
+                port = _port_of(name, item, rest[1:] if rest.startswith(":") else "")
+        elif item.count(":") == 1:  # IPv4 with a port (a bare IPv6 network has several colons)
+            network, _, number = item.partition(":")
+            port = _port_of(name, item, number)
+        try:
+            entries.append((ip_network(network), port))
+        except ValueError as error:
+            raise ImproperlyConfigured(
+                f"{name} must list IP addresses or networks, each perhaps with a port (10.0.0.0/8, "
+                f"10.0.0.0/8:8080, [fd00::/8]:443), not {item!r}: {error}"
+            ) from None
+    return entries
+
+
+def _port_of(name: str, item: str, number: str) -> int:
+    if number.isascii() and number.isdigit() and 1 <= int(number) <= 65535:
+        return int(number)
+    raise ImproperlyConfigured(f"{name}: {item!r} names no port from 1 to 65535 after its network")
+
+
+def env_positive_int(name: str, default: int) -> int:
+    value = env_int(name, default)
+    if value < 1:
+        raise ImproperlyConfigured(f"{name} must be at least 1, not {value}")
+    return value
+
+
 DEBUG = env_bool("DEBUG", True)
 _DEV_SECRET_KEY = "insecure-local-development-key-never-used-with-debug-off"
 SECRET_KEY = env_str("SECRET_KEY", _DEV_SECRET_KEY if DEBUG else "")
@@ -189,6 +225,9 @@ STORAGES = {
 BLOB_ROOT = env_str("BLOB_ROOT", str(BASE_DIR / "var" / "blobs"))
 # Each blob is on disk (fsync) before a row names it, so a power cut cannot lose stored bytes.
 BLOB_FSYNC = env_bool("BLOB_FSYNC", True)
+# Files written (blobs, collected static files) get the mode the process's umask allows, not Django's
+# default of 0o644, which made every dump's bytes world-readable whatever the umask.
+FILE_UPLOAD_PERMISSIONS = None
 BLOB_S3_BUCKET = env_str("BLOB_S3_BUCKET", "")
 
 
@@ -225,22 +264,46 @@ STORAGES["blobs"] = (
 
 # Slow work leaves the request (README, "Slow work"): Django's tasks in the database, run by
 # `manage.py worker`: django-tasks-db's db_worker, which first re-queues the work a dead worker left.
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# Two queues, so that a deployment can give fetching pages workers of its own: `default` (reading,
+# importing, rebuilding dumps) and `snapshots` (citeview.snapshots.tasks.SNAPSHOT_QUEUE: fetching a
+# cited page, up to 20 s on the network). A task on a queue not named here is refused when queued.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "snapshots"]}}
 # A dump larger than this many bytes is stored at once and read by a worker; smaller ones are read
 # in the request, as the page is then as quick as the queue.
 CITEVIEW_READ_IN_TASK_ABOVE = env_int("CITEVIEW_READ_IN_TASK_ABOVE", 1024 * 1024)
-# A dump read for longer than this, or whose task is gone, is taken for lost with its worker and queued
-# again (`manage.py requeue_lost_work`, run as each worker starts and every few minutes by it).
-CITEVIEW_TASK_LOST_AFTER_SECONDS = env_int("CITEVIEW_TASK_LOST_AFTER_SECONDS", 10 * 60)
+# A worker (`manage.py worker`) records that it is alive this often; one silent for longer than the
+# second is taken for dead, and the tasks it was running are queued again (citeview.dumps.queue). A
+# task is never taken back for running long: a slow fetch run twice is a page fetched twice. (This
+# replaces CITEVIEW_TASK_LOST_AFTER_SECONDS, which is no longer read.)
+CITEVIEW_WORKER_HEARTBEAT_SECONDS = env_int("CITEVIEW_WORKER_HEARTBEAT_SECONDS", 10)
+CITEVIEW_WORKER_SILENT_AFTER_SECONDS = env_int("CITEVIEW_WORKER_SILENT_AFTER_SECONDS", 60)
+if CITEVIEW_WORKER_SILENT_AFTER_SECONDS <= 2 * CITEVIEW_WORKER_HEARTBEAT_SECONDS:  # one late beat is not death
+    raise ImproperlyConfigured(
+        "CITEVIEW_WORKER_SILENT_AFTER_SECONDS must be more than twice CITEVIEW_WORKER_HEARTBEAT_SECONDS"
+    )
 # What one task of an import stores: a .zip's dumps are shared out in pieces of this many, so that
 # several workers import one file together.
 CITEVIEW_IMPORT_PIECE = env_int("CITEVIEW_IMPORT_PIECE", 25)
 # Whether editors may press Fetch to take a snapshot of a cited page (a worker fetches it: a GET to a
 # URL an LLM chose, so a deployment turns it on knowingly). On for local use, off in production mode.
 CITEVIEW_SNAPSHOT_FETCH = env_bool("CITEVIEW_SNAPSHOT_FETCH", DEBUG)
-# Non-public networks a fetch may reach all the same (loopback, private: an intranet's pages). Empty:
-# only public addresses. The tests allow-list the loopback server they start.
-CITEVIEW_SNAPSHOT_FETCH_ALLOW_NETWORKS = env_networks("CITEVIEW_SNAPSHOT_FETCH_ALLOW_NETWORKS", "")
+# Non-public networks a fetch may reach all the same (loopback, private: an intranet's pages), on any
+# port or on the one named (10.1.0.0/16:8080), so that an intranet's web server is allowed and not its
+# other services. Empty: only public addresses. The tests allow-list the loopback server they start.
+CITEVIEW_SNAPSHOT_FETCH_ALLOW_NETWORKS = env_networks_with_ports("CITEVIEW_SNAPSHOT_FETCH_ALLOW_NETWORKS", "")
+# The most text kept of a snapshot, in characters, whatever its type (HTML, PDF, plain text): past it
+# the text is cut, with a note saying so. Every claim's passage is looked for in all of it.
+CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS = env_positive_int("CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS", 5_000_000)
+# A snapshot's HTML or PDF is read in a child process held to this many seconds and megabytes of
+# memory (citeview/core/evidence/isolated.py); past either it is refused, with the limit said. An
+# upload is read in its request, which waits that long at most; a Fetch in the worker.
+CITEVIEW_SNAPSHOT_EXTRACT_SECONDS = env_positive_int("CITEVIEW_SNAPSHOT_EXTRACT_SECONDS", 20)
+CITEVIEW_SNAPSHOT_EXTRACT_MEGABYTES = env_positive_int("CITEVIEW_SNAPSHOT_EXTRACT_MEGABYTES", 512)
+# Fetches waiting or running at once, for one editor and for everyone: each may hold a worker for 20 s,
+# so a burst of presses would keep the snapshot workers busy for minutes. A press past either is
+# answered with a message, not queued.
+CITEVIEW_SNAPSHOT_FETCHES_PER_USER = env_int("CITEVIEW_SNAPSHOT_FETCHES_PER_USER", 3)
+CITEVIEW_SNAPSHOT_FETCHES_PENDING = env_int("CITEVIEW_SNAPSHOT_FETCHES_PENDING", 20)
 
 # The cache the pages keep their fragments in (a list's rows, a viewer's header and panels:
 # citeview/dumps/fragments.py). A table of the database by default, so that every app server reads

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +34,73 @@ def recorded_providers() -> list[str]:
         if os.environ.get("CI") == "true":
             raise RuntimeError(f"CI=true but the real fixtures are missing: {SHARED_FIXTURES}")
         return []
-    return sorted(folder.name for folder in SHARED_FIXTURES.iterdir() if folder.is_dir())
+    folders = (folder.name for folder in SHARED_FIXTURES.iterdir() if folder.is_dir())
+    return sorted(name for name in folders if name not in PROVIDERS_AWAITING_ISSUE_32)
 
 
 def fixture_ids(paths: list[Path]) -> list[str]:
     return [p.name for p in paths]
+
+
+# Recordings added to ../shared for issue 32 (the formats of 2025–26: Claude's web fetch, Gemini's URL
+# context and error bodies, OpenAI's container file citations) and the folders of the providers it adds,
+# which citeview does not read yet. Their tests are expected to fail until that issue is done, strictly:
+# one that passes must leave this list. Every other recording must pass as before.
+AWAITING_ISSUE_32 = frozenset(
+    {
+        *(
+            f"anthropic/{name}"
+            for name in (
+                "pydantic-ai-web-fetch-20260209-programmatic.json",
+                "pydantic-ai-web-fetch-dynamic-filtering-example-com.sse",
+                "pydantic-ai-web-fetch-pydantic-dev-2025-12.json",
+                "pydantic-ai-web-fetch-pydantic-dev-2025-12.sse",
+                "pydantic-ai-web-fetch-pydantic-dev-2026-02.sse",
+                "vercel-ai-issue10819-web-fetch-error-run-a.step1.json",
+                "vercel-ai-issue10819-web-fetch-error-run-a.step2.json",
+                "vercel-ai-issue10819-web-fetch-error-run-b.step1.json",
+                "vercel-ai-issue10819-web-fetch-error-run-c.step1.json",
+                "vercel-ai-issue10819-web-fetch-error-url-not-accessible.step1.chunks.jsonl",
+                "vercel-ai-issue10819-web-fetch-error-url-not-accessible.step2.chunks.jsonl",
+                "vercel-ai-web-fetch-20260209-programmatic.chunks.jsonl",
+                "vercel-ai-web-fetch-20260209-programmatic.json",
+                "vercel-ai-web-fetch-error-unavailable.json",
+                "vercel-ai-web-fetch-wikipedia-maglemosian.chunks.jsonl",
+                "vercel-ai-web-fetch-wikipedia-maglemosian.json",
+            )
+        ),
+        *(
+            f"gemini/{name}"
+            for name in (
+                "firebase-googleai-unary-failure-url-context-url-limit-exceeded.json",
+                "firebase-googleai-unary-url-context-mixed-validity.json",
+                "firebase-vertexai-unary-url-context-missing-retrievedurl.json",
+                "firebase-vertexai-unary-url-context-mixed-validity.json",
+                "pydantic-ai-recitation-on-function-call.json",
+            )
+        ),
+        *(
+            f"openai/pydantic-ai-responses-code-interpreter-image-container-file-citation.{suffix}"
+            for suffix in ("json", "sse", "turn2.json")
+        ),
+    }
+)
+PROVIDERS_AWAITING_ISSUE_32 = frozenset({"azure", "groq", "openrouter"})
+
+
+def fixture_params(paths: list[Path], failing: Iterable[str] = ()) -> list[Any]:
+    """``paths`` as pytest parameters, each named by its file; those named in ``failing`` (as
+    "folder/file", each awaiting issue 32) are expected to fail, strictly."""
+    expected = set(failing)
+    assert expected <= AWAITING_ISSUE_32, expected - AWAITING_ISSUE_32
+    awaiting = pytest.mark.xfail(strict=True, reason="a format issue 32 adds; citeview does not read it yet")
+    return [
+        pytest.param(path, id=path.name, marks=[awaiting] if _fixture_name(path) in expected else []) for path in paths
+    ]
+
+
+def _fixture_name(path: Path) -> str:
+    return f"{path.parent.name}/{path.name}"
 
 
 def own_fixture(name: str) -> bytes:
@@ -104,17 +167,21 @@ def blob_folder(settings: Any, tmp_path: Path) -> Path:
     return folder
 
 
+# The queues citeview's tasks go to (settings.TASKS): a task on a queue its backend does not declare is refused.
+TASK_QUEUES = ["default", "snapshots"]
+
+
 @pytest.fixture(autouse=True)
 def tasks_run_at_once(settings: Any) -> None:
     """Tasks run as they are queued, in the test's own transaction: a test sees what a worker would
     have made. Tests of the queue itself use ``database_queue`` and real workers (tests/tasks)."""
-    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend", "QUEUES": TASK_QUEUES}}
 
 
 @pytest.fixture
 def database_queue(settings: Any, tasks_run_at_once: None) -> None:
     """Tasks queued in the database as in a deployment, for a worker (``manage.py worker``) to run."""
-    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+    settings.TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": TASK_QUEUES}}
 
 
 @pytest.fixture(scope="session")

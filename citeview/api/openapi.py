@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 
 from citeview.core import registry
+from citeview.review.forms import MAX_CHECK_BYTES, MAX_NOTE_CHARS, MAX_QUOTE_CHARS
 from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
 
 MAX_ID = 2**63 - 1
@@ -540,7 +541,8 @@ def _schemas() -> dict[str, Any]:
                 "A citation needs a verdict; a statement that cites nothing needs verification_worthy. "
                 "The check replaces your earlier check of the item, so send every field you want kept; "
                 "verification_worthy and supported_together, which a statement's citations share, are "
-                "written only when sent. Fields an item does not have are ignored."
+                "written only when sent. Fields an item does not have are ignored. Longer text than "
+                f"maxLength, like a body over {MAX_CHECK_BYTES:,} bytes, is refused with 413 too_large."
             ),
             "required": ["item", "version"],
             "properties": {
@@ -550,8 +552,8 @@ def _schemas() -> dict[str, Any]:
                 "subject": _choice(YES_NO_UNSURE),
                 "time": _choice(YES_NO_UNSURE),
                 "conditions": _choice(YES_NO_UNSURE),
-                "evidence_quote": {"type": "string"},
-                "note": {"type": "string"},
+                "evidence_quote": {"type": "string", "maxLength": MAX_QUOTE_CHARS},
+                "note": {"type": "string", "maxLength": MAX_NOTE_CHARS},
                 "verification_worthy": _choice(YES_NO),
                 "supported_together": _choice(SUPPORTED_TOGETHER),
             },

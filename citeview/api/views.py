@@ -27,7 +27,7 @@ from citeview.core.errors import DumpError, too_large_error
 from citeview.core.review.items import CheckItem
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, import_entries, import_results
 from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, tag_names
-from citeview.dumps.http_status import status_for
+from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.middleware import declared_body_size
 from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
@@ -35,7 +35,7 @@ from citeview.dumps.services import dump_ingest, dump_organise, tags_named
 from citeview.review import exports
 from citeview.review.exports import dump_report
 from citeview.review.figures import FigureFilterForm, team_figures
-from citeview.review.forms import CheckForm
+from citeview.review.forms import MAX_CHECK_BYTES, CheckForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, ItemState
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
 from citeview.review.services import CheckConflict, check_save, dump_refresh_if_stale
@@ -55,7 +55,6 @@ ACCEPTED_CONTENT_TYPES = {
 IMPORT_CONTENT_TYPES = {"", "application/zip", "application/x-ndjson", "application/jsonl", "application/octet-stream"}
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
-MAX_CHECK_BYTES = 1024 * 1024
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 JSON_OPTIONS = {"ensure_ascii": False}
 
@@ -241,7 +240,7 @@ def _record_check(request: HttpRequest, dump: Dump) -> HttpResponse:
         return api_error(400, "invalid_check", "A value holds half of a character (a lone surrogate escape).")
     form = CheckForm({k: str(v) for k, v in posted.items()}, kind=item.kind, together=bool(item.statement.citations))
     if not form.is_valid():
-        return _invalid(form.errors)
+        return _invalid(form.errors, status=form_error_status(form))  # 413 for text over the page's limits
     # The statement-wide answers are shared by the statement's citations: only those sent are written.
     statement_values = {k: v for k, v in form.statement_values().items() if k in posted}
     try:
@@ -458,8 +457,10 @@ def _import_json(results: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _invalid(errors: Any) -> JsonResponse:
+def _invalid(errors: Any, status: int = 400) -> JsonResponse:
     fields = {name: [str(message) for message in messages] for name, messages in errors.items()}
+    if status == 413:
+        return api_error(413, "too_large", "Some values are longer than citeview takes; see fields.", fields=fields)
     return api_error(400, "invalid_input", "Some values are not valid; see fields.", fields=fields)
 
 

@@ -19,6 +19,7 @@ import markdown_it
 import mdurl
 import msgspec
 import pypdf
+import rapidfuzz
 
 CORE_DIR = Path(__file__).resolve().parent
 # The libraries whose output is stored with the result: markdown-it-py draws each answer (with mdurl
@@ -45,3 +46,8 @@ def code_version(root: Path = CORE_DIR, libraries: Iterable[ModuleType] = RENDER
 
 
 RESULT_VERSION = code_version()
+
+# The passages found in a source's snapshot for claims are kept (``SnapshotPassage``) with the version
+# of what found them: the evidence modules and rapidfuzz, which scores them. A passage found by other
+# code is found again; a change to a provider leaves them be.
+PASSAGE_VERSION = code_version(CORE_DIR / "evidence", (rapidfuzz,))

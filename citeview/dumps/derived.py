@@ -21,6 +21,7 @@ from django.utils.translation import to_locale
 from citeview.core.parse import parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
 from citeview.core.review.items import check_item_count
+from citeview.core.url_keys import cited_url_hashes
 from citeview.core.version import RESULT_VERSION
 
 _STATUS_RANK = {"completed": 0, "incomplete": 1, "failed": 2}
@@ -91,6 +92,7 @@ def fields_of_result(result: dict[str, Any]) -> dict[str, Any]:
         "source_count": sum(len(r["sources"]) for r in responses),
         "item_count": check_item_count(responses),
         "search_text": _search_text(responses),
+        "cited_url_hashes": cited_url_hashes(s["url"] for r in responses for s in r["sources"]),
         "result": result,
         "rendered": _rendered_per_language(responses),
         "result_version": result_version(),

@@ -135,11 +135,16 @@ class Dump(KeepsBlobs, models.Model):
     # Counts the writes that change what a page shows of the dump besides its result (title, tags,
     # assignee, checks, comments): the pages' kept fragments are keyed by it (``citeview.dumps.fragments``).
     page_version = models.PositiveIntegerField(default=0)
+    # Counts the changes to the evidence behind its citations kept outside it: a snapshot of a page it
+    # cites, the passages found in one for its statements. What is counted of that evidence (the
+    # figures) is kept by it, so a snapshot of another page changes nothing kept of this dump.
+    evidence_version = models.PositiveIntegerField(default=0)
 
     # Reading the bytes (``citeview.dumps.tasks``): until it is ``ready`` the derived fields below are
     # empty. ``read_error`` is why it failed (a DumpError's code and phrase); ``read_task_id`` the
-    # task now queued for it; ``read_started_at`` when a worker last began it (a dump read for too
-    # long lost its worker: ``requeue_dumps``); ``read_provider`` the provider the uploader named.
+    # task now queued for it (whether it is alive is the task's and its worker's business:
+    # ``citeview.dumps.heartbeat``); ``read_started_at`` when a worker last began it;
+    # ``read_provider`` the provider the uploader named.
     read_state = models.CharField(
         _("reading"), max_length=16, choices=ReadState.choices, default=ReadState.READY, db_index=True
     )
@@ -163,6 +168,9 @@ class Dump(KeepsBlobs, models.Model):
     item_count = models.PositiveIntegerField(default=0)  # what editors check: citations and uncited statements
     # The answers' text and the sources' URLs and titles, for the list's search.
     search_text = models.TextField(blank=True)
+    # The digests of the http(s) pages its sources name (``citeview.core.url_keys.cited_url_hashes``):
+    # a snapshot of a page finds the dumps it is evidence for by its digest.
+    cited_url_hashes = models.TextField(blank=True)
     result = models.JSONField(_("normalised JSON"), encoder=JSONTextEncoder, default=unread_result)
     # Per interface language, one per response: {"answer": sanitised HTML, "evidence": rows of sanitised HTML}.
     rendered = models.JSONField(_("rendered answers"), encoder=JSONTextEncoder, default=dict)
@@ -186,6 +194,7 @@ class Dump(KeepsBlobs, models.Model):
         "source_count",
         "item_count",
         "search_text",
+        "cited_url_hashes",
         "result",
         "rendered",
         "result_version",
@@ -342,3 +351,22 @@ class ImportedEntry(models.Model):
     class Meta:
         ordering = ["batch", "number"]
         constraints = [models.UniqueConstraint(fields=["batch", "number"], name="one_record_per_import_entry")]
+
+
+class WorkerHeartbeat(models.Model):
+    """A task worker (``manage.py worker``) saying it is alive: it writes ``beat_at`` every few seconds
+    from a thread of its own, and ``stopped_at`` when it stops cleanly. django-tasks-db records which
+    worker claimed a task but not whether that worker still lives; this does, so that a task is taken
+    back only from a worker that went silent, never for running long (``citeview.dumps.queue``)."""
+
+    worker_id = models.CharField(max_length=64, unique=True)  # db_worker's --worker-id (at most 64)
+    started_at = models.DateTimeField()
+    beat_at = models.DateTimeField()
+    stopped_at = models.DateTimeField(null=True, blank=True)
+    queues = models.CharField(max_length=255, blank=True)  # the queues it takes, comma-separated
+
+    class Meta:
+        ordering = ["worker_id"]
+
+    def __str__(self) -> str:
+        return self.worker_id

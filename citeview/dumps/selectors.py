@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from datetime import timedelta
 from typing import Any, NamedTuple
 
 from django.conf import settings
@@ -14,15 +13,17 @@ from django.db.models import F, Model, Q, QuerySet, Value
 from django.db.models.functions import Least
 from django.db.models.query import RawQuerySet
 from django.shortcuts import get_object_or_404
-from django.utils import timezone
 
-from citeview.accounts.roles import EDITOR
+from citeview.accounts.roles import EDITOR, REVIEWER, role_name
 from citeview.core.phrases import phrase_text
+from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.derived import result_version
-from citeview.dumps.models import Dump, ReadState
+from citeview.dumps.heartbeat import task_is_pending
+from citeview.dumps.models import Dump, Import, ReadState
 
 UNASSIGNED = "-"  # the assignee filter's value for dumps assigned to nobody
-HEAVY_FIELDS = ("result", "rendered", "search_text")  # the bytes are in the blob storage (dumps.blobs)
+# Read only where needed (the bytes themselves are in the blob storage: dumps.blobs).
+HEAVY_FIELDS = ("result", "rendered", "search_text", "cited_url_hashes")
 
 
 def dump_list(filters: dict[str, str] | None = None, *, tags: bool = True) -> QuerySet[Dump]:
@@ -112,11 +113,27 @@ def dump_get(*, pk: int, heavy: bool = True) -> Dump:
     return get_object_or_404(dumps if heavy else dumps.defer(*HEAVY_FIELDS), pk=pk)
 
 
+def imports_visible_to(user: Any) -> QuerySet[Import]:
+    """The imports whose page ``user`` may follow: their own, and every one for staff and reviewers,
+    who oversee the team's work. Another editor's is not theirs to read (its files' names, its errors)."""
+    if not user.is_authenticated:
+        return Import.objects.none()
+    if user.is_staff or role_name(user) == REVIEWER:
+        return Import.objects.all()
+    return Import.objects.filter(uploaded_by_id=user.pk)
+
+
+def import_get(*, pk: int, user: Any) -> Import:
+    """An import ``user`` may follow; any other is not found, as if it did not exist."""
+    return get_object_or_404(imports_visible_to(user), pk=pk)
+
+
 # What the viewer reads of a dump on every view (``citeview.dumps.pages.dump_viewed``): what its kept
 # pieces are keyed by (``dumps.fragments``), whether its result is current, and its title.
 VIEWED_FIELDS = (
     "derived_at",
     "page_version",
+    "evidence_version",
     "read_state",
     "result_version",
     "size",
@@ -139,8 +156,8 @@ def dumps_outdated() -> QuerySet[Dump]:
 
 def dump_read_status(dump: Dump, gettext: Callable[[str], str]) -> dict[str, Any]:
     """Where reading a dump stands, as the viewer's status panel and the API show it: its state, the
-    error in the reader's language when it failed, and whether it seems lost (read for longer than a
-    task takes: ``citeview.dumps.queue`` will queue it again, or an editor can)."""
+    error in the reader's language when it failed, and whether it is lost (waiting for a read whose
+    task is gone or whose worker stopped: ``citeview.dumps.queue`` will queue it again, or its uploader can)."""
     error = dump.read_error or {}
     return {
         "id": dump.pk,
@@ -148,14 +165,20 @@ def dump_read_status(dump: Dump, gettext: Callable[[str], str]) -> dict[str, Any
         "label": str(ReadState(dump.read_state).label),
         "error": {"code": error["code"], "message": phrase_text(error["phrase"], gettext)} if error else None,
         "attempts": dump.read_attempts,
-        "lost": dump_reading_seems_lost(dump),
+        "lost": dump_read_waiting(dump) and not dump_read_pending(dump),
     }
 
 
-def dump_reading_seems_lost(dump: Dump) -> bool:
-    if dump.read_state != ReadState.READING or dump.read_started_at is None:
-        return False
-    return timezone.now() - dump.read_started_at > timedelta(seconds=settings.CITEVIEW_TASK_LOST_AFTER_SECONDS)
+def dump_read_waiting(dump: Dump) -> bool:
+    """Whether the dump is queued or being read (neither read nor failed)."""
+    return dump.read_state in (ReadState.QUEUED, ReadState.READING)
+
+
+def dump_read_pending(dump: Dump) -> bool:
+    """Whether the dump waits for a read that will still run: queued or being read, by a task that is
+    waiting for a worker or running on one that is alive (``citeview.dumps.heartbeat``). A read that
+    runs long is pending as long as its worker lives."""
+    return dump_read_waiting(dump) and task_is_pending(dump.read_task_id)
 
 
 class Editor(NamedTuple):
@@ -205,3 +228,9 @@ class BuiltOnce[M: Model]:
         for name, value in values.items():
             params[where[name]] = value
         return model.objects.raw(sql, params)
+
+
+def dump_check_items(dump: Dump) -> list[CheckItem]:
+    """The items editors can check in the dump: its first CITEVIEW_MAX_ITEMS_PER_DUMP (``Dump.item_count``
+    has them all). Every reader of items (review's pages, the passages found in a snapshot) asks here."""
+    return check_items(dump.result["responses"], limit=settings.CITEVIEW_MAX_ITEMS_PER_DUMP)

@@ -13,12 +13,15 @@ from django.db.models import F
 from django.tasks import Task
 from django.utils import timezone
 
+from citeview.accounts import roles
 from citeview.core.errors import DumpError
 from citeview.core.parse import Attachment
 from citeview.core.phrases import phrase
 from citeview.dumps.blobs import blob_store
 from citeview.dumps.derived import derived_fields, fields_of_result, normalised_result
 from citeview.dumps.models import AttachedDocument, Dump, EncodedJSON, ReadState, Tag
+from citeview.dumps.selectors import dump_read_pending
+from citeview.dumps.signals import result_written
 from citeview.dumps.tasks import read_dump
 
 # The derived fields written as JSON encoded beforehand (``_encoded``): the large ones.
@@ -71,6 +74,8 @@ def dump_ingest(
                 dump_queue_read(dump=dump)
     except IntegrityError:  # the same bytes stored by a concurrent request a moment ago
         return _stored_already(Dump.objects.get(sha256=sha256), request, uploaded_by), False
+    if not in_task:
+        _result_written(dump.pk, derived)
     return _written(dump), True
 
 
@@ -135,6 +140,7 @@ def dump_read_stored(*, pk: int) -> str:
         _read_failed(pk, DumpError("internal_error", phrase("citeview failed to read this dump; the error is logged.")))
         raise
     Dump.objects.filter(pk=pk).update(read_state=ReadState.READY, read_error=None, **derived)
+    _result_written(pk, derived)
     return ReadState.READY
 
 
@@ -147,11 +153,26 @@ def _read_failed(pk: int, error: DumpError) -> str:
 
 
 def dump_retry_read(*, dump: Dump) -> Dump:
-    """Try a dump that could not be read (or whose reading seems lost) again, as a new task."""
-    if dump.is_ready:
+    """Try a dump that could not be read (or whose reading was lost with its worker) again, as a new
+    task. A dump read already, or whose read is still to run (``dump_read_pending``), is left as it is:
+    pressing **Try again** ten times queues one read, not eleven."""
+    if dump.is_ready or dump_read_pending(dump):
         return dump
-    Dump.objects.filter(pk=dump.pk).update(read_task_id="")
+    # Only the press that finds the task it saw: of two at once, one queues the read.
+    if not Dump.objects.filter(pk=dump.pk, read_task_id=dump.read_task_id).update(read_task_id=""):
+        return dump
     return dump_queue_read(dump=dump)
+
+
+def can_retry_read(user: AbstractBaseUser | AnonymousUser | None, dump: Dump) -> bool:
+    """Whether the user may press **Try again** on a dump that could not be read: only its uploader, or
+    staff. Each press queues a read of the whole dump for a worker, so nobody else's may. The view that
+    queues it and the page that offers the button ask this, and nothing else decides it."""
+    if user is None or not user.is_authenticated or not user.has_perm(roles.STORE):
+        return False
+    if getattr(user, "is_staff", False):
+        return True
+    return dump.uploaded_by_id is not None and dump.uploaded_by_id == user.pk
 
 
 def _encoded(derived: dict[str, Any]) -> dict[str, Any]:
@@ -235,6 +256,7 @@ def dump_attach_request(
         if not unattached.update(**attachment):
             return Dump.objects.get(pk=dump.pk)
         _store_documents(dump, documents)
+    _result_written(dump.pk, derived)
     for name, value in attachment.items():
         setattr(dump, name, value)
     return _written(dump)
@@ -281,7 +303,13 @@ def dump_refresh_result(*, dump: Dump) -> Dump:
     ``citeview.review.services.dump_refresh``, which does both."""
     raw, attachment = dump.raw, dump.attachment()
     _written(dump)  # the old result and renderings let go before the new ones are made
-    for name, value in _encoded(derived_fields(raw, None, attachment)).items():
+    derived = _encoded(derived_fields(raw, None, attachment))
+    for name, value in derived.items():
         setattr(dump, name, value)
     dump.save(update_fields=[*Dump.DERIVED_FIELDS])
+    _result_written(dump.pk, derived)
     return _written(dump)
+
+
+def _result_written(pk: int, derived: dict[str, Any]) -> None:
+    result_written.send(sender=Dump, pk=pk, cited_url_hashes=derived["cited_url_hashes"])

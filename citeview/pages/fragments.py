@@ -30,8 +30,10 @@ from citeview.dumps.fragments import (
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_list, team_editors
 from citeview.dumps.templatetags.bidi import show_bidi
+from citeview.review.evidence import cited_page_snapshots
 from citeview.review.forms import CommentForm
 from citeview.review.selectors import dump_comments, editor_progress
+from citeview.review.snapshots import provenance_text
 
 
 def list_rows(versions: list[DumpVersion], user: Any) -> list[SafeString]:
@@ -60,7 +62,8 @@ def viewer_page(dump: Dump, user: Any, whole: Callable[[], Dump]) -> dict[str, s
     organise, comment = user.has_perm(roles.ORGANISE), roles.can_comment(user)
     editors = [(editor.pk, editor.username) for editor in team_editors() if editor.is_active] if organise else []
     audience = roles.fragment_audience(user)
-    shown = [fragment_key("viewer", dump, audience), organise, comment, editors]
+    # The snapshots of the pages it cites (their provenance) change with its evidence, not its page version.
+    shown = [fragment_key("viewer", dump, audience), dump.evidence_version, organise, comment, editors]
     return kept_fragment("viewer", shown, lambda: _viewer_page(whole(), roles.can_record(user), organise, comment))
 
 
@@ -76,10 +79,18 @@ def _viewer_page(dump: Dump, can_record: bool, organise: bool, comment: bool) ->
         "comments": dump_comments(dump),
         "details_form": details_form,
         "comment_form": CommentForm() if comment else None,
+        "snapshots": _snapshots_listed(dump),
         "csrf_token": CSRF_MARKER,
     }
     title = truncatechars(show_bidi(dump.display_title), 60)  # escaped where the page shows it
     return {"title": title, "content": render_to_string("dumps/_viewer.html", context)}
+
+
+def _snapshots_listed(dump: Dump) -> dict[str, Any]:
+    listed = cited_page_snapshots(dump)
+    for page in listed["pages"]:
+        page["provenance"] = provenance_text(page["snapshot"])
+    return listed
 
 
 # What a kept piece's forms carry as their CSRF token, for ``with_csrf_token`` to put the reader's in:

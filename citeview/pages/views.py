@@ -36,7 +36,7 @@ from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body, dump_viewed
 from citeview.dumps.selectors import EveryDump, dump_get, dump_list, dump_read_status
-from citeview.dumps.services import attachment_kept, can_attach_request, dump_ingest
+from citeview.dumps.services import attachment_kept, can_attach_request, can_retry_read, dump_ingest
 from citeview.pages.fragments import list_content, viewer_page, with_csrf_token
 from citeview.review.decorators import result_required
 from citeview.review.services import dump_refresh_if_stale
@@ -144,7 +144,7 @@ def _reading_page(request: HttpRequest, dump: Dump) -> HttpResponse:
     context = {
         "dump": dump,
         "reading": dump_read_status(dump, gettext),
-        "can_retry": request.user.has_perm(roles.STORE),
+        "can_retry": can_retry_read(request.user, dump),
     }
     return render(request, "dumps/reading.html", context)
 

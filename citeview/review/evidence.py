@@ -8,16 +8,15 @@ from typing import Any
 
 from django.core.cache import cache
 
-from citeview.core.evidence.found import PassageFound, passage_for_claim
 from citeview.core.evidence.held import held_evidence
 from citeview.core.links import is_safe_http_url
-from citeview.core.rendering.evidence import claim_words
 from citeview.dumps.models import Dump
 from citeview.review.selectors import dump_check_items
-from citeview.snapshots.models import Snapshot
-from citeview.snapshots.selectors import newest_snapshots
+from citeview.snapshots.models import SnapshotPassage
+from citeview.snapshots.passages import claim_sha256, statement_claim
+from citeview.snapshots.selectors import newest_snapshots, passages_kept, snapshot_entry
 
-# Counted once per dump and kept while neither the dump's result nor any snapshot changes.
+# Counted once per dump and kept while neither its result nor its evidence changes.
 COUNTS_CACHE_SECONDS = 24 * 60 * 60
 
 
@@ -40,7 +39,9 @@ def citation_evidence(dump: Dump) -> list[dict[str, Any]]:
 
 
 def _evidence_groups(dump: Dump) -> list[dict[str, Any]]:
-    """Per source cited, its evidence and each of its citations with its marker, quote and statement."""
+    """Per source cited, its evidence and each of its citations with its marker, quote and statement.
+    The passages are those a worker found and kept (``citeview.snapshots.passages``), read in one
+    query: none is looked for here, however large the snapshot."""
     responses = dump.result["responses"]
     items = [item for item in dump_check_items(dump) if item.kind == "citation" and item.citation is not None]
     sources_of = [{source["key"]: source for source in response["sources"]} for response in responses]
@@ -50,6 +51,7 @@ def _evidence_groups(dump: Dump) -> list[dict[str, Any]]:
         if (source := sources_of[item.response].get(item.source_key or "")) and is_safe_http_url(source["url"])
     }
     snapshots = newest_snapshots(urls)
+    claims: dict[str, str] = {}  # a statement's text to its claim's SHA-256 (a statement cites several sources)
     groups: dict[tuple[int, str], dict[str, Any]] = {}
     for item in items:
         assert item.citation is not None
@@ -64,11 +66,11 @@ def _evidence_groups(dump: Dump) -> list[dict[str, Any]]:
                 "source_key": item.source_key,
                 "source_url": url,
                 "evidence": None,  # the text the dump holds of the source: a snippet, a retrieved passage
-                "snapshot": _snapshot_entry(snapshot) if snapshot else None,
+                "snapshot": snapshot_entry(snapshot) if snapshot else None,
                 "passages": [],  # one per statement citing the source: the passage found for it
                 "citations": [],
                 "_snapshot": snapshot,
-                "_statements": set(),
+                "_statements": {},
             }
         held = held_evidence(citation, item.source_key, sources_of[item.response]) if item.source_key else None
         if held is not None and not held.is_quote and group["evidence"] is None:
@@ -76,55 +78,53 @@ def _evidence_groups(dump: Dump) -> list[dict[str, Any]]:
         quote = {"kind": held.kind, "text": held.text} if held is not None and held.is_quote else None
         group["citations"].append({"item_key": item.key, "marker": citation["marker"], "quote": quote,
                                    "statement_key": item.statement_key})  # fmt: skip
-        snapshot = group["_snapshot"]
-        if snapshot is not None and item.statement_key not in group["_statements"]:
-            group["_statements"].add(item.statement_key)
-            found = passage_for_claim(claim_words(item.statement.text), snapshot.text, snapshot.pages)
-            group["passages"].append({"statement_key": item.statement_key, **_passage_entry(found)})
+        if group["_snapshot"] is not None and item.statement_key not in group["_statements"]:
+            text = item.statement.text
+            if text not in claims:
+                claims[text] = claim_sha256(statement_claim(text))
+            group["_statements"][item.statement_key] = claims[text]
+    kept = passages_kept(snapshots.values(), claims.values())
     for group in groups.values():
-        del group["_snapshot"], group["_statements"]
+        snapshot = group.pop("_snapshot")
+        for statement_key, claim in group.pop("_statements").items():
+            group["passages"].append({"statement_key": statement_key, **_passage_entry(kept.get((snapshot.pk, claim)))})
     return list(groups.values())
 
 
-def _snapshot_entry(snapshot: Snapshot) -> dict[str, Any]:
+def _passage_entry(passage: SnapshotPassage | None) -> dict[str, Any]:
+    """A kept passage as the report writes it; None: still being looked for (``pending``)."""
+    found = passage is not None and passage.found
     return {
-        "url": snapshot.url,
-        "final_url": snapshot.final_url,
-        "method": snapshot.method,
-        "taken_at": snapshot.taken_at.isoformat(),
-        "http_status": snapshot.http_status,
-        "content_type": snapshot.content_type,
-        "sha256": snapshot.sha256,
+        "found": passage.found if passage is not None else None,
+        "pending": passage is None,
+        "text": passage.text if passage is not None and found else None,
+        "score": passage.score if passage is not None and found else None,
+        "page": passage.page if passage is not None and found else None,
+        "differs": bool(passage and passage.differs),
+        "figure_or_date_differs": bool(passage and passage.figure_or_date_differs),
     }
 
 
-def _passage_entry(found: PassageFound) -> dict[str, Any]:
-    passage = found.passage
-    return {
-        "found": passage is not None,
-        "text": passage.text if passage else None,
-        "score": passage.score if passage else None,
-        "page": passage.page if passage else None,
-        "differs": found.differs,
-        "figure_or_date_differs": found.figure_or_date_differs,
-    }
-
-
-def snapshot_version() -> int:
-    """Moves on with every snapshot taken: what was counted before it may count otherwise now."""
-    return Snapshot.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-
-
-def evidence_counts(dump: Dump, newest: int | None = None) -> dict[str, int]:
+def evidence_counts(dump: Dump) -> dict[str, int]:
     """What the figures count of a dump's citations: how many there are, how many have evidence text
-    in the dump, a snapshot, a passage found in it, and a figure or date the passage does not say.
-    ``newest``: ``snapshot_version()``, read once for many dumps."""
-    newest = snapshot_version() if newest is None else newest
-    key = f"citeview:evidence-counts:{dump.pk}:{dump.sha256}:{dump.derived_at.isoformat()}:{newest}"
+    in the dump, a snapshot, a passage found in it, a figure or date the passage does not say, and
+    a passage still being looked for. Kept while the dump's result and evidence
+    (``Dump.evidence_version``) stay as they are: a snapshot of a page it does not cite changes
+    nothing kept of it."""
+    key = f"citeview:evidence-counts:{dump.pk}:{dump.sha256}:{dump.derived_at.isoformat()}:{dump.evidence_version}"
     counts: dict[str, int] | None = cache.get(key)
     if counts is None:
-        counts = {"citations": 0, "with_evidence": 0, "with_snapshot": 0, "passage_found": 0}
-        counts["figure_or_date_differs"] = 0
+        counts = dict.fromkeys(
+            (
+                "citations",
+                "with_evidence",
+                "with_snapshot",
+                "passage_found",
+                "figure_or_date_differs",
+                "passage_pending",
+            ),
+            0,
+        )
         for group in _evidence_groups(dump):
             passages = {p["statement_key"]: p for p in group["passages"]}
             for citation in group["citations"]:
@@ -134,5 +134,24 @@ def evidence_counts(dump: Dump, newest: int | None = None) -> dict[str, int]:
                 counts["with_snapshot"] += bool(group["snapshot"])
                 counts["passage_found"] += bool(passage and passage["found"])
                 counts["figure_or_date_differs"] += bool(passage and passage["figure_or_date_differs"])
+                counts["passage_pending"] += bool(passage and passage["pending"])
         cache.set(key, counts, COUNTS_CACHE_SECONDS)
     return counts
+
+
+# The viewer lists this many of a dump's cited pages that have a snapshot, and counts the rest.
+MAX_SNAPSHOTS_LISTED = 50
+
+
+def cited_page_snapshots(dump: Dump) -> dict[str, Any]:
+    """The pages the dump's sources name (http(s) only) that have a snapshot, in the order the sources
+    come, each with how its newest snapshot was taken and by whom: what the viewer lists."""
+    urls = dict.fromkeys(
+        source["url"]
+        for response in dump.result["responses"]
+        for source in response["sources"]
+        if source["url"] and is_safe_http_url(source["url"])
+    )
+    snapshots = newest_snapshots(urls)
+    pages = [{"url": url, "snapshot": snapshots[url]} for url in urls if url in snapshots]
+    return {"pages": pages[:MAX_SNAPSHOTS_LISTED], "more": max(len(pages) - MAX_SNAPSHOTS_LISTED, 0)}

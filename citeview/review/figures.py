@@ -27,7 +27,7 @@ from citeview.core.review.metrics import (
     verdict_distribution,
 )
 from citeview.dumps.models import Dump, ReadState
-from citeview.review.evidence import evidence_counts, snapshot_version
+from citeview.review.evidence import evidence_counts
 from citeview.review.models import Check
 from citeview.review.selectors import checks_visible_to, hidden_check_count
 
@@ -78,8 +78,15 @@ def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
     fields = ("providers", "apis", "model_names", "citation_count", "unresolved_count", "response_count")
     # A dump not read yet has no figures of its own: it is counted nowhere until it has.
     dumps = Dump.objects.filter(condition, read_state=ReadState.READY).distinct().select_related("uploaded_by")
-    # sha256 and derived_at key the kept evidence counts; the result is read only when they are not kept.
-    kept = ("incomplete_response_count", "created_at", "uploaded_by__username", "sha256", "derived_at")
+    # What keys the kept evidence counts; the result is read only when they are not kept.
+    kept = (
+        "incomplete_response_count",
+        "created_at",
+        "uploaded_by__username",
+        "sha256",
+        "derived_at",
+        "evidence_version",
+    )
     return dumps.only(*fields, *kept)
 
 
@@ -96,8 +103,7 @@ def team_figures(filters: dict[str, Any], user: Any) -> dict[str, Any]:
             checks = checks.filter(**{name: filters[name]})
     hidden = hidden_check_count(user, checks)
     checks = list(checks_visible_to(user, checks).select_related("editor").order_by("dump_id", "id"))
-    newest = snapshot_version()
-    evidence = {dump.pk: evidence_counts(dump, newest) for dump in dumps}
+    evidence = {dump.pk: evidence_counts(dump) for dump in dumps}
     overall = Slice(str(_("All")), checks, dumps, evidence)
     return {
         "filters": {k: v.isoformat() if isinstance(v, date) else v for k, v in filters.items()},
@@ -156,10 +162,14 @@ def _evidence_rates(part: Slice, no_dumps: str | None) -> dict[str, dict[str, An
     return {
         "evidence_text_share": _ratio(total["with_evidence"], citations, no_dumps or NO_CITATIONS),
         "snapshot_share": _ratio(total["with_snapshot"], citations, no_dumps or NO_CITATIONS),
-        "passage_found_share": _ratio(total["passage_found"], total["with_snapshot"], no_dumps or NO_SNAPSHOTS),
+        # A passage still being looked for (a worker finds it) is counted once it is found, or not.
+        "passage_found_share": _ratio(
+            total["passage_found"], total["with_snapshot"] - total["passage_pending"], no_dumps or NO_SNAPSHOTS
+        ),
         "figure_mismatch_share": _ratio(
             total["figure_or_date_differs"], total["passage_found"], no_dumps or NO_PASSAGES
         ),
+        "passages_pending": {"count": total["passage_pending"]},
     }
 
 

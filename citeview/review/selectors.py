@@ -1,4 +1,4 @@
-"""Reads: a dump's items and who checked what."""
+"""Reads: a dump's items (``dump_check_items``, the dumps' own) and who checked what."""
 
 from __future__ import annotations
 
@@ -10,16 +10,11 @@ from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QueryS
 from django.db.models.functions import Coalesce, Least
 
 from citeview.accounts import roles
-from citeview.core.review.items import CheckItem, check_items
+from citeview.core.review.items import CheckItem
 from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.selectors import HEAVY_FIELDS
+from citeview.dumps.selectors import dump_check_items as dump_check_items  # review's pages read items here
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
-
-
-def dump_check_items(dump: Dump) -> list[CheckItem]:
-    """The items editors can check in the dump: its first CITEVIEW_MAX_ITEMS_PER_DUMP (``Dump.item_count``
-    has them all)."""
-    return check_items(dump.result["responses"], limit=settings.CITEVIEW_MAX_ITEMS_PER_DUMP)
 
 
 def item_version(dump: Dump, key: str) -> int:

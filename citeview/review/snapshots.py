@@ -11,25 +11,29 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from citeview.accounts import roles
 from citeview.core.evidence.extract import ExtractionError
-from citeview.core.evidence.found import PassageFound, passage_for_claim
-from citeview.core.evidence.passages import passage_fragment_url
+from citeview.core.evidence.found import PassageFound, found_with
+from citeview.core.evidence.passages import Passage, passage_fragment_url
 from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import phrase_text
-from citeview.core.rendering.evidence import claim_words
 from citeview.core.review.items import CheckItem
+from citeview.core.review.report import snapshot_provenance
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get
+from citeview.review.exports import shown_time
 from citeview.review.forms import SnapshotPasteForm, SnapshotUploadForm
 from citeview.review.selectors import dump_check_items
 from citeview.review.services import dump_refresh_if_stale
-from citeview.snapshots.models import Snapshot, SnapshotFetch
-from citeview.snapshots.selectors import newest_fetch, newest_snapshot, snapshot_count
+from citeview.snapshots.models import Snapshot, SnapshotFetch, SnapshotPassage
+from citeview.snapshots.passages import claim_sha256, passages_wanted, statement_claim
+from citeview.snapshots.selectors import newest_fetch, newest_snapshot, passages_kept, snapshot_count, snapshot_entry
 from citeview.snapshots.services import (
     FetchingDisabled,
+    FetchLimitReached,
     fetching_allowed,
     snapshot_fetch_request,
     snapshot_paste,
@@ -52,9 +56,10 @@ def item_source_url(dump: Dump, item: CheckItem) -> str | None:
 
 
 def snapshot_panel(request: HttpRequest, dump: Dump, item: CheckItem, url: str) -> dict[str, Any]:
-    """What the check panel shows of the source's snapshot: the passage found for the claim beside it,
-    with its score, page, a link to it on the live page and what differs marked; the forms to take one;
-    the newest fetch when it is waiting, or was refused after the newest snapshot."""
+    """What the check panel shows of the source's snapshot: how it was taken and by whom, the passage a
+    worker found for the claim beside it (its score, page, a link to it on the live page, what differs
+    marked), or that it is still being looked for; the forms to take one; the newest fetch when it is
+    waiting, or was refused after the newest snapshot."""
     snapshot = newest_snapshot(url)
     fetch = newest_fetch(url)
     panel: dict[str, Any] = {
@@ -69,12 +74,33 @@ def snapshot_panel(request: HttpRequest, dump: Dump, item: CheckItem, url: str) 
         "paste_form": SnapshotPasteForm(auto_id="cv-snapshot-%s"),
     }
     if snapshot is not None:
-        panel.update(passage_view(item.statement.text, snapshot, url))
+        panel["provenance"] = provenance_text(snapshot)
+        panel["notes"] = [phrase_text(note, _) for note in snapshot.notes]
+        kept = kept_passage(snapshot, item)
+        if kept is None:
+            passages_wanted(snapshot, [dump.pk], unless_asked_lately=True)  # a worker may have lost the task
+            panel["finding"] = True
+        else:
+            panel.update(passage_view(item.statement.text, kept, url))
     return panel
 
 
-def passage_view(statement: str, snapshot: Snapshot, url: str) -> dict[str, Any]:
-    found = passage_for_claim(claim_words(statement), snapshot.text, snapshot.pages)
+def provenance_text(snapshot: Snapshot) -> str:
+    """How the snapshot was taken and by whom, in the page's language, as the reports say it."""
+    return snapshot_provenance(snapshot_entry(snapshot), shown_time).text(_)
+
+
+def kept_passage(snapshot: Snapshot, item: CheckItem) -> SnapshotPassage | None:
+    """The passage a worker found in the snapshot for the item's claim; None while it is looked for."""
+    claim = claim_sha256(statement_claim(item.statement.text))
+    return passages_kept([snapshot], [claim]).get((snapshot.pk, claim))
+
+
+def passage_view(statement: str, kept: SnapshotPassage, url: str) -> dict[str, Any]:
+    """The kept passage beside the claim, compared again (the comparison costs only the two texts)."""
+    claim = statement_claim(statement)
+    passage = Passage(kept.start, kept.end, kept.text, kept.score, kept.page) if kept.found else None
+    found = found_with(claim, passage)
     return {
         "found": found,
         # Both are the texts escaped by mark_findings, with our own <mark>s only: safe as built.
@@ -82,7 +108,6 @@ def passage_view(statement: str, snapshot: Snapshot, url: str) -> dict[str, Any]
         "passage_html": found.passage_html(),
         "fragment_url": passage_fragment_url(url, found.passage.text) if found.passage else None,
         "hints": _hints(found),
-        "notes": [phrase_text(note, _) for note in snapshot.notes],
     }
 
 
@@ -107,6 +132,13 @@ def _fetch_view(fetch: SnapshotFetch | None, snapshot: Snapshot | None) -> dict[
         return None
     if fetch.pending:
         return {"pending": True, "state": fetch.state, "label": fetch.get_state_display()}
+    if (
+        fetch.state == "done"
+        and snapshot is not None
+        and fetch.snapshot_id == snapshot.pk
+        and snapshot.taken_at < fetch.requested_at
+    ):
+        return {"unchanged": True, "at": fetch.finished_at or fetch.requested_at}
     if fetch.state == "refused" and (snapshot is None or fetch.requested_at > snapshot.taken_at):
         return {
             "refused": True,
@@ -140,15 +172,15 @@ def snapshot_take(request: HttpRequest, pk: int, key: str) -> HttpResponse:
             if not upload.is_valid():
                 messages.error(request, _("Choose a saved page to upload."))
                 return redirect(back)
-            snapshot_upload(url=url, upload=upload.cleaned_data["page"], taken_by=request.user)
-            messages.success(request, _("Snapshot kept: the saved page's text is compared with the claim."))
+            kept, new = snapshot_upload(url=url, upload=upload.cleaned_data["page"], taken_by=request.user)
+            _say_kept(request, kept, new, _("Snapshot kept: the saved page's text is compared with the claim."))
         elif how == "paste":
             paste = SnapshotPasteForm(request.POST)
             if not paste.is_valid() or not paste.cleaned_data["text"].strip():
                 messages.error(request, _("Paste the page's text first (at most 2,000,000 characters)."))
                 return redirect(back)
-            snapshot_paste(url=url, text=paste.cleaned_data["text"], taken_by=request.user)
-            messages.success(request, _("Snapshot kept: the pasted text is compared with the claim."))
+            kept, new = snapshot_paste(url=url, text=paste.cleaned_data["text"], taken_by=request.user)
+            _say_kept(request, kept, new, _("Snapshot kept: the pasted text is compared with the claim."))
         elif how == "fetch":
             snapshot_fetch_request(url=url, requested_by=request.user)
         else:
@@ -157,15 +189,49 @@ def snapshot_take(request: HttpRequest, pk: int, key: str) -> HttpResponse:
         messages.error(request, _("The snapshot was not kept: %(reason)s") % {"reason": error.phrase.text(_)})
     except FetchingDisabled:
         messages.error(request, _("This deployment does not fetch pages (CITEVIEW_SNAPSHOT_FETCH is off): upload or paste the page instead."))  # fmt: skip
+    except FetchLimitReached as limit:
+        messages.error(request, _fetch_limit_message(limit))
     return redirect(back)
+
+
+def _say_kept(request: HttpRequest, snapshot: Snapshot, new: bool, kept_now: str) -> None:
+    if new:
+        messages.success(request, kept_now)
+        return
+    messages.info(
+        request,
+        _("This page's snapshot holds exactly this already (%(taken)s): it is kept once.")
+        % {"taken": provenance_text(snapshot)},
+    )
+
+
+def _fetch_limit_message(limit: FetchLimitReached) -> str:
+    if limit.per_user:
+        text = ngettext(
+            "The page was not queued: you have %(limit)d fetch waiting already, the most one editor may have. Wait for it to finish, or upload or paste the page instead.",
+            "The page was not queued: you have %(limit)d fetches waiting already, the most one editor may have. Wait for one to finish, or upload or paste the page instead.",
+            limit.limit,
+        )  # fmt: skip
+    else:
+        text = ngettext(
+            "The page was not queued: %(limit)d fetch is waiting already, the most citeview queues for everyone at once. Wait a little, or upload or paste the page instead.",
+            "The page was not queued: %(limit)d fetches are waiting already, the most citeview queues for everyone at once. Wait a little, or upload or paste the page instead.",
+            limit.limit,
+        )  # fmt: skip
+    return text % {"limit": limit.limit}
 
 
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def snapshot_status(request: HttpRequest, pk: int, key: str) -> JsonResponse:
     """How the newest fetch of the item's source stands, for the page that waits for it."""
-    url = _item(pk, key)[2]
+    _dump, item, url = _item(pk, key)
     fetch = newest_fetch(url)
+    if fetch is not None and fetch.pending:
+        return JsonResponse({"state": fetch.state, "pending": True, "label": str(fetch.get_state_display())})
+    snapshot = newest_snapshot(url)
+    if snapshot is not None and kept_passage(snapshot, item) is None:
+        return JsonResponse({"state": "finding", "pending": True, "label": _("looking for the passage")})
     if fetch is None:
         return JsonResponse({"state": "none", "pending": False, "label": ""})
-    return JsonResponse({"state": fetch.state, "pending": fetch.pending, "label": str(fetch.get_state_display())})
+    return JsonResponse({"state": fetch.state, "pending": False, "label": str(fetch.get_state_display())})

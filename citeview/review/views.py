@@ -21,6 +21,7 @@ from citeview.core.phrases import phrase_text
 from citeview.core.rendering.answer import citation_anchor, response_prefix, source_entries
 from citeview.core.rendering.plain import plain_text
 from citeview.core.review.items import CUT_OFF, CheckItem, item_flags
+from citeview.dumps.http_status import form_error_status
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import rendered_answers
 from citeview.dumps.selectors import dump_get
@@ -99,7 +100,8 @@ def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
         raise PermissionDenied("Only editors record checks.")
     form = _form(dump, item, data=request.POST)
     if not form.is_valid():
-        return _check_page(request, dump, items, item, form, status=400)
+        # The input comes back in the form with its errors: 413 for text over the limits, else 400.
+        return _check_page(request, dump, items, item, form, status=form_error_status(form))
     try:
         check_save(
             dump=dump,

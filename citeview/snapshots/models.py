@@ -43,6 +43,9 @@ class Snapshot(models.Model):
     text = models.TextField()
     # Extraction.to_json(): source type, extractor and version, PDF pages (offsets into text), notes.
     extraction = models.JSONField(default=dict)
+    # The version of the code (``PASSAGE_VERSION``) that last found its passages for every dump citing
+    # its page; empty until a worker has (``refresh_dumps`` asks again for those another version found).
+    passages_found_by = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["-taken_at", "-pk"]
@@ -68,6 +71,31 @@ class Snapshot(models.Model):
     def content(self) -> bytes:
         """The bytes as taken (never shown: a page's HTML is never rendered)."""
         return blob_read(self.sha256, f"the snapshot {self.pk}")
+
+
+class SnapshotPassage(models.Model):
+    """The passage of a snapshot found for a claim (a statement citing its page, as a reader sees it),
+    found once by a worker when the snapshot is taken or a dump citing the page is stored, and read by
+    the check panel, the report and the figures. Keyed by the claim's SHA-256, so a statement that
+    several dumps make is looked for once; ``finder`` is the version of the code that found it
+    (``citeview.core.version.PASSAGE_VERSION``): one found by other code is found again."""
+
+    snapshot = models.ForeignKey(Snapshot, on_delete=models.CASCADE, related_name="passages")
+    claim_sha256 = models.CharField(max_length=64)
+    finder = models.CharField(max_length=64)
+    found = models.BooleanField()
+    # Where the passage stands in the snapshot's text (code points, end exclusive) and its own text, so
+    # that showing it never reads the whole text; None when no passage was found.
+    start = models.PositiveIntegerField(null=True)
+    end = models.PositiveIntegerField(null=True)
+    text = models.TextField(blank=True)
+    score = models.PositiveSmallIntegerField(null=True)
+    page = models.PositiveIntegerField(null=True)
+    differs = models.BooleanField(default=False)
+    figure_or_date_differs = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["snapshot", "claim_sha256"], name="one_passage_per_claim")]
 
 
 class FetchState(models.TextChoices):

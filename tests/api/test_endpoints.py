@@ -7,6 +7,7 @@ import json
 import pytest
 
 from citeview.dumps.models import Dump
+from citeview.review.forms import MAX_CHECK_BYTES, MAX_NOTE_CHARS, MAX_QUOTE_CHARS
 from tests.builders import sonar_object
 from tests.conftest import own_fixture
 
@@ -88,6 +89,27 @@ def test_a_check_is_recorded_with_the_version_it_was_made_against(editor_api, ed
         f"/api/dumps/{dump_id}/checks", {**posted, "version": 1, "verdict": "none"}, "application/json"
     )
     assert again.status_code == 201 and again.json()["checks"][0]["verdict"] == "none"
+
+
+def test_a_check_is_held_to_the_check_pages_limits_and_the_largest_one_fits_the_body_cap(editor_api):
+    dump_id = store(editor_api, own_fixture("claude-ja-documents-exchange.json")).json()["id"]
+    item = first_citation(editor_api, dump_id)
+    check = {"item": item["key"], "version": 0, "verdict": "partial"}
+    url = f"/api/dumps/{dump_id}/checks"
+    megabytes = editor_api.post(
+        url, {**check, "evidence_quote": "Q" * 8_000_000, "note": "N" * 8_000_000}, "application/json"
+    )
+    assert megabytes.status_code == 413 and megabytes.json()["error"]["code"] == "too_large"
+    too_long = editor_api.post(url, {**check, "evidence_quote": "引" * (MAX_QUOTE_CHARS + 1)}, "application/json")
+    error = too_long.json()["error"]
+    assert too_long.status_code == 413 and error["code"] == "too_large"
+    assert f"At most {MAX_QUOTE_CHARS:,} characters" in error["fields"]["evidence_quote"][0]
+    assert first_citation(editor_api, dump_id)["checks"] == []
+    # The largest check, each character escaped as a surrogate pair (12 bytes), is under the body cap.
+    largest = json.dumps({**check, "evidence_quote": "😀" * MAX_QUOTE_CHARS, "note": "😀" * MAX_NOTE_CHARS})
+    assert len(largest) < MAX_CHECK_BYTES
+    saved = editor_api.generic("POST", url, largest, content_type="application/json")
+    assert saved.status_code == 201 and saved.json()["checks"][0]["evidence_quote"] == "😀" * MAX_QUOTE_CHARS
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,8 @@ from django.contrib.auth.models import Group
 
 from citeview.dumps.services import dump_ingest
 from citeview.review.models import Check
-from citeview.snapshots.models import Snapshot
+from citeview.snapshots.models import Snapshot, SnapshotFetch
+from citeview.snapshots.services import snapshot_fetch_request
 from tests.browser.conftest import PASSWORD
 from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_check_queue import sign_in
@@ -114,4 +115,48 @@ def test_a_perplexity_citation_fetched_compared_quoted_and_judged(editor_tab, se
     page.wait_for_load_state()
     check = Check.objects.get(item_key="r0-c0")
     assert (check.verdict, check.evidence_quote, check.time) == ("partial", passage, "yes")
+    assert not page.console_errors, page.console_errors
+
+
+def test_a_fetch_that_never_ends_is_asked_after_less_and_less_often_then_said_to_take_long(
+    editor_tab, settings, database_queue
+):
+    """The panel polled every second for ever (issue 29, finding 4). Now it waits twice as long each
+    time, up to 15 s, and stops after three minutes, saying so with the reload link. Driven on a fake
+    clock: three minutes pass in seconds."""
+    settings.CITEVIEW_SNAPSHOT_FETCH = True
+    page = editor_tab("en-US")
+    url = "https://stats.example/tokyo"
+    dump = dump_ingest(raw=json.dumps(sonar_object(WALKS["en-US"]["claim"], [url])).encode(), uploaded_by=page.user)[0]
+    snapshot_fetch_request(url=url, requested_by=page.user)  # queued, and no worker runs it
+    asked: list[str] = []
+    answered: list[str] = []
+    page.on("request", lambda request: asked.append(request.url) if request.url.endswith("/snapshot/status") else None)
+    for event in ("requestfinished", "requestfailed"):
+        page.on(
+            event, lambda request: answered.append(request.url) if request.url.endswith("/snapshot/status") else None
+        )
+    page.clock.install()
+    page.goto(f"/dumps/{dump.pk}/check/r0-c0/")
+    assert page.locator(".cv-snapshot-fetching").is_visible()
+    assert not page.locator(".cv-fetch-late").is_visible() and not page.locator(".cv-fetch-reload").is_visible()
+
+    def seconds_pass(seconds: int) -> None:
+        for _ in range(seconds):
+            page.clock.run_for(1_000)
+            for _ in range(500):  # the question a timer sent is answered before the clock goes on
+                page.wait_for_timeout(10)  # (in real time, and handing Playwright its events)
+                if len(answered) == len(asked):
+                    break
+
+    seconds_pass(179)
+    assert not page.locator(".cv-fetch-late").is_visible()
+    assert 10 <= len(asked) <= 16  # after 1, 3, 7 and 15 s, then every 15 s: not 179 times
+    seconds_pass(20)
+    assert page.locator(".cv-fetch-late").is_visible() and page.locator(".cv-fetch-reload").is_visible()
+    assert "taking longer than expected" in page.inner_text(".cv-snapshot-fetching")
+    stopped = len(asked)
+    seconds_pass(60)
+    assert len(asked) == stopped  # it has stopped asking
+    assert SnapshotFetch.objects.get().state == "queued"
     assert not page.console_errors, page.console_errors

@@ -10,9 +10,14 @@ import pytest
 from citeview.core.parse import parse_dump
 from citeview.core.rendering.answer import render_answer
 from citeview.core.rendering.evidence import evidence_rows
-from tests.conftest import fixture_ids, real_fixtures, sse
+from tests.conftest import fixture_params, real_fixtures, sse
 
 FIXTURES = real_fixtures("openai")
+# Code interpreter's container file citations (and their zero-width image annotation): issue 32.
+CONTAINER_FILE_CITATIONS = [
+    f"openai/pydantic-ai-responses-code-interpreter-image-container-file-citation.{suffix}"
+    for suffix in ("json", "sse", "turn2.json")
+]
 URL = "https://www.nikkei.com/article/DGXZQO123?utm_source=openai"
 LINK = "([nikkei.com](https://www.nikkei.com/article/DGXZQO123?utm_source=openai))"
 
@@ -52,7 +57,7 @@ def spans(response: dict) -> list[tuple[str, str | None]]:
     return [(response["text"][c["start"] : c["end"]], urls[c["source_keys"][0]]) for c in response["citations"]]
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=fixture_ids(FIXTURES))
+@pytest.mark.parametrize("path", fixture_params(FIXTURES, CONTAINER_FILE_CITATIONS))
 def test_every_recorded_annotation_is_placed_on_its_characters_or_reported(path: Path):
     (response,) = parse_dump(path.read_bytes()).to_json()["responses"]
     assert response["provider"] == "openai" and response["text"] and response["status"] == "completed"

@@ -25,11 +25,15 @@ the comparison marks what differs. The inferred claim ("a fifth" for 22.8%) is b
 
 from __future__ import annotations
 
+import re
 import time
-from itertools import pairwise
+from bisect import bisect_right
+from itertools import accumulate, pairwise
+from operator import add
 
 import pytest
 
+from citeview.core.evidence import passages
 from citeview.core.evidence.compare import compare
 from citeview.core.evidence.extract import extract_text
 from citeview.core.evidence.passages import PASSAGE_THRESHOLD, best_passage, find_passages, passage_fragment_url
@@ -268,3 +272,63 @@ def test_any_claim_and_page_give_passages_whose_spans_hold(claim, text):
     for passage in find_passages(claim, text, threshold=0):
         assert text[passage.start : passage.end] == passage.text and 0 <= passage.score <= 100
         assert passage.text.strip() == passage.text
+
+
+# --- one pass for many claims: the same sentences as looking each term up in the page --------------
+
+_LATIN_WORD_CHAR = re.compile(f"[^\\W{passages._CJK_CHARS}]")
+
+
+def held_by_looking_up(claim_terms: tuple[str, ...], keys: list[str]) -> dict[int, set[int]]:
+    """How the sentences holding each claim term were found before passages were found for many claims
+    at once: each term looked up in the whole page with ``str.find``, a word only where it stands whole."""
+    joined = passages._SEPARATOR.join(keys)
+    ends = list(map(add, accumulate(map(len, keys)), range(len(keys))))
+    held: dict[int, set[int]] = {}
+    for index, term in enumerate(claim_terms):
+        latin = _LATIN_WORD_CHAR.match(term) is not None
+        position = joined.find(term)
+        while position >= 0:
+            sentence = bisect_right(ends, position)
+            after = position + len(term)
+            before_char = joined[position - 1] if position else " "
+            after_char = joined[after] if after < len(joined) else " "
+            whole = not _LATIN_WORD_CHAR.match(before_char) and not _LATIN_WORD_CHAR.match(after_char)
+            if not latin or whole:
+                held.setdefault(sentence, set()).add(index)
+                after = ends[sentence]
+            position = joined.find(term, after)
+    return held
+
+
+_WORDS = st.sampled_from(["東京都", "の人口", "は", "約", "1,410", "万人", "。", ".", " ", "\n", "Tokyo", "tokyos",
+                          "population", "_pop", "2024", "#", "ー", "々", "、", "café", "ｔｏｋｙｏ", "İ", "ß", "ss"])  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(claim=st.lists(_WORDS, max_size=10).map("".join), text=st.lists(_WORDS, max_size=120).map("".join))
+def test_the_sentences_holding_each_term_are_those_looking_each_term_up_finds(claim, text):
+    terms = passages._terms(passages._normalised(passages._claim_text(claim)))
+    sentences = passages.snapshot_sentences(text)
+    index = passages._TermIndex(passages._postings(sentences.keys, set(terms)))
+    masks = passages._held(terms, index)
+    held = {sentence: {i for i in range(len(terms)) if mask >> i & 1} for sentence, mask in masks.items()}
+    assert held == held_by_looking_up(terms, sentences.keys)
+
+
+def test_passages_found_for_many_claims_at_once_are_those_found_for_each_alone():
+    text = page("en-population") + "\n" + page("ja-population")
+    claims = [EN_CLAIM, JA_CLAIM, JA_DATED_CLAIM, "Tokyo's population did not grow in 2024.", "無関係な文です。"]
+    together = list(passages.passages_of_claims(claims, passages.snapshot_sentences(text)))
+    assert together == [find_passages(claim, text) for claim in claims]
+    assert all(together[:4]) and together[4] == []
+
+
+def test_in_a_long_page_of_common_words_the_passage_of_a_claim_is_still_found():
+    """A page far longer than a claim's walk, every sentence holding its common words: the rare ones
+    find the passage, and the common ones are looked up only near what they found."""
+    filler = "The population of the city of Tokyo is counted by the city.\n"
+    sentence = "As of January 1, 2024, the population of Tokyo was estimated at 13.9 million."
+    text = filler * (3 * passages.MAX_SENTENCES_WALKED) + sentence + "\n" + filler * 1000
+    passage = best_passage(EN_CLAIM, text)
+    assert passage is not None and passage.text == sentence

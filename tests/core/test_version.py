@@ -8,17 +8,20 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from citeview.core.version import CORE_DIR, RENDERED_WITH, RESULT_VERSION, code_version
+import rapidfuzz
+
+from citeview.core.version import CORE_DIR, PASSAGE_VERSION, RENDERED_WITH, RESULT_VERSION, code_version
 
 # Third-party libraries the core may import without being part of the version, and why.
-# Snapshot texts and the passages found in them are stored with their extractor and its version, never
-# in a dump's result: an upgrade of these changes no stored result.
+# Snapshot texts are stored with their extractor and its version, and the passages found in them with
+# PASSAGE_VERSION (rapidfuzz is part of it), never in a dump's result: an upgrade of these changes no
+# stored result.
 _SNAPSHOT_ONLY = "used only on source snapshots, whose texts record the extractor that made them"
 OUTPUT_NEUTRAL = {
     "orjson": "framing uses it only where it reads exactly what json would",
     "trafilatura": _SNAPSHOT_ONLY,
     "lxml": _SNAPSHOT_ONLY,
-    "rapidfuzz": _SNAPSHOT_ONLY,
+    "rapidfuzz": "used only on source snapshots: the passages found with it are kept under PASSAGE_VERSION",
 }
 
 
@@ -75,3 +78,15 @@ def test_every_library_the_core_imports_is_part_of_the_version_or_known_not_to_c
     libraries = imported - set(sys.stdlib_module_names) - {"citeview", "__future__"}
     assert libraries, "the walk found no library at all"
     assert libraries <= {library.__name__ for library in RENDERED_WITH} | set(OUTPUT_NEUTRAL)
+
+
+def test_the_passages_found_follow_the_evidence_code_and_rapidfuzz_but_not_a_provider(tmp_path):
+    core = core_copy(tmp_path)
+    assert code_version(core / "evidence", [rapidfuzz]) == PASSAGE_VERSION
+    (core / "providers" / "gemini.py").write_text("# changed\n", encoding="utf-8")
+    assert code_version(core / "evidence", [rapidfuzz]) == PASSAGE_VERSION
+    (core / "evidence" / "passages.py").write_text("# changed\n", encoding="utf-8")
+    assert code_version(core / "evidence", [rapidfuzz]) != PASSAGE_VERSION
+    later = ModuleType("rapidfuzz")
+    later.__version__ = "99.0"
+    assert code_version(CORE_DIR / "evidence", [later]) != PASSAGE_VERSION

@@ -5,18 +5,19 @@ text extracted from them is shown, escaped, with our own marks around what diffe
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from citeview.dumps.services import dump_ingest
-from citeview.snapshots.models import Snapshot
+from citeview.snapshots.models import Snapshot, SnapshotFetch
 from tests.builders import sonar_object
-from tests.core.pdfs import pdf_with_pages
+from tests.core.pdfs import pdf_form_bomb, pdf_with_filter, pdf_with_pages
 from tests.hostile.corpus import TEXT, TEXT_SHORT, params
 from tests.hostile.pages import assert_escaped, assert_inert, shown_text
-from tests.snapshots.pages import html_route, page_server
+from tests.snapshots.pages import LONG_HEADER_LINE, MANY_HEADERS, SSH_BANNER, html_route, page_server, raw_page_server
 
 pytestmark = pytest.mark.django_db
 
@@ -80,3 +81,83 @@ def test_a_hostile_page_fetched_is_shown_as_its_text(editor_client, editor, sett
     assert Snapshot.objects.get().method == "fetch"
     assert_inert(html)
     assert "javascript:alert" not in html and "alert('" not in html
+
+
+# --- issue 29: saved pages that would run away, or make the parsers raise ------------------------
+
+TOKYO = "https://stats.example/report"
+
+
+def take_snapshot(client, editor, url: str = TOKYO, **take):
+    """Take a snapshot from the check panel; the response to the POST (a redirect to the panel) and
+    the panel it leads to."""
+    dump = dump_ingest(raw=json.dumps(sonar_object(CLAIM, [url])).encode(), uploaded_by=editor)[0]
+    response = client.post(reverse("review:snapshot", args=[dump.pk, "r0-c0"]), take)
+    panel = client.get(reverse("review:item", args=[dump.pk, "r0-c0"])).content.decode()
+    return response, panel, dump
+
+
+@pytest.fixture
+def short_budget(settings):
+    settings.CITEVIEW_SNAPSHOT_EXTRACT_SECONDS = 2
+    return settings
+
+
+def test_an_uploaded_pdf_form_bomb_is_refused_within_the_budget_and_the_request_answers(
+    editor_client, editor, short_budget
+):
+    upload = SimpleUploadedFile("report.pdf", pdf_form_bomb(), content_type="application/pdf")
+    start = time.monotonic()
+    response, panel, _ = take_snapshot(editor_client, editor, take="upload", page=upload)
+    assert time.monotonic() - start < 15  # it held a request for 129 s (finding 2)
+    assert response.status_code == 302 and not Snapshot.objects.exists()
+    assert "The snapshot was not kept: Reading the saved page took longer than 2 seconds" in panel
+
+
+def test_a_fetched_pdf_form_bomb_ends_the_fetch_refused_with_the_reason(editor_client, editor, short_budget):
+    short_budget.CITEVIEW_SNAPSHOT_FETCH = True
+    short_budget.CITEVIEW_SNAPSHOT_FETCH_ALLOW_NETWORKS = ["127.0.0.0/8"]
+    with page_server({"/report.pdf": (200, "application/pdf", pdf_form_bomb(), {})}) as base:
+        _, panel, _ = take_snapshot(editor_client, editor, url=f"{base}/report.pdf", take="fetch")
+    fetch = SnapshotFetch.objects.get()
+    assert (fetch.state, fetch.error_code) == ("refused", "too_slow") and not Snapshot.objects.exists()
+    assert "The page was not fetched: Reading the saved page took longer than 2 seconds" in panel
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (SSH_BANNER, "did not answer in HTTP"),
+        (MANY_HEADERS, "sent more than 100 headers"),
+        (LONG_HEADER_LINE, "sent a line longer than 65,536 bytes in its headers"),
+    ],
+    ids=["ssh-banner", "many-headers", "long-header-line"],
+)
+def test_a_server_that_answers_no_http_ends_the_fetch_refused_and_a_new_press_fetches_again(
+    editor_client, editor, settings, answer, said
+):
+    settings.CITEVIEW_SNAPSHOT_FETCH = True
+    settings.CITEVIEW_SNAPSHOT_FETCH_ALLOW_NETWORKS = ["127.0.0.0/8"]
+    with raw_page_server({"/": answer}) as base:
+        _, panel, dump = take_snapshot(editor_client, editor, url=f"{base}/", take="fetch")
+        fetch = SnapshotFetch.objects.get()
+        assert (fetch.state, fetch.error_code) == ("refused", "protocol")  # it stayed "fetching" for ever
+        assert "The page was not fetched:" in panel and said in panel
+        editor_client.post(reverse("review:snapshot", args=[dump.pk, "r0-c0"]), {"take": "fetch"})
+    assert SnapshotFetch.objects.count() == 2  # pressed again: a new fetch, not the old one pending
+
+
+@pytest.mark.parametrize("name", [b"/Foo", b"/Fl"])
+def test_an_uploaded_pdf_with_a_filter_pypdf_cannot_read_is_refused_not_an_error_page(editor_client, editor, name):
+    upload = SimpleUploadedFile("report.pdf", pdf_with_filter(name), content_type="application/pdf")
+    response, panel, _ = take_snapshot(editor_client, editor, take="upload", page=upload)
+    assert response.status_code == 302 and not Snapshot.objects.exists()  # it answered 500
+    assert "The snapshot was not kept: The PDF cannot be read (" in panel
+
+
+def test_an_uploaded_text_of_ten_million_characters_is_cut_at_the_cap_and_says_so(editor_client, editor, settings):
+    upload = SimpleUploadedFile("page.txt", f"{SENTENCE}\n".encode() * 200_000, content_type="text/plain")
+    assert upload.size >= 10_000_000  # it was kept whole (finding 1)
+    _, panel, _ = take_snapshot(editor_client, editor, take="upload", page=upload)
+    assert len(Snapshot.objects.get().text) == settings.CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS == 5_000_000
+    assert "The text stops after 5,000,000 characters, the most citeview keeps of a page." in panel

@@ -3,6 +3,8 @@ from the check panel reaches (allow-listed by CITEVIEW_SNAPSHOT_FETCH_ALLOW_NETW
 
 from __future__ import annotations
 
+import contextlib
+import socketserver
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,3 +59,49 @@ def page_server(routes: dict[str, Route]) -> Iterator[str]:
 
 def html_route(body: bytes, status: int = 200, **headers: str) -> Route:
     return (status, "text/html; charset=utf-8", body, headers)
+
+
+# Answers no HTTP server would send, byte for byte: what a fetch meets at a port that is no web server
+# (an SSH banner) or at one that sends more than http.client reads.
+SSH_BANNER = b"SSH-2.0-OpenSSH_9.6p1 Debian-3\r\n"
+MANY_HEADERS = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n"
+    + b"".join(b"X-Header-%d: 1\r\n" % number for number in range(150))
+    + b"\r\nok"
+)
+LONG_HEADER_LINE = (
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Long: " + b"a" * 70_000 + b"\r\nContent-Length: 2\r\n\r\nok"
+)
+
+
+class _RawHandler(socketserver.StreamRequestHandler):
+    def handle(self) -> None:
+        request_line = self.rfile.readline(65_537).decode("latin-1").split()
+        while self.rfile.readline(65_537) not in (b"\r\n", b"\n", b""):  # the request's headers
+            pass
+        routes: dict[str, bytes] = self.server.routes  # type: ignore[attr-defined]
+        answer = routes.get(request_line[1] if len(request_line) > 1 else "", b"HTTP/1.1 404 Not Found\r\n\r\n")
+        with contextlib.suppress(OSError):  # the fetch gave up reading, as it should
+            self.wfile.write(answer)
+
+
+class _RawServer(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass
+
+
+@contextmanager
+def raw_page_server(routes: dict[str, bytes]) -> Iterator[str]:
+    """Answer each path in ``routes`` with its bytes as they are, then close; yields the base URL."""
+    server = _RawServer(("127.0.0.1", 0), _RawHandler)
+    server.routes = routes  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from citeview.dumps.services import dump_ingest
+from citeview.review.exports import shown_time
 from citeview.snapshots.services import snapshot_paste
 from tests.builders import sonar_object
 from tests.conftest import OWN_FIXTURES
@@ -76,7 +77,11 @@ def test_the_report_lists_each_citations_evidence_snapshot_and_passage(editor_cl
 
     markdown = editor_client.get(reverse("review:report_md", args=[first.pk])).content.decode()
     assert "### Evidence per citation" in markdown
-    assert f"Snapshot: ` {TOKYO} `, taken " in markdown and tokyo["snapshot"]["sha256"] in markdown
+    # Pasted text is said to be pasted, by whom and when, never as a page citeview read from its address.
+    assert (tokyo["snapshot"]["method"], tokyo["snapshot"]["taken_by"]) == ("paste", "hanako")
+    taken = shown_time(tokyo["snapshot"]["taken_at"])
+    assert f"Snapshot: pasted by hanako, {taken} (SHA-256 {tokyo['snapshot']['sha256']})" in markdown
+    assert f"` {TOKYO} `, taken" not in markdown
     assert "Cited by: \\[1\\]" in markdown
     assert "13.9 million" in markdown and "The claim says a figure, date or condition the passage does not" in markdown
     assert "In the dump (a search snippet): “Tokyo's population is estimated monthly.”" in markdown
@@ -84,5 +89,6 @@ def test_the_report_lists_each_citations_evidence_snapshot_and_passage(editor_cl
 
     page = editor_client.get(reverse("review:report", args=[first.pk])).content.decode()
     assert "Evidence per citation" in page and tokyo["snapshot"]["sha256"] in page and "13.9 million" in page
+    assert f"pasted by hanako, {taken}" in page
     japanese = editor_client.get(reverse("review:report_md", args=[first.pk]), {"lang": "ja"}).content.decode()
     assert "### 引用ごとの根拠" in japanese and "スナップショット：なし" in japanese

@@ -9,10 +9,10 @@ import json
 import pytest
 from django.urls import reverse
 
+from citeview.core.url_keys import source_url_key
 from citeview.dumps.blobs import blob_read
 from citeview.dumps.services import dump_ingest
 from citeview.review.models import Check
-from citeview.snapshots.keys import source_url_key
 from citeview.snapshots.models import Snapshot, SnapshotFetch
 from citeview.snapshots.selectors import newest_snapshot, newest_snapshots
 from citeview.snapshots.services import snapshot_paste
@@ -55,7 +55,8 @@ def test_a_source_url_is_keyed_without_its_fragment_and_with_its_host_lowercased
 
 
 def test_a_pasted_snapshot_is_kept_in_the_blob_storage_and_shared_by_every_dump_citing_the_url(editor):
-    first = snapshot_paste(url=PAGE_URL + "#section", text="Tokyo had 13.9 million people.", taken_by=editor)
+    first, new = snapshot_paste(url=PAGE_URL + "#section", text="Tokyo had 13.9 million people.", taken_by=editor)
+    assert new
     assert blob_read(first.sha256) == b"Tokyo had 13.9 million people."
     assert (first.method, first.content_type, first.taken_by, first.url) == (
         "paste",
@@ -64,7 +65,7 @@ def test_a_pasted_snapshot_is_kept_in_the_blob_storage_and_shared_by_every_dump_
         PAGE_URL,
     )
     assert first.requested_url == first.final_url == PAGE_URL + "#section"
-    newer = snapshot_paste(url=PAGE_URL, text="Tokyo had 14.0 million people.", taken_by=editor)
+    newer, _new = snapshot_paste(url=PAGE_URL, text="Tokyo had 14.0 million people.", taken_by=editor)
     assert newest_snapshot(PAGE_URL + "#other") == newer  # several per URL over time: the newest is used
     assert newest_snapshots([PAGE_URL, "https://elsewhere.example/"]) == {PAGE_URL: newer}
     assert Snapshot.objects.count() == 2
@@ -217,6 +218,60 @@ def test_a_queued_fetch_shows_fetching_and_its_status(editor_client, editor, fet
     assert status == {"state": "queued", "pending": True, "label": "waiting for a worker"}
     take(editor_client, dump, take="fetch")  # pressed again: still the one fetch
     assert SnapshotFetch.objects.count() == 1
+
+
+def test_a_waiting_panel_holds_the_sentence_for_a_fetch_that_takes_too_long_hidden_until_needed(
+    client, editor, fetching, database_queue
+):
+    """check.js stops asking after three minutes and shows this sentence, written by the server in the
+    reader's language: the script writes no words of its own."""
+    client.force_login(editor)
+    dump = sonar_dump(editor)
+    address = reverse("review:snapshot", args=[dump.pk, "r0-c0"])
+    page = client.post(address, {"take": "fetch"}, follow=True).content.decode()
+    assert (
+        '<span class="cv-fetch-late" hidden>The fetch is taking longer than expected: this page has stopped '
+        "checking on it.</span>" in page
+    )
+    japanese = client.get(reverse("review:item", args=[dump.pk, "r0-c0"]), HTTP_ACCEPT_LANGUAGE="ja").content
+    assert '<span class="cv-fetch-late" hidden>取得に予想より時間がかかっています' in japanese.decode()
+
+
+def test_a_fetch_whose_task_ended_without_ending_it_no_longer_blocks_the_url(
+    editor_client, editor, fetching, database_queue
+):
+    """A fetch left "fetching" by a task that failed (as NotImplementedError did before issue 29) or a
+    dead worker: pressing Fetch again ends it refused and queues a new one, rather than waiting on it."""
+    from django.tasks import TaskResultStatus
+    from django_tasks_db.models import DBTaskResult
+
+    dump = sonar_dump(editor)
+    take(editor_client, dump, take="fetch")
+    stuck = SnapshotFetch.objects.get()
+    SnapshotFetch.objects.filter(pk=stuck.pk).update(state="fetching")
+    DBTaskResult.objects.filter(pk=stuck.task_id).update(status=TaskResultStatus.FAILED)
+    page = take(editor_client, dump, take="fetch").content.decode()
+    assert SnapshotFetch.objects.count() == 2 and "Fetching the page…" in page
+    stuck.refresh_from_db()
+    assert (stuck.state, stuck.error_code) == ("refused", "lost") and stuck.finished_at is not None
+
+
+def test_a_fetch_that_fails_in_an_unforeseen_way_ends_refused_with_its_kind(
+    editor_client, editor, fetching, monkeypatch
+):
+    from citeview.dumps.blobs import BlobError
+    from citeview.snapshots import services
+
+    def storage_down(data: bytes) -> str:
+        raise BlobError("the blob storage is unreachable")
+
+    monkeypatch.setattr(services, "blob_store", storage_down)
+    with page_server({"/tokyo": html_route(POPULATION_PAGE)}) as base:
+        dump = sonar_dump(editor, url=f"{base}/tokyo")
+        page = take(editor_client, dump, take="fetch").content.decode()
+    fetch = SnapshotFetch.objects.get()
+    assert (fetch.state, fetch.error_code) == ("refused", "failed") and fetch.finished_at is not None
+    assert f"The page was not fetched: {base}/tokyo could not be fetched: BlobError." in page
 
 
 def test_reviewers_read_the_passage_but_only_editors_take_snapshots(client, editor, reviewer):

@@ -3,13 +3,13 @@ beside the claim, and what the figures and the report count. It points; it never
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from citeview.core.evidence.compare import Comparison, Finding, compare, mark_findings
 from citeview.core.evidence.pages import Page
-from citeview.core.evidence.passages import Passage, best_passage
+from citeview.core.evidence.passages import Passage, passages_of_claims, snapshot_sentences
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,15 @@ class PassageFound:
         }
 
 
-def passage_for_claim(claim: str, text: str, pages: Sequence[Page] = ()) -> PassageFound:
-    """The best passage of ``text`` for ``claim`` and how the two compare."""
-    passage = best_passage(claim, text, pages)
+def passages_for_claims(claims: Sequence[str], text: str, pages: Sequence[Page] = ()) -> Iterator[PassageFound]:
+    """The best passage of ``text`` for each of ``claims`` and how the two compare, in their order, as
+    each is found; the text is cut into sentences once for them all."""
+    found = passages_of_claims(claims, snapshot_sentences(text, pages), best=1)
+    for claim, passages in zip(claims, found, strict=True):
+        yield found_with(claim, passages[0] if passages else None)
+
+
+def found_with(claim: str, passage: Passage | None) -> PassageFound:
+    """A passage found for ``claim`` (or none) and how the two compare: the comparison costs only the
+    claim's and the passage's length, so a passage kept without it is compared again when shown."""
     return PassageFound(claim, passage, compare(claim, passage.text) if passage else None)

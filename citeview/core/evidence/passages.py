@@ -7,8 +7,9 @@ words; full-width and half-width characters read alike.
 
 1. Prefilter: each of the claim's terms weighs by how rare it is on the page (a word in every
    sentence, "the" or "の", tells little; kana alone are mostly endings and weigh less), and each
-   window gets the weighted share of the claim's terms it holds. The terms are looked up with
-   ``str.find``, sentence by sentence, so the cost follows the page: 1 MB takes a fraction of a second.
+   window gets the weighted share of the claim's terms it holds. The text is cut into sentences, and
+   the sentences each term is in are found, in one pass for every claim citing the page
+   (``passages_of_claims``): the page costs once, and each claim the sentences holding its terms.
 2. The best windows are scored 0–100: three parts that share, one part how closely the claim's
    characters align with the best stretch of the window (rapidfuzz's ``partial_ratio``), which
    rewards the same order and forgives a changed ending.
@@ -25,8 +26,7 @@ import heapq
 import math
 import re
 import unicodedata
-from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from operator import add
@@ -52,6 +52,10 @@ BEST = 3
 MAX_SENTENCE_CHARS = 300
 # A claim is compared in its first this many characters (a statement is at most 1,000).
 MAX_CLAIM_CHARS = 1_000
+# The sentences one claim's terms are walked through, rarest term first; a term more common than what
+# is left of this is looked up only near the sentences found (``_held``). A page of fewer sentences is
+# always read whole; a 10 MB page of common words costs each claim this, not the page.
+MAX_SENTENCES_WALKED = 20_000
 
 # A sentence ends after a Japanese stop, after an ASCII one followed by a space or the end (never
 # inside 2.5 or a URL), and at a line break; closing quotes and brackets stay with it.
@@ -63,7 +67,6 @@ _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _CJK_CHARS = "\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TERM = re.compile(f"[{_CJK_CHARS}]+|[^\\W{_CJK_CHARS}]+|#")
 _CJK = re.compile(f"[{_CJK_CHARS}]")
-_LATIN_WORD_CHAR = re.compile(f"[^\\W{_CJK_CHARS}]")
 _KANA_ONLY = re.compile("[\u3040-\u30ff]+")
 _KANA_WEIGHT = 0.3
 _SEPARATOR = "\x1f"  # between sentences in the normalised text; never in a key (it is no word)
@@ -95,6 +98,22 @@ class _Window:
     share: float  # weighted share of the claim's terms it holds
 
 
+@dataclass(frozen=True)
+class SnapshotSentences:
+    """A snapshot's text cut into sentences once, each with its key (folded, figures masked), for
+    finding the passages of every claim that cites it without cutting the text again per claim."""
+
+    text: str
+    pages: tuple[Page, ...]
+    spans: list[tuple[int, int]]
+    keys: list[str]
+
+
+def snapshot_sentences(text: str, pages: Sequence[Page] = ()) -> SnapshotSentences:
+    spans, keys = _sentences(text)
+    return SnapshotSentences(text, tuple(pages), spans, keys)
+
+
 def find_passages(
     claim: str,
     text: str,
@@ -104,13 +123,55 @@ def find_passages(
 ) -> list[Passage]:
     """The passages of ``text`` that best match ``claim``, best first, at most ``best`` of them, none
     overlapping another; an empty list when none scores ``threshold`` or more: no passage found."""
-    claim_key = _normalised(_claim_text(claim))
-    claim_terms = _terms(claim_key)
+    return next(passages_of_claims([claim], snapshot_sentences(text, pages), best, threshold))
+
+
+def passages_of_claims(
+    claims: Sequence[str],
+    sentences: SnapshotSentences,
+    best: int = BEST,
+    threshold: int = PASSAGE_THRESHOLD,
+) -> Iterator[list[Passage]]:
+    """``find_passages`` for each of ``claims``, in their order, as each is found (a worker can stop
+    between two and go on later). The sentences each claim term is in are found in one pass over the
+    text for all the claims together: the text costs once, and each claim its walk (``_held``)."""
+    keys = [_normalised(_claim_text(claim)) for claim in claims]
+    terms = [_terms(key) for key in keys]
+    index = _TermIndex(_postings(sentences.keys, {term for claim_terms in terms for term in claim_terms}))
+    for claim, key, claim_terms in zip(claims, keys, terms, strict=True):
+        yield _claim_passages(claim, key, claim_terms, index, sentences, best, threshold)
+
+
+class _TermIndex:
+    """The sentences each term is in, as a list to walk and (made when first asked) a set to look up."""
+
+    def __init__(self, postings: dict[str, list[int]]) -> None:
+        self.postings = postings
+        self._sets: dict[str, frozenset[int]] = {}
+
+    def sentences(self, term: str) -> list[int]:
+        return self.postings.get(term, [])
+
+    def holding(self, term: str) -> frozenset[int]:
+        if term not in self._sets:
+            self._sets[term] = frozenset(self.sentences(term))
+        return self._sets[term]
+
+
+def _claim_passages(
+    claim: str,
+    claim_key: str,
+    claim_terms: tuple[str, ...],
+    index: _TermIndex,
+    sentences: SnapshotSentences,
+    best: int,
+    threshold: int,
+) -> list[Passage]:
     if not claim_terms:
         return []
-    spans, keys = _sentences(text)
-    held = _held(claim_terms, keys)
-    weights = _weights(claim_terms, held, len(keys))
+    text, spans, keys = sentences.text, sentences.spans, sentences.keys
+    held = _held(claim_terms, index)
+    weights = _weights(claim_terms, index, len(keys))
     claim_digits = _digits(claim)
     scored = []
     for window in _prefiltered(held, weights, len(keys)):
@@ -126,7 +187,7 @@ def find_passages(
         if any(start < passage.end and passage.start < end for passage in chosen):
             continue  # a sentence and the pair it is in are one passage: the better one is kept
         start, end = _stripped(text, start, end)
-        chosen.append(Passage(start, end, text[start:end], score, page_at(pages, start)))
+        chosen.append(Passage(start, end, text[start:end], score, page_at(sentences.pages, start)))
         if len(chosen) == best:
             break
     return chosen
@@ -218,54 +279,88 @@ def _pieces(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return pieces
 
 
-def _held(claim_terms: tuple[str, ...], keys: list[str]) -> dict[int, set[int]]:
-    """For each sentence holding any of the claim's terms, which ones (by index). One ``find`` per
-    sentence a term is in: after a hit, the search goes on from the next sentence."""
-    joined = _SEPARATOR.join(keys)
-    ends = list(map(add, accumulate(map(len, keys)), range(len(keys))))  # a key's end in joined
-    held: dict[int, set[int]] = {}
-    for index, term in enumerate(claim_terms):
-        latin = _LATIN_WORD_CHAR.match(term) is not None
-        position = joined.find(term)
-        while position >= 0:
-            sentence = bisect_right(ends, position)
-            after = position + len(term)
-            if not latin or _whole_word(joined, position, after):
-                held.setdefault(sentence, set()).add(index)
-                after = ends[sentence]
-            position = joined.find(term, after)
+def _postings(keys: list[str], wanted: set[str]) -> dict[str, list[int]]:
+    """For each of the ``wanted`` terms, the sentences holding it, in order, each once: one pass over
+    the sentences' keys. A sentence holds a word (three letters or more) where it stands as a whole
+    word, ``#`` wherever a figure was, and a CJK bigram or character anywhere in its CJK runs, as
+    ``_terms`` cuts a claim."""
+    postings: dict[str, list[int]] = {}
+    for index, key in enumerate(keys):
+        held: set[str] = set()
+        for match in _TERM.finditer(key):
+            term = match.group(0)
+            if _CJK.match(term):
+                held.update(term)  # a claim's lone CJK character is a term of its own
+                held.update(term[i : i + 2] for i in range(len(term) - 1))
+            else:
+                held.add(term)
+        for term in held & wanted:
+            postings.setdefault(term, []).append(index)
+    return postings
+
+
+def _held(claim_terms: tuple[str, ...], index: _TermIndex) -> dict[int, int]:
+    """For each sentence holding any of the claim's terms, which ones, as a mask (bit ``i`` for term
+    ``i``). The terms are walked rarest first; once MAX_SENTENCES_WALKED sentences have been visited, a
+    more common term (in a long page, "the" or "の" is in most sentences) is looked up only in the
+    sentences held so far and their neighbours, the windows it could still add to. Within the walk the
+    result is exact, and a claim costs at most the walk, however long the page and however many claims
+    cite it."""
+    order = sorted(range(len(claim_terms)), key=lambda i: (len(index.sentences(claim_terms[i])), i))
+    held: dict[int, int] = {}
+    walked = 0
+    common = []
+    for position, term_index in enumerate(order):
+        sentences = index.sentences(claim_terms[term_index])
+        if position and walked + len(sentences) > MAX_SENTENCES_WALKED:
+            common = order[position:]
+            break
+        walked += len(sentences)
+        bit = 1 << term_index
+        for sentence in sentences:
+            held[sentence] = held.get(sentence, 0) | bit
+    if common:
+        near = {neighbour for sentence in held for neighbour in (sentence - 1, sentence, sentence + 1)}
+        for term_index in common:
+            bit = 1 << term_index
+            for sentence in near & index.holding(claim_terms[term_index]):
+                held[sentence] = held.get(sentence, 0) | bit
     return held
 
 
-def _whole_word(text: str, start: int, end: int) -> bool:
-    before = text[start - 1] if start else " "
-    after = text[end] if end < len(text) else " "
-    return not _LATIN_WORD_CHAR.match(before) and not _LATIN_WORD_CHAR.match(after)
-
-
-def _weights(claim_terms: tuple[str, ...], held: dict[int, set[int]], sentences: int) -> list[float]:
+def _weights(claim_terms: tuple[str, ...], index: _TermIndex, sentences: int) -> list[float]:
     """Each claim term weighs by how rare it is on this page; one the page lacks weighs most."""
-    frequency = [0] * len(claim_terms)
-    for terms in held.values():
-        for index in terms:
-            frequency[index] += 1
     return [
-        math.log(1 + (sentences + 1) / (seen + 1)) * (_KANA_WEIGHT if _KANA_ONLY.fullmatch(term) else 1.0)
-        for term, seen in zip(claim_terms, frequency, strict=True)
+        math.log(1 + (sentences + 1) / (len(index.sentences(term)) + 1))
+        * (_KANA_WEIGHT if _KANA_ONLY.fullmatch(term) else 1.0)
+        for term in claim_terms
     ]
 
 
-def _prefiltered(held: dict[int, set[int]], weights: list[float], sentences: int) -> list[_Window]:
+def _prefiltered(held: dict[int, int], weights: list[float], sentences: int) -> list[_Window]:
     """The windows holding the largest weighted share of the claim's terms (single sentences first on
-    a tie): each sentence holding a term, and each pair it is in."""
+    a tie): each sentence holding a term, and each pair it is in. A pair holds at most what its two
+    sentences hold together, so only the pairs that could reach the best single sentences are weighed:
+    those with a sentence holding half as much as the least of them."""
     total = sum(weights)
-    share = {index: sum(weights[i] for i in terms) / total for index, terms in held.items()}
+
+    def share_of(mask: int) -> float:
+        return sum(weight for i, weight in enumerate(weights) if mask >> i & 1) / total
+
+    by_mask = {mask: share_of(mask) for mask in set(held.values())}  # most sentences hold one of a few
+    share = {index: by_mask[mask] for index, mask in held.items()}
     ranked = [(value, 0, -index, index, index) for index, value in share.items()]
-    for first in set(held) | {index - 1 for index in held if index > 0}:
-        if first + 1 < sentences:
-            terms = held.get(first, set()) | held.get(first + 1, set())
-            value = sum(weights[i] for i in terms) / total
-            # a pair is worth scoring only when it holds more than either of its sentences alone
-            if value > max(share.get(first, 0.0), share.get(first + 1, 0.0)):
-                ranked.append((value, -1, -first, first, first + 1))
+    least = heapq.nlargest(CANDIDATES, share.values())[-1] if len(share) >= CANDIDATES else 0.0
+    firsts = {first for index, value in share.items() if value >= least / 2 - 1e-9 for first in (index - 1, index)}
+    for first in firsts:
+        if first < 0 or first + 1 >= sentences:
+            continue
+        alone = share.get(first, 0.0), share.get(first + 1, 0.0)
+        if alone[0] + alone[1] < least - 1e-9:
+            continue
+        mask = held.get(first, 0) | held.get(first + 1, 0)
+        value = by_mask[mask] if mask in by_mask else share_of(mask)
+        # a pair is worth scoring only when it holds more than either of its sentences alone
+        if value > max(alone):
+            ranked.append((value, -1, -first, first, first + 1))
     return [_Window(first, last, value) for value, _, _, first, last in heapq.nlargest(CANDIDATES, ranked)]

@@ -20,7 +20,7 @@ from typing import Any
 
 from citeview.core import registry
 from citeview.core.bidi import show_bidi_controls
-from citeview.core.phrases import Translate, phrase, phrase_text, untranslated
+from citeview.core.phrases import Phrase, Translate, phrase, phrase_text, untranslated
 from citeview.core.rendering.answer import readable_marker
 from citeview.core.rendering.plain import plain_text
 from citeview.core.review.items import CheckItem
@@ -249,6 +249,7 @@ def labelled_report(
                 entry["evidence"]["kind_shown"] = words.evidence_kind(entry["evidence"]["kind"])
             if entry["snapshot"]:
                 entry["snapshot"]["taken_shown"] = show_time(entry["snapshot"]["taken_at"])
+                entry["snapshot"]["provenance_shown"] = snapshot_provenance(entry["snapshot"], show_time).text(gettext)
             for quote in entry["quotes"]:
                 quote["kind_shown"] = words.evidence_kind(quote["kind"])
     return shown
@@ -444,9 +445,12 @@ def _evidence_markdown(entry: dict[str, Any], gettext: Translate) -> str:
     if snapshot is None:
         add(phrase("Snapshot: none"))
         return "\n".join(lines)
-    url, time, sha256 = _code(snapshot["final_url"]), snapshot["taken_shown"], snapshot["sha256"]
-    add(phrase("Snapshot: {url}, taken {time} (SHA-256 {sha256})", url=url, time=time, sha256=sha256))
+    taken = snapshot_provenance(snapshot, lambda _: snapshot["taken_shown"], markdown=True).text(gettext)
+    add(phrase("Snapshot: {taken} (SHA-256 {sha256})", taken=taken, sha256=snapshot["sha256"]))
     for passage in entry["passages"]:
+        if passage.get("pending"):
+            add(phrase("Passage: still being looked for in the snapshot"))
+            continue
         if not passage["found"]:
             add(phrase("Passage: none found in the snapshot"))
             continue
@@ -456,6 +460,38 @@ def _evidence_markdown(entry: dict[str, Any], gettext: Translate) -> str:
         if passage["differs"]:
             add(phrase("The claim says a figure, date or condition the passage does not"))
     return "\n".join(lines)
+
+
+def snapshot_provenance(snapshot: dict[str, Any], show_time: ShowTime = iso_minutes, markdown: bool = False) -> Phrase:
+    """How a snapshot was taken and by whom, as every report and page says it: "pasted by ed3,
+    2026/12/03 00:29 JST", "uploaded by ed3 as report.pdf, …", "fetched from https://… by ed3, …".
+    ``snapshot``: method, taken_by (a user name, or None for an account since deleted), taken_at, and
+    final_url (a fetch's) and filename (an upload's). Only a fetch names an address: a page an editor
+    saved or pasted was not read from it by citeview. ``markdown``: its values escaped for Markdown
+    (a page escapes the sentence as it shows it)."""
+    text: Callable[[str], str] = _one_line if markdown else (lambda value: " ".join(str(value).split()))
+    time = show_time(snapshot["taken_at"])
+    by = text(snapshot.get("taken_by") or "")
+    method = snapshot["method"]
+    if method == "fetch":
+        url = _code(snapshot["final_url"]) if markdown else text(snapshot["final_url"])
+        if by:
+            return phrase("fetched from {url} by {user}, {time}", url=url, user=by, time=time)
+        return phrase("fetched from {url}, {time}", url=url, time=time)
+    if method == "upload":
+        name = text(snapshot.get("filename") or "")
+        if by and name:
+            return phrase("uploaded by {user} as {name}, {time}", user=by, name=name, time=time)
+        if by:
+            return phrase("uploaded by {user}, {time}", user=by, time=time)
+        return (
+            phrase("uploaded as {name}, {time}", name=name, time=time)
+            if name
+            else phrase("uploaded, {time}", time=time)
+        )
+    if by:
+        return phrase("pasted by {user}, {time}", user=by, time=time)
+    return phrase("pasted, {time}", time=time)
 
 
 def _comment_markdown(comment: dict[str, Any], gettext: Translate) -> str:

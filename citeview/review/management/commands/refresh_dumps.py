@@ -1,5 +1,6 @@
 """``python manage.py refresh_dumps``: rebuild what older parsers made from the stored bytes, as tasks
-a worker runs (``manage.py worker``; ``make run`` starts one).
+a worker runs (``manage.py worker``; ``make run`` starts one), and find again the passages of the
+snapshots whose passages other code found.
 
 It is review's command, not dumps': a rebuilt result may have other items, so their checks are recounted.
 """
@@ -11,6 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from citeview.review.services import dump_refresh_outdated
+from citeview.snapshots.passages import passages_refresh
 
 
 class Command(BaseCommand):
@@ -31,3 +33,6 @@ class Command(BaseCommand):
         count = dump_refresh_outdated(everything=options["everything"])
         if count:
             self.stdout.write(f"Queued the rebuilding of {count} dump(s) with the current parsers; a worker does it.")
+        snapshots = passages_refresh()
+        if snapshots:
+            self.stdout.write(f"Queued the finding of passages in {snapshots} snapshot(s) with the current code.")

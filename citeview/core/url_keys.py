@@ -1,9 +1,14 @@
-"""Which snapshots a source's URL shares: its key, the URL normalised lightly."""
+"""A source's URL as snapshots are keyed by (the URL normalised lightly), and its digest: every dump
+citing the page shares its snapshots, and a dump keeps the digests of the pages it cites
+(``Dump.cited_url_hashes``) so that a new snapshot finds the dumps it is evidence for."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from urllib.parse import urlsplit, urlunsplit
+
+from citeview.core.links import is_safe_http_url
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -29,4 +34,13 @@ def source_url_key(url: str) -> str:
 
 
 def url_sha256(url_key: str) -> str:
+    """The SHA-256 of a URL key, hex: an index a long URL fits in."""
     return hashlib.sha256(url_key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def cited_url_hashes(urls: Iterable[str | None]) -> str:
+    """The digests of the keys of ``urls`` that are http(s) links, sorted, each once, space-separated:
+    what a dump keeps of the pages it cites, searched by one digest (64 hex digits never match across a
+    space)."""
+    keys = {source_url_key(url) for url in urls if url and is_safe_http_url(url)}
+    return " ".join(sorted(url_sha256(key) for key in keys))
