@@ -1,7 +1,8 @@
-"""The two roles, as Django groups made by a migration, and what each may do.
+"""The three roles, as Django groups made by a migration, and what each may do.
 
 Reviewers read everything and comment; editors also store dumps, edit their title, tags and
-assignee, and record checks. Staff manage accounts and roles in the admin.
+assignee, and record checks; leads are editors who also settle where editors disagree. Staff manage
+accounts and roles in the admin, and may settle too.
 """
 
 from __future__ import annotations
@@ -10,21 +11,26 @@ from typing import Any
 
 EDITOR = "editor"
 REVIEWER = "reviewer"
+LEAD = "lead"
 
 READ = "dumps.view_dump"
 STORE = "dumps.add_dump"
 ORGANISE = "dumps.change_dump"
 RECORD = "review.record_check"
 COMMENT = "review.add_comment"
+SETTLE = "review.settle_check"
 
 ROLE_PERMISSIONS = {
     REVIEWER: [READ, "review.view_check", COMMENT],
     EDITOR: [READ, "review.view_check", COMMENT, STORE, ORGANISE, RECORD],
+    LEAD: [READ, "review.view_check", COMMENT, STORE, ORGANISE, RECORD, SETTLE],
 }
 
 
 def role_name(user: Any) -> str | None:
-    """The user's role, for showing: "editor", "reviewer", or None while staff have given none."""
+    """The user's role, for showing: "lead", "editor", "reviewer", or None while staff have given none."""
+    if can_settle(user):
+        return LEAD
     if user.has_perm(RECORD):
         return EDITOR
     return REVIEWER if user.has_perm(READ) else None
@@ -40,6 +46,11 @@ def fragment_audience(user: Any, *, shows_own_checks: bool = False) -> str:
 
 def can_record(user: Any) -> bool:
     return bool(user.has_perm(RECORD))
+
+
+def can_settle(user: Any) -> bool:
+    """Whether ``user`` may give the final verdict where editors disagree: a lead, or staff."""
+    return bool(user.is_staff or user.has_perm(SETTLE))
 
 
 def can_comment(user: Any) -> bool:

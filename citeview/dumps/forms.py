@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from citeview.accounts.roles import EDITOR
+from citeview.accounts.roles import EDITOR, LEAD
 from citeview.core import registry
 from citeview.core.attached import AttachedFile
 from citeview.core.errors import DumpError, too_large_error
@@ -244,4 +244,6 @@ class DumpDetailsForm(forms.Form):
 
 def assignable_editors() -> Any:
     """The editors a dump may be assigned to."""
-    return get_user_model().objects.filter(groups__name=EDITOR, is_active=True).order_by("username")
+    return (
+        get_user_model().objects.filter(groups__name__in=[EDITOR, LEAD], is_active=True).distinct().order_by("username")
+    )

@@ -14,7 +14,7 @@ from django.db.models.functions import Least
 from django.db.models.query import RawQuerySet
 from django.shortcuts import get_object_or_404
 
-from citeview.accounts.roles import EDITOR, REVIEWER, role_name
+from citeview.accounts.roles import EDITOR, LEAD, REVIEWER, role_name
 from citeview.core.phrases import phrase_text
 from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.derived import result_version
@@ -199,7 +199,7 @@ def team_editors() -> list[Editor]:
 
 @functools.cache
 def _team_editors_sql(alias: str) -> tuple[str, tuple[Any, ...]]:
-    editors = get_user_model().objects.filter(groups__name=EDITOR).order_by("username", "pk")
+    editors = get_user_model().objects.filter(groups__name__in=[EDITOR, LEAD]).distinct().order_by("username", "pk")
     return editors.values_list("pk", "username", "is_active").query.get_compiler(alias).as_sql()
 
 

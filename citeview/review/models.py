@@ -43,8 +43,27 @@ class ItemState(models.Model):
         constraints = [models.UniqueConstraint(fields=["dump", "key"], name="one_state_per_item")]
 
 
+class EditorCheckManager(models.Manager["Check"]):
+    """The editors' own checks: what progress, agreement (κ, α) and blind first are computed on."""
+
+    def get_queryset(self) -> models.QuerySet[Check]:
+        return super().get_queryset().filter(is_settlement=False)
+
+
+class SettlementManager(models.Manager["Check"]):
+    """The settled verdicts: one per item at most, by a lead or staff, where editors disagree."""
+
+    def get_queryset(self) -> models.QuerySet[Check]:
+        return super().get_queryset().filter(is_settlement=True)
+
+
 class Check(models.Model):
-    """One editor's check of one item: a citation (its verdict) or a statement (worthy, supported).
+    """One editor's check of one item: a citation (its verdict) or a statement (worthy, supported);
+    or, with ``is_settlement``, the final verdict a lead gave where editors disagree, its reason in
+    ``note``. A settlement is a check row so that it is versioned, kept as revisions and undone like
+    any save. ``Check.objects`` holds the editors' checks alone, so no figure of agreement or
+    progress can count a settlement by mistake; ``Check.settlements`` the settlements, and
+    ``Check.rows`` both.
 
     What was judged (statement, source, provider) is copied in, so a report stays true to what the
     editor saw even after the dump's result is rebuilt by newer parsers.
@@ -83,14 +102,32 @@ class Check(models.Model):
     # Whether this row is an item editors check (a citation, or a statement citing nothing), rather than
     # the statement-wide answers recorded alongside a citation's check.
     is_item = models.BooleanField(default=True)
+    is_settlement = models.BooleanField(default=False)
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True, db_index=True)
 
+    objects = EditorCheckManager()
+    settlements = SettlementManager()
+    rows = models.Manager()
+
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["dump", "item_key", "editor"], name="one_check_per_editor")]
+        base_manager_name = "rows"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dump", "item_key", "editor"],
+                condition=models.Q(is_settlement=False),
+                name="one_check_per_editor",
+            ),
+            models.UniqueConstraint(
+                fields=["dump", "item_key"], condition=models.Q(is_settlement=True), name="one_settlement_per_item"
+            ),
+        ]
         indexes = [models.Index(fields=["dump", "statement_key"])]
-        permissions = [("record_check", _("Can record evidence checks"))]
+        permissions = [
+            ("record_check", _("Can record evidence checks")),
+            ("settle_check", _("Can settle editors' disagreements")),
+        ]
 
     @property
     def finished(self) -> bool:
