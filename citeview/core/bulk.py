@@ -23,6 +23,7 @@ from pathlib import PurePosixPath
 
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.phrases import phrase
+from citeview.core.sizes import mebibytes
 
 _ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # a first entry, or an empty archive
 # zipfile unpacks Deflate a bounded piece at a time (``decompress(data, max_length)``), but bzip2 and
@@ -197,11 +198,11 @@ def _refuse_too_much_declared(members: list[zipfile.ZipInfo], budget: int) -> No
         raise DumpError(
             "too_large",
             phrase(
-                "The .zip's files unpack to {size:,} bytes in all; one import can unpack to at most "
-                "{limit:,} bytes ({mib} MiB). Split it into several imports.",
-                size=declared,
-                limit=budget,
-                mib=round(budget / _MIB, 1),
+                "The .zip's files unpack to {size} ({bytes:,} bytes) in all; one import can unpack to at "
+                "most {limit}. Split it into several imports.",
+                size=mebibytes(declared),
+                bytes=declared,
+                limit=mebibytes(budget),
             ),
         )
 
@@ -219,8 +220,8 @@ class _UnpackBudget:
             raise DumpError(
                 "too_large",
                 phrase(
-                    "The .zip unpacks to more than {limit:,} bytes in all; this file and those after it were not read.",
-                    limit=self.total,
+                    "The .zip unpacks to more than {limit} in all; this file and those after it were not read.",
+                    limit=mebibytes(self.total),
                 ),
             )
 

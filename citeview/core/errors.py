@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from citeview.core.phrases import Phrase, phrase
+from citeview.core.sizes import mebibytes
 
 
 class DumpError(Exception):
@@ -30,9 +31,9 @@ def too_large_error(size: int, limit: int) -> DumpError:
     return DumpError(
         "too_large",
         phrase(
-            "The dump is {size:,} bytes; the limit is {limit:,} bytes ({mib} MiB).",
-            size=size,
-            limit=limit,
-            mib=limit // (1024 * 1024),
+            "The dump is {size} ({bytes:,} bytes); the limit is {limit}.",
+            size=mebibytes(size),
+            bytes=size,
+            limit=mebibytes(limit),
         ),
     )

@@ -96,8 +96,9 @@ def place_byte_span(offsets: ByteOffsets, start: int, end: int, expected_text: s
     near = _find_near(offsets.text, expected_text, _approximate_codepoint(offsets, start))
     if near is None:
         return Placement(None, None, problem, detail)
-    nearby = phrase("{detail}; placed where that text stands nearby", detail=detail)
-    return Placement(near, near + len(expected_text or ""), problem, nearby)
+    # ``detail`` says what was wrong with the offsets, not where the span went: the caller's sentence
+    # says that once ("placed where its text stands", or what it does with a span it cannot show).
+    return Placement(near, near + len(expected_text or ""), problem, detail)
 
 
 def _approximate_codepoint(offsets: ByteOffsets, byte_offset: int) -> int:

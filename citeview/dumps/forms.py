@@ -14,6 +14,7 @@ from citeview.core import registry
 from citeview.core.attached import AttachedFile
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.parse import Attachment, read_attachment
+from citeview.core.sizes import mebibytes
 from citeview.dumps.selectors import UNASSIGNED, team_editors
 
 # .eventstream and .bin: AWS's binary event stream (a Bedrock stream's body), which cannot be pasted.
@@ -172,9 +173,9 @@ def _too_large_message(size: int) -> str:
 def _attachment_too_large_message(size: int) -> str:
     limit = settings.CITEVIEW_MAX_DUMP_BYTES
     return gettext(
-        "The attached request or documents are %(size)s bytes in all; together they may be at most %(limit)s bytes "
-        "(%(mib)s MiB), as a dump may."
-    ) % {"size": f"{size:,}", "limit": f"{limit:,}", "mib": limit // (1024 * 1024)}
+        "The attached request or documents are %(size)s (%(bytes)s bytes) in all; together they may be at most "
+        "%(limit)s, as a dump may."
+    ) % {"size": mebibytes(size).text(gettext), "bytes": f"{size:,}", "limit": mebibytes(limit).text(gettext)}
 
 
 class DumpFilterForm(forms.Form):

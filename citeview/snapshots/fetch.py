@@ -52,6 +52,7 @@ from urllib3.util.ssl_match_hostname import CertificateError
 from citeview.core.evidence.extract import parse_content_type
 from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import Phrase, phrase
+from citeview.core.sizes import mebibytes
 
 MAX_BYTES = 10 * 1024 * 1024
 CONNECT_TIMEOUT = 5.0
@@ -639,7 +640,7 @@ def _timeout(url: str) -> FetchError:
 def _too_large(url: str, limit: int, status: int | None) -> FetchError:
     return FetchError(
         "too_large",
-        phrase("{url} is larger than {limit:,} bytes, the most citeview keeps of a page.", url=url, limit=limit),
+        phrase("{url} is larger than {limit}, the most citeview keeps of a page.", url=url, limit=mebibytes(limit)),
         url,
         status,
     )

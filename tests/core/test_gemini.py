@@ -103,7 +103,8 @@ def test_an_offset_inside_a_character_is_reported_and_re_anchored_only_when_unam
     bad["startIndex"] += 1  # inside 大 (3 bytes)
     response = parse(body(answer, [{"segment": bad, "groundingChunkIndices": [0]}]))
     (note,) = [d for d in response["diagnostics"] if d["code"] == "offset_inside_character"]
-    assert "placed where that text stands nearby" in note["message"]
+    assert note["message"].endswith("cut a character in two; placed where its text stands.")
+    assert note["message"].count("placed") == 1  # said once, not once by the offsets and again by the support
     (citation,) = response["citations"]
     assert answer[citation["start"] : citation["end"]] == "大阪は第二の都市です。"
 

@@ -260,7 +260,7 @@ def test_too_many_or_too_large_documents_are_refused(client, editor, settings):
     settings.CITEVIEW_MAX_DUMP_BYTES = 2000
     big = [SimpleUploadedFile(f"{i}.txt", b"x" * 900) for i in range(3)]
     response = _store_with_documents(client, big)
-    assert response.status_code == 413 and "2,700 bytes in all" in response.content.decode()
+    assert response.status_code == 413 and "(2,700 bytes) in all" in response.content.decode()
     assert not Dump.objects.exists()
 
 
