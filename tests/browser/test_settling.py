@@ -11,6 +11,7 @@ from citeview.review.models import Check
 from citeview.review.selectors import dump_check_items
 from citeview.review.services import check_save
 from tests.browser.conftest import PASSWORD
+from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_reviewer_flows import shoot
 from tests.conftest import own_fixture
 
@@ -44,6 +45,7 @@ def test_a_lead_settles_a_disagreement_on_the_check_page(page, django_user_model
     # The work queue leads to the disagreements waiting; the queue to the item's settle form.
     page.goto("/queue/")
     page.click("text=裁定待ちの食い違い")
+    assert not serious_violations(page)
     waiting = page.inner_text(".cv-settle-table")
     assert "hanako: 一部を裏付ける" in waiting and "taro: 裏付けない" in waiting
     page.click(f".cv-settle-table a[href*='/check/{DISPUTED}/']")
@@ -53,6 +55,7 @@ def test_a_lead_settles_a_disagreement_on_the_check_page(page, django_user_model
     others = page.inner_text(".cv-others-list")
     assert "条件Bの一部だけ" in others and "出典は条件Bに触れていない" in others
     shoot(page, "settle-form")
+    assert not serious_violations(page)
 
     # Taro's verdict, picked from its line; the reason is required, so the browser asks for it first.
     page.click("a[href='#cv-settle']")
