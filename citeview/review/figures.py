@@ -11,9 +11,12 @@ from typing import Any
 
 from django import forms
 from django.db.models import Q, QuerySet
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from citeview.core import registry
+from citeview.core.rendering.plain import plain_text
+from citeview.core.review.final import final_verdict
 from citeview.core.review.metrics import (
     StatementJudgement,
     agreement,
@@ -56,9 +59,10 @@ class Slice:
     """One row of a breakdown: the dumps' own figures and the figures of the checks on them."""
 
     label: str
-    checks: list[Check]
+    checks: list[Check]  # the editors' own checks
     dumps: list[Dump]
     evidence: dict[int, dict[str, int]] = field(default_factory=dict)  # per dump: evidence_counts
+    settlements: list[Check] = field(default_factory=list)  # the settled verdicts on the slice's items
 
 
 def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
@@ -102,32 +106,42 @@ def team_figures(filters: dict[str, Any], user: Any) -> dict[str, Any]:
         if filters.get(name):
             checks = checks.filter(**{name: filters[name]})
     hidden = hidden_check_count(user, checks)
+    settled = Check.settlements.filter(dump__in=[d.pk for d in dumps])
+    for name in ("provider", "api", "model"):
+        if filters.get(name):
+            settled = settled.filter(**{name: filters[name]})
+    settlements = list(checks_visible_to(user, settled).order_by("dump_id", "id"))
     checks = list(checks_visible_to(user, checks).select_related("editor").order_by("dump_id", "id"))
     evidence = {dump.pk: evidence_counts(dump) for dump in dumps}
-    overall = Slice(str(_("All")), checks, dumps, evidence)
+    overall = Slice(str(_("All")), checks, dumps, evidence, settlements)
+
+    def slices(keys_of: Any, dimension: str) -> list[Slice]:
+        return _slices(dumps, checks, settlements, evidence, keys_of, dimension)
+
+    titles = {dump.pk: dump.display_title for dump in dumps}
     return {
         "filters": {k: v.isoformat() if isinstance(v, date) else v for k, v in filters.items()},
         "hidden_until_you_check": hidden,
         "overall": slice_figures(overall),
+        "unsettled": _unsettled_json(final_judgements(checks, settlements).unsettled, titles),
+        # On the editors' own verdicts: a settlement is no editor's, and would make them agree by decree.
         "agreement": {"verdicts": agreement(_ratings(checks)), "collapsed": agreement(_ratings(checks), collapse=True)},
-        "by_provider": [
-            slice_figures(s) for s in _slices(dumps, checks, evidence, lambda d: _split(d.providers), "provider")
-        ],
-        "by_api": [slice_figures(s) for s in _slices(dumps, checks, evidence, lambda d: _split(d.apis), "api")],
-        "by_model": [
-            slice_figures(s) for s in _slices(dumps, checks, evidence, lambda d: _split(d.model_names), "model")
-        ],
-        "by_tag": [
-            slice_figures(s) for s in _slices(dumps, checks, evidence, lambda d: [t.name for t in d.tags.all()], "tag")
-        ],
-        "by_uploader": [slice_figures(s) for s in _slices(dumps, checks, evidence, _uploader, "uploader")],
+        "by_provider": [slice_figures(s) for s in slices(lambda d: _split(d.providers), "provider")],
+        "by_api": [slice_figures(s) for s in slices(lambda d: _split(d.apis), "api")],
+        "by_model": [slice_figures(s) for s in slices(lambda d: _split(d.model_names), "model")],
+        "by_tag": [slice_figures(s) for s in slices(lambda d: [t.name for t in d.tags.all()], "tag")],
+        "by_uploader": [slice_figures(s) for s in slices(_uploader, "uploader")],
     }
 
 
 def slice_figures(part: Slice) -> dict[str, Any]:
     """The slice's figures. Each rate keeps its numerator and denominator (its n), its percentage,
-    and when there is nothing to divide by, ``empty_because``: why (a code the page says in words)."""
-    judgements = statement_judgements(part.checks)
+    and when there is nothing to divide by, ``empty_because``: why (a code the page says in words).
+    Recall and precision are the dumps' final figures: each statement counted once, with its settled
+    verdicts and the ones its editors agree on (``final_judgements``); an item still disputed is left
+    out, as an item not judged yet is, and ``unsettled`` counts them."""
+    final = final_judgements(part.checks, part.settlements)
+    judgements = final.judgements
     citations = sum(d.citation_count for d in part.dumps)
     unresolved = sum(d.unresolved_count for d in part.dumps)
     responses = sum(d.response_count for d in part.dumps)
@@ -143,6 +157,7 @@ def slice_figures(part: Slice) -> dict[str, Any]:
         "citation_precision": {**citation_precision(judgements).to_json(), "empty_because": precision_gap},
         "macro_recall": {**macro_recall(judgements).to_json(), "empty_because": recall_gap},
         "macro_precision": {**macro_precision(judgements).to_json(), "empty_because": precision_gap},
+        "unsettled": len(final.unsettled),
         "verdicts": verdict_distribution(c.verdict for c in part.checks if c.kind == "citation" and c.verdict),
         "unresolved_marker_rate": _ratio(unresolved, citations + unresolved, no_dumps or NO_CITATIONS),
         "incomplete_response_share": _ratio(incomplete, responses, no_dumps or NO_RESPONSES),
@@ -181,26 +196,97 @@ NO_SNAPSHOTS = "no_snapshots"
 NO_PASSAGES = "no_passages"
 
 
-def statement_judgements(checks: Iterable[Check]) -> list[StatementJudgement]:
-    """Each editor's judgement of each statement, from their statement check and their citation checks."""
-    statements: dict[tuple[int, int, str, int], dict[str, Any]] = defaultdict(
-        lambda: {"worthy": None, "together": None, "verdicts": [], "unresolved": 0, "answer": ""}
+@dataclass(frozen=True)
+class UnsettledItem:
+    """An item (or a statement's answers) the editors disagree on and no one has settled."""
+
+    dump_id: int
+    item_key: str  # the item to open: the disputed citation, or the statement's first item
+    statement_text: str
+    marker: str
+    why: str  # VERDICTS_DIFFER or ANSWERS_DIFFER
+
+
+VERDICTS_DIFFER = "verdicts_differ"  # the editors gave the citation different verdicts
+ANSWERS_DIFFER = "answers_differ"  # they answered "a claim?" or "supported together?" differently
+
+
+@dataclass(frozen=True)
+class FinalJudgements:
+    judgements: list[StatementJudgement]
+    unsettled: list[UnsettledItem]
+
+
+def final_judgements(checks: Iterable[Check], settlements: Iterable[Check]) -> FinalJudgements:
+    """Each statement's final judgement, once however many editors checked it: its citations' final
+    verdicts (:func:`final_verdict`: the settlement, else the verdict every editor who judged it gave),
+    and its answers (a claim?, supported together?) where its editors give the same. A citation still
+    disputed counts as not judged (None) and is named; a statement whose answers differ is left out
+    and named, with its citations."""
+    statements: dict[tuple[int, int, str], dict[str, Any]] = defaultdict(
+        lambda: {"worthy": [], "together": [], "items": {}, "unresolved": 0, "first": None}
     )
     for check in checks:
-        entry = statements[(check.dump_id, check.response_index, check.statement_key, check.editor_id)]
-        entry["answer"] = f"{check.dump_id}/{check.response_index}/{check.editor_id}"
+        entry = statements[(check.dump_id, check.response_index, check.statement_key)]
         entry["unresolved"] = check.unresolved_count
+        entry["any"] = check
+        if check.is_item and entry["first"] is None:
+            entry["first"] = check
         if check.kind == "citation":
-            entry["verdicts"].append(check.verdict or None)
-        elif check.kind == "statement" and check.item_key == check.statement_key:
-            # Only a statement's own answers say whether it is worthy and supported; a check of another
-            # kind of item (an unresolved marker's) is counted through the statement's unresolved_count.
-            entry["worthy"] = {"yes": True, "no": False}.get(check.verification_worthy)
-            entry["together"] = check.supported_together or None
-    return [
-        StatementJudgement(e["answer"], e["worthy"], e["together"], e["verdicts"], e["unresolved"])
-        for e in statements.values()
-    ]
+            entry["items"].setdefault(check.item_key, []).append(check)
+        elif check.item_key == check.statement_key:
+            entry["worthy"].append(check.verification_worthy)
+            entry["together"].append(check.supported_together)
+    settled = {(check.dump_id, check.item_key): check.verdict for check in settlements}
+    judgements, unsettled = [], []
+    for (dump_id, response, _statement), entry in statements.items():
+        verdicts = []
+        for key, given in entry["items"].items():
+            final = final_verdict((check.verdict for check in given), settled.get((dump_id, key), ""))
+            if final.unsettled:
+                unsettled.append(UnsettledItem(dump_id, key, given[0].statement_text, given[0].marker, VERDICTS_DIFFER))
+            verdicts.append(final.verdict)
+        worthy, together = final_verdict(entry["worthy"]), final_verdict(entry["together"])
+        if worthy.unsettled or together.unsettled:
+            first = entry["first"] or entry["any"]
+            unsettled.append(UnsettledItem(dump_id, first.item_key, first.statement_text, "", ANSWERS_DIFFER))
+            continue
+        judgements.append(
+            StatementJudgement(
+                f"{dump_id}/{response}",
+                {"yes": True, "no": False}.get(worthy.verdict or ""),
+                together.verdict,
+                verdicts,
+                entry["unresolved"],
+            )
+        )
+    return FinalJudgements(judgements, unsettled)
+
+
+def _unsettled_json(unsettled: list[UnsettledItem], titles: dict[int, str]) -> dict[str, Any]:
+    """How many items are left out as unsettled, and the first of them, each with its address."""
+    return {
+        "count": len(unsettled),
+        "items": [
+            {
+                "dump": item.dump_id,
+                "dump_title": titles.get(item.dump_id, ""),
+                "item": item.item_key,
+                "statement": _short(plain_text(item.statement_text[:200]), 100),
+                "marker": item.marker,
+                "why": item.why,
+                "url": reverse("review:item", args=[item.dump_id, item.item_key]),
+            }
+            for item in unsettled[:UNSETTLED_LISTED]
+        ],
+    }
+
+
+UNSETTLED_LISTED = 100  # the figures name this many unsettled items; the settle queue has every one
+
+
+def _short(text: str, length: int) -> str:
+    return text if len(text) <= length else text[: length - 1] + "…"
 
 
 def _ratings(checks: Iterable[Check]) -> dict[tuple[int, str], dict[int, str]]:
@@ -212,7 +298,12 @@ def _ratings(checks: Iterable[Check]) -> dict[tuple[int, str], dict[int, str]]:
 
 
 def _slices(
-    dumps: list[Dump], checks: list[Check], evidence: dict[int, dict[str, int]], keys_of: Any, dimension: str
+    dumps: list[Dump],
+    checks: list[Check],
+    settlements: list[Check],
+    evidence: dict[int, dict[str, int]],
+    keys_of: Any,
+    dimension: str,
 ) -> list[Slice]:
     """One slice per value of a dimension. A dump belongs to every value it has (two tags, two APIs);
     model and API slices take each check by its own response's model and API."""
@@ -224,7 +315,8 @@ def _slices(
     for value, members in sorted(by_value.items()):
         ids = {d.pk for d in members}
         own = [c for c in checks if c.dump_id in ids and _check_matches(c, dimension, value)]
-        slices.append(Slice(value, own, members, evidence))
+        settled = [c for c in settlements if c.dump_id in ids and _check_matches(c, dimension, value)]
+        slices.append(Slice(value, own, members, evidence, settled))
     return slices
 
 

@@ -160,3 +160,28 @@ class SnapshotPasteForm(forms.Form):
     text = forms.CharField(
         label=_("The page's text"), widget=forms.Textarea(attrs={"rows": 4}), strip=False, max_length=2_000_000
     )
+
+
+class SettleForm(forms.Form):
+    """A settler's final verdict on an item where editors disagree, and why (required: the report and
+    the item's history show it beside the editors' verdicts)."""
+
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
+    verdict = forms.ChoiceField(label=_("Final verdict"), choices=VERDICTS, widget=forms.RadioSelect)
+    reason = forms.CharField(
+        label=_("Reason"),
+        widget=forms.Textarea(attrs={"rows": 2}),
+        validators=[_at_most(MAX_NOTE_CHARS)],
+        error_messages={"required": _("Say why: a settlement needs a reason.")},
+    )
+
+    def __init__(self, *args: Any, given: dict[str, list[str]] | None = None, **kwargs: Any) -> None:
+        """``given``: per verdict, the editors who gave it, so that picking theirs is picking its line."""
+        super().__init__(*args, prefix="settle", **kwargs)
+        self.given = given or {}
+
+    def options(self) -> list[dict[str, Any]]:
+        """The verdicts to choose from, each with the editors who gave it; theirs first."""
+        radios = list(self["verdict"])
+        options = [{"radio": radio, "editors": self.given.get(str(radio.data["value"]), [])} for radio in radios]
+        return sorted(options, key=lambda option: not option["editors"])

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, F, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Least
 
 from citeview.accounts import roles
@@ -27,14 +28,22 @@ def item_versions(dump: Dump, keys: list[str]) -> dict[str, int]:
     return {key: 0 for key in keys} | dict(states)
 
 
-def visible_verdicts(dump: Dump, user: Any) -> dict[str, set[str]]:
-    """Per item, the verdicts of its checks that ``user`` may read (blind first: for an editor, their
-    own, and others' on items they have checked)."""
+def visible_item_verdicts(dump: Dump, user: Any) -> dict[str, list[tuple[str, str]]]:
+    """Per citation item, each editor's verdict that ``user`` may read, by editor name (blind first: for an
+    editor, their own, and others' on items they have checked). One query for the whole dump."""
     checks = checks_visible_to(user, Check.objects.filter(dump=dump, kind="citation", is_item=True).exclude(verdict=""))
-    verdicts: dict[str, set[str]] = defaultdict(set)
-    for key, verdict in checks.values_list("item_key", "verdict"):
-        verdicts[key].add(verdict)
+    verdicts: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    rows = checks.order_by("editor__username").values_list("item_key", "editor__username", "verdict")
+    for key, editor, verdict in rows:
+        verdicts[key].append((editor, verdict))
     return verdicts
+
+
+def visible_settlements(dump: Dump, user: Any) -> dict[str, Check]:
+    """The dump's settlements that ``user`` may read: blind first holds for them as for any check (an
+    editor who has not checked an item does not learn its final verdict either)."""
+    settled = checks_visible_to(user, Check.settlements.filter(dump=dump)).select_related("editor")
+    return {check.item_key: check for check in settled}
 
 
 def finished_by_anyone(dump: Dump) -> set[str]:
@@ -98,8 +107,8 @@ def item_checks(dump: Dump, item: CheckItem, user: Any) -> list[Check]:
 
 
 def item_history(dump: Dump, item: CheckItem, user: Any) -> list[CheckRevision]:
-    """Every save of the checks of the item that ``user`` may read, newest first."""
-    checks = checks_visible_to(user, Check.objects.filter(dump=dump, item_key__in={item.key, item.statement_key}))
+    """Every save of the checks of the item that ``user`` may read, its settlement's too, newest first."""
+    checks = checks_visible_to(user, Check.rows.filter(dump=dump, item_key__in={item.key, item.statement_key}))
     revisions = CheckRevision.objects.filter(check_record__in=checks)
     return list(revisions.select_related("editor", "check_record").order_by("-created_at", "-id"))
 
@@ -109,6 +118,73 @@ def dump_settlements(dump: Dump) -> dict[str, Check]:
     Settlements are shown to everyone who may read the dump: they are given only where editors
     disagree, so every editor who checked the item has given their own verdict already."""
     return {check.item_key: check for check in Check.settlements.filter(dump=dump).select_related("editor")}
+
+
+@dataclass(frozen=True)
+class Dispute:
+    """An item whose editors gave different verdicts and that nobody has settled yet."""
+
+    dump: Dump
+    item_key: str
+    statement_text: str
+    marker: str
+    source_title: str
+    since: Any  # when the last of its verdicts was first saved: how long it has waited
+    verdicts: list[tuple[str, str]]  # (editor, verdict), by editor
+
+
+def disputes_waiting(limit: int = 200) -> tuple[list[Dispute], int]:
+    """The disagreements nobody has settled, the longest waiting first (at most ``limit``), and how many
+    there are in all. For settlers only (who may read every disputed item): in three queries."""
+    waiting = (
+        _verdict_checks()
+        .values("dump_id", "item_key")
+        .annotate(verdicts=Count("verdict", distinct=True), since=Max("created_at"))
+        .filter(verdicts__gt=1)
+        .exclude(Exists(Check.settlements.filter(dump_id=OuterRef("dump_id"), item_key=OuterRef("item_key"))))
+        .order_by("since", "dump_id", "item_key")
+    )
+    total = waiting.count()
+    rows = list(waiting[:limit])
+    if not rows:
+        return [], total
+    pairs = {(row["dump_id"], row["item_key"]) for row in rows}
+    checks: dict[tuple[int, str], list[Check]] = defaultdict(list)
+    candidates = _verdict_checks().filter(
+        dump_id__in={dump for dump, _key in pairs}, item_key__in={key for _dump, key in pairs}
+    )
+    for check in candidates.select_related("editor").order_by("editor__username"):
+        if (check.dump_id, check.item_key) in pairs:
+            checks[(check.dump_id, check.item_key)].append(check)
+    dumps = Dump.objects.defer(*HEAVY_FIELDS).in_bulk({dump for dump, _key in pairs})
+    disputes = []
+    for row in rows:
+        found = checks[(row["dump_id"], row["item_key"])]
+        first = found[0]
+        disputes.append(
+            Dispute(
+                dumps[row["dump_id"]],
+                row["item_key"],
+                first.statement_text,
+                first.marker,
+                first.source_title or first.source_url,
+                row["since"],
+                [(check.editor.get_username(), check.verdict) for check in found],
+            )
+        )
+    return disputes, total
+
+
+def _verdict_checks() -> QuerySet[Check]:
+    """The editors' verdicts on citation items."""
+    return Check.objects.filter(kind="citation", is_item=True).exclude(verdict="")
+
+
+def unassigned_unchecked() -> QuerySet[Dump]:
+    """Dumps assigned to nobody that nobody has started checking (the list's "nobody", "not started")."""
+    return Dump.objects.filter(
+        assignee__isnull=True, read_state=ReadState.READY, item_count__gt=0, checked_item_count=0
+    ).defer(*HEAVY_FIELDS)
 
 
 def dump_comments(dump: Dump) -> list[Comment]:
@@ -122,17 +198,38 @@ def checks_visible_to(user: Any, checks: QuerySet[Check]) -> QuerySet[Check]:
     that item is finished; a statement's shared answers (worthy, supported together) once they have
     finished any item of that statement, as they have then given their own. Judging after seeing
     another's answer anchors the judgement (``../shared/docs/evidence-review.md``). Reviewers record
-    nothing, so they read everything. Every page, API view, export, report and figure that shows
+    nothing, so they read everything. A settler (a lead, or staff) also reads every check of an item
+    where editors disagree, and its statement's answers: they are there to settle it. The same rule
+    holds for settlements (``Check.rows``, ``Check.settlements``): an editor reads an item's final
+    verdict once they have given their own. Every page, API view, export, report and figure that shows
     checks reads them through here, so no reader can forget the rule.
     """
     if not roles.can_record(user):
         return checks
     finished = Check.objects.filter(FINISHED, editor=user, is_item=True, dump=OuterRef("dump"))
-    return checks.filter(
+    readable = (
         Q(editor=user)
         | Exists(finished.filter(item_key=OuterRef("item_key")))
         | Exists(finished.filter(statement_key=OuterRef("item_key")))
     )
+    if roles.can_settle(user):
+        # A settler reads a disputed item whole, unchecked by them or not: it has two independent verdicts
+        # already, so blind first loses nothing, and settling needs them. Its statement's answers too.
+        readable |= Exists(_disputed().filter(item_key=OuterRef("item_key"))) | Exists(
+            _disputed().filter(statement_key=OuterRef("item_key"))
+        )
+    return checks.filter(readable)
+
+
+def _disputed() -> QuerySet[Check]:
+    """The verdicts, in the outer check's dump, that another editor's verdict on the same item differs
+    from: their items are those where editors disagree."""
+    differing = (
+        _verdict_checks()
+        .filter(dump=OuterRef("dump"), item_key=OuterRef("item_key"))
+        .exclude(verdict=OuterRef("verdict"))
+    )
+    return _verdict_checks().filter(dump=OuterRef("dump")).filter(Exists(differing))
 
 
 def hidden_check_count(user: Any, checks: QuerySet[Check]) -> int:

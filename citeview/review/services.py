@@ -111,14 +111,7 @@ def _save_item(
     save: str,
 ) -> Check:
     response = dump.result["responses"][item.response]
-    state, _ = ItemState.objects.get_or_create(dump=dump, key=item.key)
-    moved = ItemState.objects.filter(pk=state.pk, version=seen_version).update(
-        version=F("version") + 1, last_editor=editor
-    )
-    if not moved:
-        state.refresh_from_db()
-        raise _conflict(dump, item, state.version)
-    version = seen_version + 1
+    version = _move_version(dump, item, editor, seen_version)
     write = _Write(dump, item, editor, response, version, save)
     if item.kind == "statement":
         return write.record("statement", item.key, values)
@@ -138,6 +131,40 @@ def _save_item(
     answers = Check.objects.filter(dump=dump, item_key=item.statement_key, editor=editor).first()
     shared = {name: getattr(answers, name) for name in STATEMENT_ANSWERS} if answers else {}
     return write.record("statement", item.key, {**values, **shared})
+
+
+def _move_version(dump: Dump, item: CheckItem, editor: Any, seen_version: int) -> int:
+    """The item's version moved on from ``seen_version`` (one UPDATE: compare and set), or
+    :class:`CheckConflict` when someone saved it since."""
+    state, _ = ItemState.objects.get_or_create(dump=dump, key=item.key)
+    moved = ItemState.objects.filter(pk=state.pk, version=seen_version).update(
+        version=F("version") + 1, last_editor=editor
+    )
+    if not moved:
+        state.refresh_from_db()
+        raise _conflict(dump, item, state.version)
+    return seen_version + 1
+
+
+class NothingToSettle(Exception):
+    """The item is not one where editors disagree: there is nothing to settle."""
+
+
+def check_settle(*, dump: Dump, item: CheckItem, settler: Any, verdict: str, reason: str, seen_version: int) -> Check:
+    """Record the final verdict of an item where editors disagree, with the settler's reason (kept in
+    ``note``). A settlement is a save like any other: the item's version is compared and moved on, the
+    change is kept as a revision, and the settler's undo takes it back. It is never an editor's check
+    (``Check.objects`` leaves it out), so progress and agreement (κ, α) do not count it."""
+    with transaction.atomic():
+        _lock(dump)
+        judged = Check.objects.filter(dump=dump, item_key=item.key, kind="citation", is_item=True).exclude(verdict="")
+        if item.kind != "citation" or judged.values("verdict").distinct().count() < 2:
+            raise NothingToSettle(item.key)
+        version = _move_version(dump, item, settler, seen_version)
+        response = dump.result["responses"][item.response]
+        settlement = _Write(dump, item, settler, response, version, _new_save()).settle(verdict, reason)
+        dump_changed(dump=dump)
+    return settlement
 
 
 def _mirror_statement_answers(dump: Dump, editor: Any, statement_key: str) -> None:
@@ -217,6 +244,28 @@ class _Write:
             )
         return check
 
+    def settle(self, verdict: str, reason: str) -> Check:
+        """The item's settlement, made or changed, by this save's editor (the settler)."""
+        snapshot = _snapshot(self.item, self.response, "citation", self.item.key)
+        check, created = Check.settlements.get_or_create(
+            dump=self.dump,
+            item_key=self.item.key,
+            defaults={"kind": "citation", "editor": self.editor, "is_settlement": True, **snapshot},
+        )
+        before = {} if created else check.values()
+        for name, value in {**snapshot, "editor": self.editor, "verdict": verdict, "note": reason}.items():
+            setattr(check, name, value)
+        check.save()
+        CheckRevision.objects.create(
+            check_record=check,
+            editor=self.editor,
+            item_version=self.version,
+            before=before,
+            after=check.values(),
+            save_id=self.save,
+        )
+        return check
+
 
 def _snapshot(item: CheckItem, response: dict[str, Any], kind: str, key: str) -> dict[str, Any]:
     """What was judged, copied into the check so exports keep it whatever happens to the result."""
@@ -281,7 +330,7 @@ def check_undo(*, dump: Dump, editor: Any) -> Undone | None:
             check = revision.check_record
             if check.is_item and check.item_key not in items:
                 items.append(check.item_key)
-            if check.statement_key not in statements:
+            if check.statement_key not in statements and not check.is_settlement:
                 statements.append(check.statement_key)
             if not revision.before:
                 check.delete()  # the save made it: undone, it was never there

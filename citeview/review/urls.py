@@ -10,10 +10,12 @@ urlpatterns = [
     path("dumps/<int:pk>/check/undo/", views.undo_last_save, name="undo"),
     path("dumps/<int:pk>/check/not-claims/", views.mark_not_claims, name="not_claims"),
     path("dumps/<int:pk>/check/<slug:key>/", views.check_item, name="item"),
+    path("dumps/<int:pk>/check/<slug:key>/settle/", views.settle_item, name="settle"),
     path("dumps/<int:pk>/check/<slug:key>/snapshot/", snapshots.snapshot_take, name="snapshot"),
     path("dumps/<int:pk>/check/<slug:key>/snapshot/status", snapshots.snapshot_status, name="snapshot_status"),
     path("dumps/<int:pk>/checked/", views.check_done, name="done"),
     path("queue/", views.queue, name="queue"),
+    path("settle/", views.settle_queue, name="settle_queue"),
     path("dumps/<int:pk>/comments/", views.comment_create, name="comment"),
     # A dump's title, tags and assignee are the dumps app's; the address keeps the name templates use.
     path("dumps/<int:pk>/details/", dump_views.dump_details, name="details"),

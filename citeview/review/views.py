@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlencode
@@ -20,18 +21,21 @@ from citeview.accounts import roles
 from citeview.core.phrases import phrase_text
 from citeview.core.rendering.answer import citation_anchor, response_prefix, source_entries
 from citeview.core.rendering.plain import plain_text
+from citeview.core.review.final import disagrees
 from citeview.core.review.items import CUT_OFF, CheckItem, item_flags
 from citeview.dumps.http_status import form_error_status
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import rendered_answers
-from citeview.dumps.selectors import dump_get
+from citeview.dumps.selectors import UNASSIGNED, dump_get
 from citeview.review.decorators import result_required
-from citeview.review.forms import CheckForm, CommentForm, NotClaimsForm
+from citeview.review.forms import CheckForm, CommentForm, NotClaimsForm, SettleForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, VERDICTS, Check
 from citeview.review.selectors import (
     assigned_unread,
     checks_visible_to,
+    disputes_waiting,
     dump_check_items,
+    editor_progress,
     finished_by_anyone,
     finished_keys,
     hidden_check_count,
@@ -39,13 +43,17 @@ from citeview.review.selectors import (
     item_history,
     item_version,
     item_versions,
-    visible_verdicts,
+    unassigned_unchecked,
+    visible_item_verdicts,
+    visible_settlements,
     work_queue,
 )
 from citeview.review.services import (
     CheckConflict,
     ItemToSave,
+    NothingToSettle,
     check_save,
+    check_settle,
     check_undo,
     checks_mark_not_claims,
     comment_add,
@@ -56,6 +64,9 @@ from citeview.review.snapshots import item_source_url, snapshot_panel
 # Of each item's statement, the list of all items shows its start only.
 NAV_TEXT_CHARS = 120
 NAV_SHOWN_CHARS = 90
+# A statement's second (third, …) item reads as its words too, shorter: a statement citing hundreds of
+# sources costs a few words per item, not a line.
+NAV_FOLLOWING_CHARS = 30
 # Made plain once per process: the list of a dump of thousands of statements is shown with every item.
 _plain = lru_cache(maxsize=20_000)(plain_text)
 # The statements that cite nothing offered to mark at once: enough for any answer an editor reads.
@@ -63,7 +74,7 @@ NOT_CLAIMS_OFFERED = 200
 # A verdict that asks for a second look: the source does not back the statement as checked.
 ATTENTION_VERDICTS = frozenset({"none", "supports_and_refutes", "inaccessible", "unclear"})
 # The item list's filters ("show"), besides one per verdict ("verdict-complete", …).
-SHOW_ALL, SHOW_UNCHECKED, SHOW_ATTENTION = "", "unchecked", "attention"
+SHOW_ALL, SHOW_UNCHECKED, SHOW_ATTENTION, SHOW_DISAGREE = "", "unchecked", "attention", "disagree"
 # Source texts longer than this are shown cut in the panel (the viewer's source list has them whole).
 SNIPPET_CHARS, DOCUMENT_CHARS = 800, 6_000
 _DOCUMENT_KINDS = frozenset({"retrieved_passage", "document_text", "tool_output"})
@@ -133,6 +144,7 @@ def _check_page(
     *,
     status: int = 200,
     conflict: dict[str, Any] | None = None,
+    settle_form: SettleForm | None = None,
 ) -> HttpResponse:
     position = items.index(item)
     response = dump.result["responses"][item.response]
@@ -142,6 +154,13 @@ def _check_page(
     others, hidden = _others(dump, item, request.user)
     flags = item_flags(dump.result["responses"], items)
     show = _show(request)
+    # What every editor recorded, as far as the user may read it (blind first), for the list and this item.
+    readable = _Readable(
+        visible_item_verdicts(dump, request.user), visible_settlements(dump, request.user), finished_by_anyone(dump)
+    )
+    disputed = disagrees(verdict for _editor, verdict in readable.verdicts.get(item.key, []))
+    all_done = is_editor and len(items) > 0 and all(i.key in done for i in items)
+    next_dump = _next_assigned(request.user, dump) if is_editor else None
     context = {
         "dump": dump,
         "item": item,
@@ -152,11 +171,12 @@ def _check_page(
         "previous_url": _item_url(dump, items[position - 1], show) if position > 0 else None,
         "next_url": _item_url(dump, items[position + 1], show) if position + 1 < len(items) else None,
         "next_unresolved_url": _next_unresolved_url(dump, items, position, show),
-        "list": _item_list(request, dump, items, item, done, flags, show),
+        "list": _item_list(request, dump, items, item, done, flags, show, readable),
         "anchor": _answer_anchor(response, prefix, item),
         "mine_done": len(done),
-        "all_done": is_editor and len(items) > 0 and all(i.key in done for i in items),
-        "next_dump": _next_assigned(request.user, dump) if is_editor else None,
+        "progress": _progress(dump, readable, len(items)),
+        "all_done": all_done,
+        "next_dump": next_dump,
         "response": response,
         "answer_html": rendered_answers(dump)[item.response]["answer"],
         "citation": _citation_view(response, prefix, item) if item.citation is not None else None,
@@ -176,9 +196,74 @@ def _check_page(
         "comments": list(dump.comments.filter(item_key=item.key).select_related("author")),
         "can_comment": roles.can_comment(request.user),
         "conflict": conflict,
-        "keys": _keys(),
+        "keys": _keys(can_save=is_editor),
+        "disputed": disputed,
+        "settlement": _settlement_view(readable.settlements.get(item.key)),
+        "settle": _settle_offer(request, dump, item, readable, settle_form) if disputed else None,
+        "unassigned": _unassigned_offer() if all_done and next_dump is None else None,
     }
     return render(request, "review/check.html", context, status=status)
+
+
+@dataclass(frozen=True)
+class _Readable:
+    """What the check page may show of every item, read once for the page: each editor's verdict and the
+    settlements the user may read, and which items anyone has finished (progress, no verdicts)."""
+
+    verdicts: dict[str, list[tuple[str, str]]]
+    settlements: dict[str, Check]
+    finished: set[str]
+
+
+def _verdict_label(code: str) -> str:
+    return str(dict(VERDICTS).get(code, code))
+
+
+def _progress(dump: Dump, readable: _Readable, total: int) -> dict[str, Any]:
+    """Checks by anyone: how many items some editor has finished, by how many editors, and each
+    editor's count (counts give no verdict away)."""
+    by_editor = editor_progress([dump.pk]).get(dump.pk, [])
+    return {"anyone": len(readable.finished), "editors": by_editor, "total": total}
+
+
+def _settlement_view(settlement: Check | None) -> dict[str, Any] | None:
+    if settlement is None:
+        return None
+    return {
+        "verdict": _verdict_label(settlement.verdict),
+        "reason": settlement.note,
+        "by": settlement.editor.get_username(),
+        "at": settlement.updated_at,
+    }
+
+
+def _settle_offer(
+    request: HttpRequest, dump: Dump, item: CheckItem, readable: _Readable, form: SettleForm | None
+) -> dict[str, Any] | None:
+    """The settle form of a disputed item, for a settler: the editors' verdicts to pick from, or another."""
+    if not roles.can_settle(request.user) or item.kind != "citation":
+        return None
+    given: dict[str, list[str]] = {}
+    for editor, verdict in readable.verdicts.get(item.key, []):
+        given.setdefault(verdict, []).append(editor)
+    if form is None:
+        settled = readable.settlements.get(item.key)
+        initial = {"version": item_version(dump, item.key)}
+        if settled is not None:
+            initial.update(verdict=settled.verdict, reason=settled.note)
+        form = SettleForm(initial=initial, given=given)
+    form.given = given
+    return {"form": form, "url": reverse("review:settle", args=[dump.pk, item.key])}
+
+
+def _unassigned_offer() -> dict[str, Any]:
+    """Dumps nobody is assigned to and nobody has started: what an editor with nothing assigned can take."""
+    waiting = unassigned_unchecked()
+    return {
+        "count": waiting.count(),
+        "first": list(waiting.order_by("created_at", "id")[:3]),
+        "url": f"{reverse('dumps:home')}?{urlencode({'assignee': UNASSIGNED, 'progress': 'unchecked'})}",
+    }
 
 
 def _choice_groups(form: CheckForm) -> dict[str, dict[str, Any]]:
@@ -235,7 +320,7 @@ def _conflict_page(
 
 
 def _may_read(user: Any, check: Check) -> bool:
-    return checks_visible_to(user, Check.objects.filter(pk=check.pk)).exists()
+    return checks_visible_to(user, Check.rows.filter(pk=check.pk)).exists()
 
 
 def _shown(name: str, values: dict[str, str]) -> str:
@@ -346,9 +431,13 @@ def _history(dump: Dump, item: CheckItem, user: Any) -> list[dict[str, Any]]:
             "editor": revision.editor.get_username(),
             "at": revision.created_at,
             "undo": revision.is_undo,
+            "settled": revision.check_record.is_settlement,
+            "reason": revision.after.get("note", "") if revision.check_record.is_settlement else "",
             "changes": [
                 {
-                    "field": _field_label(name),
+                    "field": _("Reason")
+                    if revision.check_record.is_settlement and name == "note"
+                    else _field_label(name),
                     "before": _shown(name, revision.before),
                     "after": _shown(name, revision.after),
                 }
@@ -367,7 +456,7 @@ def _field_label(name: str) -> str:
 def _show(request: HttpRequest) -> str:
     """The item list's filter, as the address gives it (anything unknown shows every item)."""
     show = request.GET.get("show", "")
-    known = {SHOW_UNCHECKED, SHOW_ATTENTION, *(f"verdict-{code}" for code, _label in VERDICTS)}
+    known = {SHOW_UNCHECKED, SHOW_ATTENTION, SHOW_DISAGREE, *(f"verdict-{code}" for code, _label in VERDICTS)}
     return show if show in known else SHOW_ALL
 
 
@@ -379,28 +468,33 @@ def _item_list(
     done: set[str],
     flags: dict[str, list[str]],
     show: str,
+    readable: _Readable,
 ) -> dict[str, Any]:
     """The list of all items, or those the filter keeps, and the filter's choices with their counts.
-    "Not checked" is the user's own (a reviewer's: no one's yet); verdicts are those blind first lets
-    the user read."""
-    verdicts = visible_verdicts(dump, request.user)
-    unchecked = done if roles.can_record(request.user) else finished_by_anyone(dump)
+    "Not checked" is the user's own (a reviewer's: no one's yet); verdicts, and so disagreements, are
+    those blind first lets the user read."""
+    is_editor = roles.can_record(request.user)
+    checked = done if is_editor else readable.finished
+    verdicts = {key: {verdict for _editor, verdict in given} for key, given in readable.verdicts.items()}
 
     def kept(item: CheckItem, choice: str) -> bool:
         if choice == SHOW_UNCHECKED:
-            return item.key not in unchecked
+            return item.key not in checked
         if choice == SHOW_ATTENTION:
             return bool(set(flags.get(item.key, [])) - {CUT_OFF}) or bool(
                 verdicts.get(item.key, set()) & ATTENTION_VERDICTS
             )
+        if choice == SHOW_DISAGREE:
+            return len(verdicts.get(item.key, ())) > 1
         if choice.startswith("verdict-"):
             return choice.removeprefix("verdict-") in verdicts.get(item.key, set())
         return True
 
     labels = [
         (SHOW_ALL, _("All items")),
-        (SHOW_UNCHECKED, _("Not checked by you") if roles.can_record(request.user) else _("Not checked by anyone")),
+        (SHOW_UNCHECKED, _("Not checked by you") if is_editor else _("Not checked by anyone")),
         (SHOW_ATTENTION, _("Needs attention")),
+        (SHOW_DISAGREE, _("Editors disagree")),
         *((f"verdict-{code}", _("Verdict: %(verdict)s") % {"verdict": label}) for code, label in VERDICTS),
     ]
     choices = [
@@ -408,17 +502,26 @@ def _item_list(
         for value, label in labels
     ]
     entries = []
-    previous = None
     address = _item_address(dump, show)
+    labels_of = {code: str(label) for code, label in VERDICTS}
+    previous = None
     for number, item in enumerate(items, 1):
-        shown = kept(item, show)
-        if shown:
-            # A statement's text heads its first item only (and the current one): a statement citing
-            # hundreds of sources is one line of text, not hundreds, and is made plain once.
-            headed = item.statement_key != previous or item is current
-            entry = _nav_entry(dump, item, number, done, item is current, flags.get(item.key, []), address, headed)
-            entries.append(entry)
-        previous = item.statement_key if shown else None
+        if not kept(item, show):
+            previous = None
+            continue
+        following = item.statement_key == previous and item is not current
+        previous = item.statement_key
+        entry = _nav_entry(
+            dump, item, number, checked, item is current, flags.get(item.key, []), address, following=following
+        )
+        given = readable.verdicts.get(item.key, [])
+        settled = readable.settlements.get(item.key)
+        entry.update(
+            verdicts=[(editor, labels_of.get(verdict, verdict)) for editor, verdict in given],
+            disagree=len(verdicts.get(item.key, ())) > 1,
+            settled=labels_of.get(settled.verdict, settled.verdict) if settled else "",
+        )
+        entries.append(entry)
     return {"entries": entries, "choices": choices, "show": show, "url": _item_url(dump, current)}
 
 
@@ -430,7 +533,8 @@ def _nav_entry(
     current: bool,
     flags: list[str],
     address: str,
-    headed: bool,
+    *,
+    following: bool = False,
 ) -> dict[str, Any]:
     response = dump.result["responses"][item.response]
     citation = response["citations"][item.citation] if item.citation is not None else None
@@ -444,8 +548,11 @@ def _nav_entry(
         "url": address.replace(KEY_PLACE, item.key),
         "kind": item.kind,
         "marker": marker,
-        # Cut shorter before it is made plain: never copy a long statement; the template cuts it again.
-        "text": _shortened(_plain(item.statement.text[:NAV_TEXT_CHARS]), NAV_SHOWN_CHARS) if headed else "",
+        # Every item reads as what it is, a statement's second citation too: its words, then its marker.
+        # Cut before it is made plain, and made plain once per statement (``_plain`` keeps it).
+        "text": _shortened(
+            _plain(item.statement.text[:NAV_TEXT_CHARS]), NAV_FOLLOWING_CHARS if following else NAV_SHOWN_CHARS
+        ),
         "flags": flags,
         "done": item.key in done,
         "current": current,
@@ -528,20 +635,22 @@ def _not_claims_offer(dump: Dump, items: list[CheckItem], done: set[str]) -> dic
     }
 
 
-def _keys() -> list[tuple[str, str]]:
-    """Every key of the check panel, for the help (static/citeview/check.js acts on them)."""
-    return [
+def _keys(*, can_save: bool) -> list[tuple[str, str]]:
+    """Every key of the check panel, for the help (static/citeview/check.js acts on them); for someone
+    who cannot save, only the keys that move and read."""
+    saving = [
         ("1 – 6", _("the verdict, in the order listed")),
         ("y / n", _("the statement is a claim about the world: yes / no")),
         ("7 / 8 / 9", _("its citations together support it: yes / no / contradict")),
         ("Enter", _("save and go to the next item you have not checked")),
-        ("j / k", _("next / previous item")),
-        ("m", _("the next citation with no source")),
+    ]
+    moving = [("j / k", _("next / previous item")), ("m", _("the next citation with no source"))]
+    editing = [
         ("q", _("use the selected text (or the whole passage) as the evidence quote")),
         ("u", _("undo your last save")),
-        ("?", _("show these keys")),
-        ("Esc", _("close this list")),
     ]
+    help_keys = [("?", _("show these keys")), ("Esc", _("close this list"))]
+    return [*saving, *moving, *editing, *help_keys] if can_save else [*moving, *help_keys]
 
 
 @require_POST
@@ -588,10 +697,12 @@ def mark_not_claims(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@permission_required(roles.RECORD, raise_exception=True)
+@permission_required(roles.READ, raise_exception=True)
 @result_required
 def undo_last_save(request: HttpRequest, pk: int) -> HttpResponse:
-    """Undo the editor's last save in this dump, and go back to the item it saved."""
+    """Undo the editor's (or the settler's) last save in this dump, and go back to the item it saved."""
+    if not (roles.can_record(request.user) or roles.can_settle(request.user)):
+        raise PermissionDenied("Only editors and settlers save, and undo.")
     dump = dump_get(pk=pk)
     undone = check_undo(dump=dump, editor=request.user)
     items = dump_check_items(dump)
@@ -618,7 +729,12 @@ def check_done(request: HttpRequest, pk: int) -> HttpResponse:
     keys = {item.key for item in dump_check_items(dump)}
     if not (roles.can_record(request.user) and keys and keys <= finished_keys(dump, request.user)):
         return redirect(dump)
-    context = {"dump": dump, "next_dump": _next_assigned(request.user, dump), "item_count": len(keys)}
+    context = {
+        "dump": dump,
+        "next_dump": _next_assigned(request.user, dump),
+        "item_count": len(keys),
+        "unassigned": _unassigned_offer(),
+    }
     return render(request, "review/done.html", context)
 
 
@@ -631,8 +747,68 @@ def queue(request: HttpRequest) -> HttpResponse:
         "dumps": list(work_queue(request.user)[:200]) if is_editor else [],
         "unread": list(assigned_unread(request.user)[:200]) if is_editor else [],
         "is_editor": is_editor,
+        "can_settle": roles.can_settle(request.user),
     }
     return render(request, "review/queue.html", context)
+
+
+@require_POST
+@permission_required(roles.READ, raise_exception=True)
+@result_required
+def settle_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
+    """A settler's final verdict on an item where editors disagree, with the reason."""
+    if not roles.can_settle(request.user):
+        raise PermissionDenied("Only a lead or staff settle disagreements.")
+    dump = dump_get(pk=pk)
+    items = dump_check_items(dump)
+    item = next((i for i in items if i.key == key), None)
+    if item is None:
+        raise Http404("This dump has no such item.")
+    settle_form = SettleForm(request.POST)
+    check_form = _form(dump, item, initial=_initial(dump, item, request.user))
+    if not settle_form.is_valid():
+        return _check_page(
+            request, dump, items, item, check_form, status=form_error_status(settle_form), settle_form=settle_form
+        )
+    try:
+        check_settle(
+            dump=dump,
+            item=item,
+            settler=request.user,
+            verdict=settle_form.cleaned_data["verdict"],
+            reason=settle_form.cleaned_data["reason"],
+            seen_version=settle_form.cleaned_data["version"],
+        )
+    except NothingToSettle:
+        messages.error(request, _("The editors agree on this item (or only one has judged it): nothing to settle."))
+        return redirect(_item_url(dump, item))
+    except CheckConflict:
+        messages.error(
+            request,
+            _("Not settled: someone saved this item after you opened it. Read their verdicts again and settle."),
+        )
+        return redirect(f"{_item_url(dump, item)}#cv-settle")
+    messages.success(request, _("Settled."))
+    return redirect(_item_url(dump, item))
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+def settle_queue(request: HttpRequest) -> HttpResponse:
+    """The disagreements waiting to be settled, the longest waiting first: for leads and staff."""
+    if not roles.can_settle(request.user):
+        raise PermissionDenied("Only a lead or staff settle disagreements.")
+    disputes, total = disputes_waiting()
+    entries = [
+        {
+            "dispute": dispute,
+            "text": _shortened(_plain(dispute.statement_text[:NAV_TEXT_CHARS]), NAV_SHOWN_CHARS),
+            "verdicts": [(editor, _verdict_label(verdict)) for editor, verdict in dispute.verdicts],
+            "url": f"{reverse('review:item', args=[dispute.dump.pk, dispute.item_key])}#cv-settle",
+        }
+        for dispute in disputes
+    ]
+    return render(request, "review/settle_queue.html", {"entries": entries, "total": total})
 
 
 @require_POST

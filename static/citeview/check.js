@@ -171,6 +171,7 @@ document.addEventListener("keydown", (event) => {
   if (!steps || event.ctrlKey || event.metaKey || event.altKey || event.isComposing) return;
   const target = event.target;
   if (target.matches && target.matches("textarea, input[type=text], input[type=date], input[type=search], select")) return;
+  if (target.closest && target.closest(".cv-settle-form")) return; // a settler's choice is never the check form's
   const help = document.getElementById("cv-keys");
   if (help && !help.hidden) {
     // The list has the keyboard: Escape (or ?) closes it, Tab stays on its button.

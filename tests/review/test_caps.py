@@ -47,12 +47,15 @@ def test_a_dump_whose_checkable_items_are_all_checked_is_done_in_the_list(client
     assert "2 / 2" in client.get(reverse("dumps:home")).content.decode()
 
 
-def test_a_statement_is_written_once_in_the_list_of_items(client, editor):
-    dump = marker_dump(editor, "東京の人口はとても多いです" + "[1]" * 40 + "。")
+def test_each_citation_of_a_statement_reads_as_its_words_but_only_the_first_at_length(client, editor):
+    words = "東京の人口はとても多いです、" * 6
+    dump = marker_dump(editor, words + "[1]" * 40 + "。")
     client.force_login(editor)
     page = client.get(reverse("review:item", args=[dump.pk, "r0-c0"])).content.decode()
     nav = page[page.index('class="cv-card cv-item-list"') :]
-    assert nav.count("東京の人口はとても多いです") == 1 and nav.count("<li") == 40
+    # No bare "[1]" row: every item starts with its statement's words; the second on, in 30 characters.
+    assert nav.count("<li") == 40 and nav.count(words[:29] + "…") == 39
+    assert nav.count(words[:60]) == 1
 
 
 def test_the_viewer_lists_a_few_diagnostics_of_each_kind_and_counts_the_rest(client, editor):

@@ -213,10 +213,12 @@ def test_the_figures_reflect_what_editors_recorded(client, editor, second_editor
         "supports_and_refutes": 0,
         "unclear": 0,
     }
-    # Per editor the statement is supported together: both count for recall. Precision: the unresolved
-    # [8] is a third citation supporting nothing; hanako 2 of 3 (partial counts), taro 1 of 3.
+    # The dump's final figures: the statement once, supported together by both. Precision: [2] is complete
+    # by both; [9] is disputed (partial, none) and left out until settled; the unresolved [8] supports
+    # nothing: 1 of 2.
     assert overall["citation_recall"]["value"] == 1.0
-    assert (overall["citation_precision"]["numerator"], overall["citation_precision"]["denominator"]) == (3, 6)
+    assert (overall["citation_precision"]["numerator"], overall["citation_precision"]["denominator"]) == (1, 2)
+    assert overall["unsettled"] == 1 and [item["item"] for item in figures["unsettled"]["items"]] == ["r0-c1"]
     assert overall["unresolved_marker_rate"]["value"] == pytest.approx(1 / 3)
     assert overall["incomplete_response_share"]["value"] == 1.0
     assert figures["agreement"]["verdicts"]["percent"] == 0.5 and figures["agreement"]["verdicts"]["raters"] == 2
