@@ -197,7 +197,7 @@ class _Shots:
     def lead(self) -> None:
         page = self._page("lead")
         for path, name in (
-            ("/disagreements/", "07-lead-settle-queue"),
+            ("/settle/", "07-lead-settle-queue"),
             (f"/dumps/{self.dump}/check/", "08-lead-check"),
         ):
             if self._visit(page, path, name):

@@ -284,3 +284,9 @@ def test_with_nothing_more_assigned_the_unassigned_unchecked_dumps_are_offered(c
     assert "Nothing else assigned to you is waiting." in done
     assert "4 dumps assigned to nobody are not checked yet:" in done and "未割り当て0" in done
     assert "?assignee=-&amp;progress=unchecked" in done
+
+
+def test_a_lead_reads_what_their_role_lets_them_do_on_their_account_page(client, lead):
+    client.force_login(lead)
+    page = client.get(reverse("account")).content.decode()
+    assert "lead: an editor who also settles where editors disagree" in page
