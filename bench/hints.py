@@ -37,9 +37,7 @@ class Scored:
 
 def scored_pairs(path: Path = PAIRS) -> list[Scored]:
     pairs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [
-        Scored(p["id"], p["lang"], p["split"], p["label"], compare(p["claim"], p["evidence"]).label) for p in pairs
-    ]
+    return [Scored(p["id"], p["lang"], p["split"], p["label"], compare(p["claim"], p["evidence"]).label) for p in pairs]
 
 
 def precision_recall(pairs: list[Scored], label: str) -> tuple[float | None, float | None, int, int]:
@@ -78,8 +76,7 @@ def _rate(name: str, value: float | None, label: str, target: float) -> Figure:
 def print_errors(pairs: list[Scored], path: Path) -> None:
     """The dev split's pairs labelled otherwise than predicted (the test split is never listed)."""
     texts = {
-        p["id"]: p
-        for p in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+        p["id"]: p for p in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
     }
     for pair in pairs:
         if pair.split != "dev" or pair.label == pair.predicted:

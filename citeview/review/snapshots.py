@@ -40,6 +40,7 @@ from citeview.snapshots.services import (
     snapshot_upload,
 )
 
+
 def item_source_url(dump: Dump, item: CheckItem) -> str | None:
     """The http(s) URL of the item's source, the one its snapshots belong to; None for an item with no
     such source (a file, a marker without a source, a statement)."""

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
 from citeview.core.evidence.compare import compare, findings, mark_findings
 from citeview.core.numbers import folded, mark_numbers_in_html, number_value, number_values
+from citeview.core.rendering.evidence import evidence_rows
 
 
 def values(text: str, kind: str) -> list[str]:
@@ -262,7 +264,10 @@ def test_a_claim_and_a_passage_that_differ_in_negation_are_flagged():
         ("政府は外国人材の受け入れが欠かせないとしている。", "政府は外国人材の受け入れ拡大が不可欠だと説明している。"),
         ("事業者は令和7年4月1日までに届け出をしなければならない。", "2025年4月1日までに届け出る必要があります。"),
         # a negation elsewhere in the evidence negates something the claim does not say
-        ("Economists expect the central bank to hold rates in June.", "Economists aren't expecting a rate change at the June meeting."),
+        (
+            "Economists expect the central bank to hold rates in June.",
+            "Economists aren't expecting a rate change at the June meeting.",
+        ),
         ("Glarb is a frogfolk wizard.", "Glarb is a frogfolk wizard. You can tap it for no mana."),
         ("申請期限は2025年3月31日までです。", "受付は令和7年3月31日までです。期限を過ぎた申請は受け付けられません。"),
     ],
@@ -285,7 +290,10 @@ def test_a_date_the_evidence_does_not_give_is_not_stated_not_a_difference():
     ]
     assert comparison.differing_in_claim == () and [f.text for f in comparison.not_stated_in_claim] == ["令和10年度"]
     # A figure of another unit or about another thing is not held against the claim's either.
-    assert compare("2026年のワールドカップは48チームで争われる。", "次回大会は3か国の共同開催となる。").label == "not_stated"
+    assert (
+        compare("2026年のワールドカップは48チームで争われる。", "次回大会は3か国の共同開催となる。").label
+        == "not_stated"
+    )
     assert compare("While most S&P 500 shares rose, the index fell 1%.", "The Nasdaq 100 slid 2.4%.").label == (
         "not_stated"
     )
@@ -382,3 +390,49 @@ def test_any_texts_compare_with_spans_that_hold(claim, passage):
         for finding in found:
             assert text[finding.start : finding.end] == finding.text
     assert compare(claim, claim).differs is False
+
+
+def _cited(claim: str, snippet: str) -> dict[str, Any]:
+    """A response whose one sentence cites one source by a marker, the source's snippet its evidence."""
+    text = f"{claim}[1]。"
+    marker = text.index("[1]")
+    citation = {"start": marker, "end": marker + 3, "marker": "[1]", "source_keys": ["1"], "cited_text": None}
+    source = {"key": "1", "kind": "web", "url": "https://www.example.go.jp/a", "title": "A"}
+    return {
+        "text": text,
+        "status": "completed",
+        "sources": [{**source, "extra": {"snippet": snippet, "snippet_kind": "search_snippet"}}],
+        "citations": [{**citation, "location": None}],
+        "unresolved": [],
+        "diagnostics": [],
+    }
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "outcomes"),
+    [
+        ("新駅は令和8年に開業する", "新駅は2026年に開業する。", []),  # 令和8年 is 2026
+        ("新駅は令和7年に開業する", "新駅は2026年に開業する。", [("differs", "date")]),
+        ("新駅は令和8年に開業する", "新駅の建設が進んでいる。", [("not_stated", "date")]),
+        ("本人の分だけでなく家族の分も合算できます", "本人と家族の分を合算できます。", []),
+    ],
+)
+def test_the_viewer_the_check_page_and_the_snapshot_panel_give_one_finding(claim, evidence, outcomes):
+    from citeview.core.evidence.found import found_with
+    from citeview.core.evidence.passages import Passage
+    from citeview.core.review.items import DIFFERS, check_items, item_comparison, item_flags
+    from citeview.review.snapshots import _hints
+
+    response = _cited(claim, evidence)
+    (row,) = evidence_rows(response, {"1": "1"})
+    viewer = [(hint["outcome"], hint["kind"]) for hint in row["passages"][0]["hints"]]
+    (item,) = check_items([response])
+    check_page = [(hint.outcome, hint.kind) for hint in item_comparison([response], item).hints]
+    flagged = DIFFERS in item_flags([response], [item]).get(item.key, [])
+    snapshot = [
+        (hint["outcome"], hint["kind"])
+        for row_ in _hints(found_with(claim, Passage(0, len(evidence), evidence, 90, None)))
+        for hint in row_["hints"]
+    ]
+    assert viewer == check_page == snapshot == outcomes
+    assert flagged == any(outcome == "differs" for outcome, _ in outcomes)

@@ -55,6 +55,11 @@ Label = Literal["differs", "not_stated", "agree"]
 ATTENTION: frozenset[str] = frozenset({"differs", "negation_differs"})
 KINDS: tuple[Kind, ...] = ("date", "figure", "qualifier", "negation")
 
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
 # --- dates --------------------------------------------------------------------------------------
 
 _ERAS = {"令和": 2018, "平成": 1988, "昭和": 1925, "大正": 1911, "明治": 1867}  # year 1 (元年) is base + 1
@@ -99,7 +104,9 @@ _DATE_PATTERNS = [
     r"(?P<jwd>[月火水木金土日])曜日?|(?<=[（(])(?P<jwd2>[月火水木金土日])(?=[)）])",
 ]
 _DATE = re.compile("|".join(f"(?:{pattern})" for pattern in _DATE_PATTERNS), re.I)
-_WEEKDAY_NAMES = re.compile(r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day)?|Wednesday|Saturday|Thursday|Tuesday")
+_WEEKDAY_NAMES = re.compile(
+    r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day)?|Wednesday|Saturday|Thursday|Tuesday"
+)
 
 # --- figures ------------------------------------------------------------------------------------
 
@@ -112,13 +119,13 @@ _FIGURE = re.compile(
     r"(?<![A-Za-z0-9_.:])(?<![A-Za-z]-)(?:"
     r"(?P<version>\d+(?:\.\d+){2,})(?!\d|\.\d)"
     r"|(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::\d{2})?(?!\d)(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?"
-    rf"|(?P<composite>{_DIGITS}\s*(?:兆|億|万)(?:\s*\d+\s*(?:億|万))*(?:\s*\d+(?![\d.,]))?)"
+    rf"|(?P<composite>{_DIGITS}\s*(?:兆|億|万)(?:\s*\d+\s*(?:億|万|千))*(?:\s*\d+(?![\d.,千]))?)"
     rf"|(?P<sign>[-+])?(?P<number>{_DIGITS})"
     r")",
     re.I,
 )
 _SCALE = re.compile(r"\s*(百万|千万|万|億|兆|千|割)|\s*(thousand|million|billion|trillion|bn)\b", re.I)
-_COMPOSITE_PART = re.compile(r"(\d[\d,.]*)\s*(兆|億|万)?")
+_COMPOSITE_PART = re.compile(r"(\d[\d,.]*)\s*(兆|億|万|千)?")
 _CODE = re.compile(r"(?<![\d-])\d+(?:-\d+){2,}(?![\d-])")  # 1-1-2, 03-1234-5678: a number to dial, not figures
 _NUMBER_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -142,13 +149,13 @@ _UNIT_WORDS = {
     "¥": "円", "￥": "円", "euro": "€", "ユーロ": "€", "pound": "£", "people": "person", "persons": "person",
 }  # fmt: skip
 # Words after an English figure that are no unit ("10 to 15 mph": 10's unit is unknown, not "to").
-_NOT_UNITS = frozenset(
-    "to and or of in on at the a an with from for per by as than is are was were be been has have had "
-    "that this which who it its into over under up down more less fewer higher lower year-on-year times "
-    "percentage points point".split()
+_NOT_UNITS = _word_set(
+    "to and or of in on at the a an with from for per by as than is are was were be been has have "
+    "had that this which who it its into over under up down more less fewer higher lower "
+    "year-on-year times percentage points point"
 )
 # Japanese counters whose figures are whole: 18歳未満 is 17歳以下.
-_WHOLE_UNITS = frozenset("歳 人 件 校 個 台 回 世帯 社 店 票 チーム か国 人目 person vote seat team country".split())
+_WHOLE_UNITS = _word_set("歳 人 件 校 個 台 回 世 社 店 票 チーム か国 人目 person vote seat team country")
 # Years standing alone (2026 writeups) are dates; a number with a unit (2000 people) is a figure.
 _YEAR = re.compile(r"(?:1[89]|20)\d\d")
 
@@ -235,12 +242,12 @@ _CLAUSE_END = re.compile(r"[。！？!?\n、，,;:：「」『』（）()]|[.](?
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _JA_RUN = re.compile(r"[一-龯々ァ-ヶー]{2,}|[一-龯々][ぁ-ん]{0,1}(?=[一-龯々ァ-ヶー])")
 _JA_RUN_ONLY = re.compile(r"[一-龯々ァ-ヶー]{2,}")
-_EN_STOP = frozenset(
-    "a an the be is are was were been being am do does did have has had having will would shall should can could "
-    "may might must it its this that these those there here they them their he she his her we us our you your i me "
-    "my to of in on at by for with from as into onto about also yet even still really very any all some much many "
-    "so too just only ever get got getting one and or but if then than such no not never none neither nor "
-    "without cannot nothing".split()
+_EN_STOP = _word_set(
+    "a an the be is are was were been being am do does did have has had having will would shall "
+    "should can could may might must it its this that these those there here they them their he she "
+    "his her we us our you your i me my to of in on at by for with from as into onto about also yet "
+    "even still really very any all some much many so too just only ever get got getting one and or "
+    "but if then than such no not never none neither nor without cannot nothing"
 )
 # How many content words after an English negation make what it negates ("aren't expecting a rate
 # cut": expecting, rate, cut), and how many nouns before a Japanese one (値上げは行わない: 値上, 行).
@@ -371,10 +378,10 @@ def read(text: str) -> Reading:
     for finding in found:
         if finding.kind in ("date", "figure") and sentences:
             values[min(bisect_right(ends, finding.start), len(sentences) - 1)].add(f"#{finding.value}")
-    about = tuple(frozenset(_context_words(plain[start:end]) | more) for (start, end), more in zip(sentences, values, strict=True))
-    return Reading(
-        text, found, _asserted_words(plain, negations), tuple(_scopes(plain, negations)), tuple(ends), about
+    about = tuple(
+        frozenset(_context_words(plain[start:end]) | more) for (start, end), more in zip(sentences, values, strict=True)
     )
+    return Reading(text, found, _asserted_words(plain, negations), tuple(_scopes(plain, negations)), tuple(ends), about)
 
 
 def compare_readings(claim: Reading, passage: Reading) -> Comparison:
@@ -509,7 +516,9 @@ def _date_hints(claim: Sequence[Finding], passage: Sequence[Finding]) -> Iterabl
         by_value.setdefault(finding.value, []).append(finding)
     passage_values = list(by_value)[:_MAX_DISTINCT]
     claim_values = list({f.value: None for f in in_claim})[:_MAX_DISTINCT]
-    unmatched = [v for v in passage_values if v not in claim_values and not any(_dates_agree(v, c) for c in claim_values)]
+    unmatched = [
+        v for v in passage_values if v not in claim_values and not any(_dates_agree(v, c) for c in claim_values)
+    ]
     for finding in in_claim:
         if finding.value in by_value or any(_dates_agree(finding.value, v) for v in passage_values):
             continue
@@ -695,7 +704,9 @@ def _widened(finding: Finding) -> Decimal:
 
 
 def _units_meet(one: str, other: str) -> bool:
-    return one == other or (not one and other not in ("time", "version")) or (not other and one not in ("time", "version"))
+    return (
+        one == other or (not one and other not in ("time", "version")) or (not other and one not in ("time", "version"))
+    )
 
 
 def _relation(claim: Finding, passage: Finding) -> Literal["agree", "bound_differs", ""]:
@@ -746,14 +757,16 @@ def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
     scanned = max(_MAX_PAIRS // len(in_claim), 1)  # a hostile claim of thousands of figures costs in proportion
     for finding in in_claim:
         exact = next((p for p in by_value.get(finding.value, []) if _relation(finding, p) == "agree"), None)
-        found = [("agree", exact)] if exact else [
-            (relation, p) for p in distinct[:scanned] if (relation := _relation(finding, p))
-        ]
+        found: list[tuple[str, Finding]] = [("agree", exact)] if exact else []
+        if exact is None:
+            found = [(relation, p) for p in distinct[:scanned] if (relation := _relation(finding, p))]
         relations[finding.start] = found
         agreed.update(p.value for relation, p in found if relation == "agree")
     unmatched = [p for p in distinct if p.value not in agreed]
     years = {f.value.removeprefix("FY")[:4] for f in passage if f.kind == "date" and not f.value.startswith(("-", "W"))}
-    years_of_claim = {f.value.removeprefix("FY")[:4] for f in claim if f.kind == "date" and not f.value.startswith(("-", "W"))}
+    years_of_claim = {
+        f.value.removeprefix("FY")[:4] for f in claim if f.kind == "date" and not f.value.startswith(("-", "W"))
+    }
     for finding in in_claim:
         found = relations[finding.start]
         if any(relation == "agree" for relation, _ in found):
@@ -761,7 +774,9 @@ def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
         if _year_like(finding):  # "2026 writeups": a year, held against the passage's years
             if finding.value in years:
                 continue
-            other_years = [f for f in passage if f.kind == "date" and f.value[:4] not in years_of_claim | {finding.value}]
+            other_years = [
+                f for f in passage if f.kind == "date" and f.value[:4] not in years_of_claim | {finding.value}
+            ]
             other_years = [f for f in other_years if f.value[:4].isdigit()]
             if other_years:
                 yield Hint("differs", "date", (finding,), tuple(other_years))
@@ -918,7 +933,10 @@ def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tup
             words = [_stem(w) for w in _EN_WORD.findall(after) if w.lower() not in _EN_STOP]
             yield negation, tuple(words[:_EN_SCOPE]), True
             continue
-        clause_start = max((m.end() for m in _CLAUSE_END.finditer(plain, max(negation.start - 80, 0), negation.start)), default=max(negation.start - 80, 0))
+        clause_start = max(
+            (m.end() for m in _CLAUSE_END.finditer(plain, max(negation.start - 80, 0), negation.start)),
+            default=max(negation.start - 80, 0),
+        )
         runs = _JA_RUN_ONLY.findall(plain[clause_start : negation.start])
         if negation.text[:1] in "不未非" and len(negation.text) > 1:
             stem = negation.text[1:]
@@ -938,7 +956,9 @@ def _negation_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
             met = all(w in other.asserted for w in words) if english else any(w in other.asserted for w in words)
             if met:
                 marked = (negation,)
-                hints.append(Hint("negation_differs", "negation", marked if claim_side else (), () if claim_side else marked))
+                hints.append(
+                    Hint("negation_differs", "negation", marked if claim_side else (), () if claim_side else marked)
+                )
     if not hints:
         return []
     claim_marks = tuple(f for hint in hints for f in hint.claim)
