@@ -40,9 +40,6 @@ from citeview.snapshots.services import (
     snapshot_upload,
 )
 
-# The hints beside the panel's questions: (what the comparison calls them, how the panel heads them).
-_HINT_GROUPS = ("time", "figures", "conditions")
-
 
 def item_source_url(dump: Dump, item: CheckItem) -> str | None:
     """The http(s) URL of the item's source, the one its snapshots belong to; None for an item with no
@@ -112,17 +109,18 @@ def passage_view(statement: str, kept: SnapshotPassage, url: str) -> dict[str, A
 
 
 def _hints(found: PassageFound) -> list[dict[str, Any]]:
+    """The comparison's findings, one row each (as the viewer's chips and the check page's flags say
+    them: ``compare``): what differs, what the passage does not state, a negation that differs."""
     if found.comparison is None:
         return []
-    hints = found.comparison.hints()
-    labels = {"time": _("Time: dates"), "figures": _("Figures"), "conditions": _("Conditions: qualifiers, negations")}
-    rows = []
-    for name in _HINT_GROUPS:
-        claim = [f.text for f in hints[name]["claim"]]
-        passage = [f.text for f in hints[name]["passage"]]
-        if claim or passage:
-            rows.append({"label": labels[name], "claim": claim, "passage": passage})
-    return rows
+    return [
+        {
+            "hints": [{"outcome": hint.outcome, "kind": hint.kind}],
+            "claim": [f.text for f in hint.claim],
+            "passage": [f.text for f in hint.passage],
+        }
+        for hint in found.comparison.hints
+    ]
 
 
 def _fetch_view(fetch: SnapshotFetch | None, snapshot: Snapshot | None) -> dict[str, Any] | None:

@@ -20,9 +20,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from citeview.accounts import roles
 from citeview.core.phrases import phrase_text
 from citeview.core.rendering.answer import citation_anchor, response_prefix, source_entries
+from citeview.core.rendering.evidence import hint_words
 from citeview.core.rendering.plain import plain_text
 from citeview.core.review.final import disagrees
-from citeview.core.review.items import CUT_OFF, CheckItem, item_flags
+from citeview.core.review.items import CUT_OFF, CheckItem, item_comparison, item_flags
 from citeview.dumps.http_status import form_error_status
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import rendered_answers
@@ -166,6 +167,7 @@ def _check_page(
         "item": item,
         "statement_text": plain_text(item.statement.text),
         "flags": flags.get(item.key, []),
+        "item_hints": hint_words(comparison) if (comparison := item_comparison(dump.result["responses"], item)) else [],
         "position": position + 1,
         "item_count": len(items),
         "previous_url": _item_url(dump, items[position - 1], show) if position > 0 else None,

@@ -192,9 +192,11 @@ def test_a_long_text_the_dump_holds_is_shown_at_the_passage_that_matches_the_cla
     assert "第0条" not in passage["quote_html"]
     unrelated = _marker_response("高額療養費の自己負担限度額は月額9万円です[1]。", filler * 2, "document_text")
     (row,) = evidence_rows(unrelated, {"1": "1"})
-    # No passage matches: the text's beginning is shown, and only the claim's side is marked.
+    # No passage matches: the text's beginning is shown, about something else. It does not state the
+    # claim's figure, which is said quietly and marked on neither side.
     assert row["passages"][0]["found"] is False and "<mark" not in row["passages"][0]["quote_html"]
-    assert '<mark class="cv-number-diff">9万</mark>' in row["claim_html"]
+    assert "<mark" not in row["claim_html"] and row["differences"] == []
+    assert row["passages"][0]["hints"] == [{"outcome": "not_stated", "kind": "figure"}]
 
 
 def test_a_quote_is_labelled_checked_only_when_it_was_checked_against_a_document():

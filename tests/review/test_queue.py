@@ -274,13 +274,16 @@ def test_the_filter_stays_while_saving_and_moving_on(client, editor):
     assert response["Location"] == item_url(dump, "r0-c0-2", show="attention")
 
 
-def test_a_claim_whose_numbers_its_quotes_lack_needs_attention(client, editor):
+def test_a_claim_whose_figure_differs_from_its_quote_needs_attention_and_one_it_does_not_state_does_not(client, editor):
     dump = sample(editor, "06-claude-ja-documents-exchange.json")  # 80% claimed, 62% quoted; dates unquoted
     client.force_login(editor)
-    html = page(client, dump, "r0-c0", show="attention")
-    assert listed_keys(html) == ["r0-c0", "r0-c1", "r0-c2", "r0-c3"]  # as the evidence view flags their rows
-    assert "numbers differ from the quoted text" in html.split('class="cv-card cv-item-list"')[0]
-    assert "numbers differ" not in page(client, dump, "r0-c4").split('class="cv-card cv-item-list"')[0]
+    html = page(client, dump, "r0-c2", show="attention")
+    assert listed_keys(html) == ["r0-c2"]  # as the evidence view marks its passage
+    panel = html.split('class="cv-card cv-item-list"')[0]
+    assert "figure differs" in panel and "figure not stated in the evidence" in panel
+    # The date its quote leaves out is said quietly, and asks for no attention.
+    quiet = page(client, dump, "r0-c0").split('class="cv-card cv-item-list"')[0]
+    assert "date not stated in the evidence" in quiet and "cv-hint-differs" not in quiet
 
 
 def test_the_work_queue_lists_the_dumps_assigned_to_you_that_you_have_not_finished(client, editor, second_editor):

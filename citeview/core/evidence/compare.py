@@ -1,18 +1,37 @@
-"""What a claim and a passage say about time, figures and conditions, side by side, and what differs:
-the hints the check panel shows for subject, time and conditions. It never judges; it points.
+"""What a claim and its evidence say about time, figures and conditions, and the one rule that says
+where they differ: every hint citeview shows (the viewer's side by side, the check page's flags and
+its snapshot panel, the figures and the report) comes from ``compare``. It never judges; it points.
+
+A comparison has three findings, each a ``Hint``:
+
+- **differs**: both sides state a date, a figure or a qualifier of one kind, and the claim's value is
+  not the evidence's (33 against 31; 2025 against 令和6年; 18歳以下 against 18歳未満);
+- **not stated**: the claim states a date, figure or qualifier and the evidence states none it could
+  be held against (a snippet with no date says nothing of the claim's date): information, not a
+  warning;
+- **negation differs**: one side negates the very thing the other asserts ("did not attend the
+  ceremony" against "attended the ceremony"), not merely a negative word somewhere.
+
+What is read:
 
 - **Dates**: ``2024年4月1日``, ``2024/4/1``, ``April 1, 2024`` and ``1 April 2024`` are one date;
-  Japanese era years are read as years (``令和6年`` = 2024, ``平成31年`` = ``令和元年`` = 2019, 昭和, 大正,
-  明治); ``2024年度`` and ``FY2024`` are fiscal years; a bare year is a date after a word that says
-  so (``in 2024``, ``since 2019``). A date missing a part (``April 2024``) agrees with one that has it.
-- **Figures**: numbers as ``numbers.number_values`` reads them, full-width or not, with their scale
-  (``1,410万`` = ``14.1 million`` = 14100000); digits inside a date are the date's.
-- **Qualifiers**: ``以上``, ``以下``, ``未満``, ``約``, ``最大``, at least, up to, about, only, …, read
-  as one meaning in either language (``以上`` = at least), bound to a figure where the word has other
-  senses (``以上です``, ``about Tokyo``).
-- **Negations**: ない, ではない, ません, ず, 無い, the 不-/未-/非- words that negate (a list: 不要, 未定,
-  非公開, …, not 未来 or 非常に), not, no, never, without, n't. A claim and a passage differ in negation
-  when one has any and the other none.
+  Japanese era years are read as years (``令和8年`` = 2026, ``平成31年`` = ``令和元年`` = 2019, 昭和, 大正,
+  明治); ``2024年度`` and ``FY2024`` are fiscal years; a bare year is a date after a word that says so
+  (``in 2024``) or standing alone (``2026 writeups``); a month after one (``since November``); a
+  weekday (``Tuesday``, ``Tue``, ``日曜``, ``（月）``). A date missing a part agrees with one that has it.
+- **Figures**: numbers with their scale (``1,410万`` = ``14.1 million``; ``1兆2000億`` = ``1.2兆``;
+  ``3割`` = 30%), their unit (%, °F, 人, 円, $, the word after an English number), English number words
+  (``three goals``), times (``7:12 AM``) and versions (``3.11.2``). A rounded figure agrees with the
+  precise one it rounds (``約5万人`` = ``5万1200人``, ``75.2兆`` = ``75兆2320億``); ``142 to 10`` and
+  ``142-12`` differ. Figures of two different units are never held against each other.
+- **Qualifiers**: ``以上``, ``未満``, ``約``, ``最大``, ``一律``, at least, up to, about, …, read as the bound they
+  put on their figure: ``18歳未満`` = ``17歳以下``, ``36.2度`` meets ``35度以上``, ``no less than $40
+  million`` is met by $40 million.
+- **Negations**: ない, ません, ず, 無い, the 不-/未-/非- words that negate (a list), not, no, never, n't,
+  without, … but not the forms that contain a negative and negate nothing (だけでなく, のみならず, 欠かせない,
+  間違いない, なければならない, なくてはならない, に限らず, 少なくない, not only, no less than, no doubt, …).
+  A negation differs only when what it negates (the words after an English one, the nearest nouns
+  before a Japanese one) is asserted, un-negated, on the other side.
 
 The texts are read as they are (no Markdown, no HTML); every finding has its span in the text given.
 """
@@ -20,22 +39,38 @@ The texts are read as they are (no Markdown, no HTML); every finding has its spa
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Iterable
-from dataclasses import dataclass
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from html import escape
 from typing import Any, Literal
 
-from citeview.core.numbers import NUMBER, folded, number_value
+from citeview.core.numbers import folded, number_value
 
 Kind = Literal["date", "figure", "qualifier", "negation"]
+Outcome = Literal["differs", "not_stated", "negation_differs"]
+Label = Literal["differs", "not_stated", "agree"]
+# The outcomes that need an editor's attention; "not stated" is information.
+ATTENTION: frozenset[str] = frozenset({"differs", "negation_differs"})
+KINDS: tuple[Kind, ...] = ("date", "figure", "qualifier", "negation")
+
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# --- dates --------------------------------------------------------------------------------------
 
 _ERAS = {"令和": 2018, "平成": 1988, "昭和": 1925, "大正": 1911, "明治": 1867}  # year 1 (元年) is base + 1
 _MONTH_NAMES = "january jan|february feb|march mar|april apr|may|june jun|july jul|august aug|september sep sept|october oct|november nov|december dec"
 _MONTHS = {name: number for number, names in enumerate(_MONTH_NAMES.split("|"), start=1) for name in names.split()}
 _MONTH = r"(?<![A-Za-z])(?P<{}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_FULL_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_WEEKDAYS = {"mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6, "sun": 7}
+_JA_WEEKDAYS = {"月": 1, "火": 2, "水": 3, "木": 4, "金": 5, "土": 6, "日": 7}
 _ORDINAL = r"(?:st|nd|rd|th)?"
+_AFTER_WORD = r"(?:in|since|by|from|until|till|through|before|after|during|as\s+of|of|year|early|mid|late|end\s+of)"
 _DATE_PATTERNS = [
     # 令和6年4月1日, 令和元年度
     r"(?P<era>令和|平成|昭和|大正|明治)\s*(?P<era_year>元|\d{1,2})\s*年(?P<fiscal>度)?"
@@ -46,7 +81,7 @@ _DATE_PATTERNS = [
     r"(?<![\d.])(?P<m3>\d{1,2})\s*月(?:\s*(?P<d3>\d{1,2})\s*日)?",
     # 2024/4/1, 2024-04-01, 2024.4.1
     r"(?<![\d.])(?P<y4>\d{4})(?P<sep>[/.-])(?P<m4>\d{1,2})(?P=sep)(?P<d4>\d{1,2})(?![\d])",
-    # April 1, 2024; April 1 2024; April 2024; April 1
+    # April 1, 2024; April 1 2024; April 2024; April 1; Oct. 7 2024; May 12 2025
     _MONTH.format("mn5") + r"\s+(?:(?P<d5>\d{1,2})" + _ORDINAL + r"(?!\d)(?:,?\s+(?P<y5>\d{4}))?|(?P<y5b>\d{4}))(?!\d)",
     # 1 April 2024; 1st of April, 2024; 1 April
     r"(?<![\d.])(?P<d6>\d{1,2})"
@@ -57,34 +92,100 @@ _DATE_PATTERNS = [
     # FY2024, FY 2024, fiscal 2024, fiscal year 2024
     r"(?<![A-Za-z])(?:FY|fiscal(?:\s+year)?)\s*(?P<y7>\d{4})(?!\d)",
     # in 2024, since 2019: a bare year after a word that makes it one
-    r"(?<![A-Za-z])(?:in|since|by|from|until|till|through|before|after|during|as\s+of|year|early|mid|late|end\s+of)"
-    r"\s+(?P<y8>(?:1[89]|2[01])\d\d)(?![\d%]|[.,]\d)",
+    rf"(?<![A-Za-z]){_AFTER_WORD}\s+(?P<y8>(?:1[89]|2[01])\d\d)(?![\d%]|[.,]\d)",
+    # since November, in October: a month name on its own after such a word, capitalised
+    rf"(?<![A-Za-z]){_AFTER_WORD}\s+(?-i:(?P<mn9>{_FULL_MONTHS}))(?![A-Za-z])(?!\.?\s*\d)",
+    # the June meeting: a month's full name, capitalised, anywhere (May is a verb as often)
+    r"(?<![A-Za-z])(?-i:(?P<mn10>January|February|March|April|June|July|August|September|October|November|December))"
+    r"(?![A-Za-z])(?!\.?\s*\d)",
+    # Tuesday, Tue: a weekday, capitalised
+    r"(?<![A-Za-z])(?-i:(?P<wd>Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday|s|r|rs)?)(?![A-Za-z])",
+    # 日曜日, 月曜, and （月） after a date
+    r"(?P<jwd>[月火水木金土日])曜日?|(?<=[（(])(?P<jwd2>[月火水木金土日])(?=[)）])",
 ]
 _DATE = re.compile("|".join(f"(?:{pattern})" for pattern in _DATE_PATTERNS), re.I)
+_WEEKDAY_NAMES = re.compile(
+    r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun)(?:day)?|Wednesday|Saturday|Thursday|Tuesday"
+)
 
-_SCALES = {"万": 10**4, "億": 10**8, "兆": 10**12, "千": 10**3, "百万": 10**6, "千万": 10**7}
-_SCALES.update({"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12})
-_SCALE = re.compile(r"\s*(百万|千万|万|億|兆|千)|\s+(thousand|million|billion|trillion)\b", re.I)
+# --- figures ------------------------------------------------------------------------------------
 
-# One meaning for the words of either language.
+_SCALES = {"万": 10**4, "億": 10**8, "兆": 10**12, "千": 10**3, "百万": 10**6, "千万": 10**7, "割": 10}
+_SCALES.update({"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "bn": 10**9})
+_DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?|\.\d+)"
+# One figure as written: a version (3.11.2), a time (7:12 AM, 15:30), a Japanese figure of several
+# scales (1兆2000億, 68万6061), or a number with at most one scale (1.2兆, 14.1 million, 3割).
+_FIGURE = re.compile(
+    r"(?<![A-Za-z0-9_.:])(?<![A-Za-z]-)(?:"
+    r"(?P<version>\d+(?:\.\d+){2,})(?!\d|\.\d)"
+    r"|(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::\d{2})?(?!\d)(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?"
+    rf"|(?P<composite>{_DIGITS}\s*(?:兆|億|万)(?:\s*\d+\s*(?:億|万|千))*(?:\s*\d+(?![\d.,千]))?)"
+    rf"|(?P<sign>[-+])?(?P<number>{_DIGITS})"
+    r")",
+    re.I,
+)
+_SCALE = re.compile(r"\s*(百万|千万|万|億|兆|千|割)|\s*(thousand|million|billion|trillion|bn)\b", re.I)
+_COMPOSITE_PART = re.compile(r"(\d[\d,.]*)\s*(兆|億|万|千)?")
+_CODE = re.compile(r"(?<![\d-])\d+(?:-\d+){2,}(?![\d-])")  # 1-1-2, 03-1234-5678: a number to dial, not figures
+_NUMBER_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
+}  # fmt: skip
+_NUMBER_WORD = re.compile(r"(?<![A-Za-z-])(?:" + "|".join(_NUMBER_WORDS) + r")(?![A-Za-z-])", re.I)
+# The unit after a figure: a sign, a Japanese counter, or (English) the next word.
+_UNIT_AFTER = re.compile(
+    r"\s?(?P<sign>%|％|percent\b|per\s+cent\b|pct\b|°\s?[FC]\b|℃|℉|[FC]\b(?![.'’]\w))"
+    r"|(?P<ja>(?:か|カ|ヶ|ケ|ヵ|箇)?[一-龯々ァ-ヶー]{1,3})"
+    r"|\s(?P<word>[A-Za-z]{2,})",
+)
+_UNIT_BEFORE = re.compile(r"(?P<currency>US\$|\$|€|£|¥|￥)\s?$")
+_UNIT_WORDS = {
+    "%": "%", "％": "%", "percent": "%", "per cent": "%", "pct": "%", "割": "%",
+    "℃": "°c", "℉": "°f", "°c": "°c", "°f": "°f", "° c": "°c", "° f": "°f", "c": "°c", "f": "°f", "度": "°c",
+    "名": "人", "ヶ月": "か月", "カ月": "か月", "ケ月": "か月", "ヵ月": "か月", "箇月": "か月",
+    "ヶ国": "か国", "カ国": "か国", "ヵ国": "か国", "dollar": "$", "us$": "$", "ドル": "$", "yen": "円",
+    "¥": "円", "￥": "円", "euro": "€", "ユーロ": "€", "pound": "£", "people": "person", "persons": "person",
+}  # fmt: skip
+# Words after an English figure that are no unit ("10 to 15 mph": 10's unit is unknown, not "to").
+_NOT_UNITS = _word_set(
+    "to and or of in on at the a an with from for per by as than is are was were be been has have "
+    "had that this which who it its into over under up down more less fewer higher lower "
+    "year-on-year times percentage points point"
+)
+# Japanese counters whose figures are whole: 18歳未満 is 17歳以下.
+_WHOLE_UNITS = _word_set("歳 人 件 校 個 台 回 世 社 店 票 チーム か国 人目 person vote seat team country")
+# Years standing alone (2026 writeups) are dates; a number with a unit (2000 people) is a figure.
+_YEAR = re.compile(r"(?:1[89]|20)\d\d")
+
+# --- qualifiers ---------------------------------------------------------------------------------
+
+# One bound for the words of either language: what the figure beside them may be.
 _QUALIFIER_WORDS = {
-    "at_least": ("以上", "少なくとも", "最低", "at least", "no less than", "not less than", "no fewer than",
-                 "not fewer than", "a minimum of", "minimum of", "or more", "and over", "and above", "or older"),
-    "more_than": ("超え", "超", "を超える", "more than", "over", "above", "exceeding", "in excess of", "greater than"),
-    "at_most": ("以下", "以内", "最大", "最高", "上限", "at most", "up to", "no more than", "not more than",
-                "a maximum of", "maximum of", "or less", "or fewer", "and under", "or younger"),
-    "less_than": ("未満", "less than", "fewer than", "under", "below"),
+    "at_least": ("以上", "少なくとも", "少なくても", "最低でも", "最低", "at least", "no less than", "not less than",
+                 "no fewer than", "not fewer than", "a minimum of", "minimum of", "or more", "and over",
+                 "and above", "or older"),
+    "more_than": ("超え", "超", "を超える", "を超えた", "を上回る", "を上回った", "を上回り", "more than", "over",
+                  "above", "exceeding", "in excess of", "greater than"),
+    "at_most": ("以下", "以内", "最大", "最高", "上限", "長くても", "多くても", "at most", "up to", "no more than",
+                "not more than", "a maximum of", "maximum of", "or less", "or fewer", "and under", "or younger"),
+    "less_than": ("未満", "に届かず", "に届かなかった", "に満たない", "に満たず", "を下回る", "を下回った",
+                  "less than", "fewer than", "under", "below"),
     "about": ("約", "およそ", "おおよそ", "程度", "前後", "ほぼ", "概ね", "おおむね", "about", "around",
-              "approximately", "roughly", "nearly", "almost", "an estimated", "circa"),
-    "only": ("のみ", "だけ", "only"),
+              "approximately", "roughly", "nearly", "almost", "an estimated", "circa", "some"),
+    "exactly": ("一律", "ちょうど", "exactly", "precisely"),
 }  # fmt: skip
 _QUALIFIER_OF = {word: kind for kind, words in _QUALIFIER_WORDS.items() for word in words}
+_BOUNDS = frozenset({"at_least", "more_than", "at_most", "less_than", "exactly"})
 # Words with other senses count only beside a figure: before it (約1,000, up to 5) or after it (65歳以上).
-_BEFORE_FIGURE = {"少なくとも", "最低", "最大", "最高", "約", "およそ", "おおよそ", "ほぼ", "概ね", "おおむね", "超"}
-_BEFORE_FIGURE |= {w for w in _QUALIFIER_OF if w.isascii() and not w.startswith(("or ", "and "))} - {"only"}
-_AFTER_FIGURE = {"以上", "以下", "以内", "未満", "超え", "超", "を超える", "程度", "前後", "上限"}
+_BEFORE_FIGURE = {"少なくとも", "少なくても", "最低でも", "最低", "最大", "最高", "約", "およそ", "おおよそ", "ほぼ",
+                  "概ね", "おおむね", "超", "一律", "ちょうど", "長くても", "多くても", "上限"}  # fmt: skip
+_BEFORE_FIGURE |= {w for w in _QUALIFIER_OF if w.isascii() and not w.startswith(("or ", "and "))}
+_AFTER_FIGURE = {"以上", "以下", "以内", "未満", "超え", "超", "を超える", "を超えた", "程度", "前後", "上限",
+                 "を上回る", "を上回った", "を上回り", "を下回る", "を下回った", "に届かず", "に届かなかった",
+                 "に満たない", "に満たず"}  # fmt: skip
 _AFTER_FIGURE |= {w for w in _QUALIFIER_OF if w.startswith(("or ", "and "))}
-_UNBOUND = {"のみ", "だけ", "only"}
 
 
 def _words(words: Iterable[str]) -> str:
@@ -92,17 +193,19 @@ def _words(words: Iterable[str]) -> str:
 
 
 _QUALIFIER = re.compile(
-    rf"(?P<before>{_words(_BEFORE_FIGURE)})(?=\s*[$€£¥]?\s*\d)"
-    rf"|(?<=\d)[^\d\n。.!?！？、，,;；]{{0,4}}?(?P<after>{_words(_AFTER_FIGURE)})"
-    rf"|(?<!not\s)(?P<unbound>{_words(_UNBOUND)})",
+    rf"(?P<before>{_words(_BEFORE_FIGURE)})(?=\s*(?:US\$|[$€£¥￥])?\s*\d)"
+    rf"|(?<=[\d万億兆割])[^\d\n。.!?！？、，,;；]{{0,4}}?(?P<after>{_words(_AFTER_FIGURE)})",
     re.I,
 )
 _ASCII_WORD_EDGE = re.compile(r"[A-Za-z]")
+_BEFORE_DIGITS = re.compile(r"\s*(?:US\$|[$€£¥￥])?\s*")
+
+# --- negations ----------------------------------------------------------------------------------
 
 # Negating 不-/未-/非- words: a list, since 未来 (future), 未満 (under), 非常に (very), 不動産 (real
-# estate) and 不可欠 (indispensable) negate nothing.
+# estate), 不足 (a shortage), 不正 (fraud) and 不可欠 (indispensable) negate nothing.
 _NEGATING_STEMS = {
-    "不": "要 可能 可(?!欠) 明 十分 正確 適切 適用 採用 支持 承認 許可 参加 使用 在 一致 合格 成立 正 同意 実施 開示 公表 対応 確か 確実 透明 足 備 通 払い",
+    "不": "要 可能 可(?!欠) 明 十分 正確 適切 適用 採用 支持 承認 許可 参加 使用 在 一致 合格 成立 同意 実施 開示 公表 対応 確か 確実 透明 備 通 払い",
     "未": "定 確認 確定 実施 公表 公開 発表 承認 対応 完成 完了 整備 導入 定義 加入 納 払い 解決 回答 提出 達 到達 使用 開始 達成 検証 報告 登録",
     "非": "公開 公表 対応 課税 営利 表示 推奨 該当 開示 正規 公式 対象",
 }  # fmt: skip
@@ -113,13 +216,42 @@ _NEGATION = re.compile(
     r"(?:では|じゃ)(?:ない|なかった|なく|ありません)"
     r"|ません(?:でした)?"
     r"|(?<![少危幼汚切拙儚])(?<!違い)(?<!すく)な(?:い(?!し)|かった|く|ければ)"
-    r"|せず|(?<=[ぁ-ん])ずに|無い|無く|無し"
+    r"|せず|(?<=[ぁ-ん])ずに|(?<=[か-ごさ-ぞた-どな-のま-もら-ろわ])ず(?=[、。，]|$)|無い|無く|無し"
     rf"|{_PREFIXED}"
-    r"|(?<![A-Za-z])(?:not(?!\s+(?:only|just|merely|more|less|fewer)\b)|never|none|neither|nor|without|cannot)(?![A-Za-z])"
-    r"|(?<![A-Za-z])no(?![A-Za-z])(?!\.?\s*\d)(?!\s+(?:more|less|fewer)\s+than\b)"
+    r"|(?<![A-Za-z])(?:not|never|none|neither|nor|without|cannot|nothing)(?![A-Za-z])"
+    r"|(?<![A-Za-z])no(?![A-Za-z])(?!\.?\s*\d)"
     r"|n['’]t(?![A-Za-z])",
     re.I,
 )
+# Forms with a negative in them that negate nothing: "not only A but B" asserts A; なければならない is
+# "must"; 欠かせない, "indispensable". A negation inside one of these is no negation.
+_NOT_NEGATING = re.compile(
+    r"(?:だけ|のみ|ばかり)(?:で|じゃ)(?:は)?なく|のみならず|欠か(?:せない|せず|せません|すことのできない|すことができない)"
+    r"|(?:間)?違いない|違いありません|なければ(?:ならな|ならず|なりません|いけな|いけません)|なくては(?:ならな|ならず|なりません|いけな)"
+    r"|ねばならな|ざるを(?:得|え)(?:ない|ません|ず)|かもしれ(?:ない|ません)|に限らず|少なく(?:ない|ありません)"
+    r"|過言では(?:ない|ありません)|(?:ほか|他)なら(?:ない|ず)|に(?:すぎ|過ぎ)(?:ない|ません)|(?:しか|ほか|他)(?:ない|ありません)"
+    r"|(?:の|ん)?(?:では|じゃ)ない(?:か|でしょうか|だろうか)|ないでしょうか|限りない|絶えない|仕方(?:が)?ない|しかたがない"
+    r"|やむを得(?:ない|ず)|余儀なく|問題(?:は)?(?:ない|ありません)"
+    r"|(?<![A-Za-z])(?:not\s+(?:only|just|merely|simply|least|to\s+mention|uncommon|unlike|unusual|less\s+than|fewer\s+than|more\s+than)"
+    r"|no\s+(?:less|fewer|more)\s+than|no\s+doubt|no\s+wonder|no\s+matter|no\s+sooner|none\s+other|nothing\s+but"
+    r"|never\s+mind|second\s+to\s+none|can(?:not|['’]t)\s+help)(?![A-Za-z])",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"[。！？!?\n]|[.;](?=\s|$)")
+_CLAUSE_END = re.compile(r"[。！？!?\n、，,;:：「」『』（）()]|[.](?=\s|$)")
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_JA_RUN = re.compile(r"[一-龯々ァ-ヶー]{2,}|[一-龯々][ぁ-ん]{0,1}(?=[一-龯々ァ-ヶー])")
+_JA_RUN_ONLY = re.compile(r"[一-龯々ァ-ヶー]{2,}")
+_EN_STOP = _word_set(
+    "a an the be is are was were been being am do does did have has had having will would shall "
+    "should can could may might must it its this that these those there here they them their he she "
+    "his her we us our you your i me my to of in on at by for with from as into onto about also yet "
+    "even still really very any all some much many so too just only ever get got getting one and or "
+    "but if then than such no not never none neither nor without cannot nothing"
+)
+# How many content words after an English negation make what it negates ("aren't expecting a rate
+# cut": expecting, rate, cut), and how many nouns before a Japanese one (値上げは行わない: 値上, 行).
+_EN_SCOPE, _JA_SCOPE = 3, 2
 
 
 @dataclass(frozen=True)
@@ -128,85 +260,159 @@ class Finding:
     text: str  # as written
     start: int  # code points into the text it was found in, end exclusive
     end: int
-    value: str  # what is compared: 2024-04-01, 2024-04, 2024, --04-01, FY2024; 14100000; at_least; not
+    value: str  # what is compared: 2024-04-01, 2024-04, 2024, --04-01, FY2024, W2; 14100000; at_least; not
+    unit: str = ""  # figures: %, °f, 人, $, goal, time, version; "" when unknown
+    bound: str = ""  # figures: the qualifier bound to it (at_least, about, …); qualifiers: the figure's start
+    precision: str = ""  # figures: the step of its last written digit (5万: 10000; 41.3: 0.1)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "text": self.text, "start": self.start, "end": self.end, "value": self.value}
 
 
 @dataclass(frozen=True)
+class Hint:
+    """One finding of a comparison: what of ``kind`` differs, is not stated, or is negated on one side,
+    with the claim's findings it is about and the evidence's (none for "not stated")."""
+
+    outcome: Outcome
+    kind: Kind
+    claim: tuple[Finding, ...]
+    passage: tuple[Finding, ...] = ()
+
+    @property
+    def needs_attention(self) -> bool:
+        return self.outcome in ATTENTION
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "kind": self.kind,
+            "claim": [f.to_json() for f in self.claim],
+            "passage": [f.to_json() for f in self.passage],
+        }
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What ``compare`` needs of one text, read once: a text cited many times is read once."""
+
+    text: str
+    findings: tuple[Finding, ...]
+    asserted: frozenset[str]  # the words (stems, Japanese noun runs) of its sentences with no negation
+    scopes: tuple[tuple[Finding, tuple[str, ...], bool], ...]  # each negation, what it negates, English?
+    sentence_ends: tuple[int, ...]  # where each sentence ends
+    sentence_words: tuple[frozenset[str], ...]  # what each is about: its words, and its figures' values
+
+    def context(self, finding: Finding) -> frozenset[str]:
+        """The words of the sentence ``finding`` stands in."""
+        index = bisect_right(self.sentence_ends, finding.start)
+        return self.sentence_words[min(index, len(self.sentence_words) - 1)] if self.sentence_words else frozenset()
+
+
+@dataclass(frozen=True)
 class Comparison:
     claim: tuple[Finding, ...]
     passage: tuple[Finding, ...]
-    claim_only: tuple[Finding, ...]  # what the claim says (a date, figure, qualifier) and the passage does not
-    passage_only: tuple[Finding, ...]  # what the passage says and the claim does not
-    negation_differs: bool  # one of them is negated, the other not
+    hints: tuple[Hint, ...] = field(default=())
 
     @property
     def differs(self) -> bool:
-        """Whether the claim says a date, figure or qualifier the passage does not, or the two differ
-        in negation. What only the passage says (a date the claim leaves out) is context, not a
-        difference; it is marked only beside a claim's finding of the same kind."""
-        return bool(self.claim_only) or self.negation_differs
+        """Whether something needs attention: a value that differs, or a negation that does."""
+        return any(hint.needs_attention for hint in self.hints)
 
     @property
-    def differing_in_passage(self) -> tuple[Finding, ...]:
-        """The passage's findings to mark: those of a kind where the claim says something else, and
-        its negations when the claim has none."""
-        kinds = {finding.kind for finding in self.claim_only}
-        marked = [finding for finding in self.passage_only if finding.kind in kinds]
-        if self.negation_differs:
-            marked += [finding for finding in self.passage if finding.kind == "negation"]
-        return tuple(sorted(marked, key=lambda finding: finding.start))
+    def negation_differs(self) -> bool:
+        return any(hint.outcome == "negation_differs" for hint in self.hints)
+
+    @property
+    def label(self) -> Label:
+        """The pair's one word, as the labelled set says it: differs, not_stated or agree."""
+        if self.differs:
+            return "differs"
+        return "not_stated" if self.hints else "agree"
+
+    def kinds(self, outcome: Outcome) -> list[Kind]:
+        found = {hint.kind for hint in self.hints if hint.outcome == outcome}
+        return [kind for kind in KINDS if kind in found]
+
+    def differs_in(self, kinds: Iterable[str]) -> bool:
+        wanted = set(kinds)
+        return any(hint.needs_attention and hint.kind in wanted for hint in self.hints)
 
     @property
     def differing_in_claim(self) -> tuple[Finding, ...]:
-        negations = [f for f in self.claim if f.kind == "negation"] if self.negation_differs else []
-        return tuple(sorted([*self.claim_only, *negations], key=lambda finding: finding.start))
+        """The claim's findings to mark: those that differ from the evidence."""
+        return _sorted_unique(f for hint in self.hints if hint.needs_attention for f in hint.claim)
 
-    def hints(self) -> dict[str, dict[str, list[Finding]]]:
-        """For the panel's questions: time (dates), figures, and conditions (qualifiers, negations),
-        each as found in the claim and in the passage."""
-        groups = {"time": ("date",), "figures": ("figure",), "conditions": ("qualifier", "negation")}
-        return {
-            name: {
-                "claim": [f for f in self.claim if f.kind in kinds],
-                "passage": [f for f in self.passage if f.kind in kinds],
-            }
-            for name, kinds in groups.items()
-        }
+    @property
+    def differing_in_passage(self) -> tuple[Finding, ...]:
+        return _sorted_unique(f for hint in self.hints if hint.needs_attention for f in hint.passage)
+
+    @property
+    def not_stated_in_claim(self) -> tuple[Finding, ...]:
+        return _sorted_unique(f for hint in self.hints if hint.outcome == "not_stated" for f in hint.claim)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "claim": [f.to_json() for f in self.claim],
             "passage": [f.to_json() for f in self.passage],
-            "claim_only": [f.to_json() for f in self.claim_only],
-            "passage_only": [f.to_json() for f in self.passage_only],
-            "negation_differs": self.negation_differs,
+            "hints": [hint.to_json() for hint in self.hints],
+            "label": self.label,
             "differs": self.differs,
         }
 
 
 def compare(claim: str, passage: str) -> Comparison:
-    return compare_findings(findings(claim), findings(passage))
+    """The one comparison of a claim with its evidence (a quote, a snippet, a passage found)."""
+    claim_read = read(claim)
+    return compare_readings(claim_read, claim_read if passage == claim else read(passage))
 
 
-def compare_findings(found_in_claim: tuple[Finding, ...], found_in_passage: tuple[Finding, ...]) -> Comparison:
-    """``compare`` on findings read already: a text cited many times is read once."""
-    in_claim, in_passage = _Index(found_in_claim), _Index(found_in_passage)
-    claim_only = tuple(f for f in found_in_claim if f.kind != "negation" and not in_passage.matches(f))
-    passage_only = tuple(f for f in found_in_passage if f.kind != "negation" and not in_claim.matches(f))
-    negated = any(f.kind == "negation" for f in found_in_claim), any(f.kind == "negation" for f in found_in_passage)
-    return Comparison(found_in_claim, found_in_passage, claim_only, passage_only, negated[0] != negated[1])
+def read(text: str) -> Reading:
+    found = findings(text)
+    plain = folded(text)
+    negations = [f for f in found if f.kind == "negation"]
+    sentences = list(_sentences(plain))
+    ends = [end for _, end in sentences]
+    values: list[set[str]] = [set() for _ in sentences]
+    for finding in found:
+        if finding.kind in ("date", "figure") and sentences:
+            values[min(bisect_right(ends, finding.start), len(sentences) - 1)].add(f"#{finding.value}")
+    about = tuple(
+        frozenset(_context_words(plain[start:end]) | more) for (start, end), more in zip(sentences, values, strict=True)
+    )
+    return Reading(text, found, _asserted_words(plain, negations), tuple(_scopes(plain, negations)), tuple(ends), about)
+
+
+def compare_readings(claim: Reading, passage: Reading) -> Comparison:
+    hints = [
+        *_date_hints(claim.findings, passage.findings),
+        *_figure_hints(claim, passage),
+        *_negation_hints(claim, passage),
+    ]
+    order = {kind: n for n, kind in enumerate(KINDS)}
+    hints.sort(key=lambda hint: (order[hint.kind], hint.claim[0].start if hint.claim else 0))
+    return Comparison(claim.findings, passage.findings, tuple(hints))
 
 
 def findings(text: str) -> tuple[Finding, ...]:
     """The dates, figures, qualifiers and negations of ``text``, in text order."""
     plain = folded(text)
     dates = list(_dates(text, plain))
-    taken = [(d.start, d.end) for d in dates]
-    found = [*dates, *_figures(text, plain, taken), *_qualifiers(text, plain), *_negations(text, plain)]
+    taken = sorted((d.start, d.end) for d in dates)
+    figures = list(_figures(text, plain, taken))
+    qualifiers = list(_qualifiers(text, plain, {f.start: f for f in figures if f.kind == "figure"}))
+    bound: dict[int, str] = {}
+    for qualifier in qualifiers:  # a bound outweighs "about" (長くても３か月程度: at most)
+        if bound.get(int(qualifier.bound)) not in _BOUNDS:
+            bound[int(qualifier.bound)] = qualifier.value
+    figures = [replace(f, bound=bound[f.start]) if f.start in bound and f.kind == "figure" else f for f in figures]
+    found = [*dates, *figures, *qualifiers, *_negations(text, plain)]
     return tuple(sorted(found, key=lambda finding: (finding.start, finding.end)))
+
+
+def _sorted_unique(found: Iterable[Finding]) -> tuple[Finding, ...]:
+    return tuple(sorted(set(found), key=lambda finding: (finding.start, finding.end)))
 
 
 # --- dates --------------------------------------------------------------------------------------
@@ -222,13 +428,18 @@ def _dates(text: str, plain: str) -> Iterable[Finding]:
 
 def _date_span(match: re.Match[str]) -> tuple[int, int]:
     """The date itself: for "in 2024", the year, not the word before it."""
-    if match.group("y8"):
-        return match.span("y8")
+    for group in ("y8", "mn9"):
+        if match.group(group):
+            return match.span(group)
     return match.span()
 
 
 def _date_value(match: re.Match[str]) -> str | None:
     groups = match.groupdict()
+    if groups["wd"]:
+        return f"W{_WEEKDAYS[groups['wd'][:3].lower()]}"
+    if groups["jwd"] or groups["jwd2"]:
+        return f"W{_JA_WEEKDAYS[groups['jwd'] or groups['jwd2']]}"
     fiscal = bool(groups["fiscal"] or groups["fiscal2"] or groups["y7"])
     if groups["era"]:
         era_year = 1 if groups["era_year"] == "元" else int(groups["era_year"])
@@ -237,7 +448,7 @@ def _date_value(match: re.Match[str]) -> str | None:
         year_text = next((groups[g] for g in ("y2", "y4", "y5", "y5b", "y6", "y7", "y8") if groups[g]), None)
         year = int(year_text) if year_text else None
     month_text = next((groups[g] for g in ("m1", "m2", "m3", "m4") if groups[g]), None)
-    month_name = groups["mn5"] or groups["mn6"]
+    month_name = groups["mn5"] or groups["mn6"] or groups["mn9"] or groups["mn10"]
     month = _MONTHS[month_name.lower()] if month_name else (int(month_text) if month_text else None)
     day_text = next((groups[g] for g in ("d1", "d2", "d3", "d4", "d5", "d6") if groups[g]), None)
     day = int(day_text) if day_text else None
@@ -264,7 +475,10 @@ def _date_parts(value: str) -> tuple[bool, str | None, str | None, str | None]:
 
 def _dates_agree(one: str, other: str) -> bool:
     """Every part both give is the same, and they share one at least: April 2024 agrees with
-    2024年4月1日, 4月1日 with April 1, 2024; a fiscal year agrees only with a fiscal year."""
+    2024年4月1日, 4月1日 with April 1, 2024; a fiscal year only with a fiscal year; a weekday with the
+    same weekday."""
+    if one.startswith("W") or other.startswith("W"):
+        return one == other
     a, b = _date_parts(one), _date_parts(other)
     if a[0] != b[0]:
         return False
@@ -272,49 +486,375 @@ def _dates_agree(one: str, other: str) -> bool:
     return bool(shared) and all(x == y for x, y in shared)
 
 
+def _date_sort(value: str) -> str:
+    """What a date can be held against: a weekday against a weekday, a date with a year against one
+    with a year, a month against a month."""
+    if value.startswith("W"):
+        return "weekday"
+    _, year, month, _ = _date_parts(value)
+    return "year" if year else ("month" if month else "day")
+
+
+def _comparable_dates(one: str, other: str) -> bool:
+    sorts = {_date_sort(one), _date_sort(other)}
+    if "weekday" in sorts:
+        return sorts == {"weekday"}
+    if sorts == {"year"}:
+        return True
+    return _date_parts(one)[2] is not None and _date_parts(other)[2] is not None  # both name a month
+
+
+def _date_hints(claim: Sequence[Finding], passage: Sequence[Finding]) -> Iterable[Hint]:
+    """Each date of the claim that no date of the passage agrees with: differs when the passage gives
+    a date it can be held against that agrees with none of the claim's, else not stated."""
+    in_claim = [f for f in claim if f.kind == "date"]
+    in_passage = [f for f in passage if f.kind == "date" or _year_like(f)]
+    if not in_claim:
+        return
+    by_value: dict[str, list[Finding]] = {}
+    for finding in in_passage:
+        by_value.setdefault(finding.value, []).append(finding)
+    passage_values = list(by_value)[:_MAX_DISTINCT]
+    claim_values = list({f.value: None for f in in_claim})[:_MAX_DISTINCT]
+    unmatched = [
+        v for v in passage_values if v not in claim_values and not any(_dates_agree(v, c) for c in claim_values)
+    ]
+    for finding in in_claim:
+        if finding.value in by_value or any(_dates_agree(finding.value, v) for v in passage_values):
+            continue
+        against = [v for v in unmatched if _comparable_dates(finding.value, v)]
+        if against:
+            yield Hint("differs", "date", (finding,), tuple(f for v in against for f in by_value[v]))
+        else:
+            yield Hint("not_stated", "date", (finding,))
+
+
+# A hostile text of thousands of distinct dates or figures is held against its first this many, and
+# no more than this many pairs are weighed in all.
+_MAX_DISTINCT, _MAX_PAIRS = 500, 200_000
+
+
 # --- figures ------------------------------------------------------------------------------------
 
 
 def _figures(text: str, plain: str, taken: list[tuple[int, int]]) -> Iterable[Finding]:
-    """Numbers outside the dates (``taken``: their spans, in order, none overlapping)."""
+    """Numbers outside the dates (``taken``: their spans, in order) with their units; a year standing
+    alone is a date. Their bounds are put on after (``findings``)."""
     date_ends = [stop for _, stop in taken]
-    for match in NUMBER.finditer(plain):
+    codes = [m.span() for m in _CODE.finditer(plain)]
+    code_ends = [stop for _, stop in codes]
+    for match in _FIGURE.finditer(plain):
         start, end = match.span()
-        index = bisect_right(date_ends, start)  # the first date ending after this number starts
-        if index < len(taken) and taken[index][0] < end:
+        if _inside(taken, date_ends, start, end) or _inside(codes, code_ends, start, end):
             continue
-        value = number_value(match.group(0))
-        scale = _SCALE.match(plain, end)
-        if scale:
-            value = _scaled(value, _SCALES[(scale.group(1) or scale.group(2)).lower()])
-            end = scale.end()
-        yield Finding("figure", text[start:end], start, end, value)
+        read = _figure_value(match, plain)
+        if read is None:
+            continue
+        value, precision, unit, end = read
+        if match.group("sign"):
+            start += 1  # the sign is read into the value; the figure's span is its digits
+        unit = unit or _unit(plain, start, end)
+        if not unit and _YEAR.fullmatch(value) and "," not in match.group(0):
+            yield Finding("date", text[start:end], start, end, value)
+            continue
+        yield Finding("figure", text[start:end], start, end, value, unit, "", precision)
+    for match in _NUMBER_WORD.finditer(plain):
+        start, end = match.span()
+        value = str(_NUMBER_WORDS[match.group(0).lower()])
+        yield Finding("figure", text[start:end], start, end, value, _unit(plain, start, end), "", "1")
 
 
-def _scaled(value: str, factor: int) -> str:
+def _inside(spans: list[tuple[int, int]], ends: list[int], start: int, end: int) -> bool:
+    index = bisect_right(ends, start)  # the first span ending after this one starts
+    return index < len(spans) and spans[index][0] < end
+
+
+def _figure_value(match: re.Match[str], plain: str) -> tuple[str, str, str, int] | None:
+    """The value, precision and (for a time or a version) unit of a figure, and where it ends with
+    its scale."""
+    end = match.end()
+    if match.group("version"):
+        return match.group("version"), "0", "version", end
+    if match.group("hour") is not None:
+        hour, minute = int(match.group("hour")), int(match.group("minute"))
+        if hour > 24 or minute > 59:
+            return None
+        ampm = (match.group("ampm") or "").lower()
+        hour = hour % 12 + (12 if ampm == "p" else 0) if ampm else hour
+        return f"{hour:02d}:{minute:02d}", "0", "time", end
+    if match.group("composite"):
+        total, precision = Decimal(0), Decimal(1)
+        for number, scale in _COMPOSITE_PART.findall(match.group("composite")):
+            digits = _decimal(number_value(number))
+            if digits is None:
+                return None
+            factor = _SCALES[scale] if scale else 1
+            total += digits * factor
+            precision = _step(number_value(number)) * factor
+        return _plain(total), _plain(precision), "", end
+    number = number_value(match.group("number"))
+    value = _decimal(number)
+    if value is None:
+        return None
+    precision = _step(number)
+    scale = _SCALE.match(plain, end)
+    unit = ""
+    if scale:
+        word = (scale.group(1) or scale.group(2)).lower()
+        value, precision = value * _SCALES[word], precision * _SCALES[word]
+        end = scale.end()
+        unit = "%" if word == "割" else ""
+    if match.group("sign") == "-":
+        value = -value
+    return _plain(value), _plain(precision), unit, end
+
+
+def _decimal(text: str) -> Decimal | None:
     try:
-        return format((Decimal(value) * factor).normalize(), "f")
+        return Decimal(text)
     except InvalidOperation:
-        return value
+        return None
 
 
-# --- qualifiers and negations -------------------------------------------------------------------
+def _step(number: str) -> Decimal:
+    """The step of a number's last written digit: 41.3 → 0.1, 5 → 1."""
+    decimals = len(number.partition(".")[2])
+    return Decimal(1).scaleb(-decimals)
 
 
-def _qualifiers(text: str, plain: str) -> Iterable[Finding]:
+def _plain(value: Decimal) -> str:
+    return format(value.normalize(), "f")
+
+
+def _unit(plain: str, start: int, end: int) -> str:
+    before = _UNIT_BEFORE.search(plain, max(start - 4, 0), start)
+    if before:
+        return _UNIT_WORDS.get(before.group("currency").lower(), before.group("currency"))
+    after = _UNIT_AFTER.match(plain, end)
+    if after is None:
+        return ""
+    if after.group("sign"):
+        sign = re.sub(r"\s+", " ", after.group("sign").lower())
+        return _UNIT_WORDS.get(sign, sign)
+    if after.group("ja"):
+        word = after.group("ja")
+        if word[0] in "以未超約程前最上":
+            return ""  # a qualifier, not a counter (65歳以上 has 歳; 65以上 has none)
+        return _UNIT_WORDS.get(word, _UNIT_WORDS.get(word[:1], word[:2] if word[0] in "かカヶケヵ箇" else word[:1]))
+    word = after.group("word").lower()
+    if word in _NOT_UNITS:
+        return ""
+    word = word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+    return _UNIT_WORDS.get(word, word)
+
+
+def _interval(finding: Finding) -> tuple[Decimal, bool, Decimal, bool] | None:
+    """The figure as the values it allows: (low, low included, high, high included); None for a
+    figure that is no number (a time, a version)."""
+    value = _decimal(finding.value)
+    if value is None or finding.unit in ("time", "version"):
+        return None
+    infinity = Decimal("Infinity")
+    whole = finding.unit in _WHOLE_UNITS and value == value.to_integral_value()
+    bound = finding.bound
+    if bound == "less_than" and whole:
+        bound, value = "at_most", value - 1
+    if bound == "more_than" and whole:
+        bound, value = "at_least", value + 1
+    if bound == "at_least":
+        return value, True, infinity, False
+    if bound == "more_than":
+        return value, False, infinity, False
+    if bound == "at_most":
+        return -infinity, False, value, True
+    if bound == "less_than":
+        return -infinity, False, value, False
+    return value, True, value, True
+
+
+def _overlap(one: tuple[Decimal, bool, Decimal, bool], other: tuple[Decimal, bool, Decimal, bool]) -> bool:
+    low = max((one[0], not one[1]), (other[0], not other[1]))
+    high = min((one[2], one[3]), (other[2], other[3]))
+    if low[0] != high[0]:
+        return low[0] < high[0]
+    return not low[1] and high[1]
+
+
+def _close(claim: Finding, passage: Finding) -> bool:
+    """Whether two figures are one number written with more or fewer digits: the coarser rounds the
+    finer (5万 and 5万1200; 75.2兆 and 75兆2320億; 約4割 and 41.3%)."""
+    if claim.value == passage.value:
+        return True
+    a, b = _decimal(claim.value), _decimal(passage.value)
+    if a is None or b is None or claim.unit in ("time", "version"):
+        return False
+    steps = [_widened(claim), _widened(passage)]
+    return abs(a - b) * 2 <= max(steps)
+
+
+def _widened(finding: Finding) -> Decimal:
+    """A figure's step, and for one said to be about (約1,410万) the step of its last nonzero digit."""
+    step = _decimal(finding.precision) or Decimal(1)
+    if finding.bound != "about":
+        return step
+    value = _decimal(finding.value) or Decimal(0)
+    while value and step < abs(value) and (value / (step * 10)) == (value / (step * 10)).to_integral_value():
+        step *= 10
+    return step
+
+
+def _units_meet(one: str, other: str) -> bool:
+    return (
+        one == other or (not one and other not in ("time", "version")) or (not other and one not in ("time", "version"))
+    )
+
+
+def _relation(claim: Finding, passage: Finding) -> Literal["agree", "bound_differs", ""]:
+    """How a claim's figure stands to one of the passage: the same number (bounds that agree), the
+    same number with bounds that do not (18歳以下, 18歳未満), a point that meets the other's bound
+    (36.2度 meets 35度以上), or nothing to do with each other ("")."""
+    if not _units_meet(claim.unit, passage.unit):
+        return ""
+    claim_bound, passage_bound = claim.bound in _BOUNDS, passage.bound in _BOUNDS
+    close = _close(claim, passage)
+    if not claim_bound and not passage_bound:
+        return "agree" if close else ""
+    one, other = _interval(claim), _interval(passage)
+    if one is None or other is None:
+        return "agree" if close else ""
+    if claim_bound and passage_bound:
+        return "agree" if one == other else ("bound_differs" if close else "")
+    if not claim_bound and not close:
+        return ""  # a claim's 75°F is not met by "up to 77°F": the passage bounds another figure
+    bounded, point = (one, passage) if claim_bound else (other, claim)
+    if point.bound == "about":  # 約1,410万 meets 1,410万を超え: the rounding reaches into the bound
+        half = _widened(point) / 2
+        value = _decimal(point.value) or Decimal(0)
+        if _overlap(bounded, (value - half, True, value + half, True)):
+            return "agree"
+    elif _overlap(bounded, (_decimal(point.value) or Decimal(0), True, _decimal(point.value) or Decimal(0), True)):
+        return "agree"
+    return "bound_differs" if close else ""
+
+
+def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
+    """Each figure of the claim that no figure of the passage agrees with: its bound differs (the same
+    number, another bound), or it differs (a sentence of the passage about the same thing has a figure
+    of its unit that agrees with none of the claim's), or it is not stated."""
+    claim, passage = claim_read.findings, passage_read.findings
+    in_claim = [f for f in claim if f.kind == "figure"]
+    if not in_claim:
+        return
+    in_passage = [f for f in passage if f.kind == "figure"]
+    qualifier_of = {int(f.bound): f for f in claim if f.kind == "qualifier"}
+    passage_qualifier_of = {int(f.bound): f for f in passage if f.kind == "qualifier"}
+    by_value: dict[str, list[Finding]] = {}
+    for finding in in_passage:
+        by_value.setdefault(finding.value, []).append(finding)
+    distinct = [fs[0] for fs in list(by_value.values())[:_MAX_DISTINCT]]
+    agreed: set[str] = set()  # the passage's values some figure of the claim agrees with
+    relations: dict[int, list[tuple[str, Finding]]] = {}
+    scanned = max(_MAX_PAIRS // len(in_claim), 1)  # a hostile claim of thousands of figures costs in proportion
+    for finding in in_claim:
+        exact = next((p for p in by_value.get(finding.value, []) if _relation(finding, p) == "agree"), None)
+        found: list[tuple[str, Finding]] = [("agree", exact)] if exact else []
+        if exact is None:
+            found = [(relation, p) for p in distinct[:scanned] if (relation := _relation(finding, p))]
+        relations[finding.start] = found
+        agreed.update(p.value for relation, p in found if relation == "agree")
+    unmatched = [p for p in distinct if p.value not in agreed]
+    years = {f.value.removeprefix("FY")[:4] for f in passage if f.kind == "date" and not f.value.startswith(("-", "W"))}
+    years_of_claim = {
+        f.value.removeprefix("FY")[:4] for f in claim if f.kind == "date" and not f.value.startswith(("-", "W"))
+    }
+    for finding in in_claim:
+        found = relations[finding.start]
+        if any(relation == "agree" for relation, _ in found):
+            continue
+        if _year_like(finding):  # "2026 writeups": a year, held against the passage's years
+            if finding.value in years:
+                continue
+            other_years = [
+                f for f in passage if f.kind == "date" and f.value[:4] not in years_of_claim | {finding.value}
+            ]
+            other_years = [f for f in other_years if f.value[:4].isdigit()]
+            if other_years:
+                yield Hint("differs", "date", (finding,), tuple(other_years))
+                continue
+        qualifier = qualifier_of.get(finding.start)
+        claim_side = (finding,) if qualifier is None else tuple(sorted((qualifier, finding), key=lambda f: f.start))
+        bound = [p for relation, p in found if relation == "bound_differs"]
+        if bound:
+            marks = [q for p in bound if (q := passage_qualifier_of.get(p.start))] + bound
+            yield Hint("differs", "qualifier", claim_side, tuple(sorted(marks, key=lambda f: f.start)))
+            continue
+        about = claim_read.context(finding)
+        against = [
+            p
+            for p in unmatched
+            if _units_meet(finding.unit, p.unit) and _same_sort(finding, p) and about & passage_read.context(p)
+        ]
+        if against:
+            marked = tuple(f for p in against for f in by_value[p.value])
+            yield Hint("differs", "figure", (finding,), marked)
+        else:
+            yield Hint("not_stated", "figure", claim_side)
+            if qualifier is not None:
+                yield Hint("not_stated", "qualifier", (qualifier,))
+
+
+def _same_sort(one: Finding, other: Finding) -> bool:
+    """Two figures of one sort: a time is held against a time, a version against a version, a year
+    against a year (never 2026 against "two")."""
+    sorts = ("time", "version")
+    return one.unit == other.unit if one.unit in sorts or other.unit in sorts else _year_like(one) == _year_like(other)
+
+
+_NOT_YEAR_UNITS = frozenset({"%", "$", "€", "£", "円", "time", "version"})
+
+
+def _year_like(finding: Finding) -> bool:
+    """A figure that reads as a year: four digits from 1800 to 2099, no separator, no money, no %."""
+    return (
+        finding.kind == "figure"
+        and bool(_YEAR.fullmatch(finding.value))
+        and finding.unit not in _NOT_YEAR_UNITS
+        and finding.text.isdigit()
+    )
+
+
+# --- qualifiers ---------------------------------------------------------------------------------
+
+
+def _qualifiers(text: str, plain: str, figures: dict[int, Finding]) -> Iterable[Finding]:
+    """Each qualifier beside a figure, its ``bound`` the start of the figure it qualifies."""
     for match in _QUALIFIER.finditer(plain):
-        group = next(name for name in ("before", "after", "unbound") if match.group(name))
+        group = "before" if match.group("before") else "after"
         start, end = match.span(group)
         word = re.sub(r"\s+", " ", match.group(group).lower())
         if word.isascii() and not _whole_ascii_word(plain, start, end):
             continue
-        yield Finding("qualifier", text[start:end], start, end, _QUALIFIER_OF[word])
+        figure_at = _figure_start_after(plain, end) if group == "before" else _figure_start_before(plain, start)
+        if figure_at is None or figure_at not in figures:
+            continue
+        yield Finding("qualifier", text[start:end], start, end, _QUALIFIER_OF[word], bound=str(figure_at))
 
 
-def _negations(text: str, plain: str) -> Iterable[Finding]:
-    for match in _NEGATION.finditer(plain):
-        start, end = match.span()
-        yield Finding("negation", text[start:end], start, end, "not")
+def _figure_start_after(plain: str, end: int) -> int | None:
+    found = _BEFORE_DIGITS.match(plain, end)
+    return found.end() if found else None
+
+
+def _figure_start_before(plain: str, start: int) -> int | None:
+    """Where the figure before an after-word (65歳以上, 5万人に届かなかった) begins."""
+    at = start
+    while at > 0 and not plain[at - 1].isdigit():
+        at -= 1
+        if start - at > 6:
+            return None
+    while at > 0 and (plain[at - 1].isdigit() or plain[at - 1] in ",.万億兆千割"):
+        at -= 1
+    return at
 
 
 def _whole_ascii_word(text: str, start: int, end: int) -> bool:
@@ -323,36 +863,107 @@ def _whole_ascii_word(text: str, start: int, end: int) -> bool:
     return not _ASCII_WORD_EDGE.match(before) and not _ASCII_WORD_EDGE.match(after)
 
 
-class _Index:
-    """The findings of one side by kind and value, so each finding of the other side is looked up,
-    not compared with every one: a long text costs in proportion to it."""
+# --- negations ----------------------------------------------------------------------------------
 
-    def __init__(self, found: Iterable[Finding]) -> None:
-        self.values: dict[str, set[str]] = {}
-        for finding in found:
-            self.values.setdefault(finding.kind, set()).add(finding.value)
-        self.dates_by_part: dict[str, set[str]] = {}
-        for value in self.values.get("date", set()):  # distinct dates: a few hundred a year at most
-            fiscal, year, month, _ = _date_parts(value)
-            self.dates_by_part.setdefault(f"{fiscal}{year}" if year else f"{fiscal}-{month}", set()).add(value)
 
-    def matches(self, finding: Finding) -> bool:
-        if finding.kind != "date":
-            if finding.value in self.values.get(finding.kind, set()):
-                return True
-            # a bare year read as a figure on one side and as a date on the other is one year
-            return finding.kind == "figure" and finding.value in self.values.get("date", set())
-        if finding.value in self.values.get("figure", set()):
-            return True
-        fiscal, year, _, _ = _date_parts(finding.value)
-        if year:
-            candidates = self.dates_by_part.get(f"{fiscal}{year}", set())
-            candidates = candidates | {
-                v for k, vs in self.dates_by_part.items() if k.startswith(f"{fiscal}-") for v in vs
-            }
-        else:
-            candidates = {v for vs in self.dates_by_part.values() for v in vs}
-        return any(_dates_agree(finding.value, other) for other in candidates)
+def _negations(text: str, plain: str) -> Iterable[Finding]:
+    spared = [m.span() for m in _NOT_NEGATING.finditer(plain)]
+    ends = [stop for _, stop in spared]
+    for match in _NEGATION.finditer(plain):
+        start, end = match.span()
+        if _inside(spared, ends, start, end):
+            continue
+        yield Finding("negation", text[start:end], start, end, "not")
+
+
+def _stem(word: str) -> str:
+    """An English word's stem, enough to meet its other forms: attended, attend; rates, rate."""
+    word = word.lower().replace("’", "'")
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def _sentences(plain: str) -> Iterable[tuple[int, int]]:
+    start = 0
+    for match in _SENTENCE_END.finditer(plain):
+        yield start, match.end()
+        start = match.end()
+    if start < len(plain):
+        yield start, len(plain)
+
+
+def _words_of(part: str) -> set[str]:
+    english = {_stem(w) for w in _EN_WORD.findall(part) if w.lower() not in _EN_STOP}
+    return english | set(_JA_RUN_ONLY.findall(part))
+
+
+_JA_CONTEXT = re.compile(r"[一-龯々]|[ァ-ヶー]{2}")
+_NOT_CONTEXT = frozenset("万億兆千百十人円年月日時分秒度歳件校名台回約")
+
+
+def _context_words(part: str) -> set[str]:
+    """What a sentence is about, to tell whether two figures are about one thing: its English words
+    (stems), and its kanji one by one (Japanese compounds are paraphrased: 会場, 来場者数)."""
+    english = {_stem(w) for w in _EN_WORD.findall(part) if w.lower() not in _EN_STOP}
+    return english | {c for c in _JA_CONTEXT.findall(part) if c not in _NOT_CONTEXT}
+
+
+def _asserted_words(plain: str, negations: list[Finding]) -> frozenset[str]:
+    """The words of the sentences that negate nothing: what the text asserts."""
+    starts = sorted(f.start for f in negations)
+    words: set[str] = set()
+    for start, end in _sentences(plain):
+        index = bisect_left(starts, start)
+        if index < len(starts) and starts[index] < end:
+            continue
+        words |= _words_of(plain[start:end])
+    return frozenset(words)
+
+
+def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tuple[str, ...], bool]]:
+    """What each negation negates: the first content words after an English one (up to the clause's
+    end), the nearest noun runs before a Japanese one (from the clause's start), and the stem a
+    不-/未-/非- word negates."""
+    for negation in negations:
+        if negation.text[:1].isascii():
+            clause_end = _CLAUSE_END.search(plain, negation.end)
+            after = plain[negation.end : clause_end.start() if clause_end else len(plain)]
+            words = [_stem(w) for w in _EN_WORD.findall(after) if w.lower() not in _EN_STOP]
+            yield negation, tuple(words[:_EN_SCOPE]), True
+            continue
+        clause_start = max(
+            (m.end() for m in _CLAUSE_END.finditer(plain, max(negation.start - 80, 0), negation.start)),
+            default=max(negation.start - 80, 0),
+        )
+        runs = _JA_RUN_ONLY.findall(plain[clause_start : negation.start])
+        if negation.text[:1] in "不未非" and len(negation.text) > 1:
+            stem = negation.text[1:]
+            runs.append("必要" if stem == "要" else stem)
+        yield negation, tuple(runs[-_JA_SCOPE:]), False
+
+
+def _negation_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
+    """A negation of one side whose words the other side asserts: in English all of them ("aren't
+    expecting a rate cut" against "expect … to cut rates"), in Japanese one of the nouns it negates
+    (個人事業主は利用できない against 個人事業主のいずれも申請可能)."""
+    hints = []
+    for side, other, claim_side in ((claim, passage, True), (passage, claim, False)):
+        for negation, words, english in side.scopes:
+            if not words:
+                continue
+            met = all(w in other.asserted for w in words) if english else any(w in other.asserted for w in words)
+            if met:
+                marked = (negation,)
+                hints.append(
+                    Hint("negation_differs", "negation", marked if claim_side else (), () if claim_side else marked)
+                )
+    if not hints:
+        return []
+    claim_marks = tuple(f for hint in hints for f in hint.claim)
+    passage_marks = tuple(f for hint in hints for f in hint.passage)
+    return [Hint("negation_differs", "negation", claim_marks, passage_marks)]
 
 
 # --- marking --------------------------------------------------------------------------------------

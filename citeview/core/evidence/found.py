@@ -24,12 +24,12 @@ class PassageFound:
 
     @property
     def differs(self) -> bool:
-        """The claim says a date, figure or qualifier the passage does not, or they differ in negation."""
+        """A date, figure or qualifier of the claim differs from the passage's, or a negation does."""
         return bool(self.comparison and self.comparison.differs)
 
     @property
     def figure_or_date_differs(self) -> bool:
-        return bool(self.comparison and any(f.kind in ("date", "figure") for f in self.comparison.claim_only))
+        return bool(self.comparison and self.comparison.differs_in(("date", "figure")))
 
     def claim_html(self) -> str:
         """The claim escaped, what differs from the passage marked (``mark_findings`` escapes)."""

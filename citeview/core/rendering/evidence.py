@@ -1,13 +1,16 @@
 """The side-by-side evidence view: each cited part of the answer beside the evidence the dump holds
 for it, labelled by what it is (``core.evidence.held``), with the dates, figures, qualifiers and
-negations that differ between the two marked on both sides (``core.evidence.compare``)."""
+negations that differ between the two marked on both sides (``core.evidence.compare``).
+
+``evidence_comparison`` is what one citation's claim is held against, and how: the check page's flags
+(``core.review.items``) call it too, so the viewer and the check page can never disagree."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from citeview.core.evidence.compare import Comparison, Finding, compare_findings, findings, mark_findings
+from citeview.core.evidence.compare import Comparison, Finding, Reading, compare_readings, mark_findings, read
 from citeview.core.evidence.held import HeldEvidence, held_evidence
 from citeview.core.evidence.passages import best_passage, passage_fragment_url
 from citeview.core.links import is_safe_http_url, text_fragment_url, url_domain
@@ -75,13 +78,13 @@ def evidence_view(
         if run and citation["marker"] is not None and not response["text"][run[0] : citation["start"]].strip():
             span = run[1]
         elif len(parts) < limit:
-            span = _claim_span(response["text"], citation)
+            span = claim_span(response["text"], citation)
         else:
             run, cut = None, True
             continue  # a row that will not be shown: counted, not found
         run = (citation["end"], span) if citation["marker"] is not None else None
         parts.setdefault(span, []).extend((citation, key, evidence) for key, evidence in held)
-    reading = _Reading(PASSAGE_SEARCH_BUDGET)
+    reading = EvidenceReading(PASSAGE_SEARCH_BUDGET)
     rows = [
         _row(response["text"][start:end], held, sources, source_labels, gettext, reading)
         for (start, end), held in list(parts.items())[:limit]
@@ -99,7 +102,7 @@ def _held(
     return of_source[key]
 
 
-def _claim_span(text: str, citation: dict[str, Any]) -> tuple[int, int]:
+def claim_span(text: str, citation: dict[str, Any]) -> tuple[int, int]:
     """What a citation claims: the span it covers, or (a marker, an insertion point) its sentence up to it."""
     start, end = citation["start"], citation["end"]
     if citation["marker"] is None and start < end:
@@ -130,39 +133,62 @@ def _row(
     sources: dict[str, Any],
     labels: dict[str, str],
     gettext: Translate,
-    reading: _Reading,
+    reading: EvidenceReading,
 ) -> dict[str, Any]:
     words = claim_words(claim)
-    shown = [_shown_text(words, evidence, reading) for _, _, evidence in held]
-    in_claim = findings(words)
-    comparisons = [compare_findings(in_claim, reading.findings(text)) for text, _ in shown]
-    # A finding of the claim is marked when no evidence beside it says the same.
-    unsupported = set.intersection(*({(f.kind, f.value) for f in c.differing_in_claim} for c in comparisons))
-    claim_marks = [f for f in comparisons[0].differing_in_claim if (f.kind, f.value) in unsupported]
+    compared = [evidence_comparison(words, evidence, reading) for _, _, evidence in held]
+    comparisons = [comparison for _, _, comparison in compared]
     return {
         # Both sides are their text escaped, with marks of our own around some of its words: safe as
         # built, as the footnotes are (core.rendering.markdown), with no HTML of the dump's in them.
-        "claim_html": mark_findings(words, claim_marks),
-        "differences": _difference_kinds(claim_marks, comparisons),
+        "claim_html": mark_findings(words, _claim_marks(comparisons)),
+        "differences": _difference_kinds(comparisons),
         "passages": [
             _passage(citation, key, evidence, text, found, comparison, sources, labels, gettext)
-            for (citation, key, evidence), (text, found), comparison in zip(held, shown, comparisons, strict=True)
+            for (citation, key, evidence), (text, found, comparison) in zip(held, compared, strict=True)
         ],
     }
 
 
-class _Reading:
-    """What is read once per response: each evidence text's findings (a snippet is cited by many
-    sentences), and how many characters are left to look for passages in."""
+def evidence_comparison(
+    claim: str, evidence: HeldEvidence, reading: EvidenceReading
+) -> tuple[str, bool | None, Comparison]:
+    """What of ``evidence`` a claim (its words, ``claim_words``) is held against, whether it is the
+    passage found for it (``_shown_text``), and the comparison. A long text's beginning, shown because
+    no passage of it matches the claim, is about something else: nothing in it is held against the
+    claim, which it simply does not state."""
+    text, found = _shown_text(claim, evidence, reading)
+    held_against = reading.read(text if found is not False else "")
+    return text, found, compare_readings(reading.read(claim), held_against)
 
-    def __init__(self, search_budget: int) -> None:
+
+def _claim_marks(comparisons: list[Comparison]) -> list[Finding]:
+    """A finding of the claim is marked when some evidence beside it differs and none says the same."""
+    hinted = [{f for hint in c.hints for f in hint.claim} for c in comparisons]
+    differing = {f for c in comparisons for f in c.differing_in_claim}
+    return [f for f in differing if all(f in found for found in hinted)]
+
+
+def hint_words(comparison: Comparison) -> list[dict[str, str]]:
+    """The comparison's findings as the chips show them: each outcome and kind once, in order."""
+    seen: dict[tuple[str, str], None] = {}
+    for hint in comparison.hints:
+        seen.setdefault((hint.outcome, hint.kind), None)
+    return [{"outcome": outcome, "kind": kind} for outcome, kind in seen]
+
+
+class EvidenceReading:
+    """What is read once per response: each text's reading (a snippet is cited by many sentences),
+    and how many characters are left to look for passages in."""
+
+    def __init__(self, search_budget: int = PASSAGE_SEARCH_BUDGET) -> None:
         self.search_budget = search_budget
-        self._findings: dict[str, tuple[Finding, ...]] = {}
+        self._read: dict[str, Reading] = {}
 
-    def findings(self, text: str) -> tuple[Finding, ...]:
-        if text not in self._findings:
-            self._findings[text] = findings(text)
-        return self._findings[text]
+    def read(self, text: str) -> Reading:
+        if text not in self._read:
+            self._read[text] = read(text)
+        return self._read[text]
 
     def may_search(self, chars: int) -> bool:
         if chars > self.search_budget:
@@ -171,7 +197,7 @@ class _Reading:
         return True
 
 
-def _shown_text(claim: str, evidence: HeldEvidence, reading: _Reading) -> tuple[str, bool | None]:
+def _shown_text(claim: str, evidence: HeldEvidence, reading: EvidenceReading) -> tuple[str, bool | None]:
     """What is shown of the evidence, and whether it is the passage found for the claim (None when it
     is shown whole): a quote or a short text whole; of a long text, the passage that best matches the
     claim, or its beginning when none does."""
@@ -184,10 +210,10 @@ def _shown_text(claim: str, evidence: HeldEvidence, reading: _Reading) -> tuple[
     return passage.text, True
 
 
-def _difference_kinds(claim_marks: list[Finding], comparisons: list[Comparison]) -> list[str]:
-    """What differs, for the row's chips: ``figure``, ``date``, ``qualifier``, ``negation``."""
-    kinds = {f.kind for f in claim_marks}
-    kinds.update(f.kind for c in comparisons for f in c.differing_in_passage)
+def _difference_kinds(comparisons: list[Comparison]) -> list[str]:
+    """What differs in any evidence beside the claim, for the row's mark: ``figure``, ``date``,
+    ``qualifier``, ``negation``."""
+    kinds = {hint.kind for c in comparisons for hint in c.hints if hint.needs_attention}
     return [kind for kind in ("figure", "date", "qualifier", "negation") if kind in kinds]
 
 
@@ -204,9 +230,8 @@ def _passage(
 ) -> dict[str, Any]:
     source = sources.get(key, {"title": None, "url": None})
     context = citation.get("context") or {}
-    # Of a text shown from its beginning, only the claim's side is marked: it holds much the claim
-    # never says. A quote, a snippet or the passage found stands for the claim, so both sides are.
-    marks = comparison.differing_in_passage if found is not False else ()
+    # A text shown from its beginning is held against nothing (evidence_comparison): unmarked.
+    marks = comparison.differing_in_passage
     link = None
     if is_safe_http_url(source["url"]):
         link = (
@@ -219,6 +244,7 @@ def _passage(
         "found": found,
         "where": location_words(citation["location"], source, gettext),
         "quote_html": mark_findings(text, marks),
+        "hints": hint_words(comparison),
         "link": link,
         "check": citation.get("quote_check"),
         "context": context or None,

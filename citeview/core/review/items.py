@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any, Literal
 
+from citeview.core.evidence.compare import Comparison
+from citeview.core.evidence.held import held_evidence
 from citeview.core.markers import MARKER
-from citeview.core.numbers import number_values
+from citeview.core.rendering.evidence import EvidenceReading, claim_span, claim_words, evidence_comparison
 from citeview.core.review.statements import Statement, statements
 
 Kind = Literal["citation", "unresolved", "statement"]
@@ -169,56 +171,32 @@ def ends_as_a_sentence(text: str) -> bool:
     return bool(_SENTENCE_END.search(MARKER.sub("", text).rstrip()))
 
 
-# What the dump itself says needs an editor's attention on an item, before anyone has checked it.
-UNRESOLVED, CONFLICT, NUMBERS_DIFFER, CUT_OFF = "unresolved", "conflict", "numbers_differ", "cut_off"
-# The texts a dump holds that are a source's own words (as in the evidence view): a search engine's
-# excerpt is not the page, so a number missing from it says nothing.
-_EVIDENCE_KINDS = frozenset({"retrieved_passage", "document_text", "tool_output"})
-_LINK_TARGET = re.compile(r"(?<=\])\([^)]*\)|<https?://[^>]*>")
+# What the dump itself says needs an editor's attention on an item, before anyone has checked it:
+# a marker without a source, a source number given two URLs, a date, figure or qualifier that differs
+# from the item's evidence, a negation that does (never what the evidence merely does not state), a
+# statement cut off.
+UNRESOLVED, CONFLICT, CUT_OFF = "unresolved", "conflict", "cut_off"
+DIFFERS, NEGATION_DIFFERS = "differs", "negation_differs"
 
 
 def item_flags(responses: list[dict[str, Any]], items: list[CheckItem]) -> dict[str, list[str]]:
-    """Per item key, what needs attention: a marker without a source, a source whose number was given
-    with two URLs, a number of the claim that none of its quoted evidence has (or a quote's number the
-    claim does not: as the evidence view compares them), a statement cut off. Each source's and claim's
-    numbers are read once."""
+    """Per item key, what needs attention. Whether the item's claim differs from its evidence is
+    ``evidence_comparison``'s answer, the one the viewer's side by side shows for the same citation
+    and source: each evidence text is read once per response."""
     conflicts = [_conflicting_keys(response) for response in responses]
-    sources = [{s["key"]: s for s in response["sources"]} for response in responses]
-    by_source: dict[tuple[int, str | None], set[str] | None] = {}
-    evidence: dict[str, set[str]] = {}  # item key -> the numbers of its evidence, where it has some
-    together: dict[tuple[int, int, int], set[str]] = {}  # claim -> the numbers of all its evidence
-    for item in items:
-        if item.citation is None:
-            continue
-        citation = responses[item.response]["citations"][item.citation]
-        if citation["cited_text"] is not None:
-            numbers: set[str] | None = number_values(str(citation["cited_text"]))
-        else:
-            if (item.response, item.source_key) not in by_source:
-                text = _source_text(item.source_key, sources[item.response])
-                by_source[(item.response, item.source_key)] = None if text is None else number_values(text)
-            numbers = by_source[(item.response, item.source_key)]
-        if numbers is not None:
-            evidence[item.key] = numbers
-            together.setdefault((item.response, *_claim_span(item, citation)), set()).update(numbers)
-    claimed: dict[tuple[int, int, int], set[str]] = {}
+    compared = _ItemComparisons(responses)
     flags: dict[str, list[str]] = {}
     for item in items:
         found = []
         if item.kind == "unresolved":
             found.append(UNRESOLVED)
         if item.citation is not None:
-            citation = responses[item.response]["citations"][item.citation]
             if item.source_key in conflicts[item.response]:
                 found.append(CONFLICT)
-            claim = (item.response, *_claim_span(item, citation))
-            if item.key in evidence:
-                if claim not in claimed:
-                    text = responses[item.response]["text"][claim[1] : claim[2]]
-                    claimed[claim] = number_values(_LINK_TARGET.sub("", MARKER.sub("", text)))
-                quoted_only = evidence[item.key] - claimed[claim] if citation["cited_text"] is not None else set()
-                if claimed[claim] - together[claim] or quoted_only:
-                    found.append(NUMBERS_DIFFER)
+            comparison = compared.of(item)
+            if comparison is not None:
+                outcomes = {hint.outcome for hint in comparison.hints}
+                found += [flag for flag in (DIFFERS, NEGATION_DIFFERS) if flag in outcomes]
         if item.cut_off:
             found.append(CUT_OFF)
         if found:
@@ -226,24 +204,35 @@ def item_flags(responses: list[dict[str, Any]], items: list[CheckItem]) -> dict[
     return flags
 
 
+def item_comparison(responses: list[dict[str, Any]], item: CheckItem) -> Comparison | None:
+    """How the item's claim compares with its evidence (None for an item with none): what the check
+    panel shows beside the claim."""
+    return _ItemComparisons(responses).of(item)
+
+
+class _ItemComparisons:
+    """Each citation item's claim against its source's evidence, as the viewer holds them: one
+    reading of each text per response."""
+
+    def __init__(self, responses: list[dict[str, Any]]) -> None:
+        self.responses = responses
+        self.sources = [{s["key"]: s for s in response["sources"]} for response in responses]
+        self.readings: dict[int, EvidenceReading] = {}
+
+    def of(self, item: CheckItem) -> Comparison | None:
+        if item.citation is None or item.source_key is None:
+            return None
+        response = self.responses[item.response]
+        citation = response["citations"][item.citation]
+        evidence = held_evidence(citation, item.source_key, self.sources[item.response])
+        if evidence is None:
+            return None
+        start, end = claim_span(response["text"], citation)
+        reading = self.readings.setdefault(item.response, EvidenceReading())
+        return evidence_comparison(claim_words(response["text"][start:end]), evidence, reading)[2]
+
+
 def _conflicting_keys(response: dict[str, Any]) -> set[str]:
     return {
         key for d in response["diagnostics"] if d["code"] == "source_conflict" for key in d["details"].get("keys", [])
     }
-
-
-def _source_text(key: str | None, sources: dict[str, Any]) -> str | None:
-    """The source's own words the dump holds (a document, a retrieved passage, a tool's output)."""
-    source = sources.get(key) if key is not None else None
-    if not source or not isinstance(source["extra"].get("snippet"), str):
-        return None
-    if source["kind"] == "file" or source["extra"].get("snippet_kind") in _EVIDENCE_KINDS:
-        return str(source["extra"]["snippet"])
-    return None
-
-
-def _claim_span(item: CheckItem, citation: dict[str, Any]) -> tuple[int, int]:
-    """What the citation claims: the span it covers, or (a marker, an insertion point) its statement."""
-    if citation["marker"] is None and citation["start"] < citation["end"]:
-        return citation["start"], citation["end"]
-    return item.statement.start, item.statement.end
