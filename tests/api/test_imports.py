@@ -324,7 +324,9 @@ def test_a_zip_whose_files_declare_more_than_the_unpacked_budget_is_refused_befo
     if not stored:
         error = response.json()["error"]
         assert response.status_code == 413 and error["code"] == "too_large"
-        assert "3.9 KiB (4,000 bytes) in all" in error["message"] and "can unpack to at most 3.9 KiB" in error["message"]
+        assert (
+            "3.9 KiB (4,000 bytes) in all" in error["message"] and "can unpack to at most 3.9 KiB" in error["message"]
+        )
 
 
 def test_a_tiny_zip_of_big_dumps_costs_no_more_than_the_unpacked_budget(editor_api):

@@ -217,3 +217,14 @@ def test_markers_side_by_side_cite_one_sentence_shown_once_without_its_list_mark
     assert row["claim_html"] == "受付は9時からです"
     assert [p["title"] for p in row["passages"]] == ["A", "B"]
     assert '<mark class="cv-number-diff">10</mark>' in row["passages"][1]["quote_html"]
+
+
+def test_a_claim_reads_without_its_inline_citation_link_or_brackets():
+    # OpenAI's web search writes its citations into the answer: "([reuters.com](https://…))".
+    from citeview.core.rendering.evidence import claim_words
+
+    assert claim_words("Sales rose 3% in 2025 ([reuters.com](https://www.reuters.com/a?utm_source=openai)).") == (
+        "Sales rose 3% in 2025."
+    )
+    assert claim_words("See [the report](https://example.org/r) for 2025.") == "See the report for 2025."
+    assert claim_words("report](https://example.org/r) says 2025.") == "report says 2025."

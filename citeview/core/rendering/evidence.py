@@ -31,8 +31,13 @@ PASSAGE_SEARCH_BUDGET = 2_000_000
 # The viewer shows the first this many cited parts side by side: an answer with thousands of
 # citations is checked item by item in the check queue, which shows every one with its evidence.
 MAX_EVIDENCE_ROWS = 200
-_LINK_TARGET = re.compile(r"(?<=\])\([^)]*\)|<https?://[^>]*>")
+# The end of a link whose start the claim's span cut off ("words](https://…)"), and autolinks.
+_CUT_LINK_END = re.compile(r"^(?P<words>[^\[\]\n]*)\]\([^)\n]*\)")
+_AUTOLINK = re.compile(r"<https?://[^>]*>")
 _BLOCK_MARK = re.compile(r"^\s*(?:[-*+>]|#{1,6}|\d{1,9}[.)])\s+")
+# An inline citation as OpenAI's web search writes it, "… rose 3% ([reuters.com](https://…)).": a link
+# in parentheses that stands for its source, not words of the claim.
+_CITATION_LINK = re.compile(r"[ \t]*\(\[[^\]\n]*\]\([^)\n]*\)\)")
 
 
 def evidence_rows(
@@ -123,8 +128,12 @@ def _sentence_start(text: str, end: int) -> int:
 
 
 def claim_words(claim: str) -> str:
-    """A claim as a reader sees it: no markers, link addresses, or the list item's or heading's own mark."""
-    return plain_text(_BLOCK_MARK.sub("", _LINK_TARGET.sub("", MARKER.sub("", claim))))
+    """A claim as a reader sees it: no markers, inline citations, link addresses, or the list item's or
+    heading's own mark. A whole link goes to the Markdown reader, which keeps its words and drops its
+    brackets; an address the claim's span cut from its link is dropped here."""
+    claim = _CITATION_LINK.sub("", MARKER.sub("", claim))
+    claim = _AUTOLINK.sub("", _CUT_LINK_END.sub(r"\g<words>", claim))
+    return plain_text(_BLOCK_MARK.sub("", claim))
 
 
 def _row(
