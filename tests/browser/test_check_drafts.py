@@ -8,13 +8,15 @@ import json
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Group
 
 from citeview.dumps.services import dump_ingest
 from citeview.review.models import Check
 from citeview.review.selectors import dump_check_items, item_version
 from citeview.review.services import check_save
 from citeview.snapshots.services import snapshot_paste
-from tests.browser.test_check_queue import editor_tab  # noqa: F401 (a fixture)
+from tests.browser.conftest import PASSWORD
+from tests.browser.test_check_queue import sign_in
 from tests.builders import sonar_object
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,10 +31,31 @@ PAGE_TEXT = (
     "Most residents live in the 23 special wards.\n\nOther text about the city and its history."
 )
 WORDS = {
-    "en-US": {"restored": "is restored", "older": "typed before this item was saved again", "kept": "kept on this device"},
+    "en-US": {
+        "restored": "is restored",
+        "older": "typed before this item was saved again",
+        "kept": "kept on this device",
+    },
     "ja-JP": {"restored": "復元しました", "older": "保存し直されています", "kept": "この端末に残ります"},
 }
 LOCALES = ["en-US", "ja-JP"]
+
+
+@pytest.fixture
+def editor_tab(browser: Any, live_server: Any, django_user_model: Any):
+    contexts = []
+
+    def open_tab(locale: str = "en-US", width: int = 1280) -> Any:
+        user = django_user_model.objects.create_user(username="hanako", password=PASSWORD)
+        user.groups.add(Group.objects.get(name="editor"))
+        tab = sign_in(browser, live_server, user, locale, width)
+        contexts.append(tab.context)
+        tab.user = user
+        return tab
+
+    yield open_tab
+    for context in contexts:
+        context.close()
 
 
 def _dump(user: Any) -> Any:
@@ -267,3 +290,68 @@ def test_on_a_phone_the_paste_box_is_folded_and_the_list_is_near(editor_tab):
     # Between the form and the list of items, less than a screen (the open paste box alone was one).
     assert items["y"] - (form_end["y"] + form_end["height"]) < 844, (form_end, items)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_slash_searches_the_answer_on_the_check_page(editor_tab):
+    page = editor_tab("en-US")
+    dump = _dump(page.user)
+    page.goto(f"/dumps/{dump.pk}/check/r0-c0/")
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.matches('.cv-check-answer-wrap .cv-find-input')")
+    page.keyboard.type("wards")
+    page.wait_for_selector(".cv-find-status:has-text('1')")
+    page.keyboard.press("j")  # typed into the box: no item change
+    assert page.url.endswith("/check/r0-c0/") and page.input_value(".cv-find-input") == "wardsj"
+
+
+def _phone_with_touch(browser: Any, live_server: Any, user: Any) -> Any:
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": 390, "height": 844}, locale="ja-JP", has_touch=True, is_mobile=True
+    )
+    tab = context.new_page()
+    tab.goto("/accounts/login/")
+    tab.fill("#id_username", user.username)
+    tab.fill("#id_password", PASSWORD)
+    tab.click(".cv-login button[type=submit]")
+    tab.wait_for_url(lambda url: "/accounts/login/" not in url)
+    return tab
+
+
+def test_on_a_touch_phone_footnotes_are_big_enough_and_a_tap_pops_the_card_only(editor_tab, browser, live_server):
+    editor = editor_tab("ja-JP")
+    dump = _dump(editor.user)
+    phone = _phone_with_touch(browser, live_server, editor.user)
+    try:
+        phone.goto(f"/dumps/{dump.pk}/")
+        # Every footnote and every way back is a target of 24 x 24 px at least (WCAG 2.5.8).
+        for selector in (".cv-answer .cv-cite-link", ".cv-backlinks a"):
+            boxes = [link.bounding_box() for link in phone.locator(selector).all()]
+            assert boxes and all(b["width"] >= 24 and b["height"] >= 24 for b in boxes), (selector, boxes)
+        # A tap pops the card and stays; the card's link jumps.
+        url = phone.url
+        phone.locator(".cv-answer .cv-cite-link").first.tap()
+        card = phone.locator(".cv-cite > .cv-pop")
+        assert card.is_visible() and phone.url == url
+        jump = card.locator(".cv-pop-jump")
+        assert jump.inner_text() == "出典へ移動"
+        target = jump.get_attribute("href")
+        jump.tap()
+        phone.wait_for_url(f"**{target}")
+        assert phone.locator(target).is_visible()
+    finally:
+        phone.context.close()
+
+
+def test_on_a_phone_a_table_wider_than_the_screen_shows_that_it_scrolls(editor_tab):
+    page = editor_tab("ja-JP", width=390)
+    dump = _dump(page.user)
+    item = next(i for i in dump_check_items(dump) if i.key == "r0-c0")
+    values = {"verdict": "partial", "subject": "", "time": "", "conditions": "", "evidence_quote": "", "note": ""}
+    check_save(dump=dump, item=item, editor=page.user, values=values, statement_values={}, seen_version=0)
+    page.goto("/figures/")
+    wide = page.evaluate(
+        """() => [...document.querySelectorAll('.cv-table-wrap')]
+        .filter((wrap) => wrap.scrollWidth > wrap.clientWidth)
+        .map((wrap) => getComputedStyle(wrap).backgroundImage)"""
+    )
+    assert wide and all(image.count("gradient") == 4 for image in wide), wide
