@@ -140,8 +140,41 @@ function showCards(link) {
     copy.removeAttribute("role");
     pop.appendChild(copy);
   }
-  if (pop.childNodes.length) footnote.appendChild(pop);
+  if (!pop.childNodes.length) return;
+  if (lastPointer === "touch") addJump(pop, link);
+  footnote.appendChild(pop);
 }
+
+// On a touch screen a tap on a footnote does one thing: it pops the cards (a tap is no hover, and
+// the jump used to follow at once). The card then holds the link to the source in the list.
+var lastPointer = "mouse";
+document.addEventListener("pointerdown", (event) => {
+  lastPointer = event.pointerType;
+}, true);
+
+function addJump(pop, link) {
+  const target = link.getAttribute("href") || "";
+  if (!target.startsWith("#") || !document.getElementById(target.slice(1))) return;
+  const jump = document.createElement("a");
+  jump.className = "cv-pop-jump";
+  jump.href = target;
+  jump.tabIndex = -1; // for a finger: the link itself is the keyboard's way
+  jump.textContent = document.body.dataset.jumpToSource || "↓";
+  pop.appendChild(jump);
+}
+
+document.addEventListener("click", (event) => {
+  if (event.target.closest && event.target.closest(".cv-pop-jump")) {
+    setTimeout(hideCards); // after the jump: a link taken out of the page would go nowhere
+    return;
+  }
+  const link = footnoteLink(event);
+  if (!link || lastPointer !== "touch") return;
+  event.preventDefault();
+  const pop = link.closest(".cv-cite") && link.closest(".cv-cite").querySelector(":scope > .cv-pop");
+  if (!pop) showCards(link);
+  else if (!pop.querySelector(".cv-pop-jump")) addJump(pop, link);
+});
 
 function hideCards() {
   document.querySelectorAll(".cv-cite > .cv-pop").forEach((pop) => pop.remove());

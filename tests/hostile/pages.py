@@ -35,7 +35,7 @@ OUR_TAGS = _words(
     """html head meta title link script body main header nav section article aside footer div span p a
     h1 h2 h3 h4 h5 h6 ul ol li dl dt dd table thead tbody tr th td form label input textarea select option
     button fieldset legend details summary progress time strong em code pre blockquote q small sup s del
-    ins mark kbd figure figcaption br hr iframe caption"""
+    ins mark kbd figure figcaption br hr iframe caption dialog"""
 )
 # Every attribute name they use; `aria-*` and `data-*` are checked by prefix.
 OUR_ATTRIBUTES = _words(
@@ -54,7 +54,7 @@ URL_ATTRIBUTES = _words(
 OUR_IDS = re.compile(
     r"^(?:main|(?:intake|list|review|import|account|tokens)-(?:title|error)|report-\d+|new-token"
     r"|id_[a-z_]+(?:_\d+)?"
-    r"|cv-(?:keys|check-form|attached-request|(?:item|others|comments|conflict)-title)"
+    r"|cv-(?:keys|check-form|attached-request|draft|leave(?:-title|-text)?|(?:item|others|comments|conflict)-title)"
     r"|cv-snapshot(?:-(?:title|passage|take|take-title|page|text))?"
     r"|cv-r\d+(?:-(?:end|sources-title|evidence-title|recitations-title|src-\d+|(?:(?:plan|thinking)\d+-)?cite-\d+"
     r"(?:-\d+)?(?:-card)?|unresolved-\d+(?:-tip)?))?)$"
