@@ -645,8 +645,13 @@ def _keys(*, can_save: bool) -> list[tuple[str, str]]:
         ("y / n", _("the statement is a claim about the world: yes / no")),
         ("7 / 8 / 9", _("its citations together support it: yes / no / contradict")),
         ("Enter", _("save and go to the next item you have not checked")),
+        ("Ctrl + Enter", _("save, from inside the quote or the note")),
     ]
-    moving = [("j / k", _("next / previous item")), ("m", _("the next citation with no source"))]
+    moving = [
+        ("j / k", _("next / previous item")),
+        ("m", _("the next citation with no source")),
+        ("/", _("search the answer")),
+    ]
     editing = [
         ("q", _("use the selected text (or the whole passage) as the evidence quote")),
         ("u", _("undo your last save")),

@@ -320,3 +320,11 @@ def test_the_japanese_check_panel_speaks_plainly(client, editor):
     assert "この文が確かめられる事実を述べていれば「はい」" in html
     bulk = html[html.index('class="cv-not-claims"') :]
     assert "まとめて「事実についての主張ではない」にする" in bulk and "ダンプ" not in bulk
+
+
+def test_the_key_help_lists_search_and_saving_from_the_note(client, editor):
+    dump = sample(editor, HEAT)
+    client.force_login(editor)
+    html = client.get(item_url(dump, "r0-s0-33")).content.decode()
+    keys = html[html.index('id="cv-keys"') :]
+    assert "search the answer" in keys and "save, from inside the quote or the note" in keys
