@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from citeview.dumps.services import dump_ingest
 from citeview.review.models import Check
@@ -290,6 +291,14 @@ def test_on_a_phone_the_paste_box_is_folded_and_the_list_is_near(editor_tab):
     # Between the form and the list of items, less than a screen (the open paste box alone was one).
     assert items["y"] - (form_end["y"] + form_end["height"]) < 844, (form_end, items)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # The list is one tap away from the first screen, and the tap keeps the draft without asking.
+    _decide(page)
+    to_items = page.locator(".cv-to-items")
+    assert to_items.bounding_box()["y"] < 844
+    to_items.click()
+    assert not page.locator("#cv-leave").is_visible()
+    expect(page.locator(".cv-item-list h2, .cv-item-list").first).to_be_in_viewport()
+    assert _form(page)[1] == "13.9 million"
 
 
 def test_slash_searches_the_answer_on_the_check_page(editor_tab):
