@@ -54,7 +54,7 @@ URL_ATTRIBUTES = _words(
 OUR_IDS = re.compile(
     r"^(?:main|(?:intake|list|review|import|account|tokens)-(?:title|error)|report-\d+|new-token"
     r"|id_[a-z_]+(?:_\d+)?"
-    r"|cv-(?:keys|check-form|attached-request|draft|leave(?:-title|-text)?|(?:item|others|comments|conflict)-title)"
+    r"|cv-(?:keys|check-form|attached-request|draft|all-items|leave(?:-title|-text)?|(?:item|others|comments|conflict)-title)"
     r"|cv-snapshot(?:-(?:title|passage|take|take-title|page|text))?"
     r"|cv-r\d+(?:-(?:end|sources-title|evidence-title|recitations-title|src-\d+|(?:(?:plan|thinking)\d+-)?cite-\d+"
     r"(?:-\d+)?(?:-card)?|unresolved-\d+(?:-tip)?))?)$"
