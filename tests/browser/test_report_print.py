@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from tests.browser.conftest import PASSWORD
-from tests.browser.test_handover import assert_a4, flat, pdf_text
+from tests.browser.test_handover import assert_a4, assert_accessible, flat, pdf_text
 from tests.browser.test_reviewer_flows import SCREENSHOTS, shoot
 from tests.review.report_dump import SETTLE_REASON, check_everything, settle, ten_item_dump
 
@@ -37,6 +37,7 @@ def test_a_ten_item_report_prints_on_at_most_three_pages_with_the_summary_first(
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
     page.goto(f"/dumps/{dump.pk}/report/")
     shoot(page, "handover-report-ten-items-ja")
+    assert_accessible(page)
     page.emulate_media(media="print")
     page.screenshot(path=str(SCREENSHOTS / "handover-report-ten-items-ja-print.png"), full_page=True)
     page.emulate_media(media="null")

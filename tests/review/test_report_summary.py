@@ -48,6 +48,19 @@ def report_md(client, dump, language="ja"):
     return client.get(reverse("review:report_md", args=[dump.pk]), {"lang": language}).content.decode()
 
 
+def statement_of(report, key):
+    return next(s["statement"] for s in report["responses"][0]["statements"] if s["key"] == key)
+
+
+def source_of(report, key):
+    return next(s for s in report["responses"][0]["sources"] if s["key"] == key)
+
+
+def marker_of(report, item_key):
+    items = (i for s in report["responses"][0]["statements"] for i in s["items"])
+    return next(i["marker"] for i in items if i["item"] == item_key)
+
+
 def summary_of(html):
     return re.search(r'<section class="cv-card cv-report cv-report-summary".*?</section>', html, re.S).group(0)
 
@@ -103,16 +116,19 @@ def test_an_unsettled_item_is_left_out_of_precision_until_a_lead_settles_it(clie
 
 def test_the_claims_not_supported_are_listed_with_their_source_and_quote(client, editor, checked):
     client.force_login(editor)
-    unsupported = report_json(client, checked)["summary"]["unsupported"]
-    assert [(e["kind"], e["marker"], e["final"]) for e in unsupported] == [
+    report = report_json(client, checked)
+    unsupported = report["summary"]["unsupported"]
+    assert [(e["kind"], e.get("marker", ""), e["final"]) for e in unsupported] == [
         ("citation", "[6]", "none"),
         ("citation", "[8]", "supports_and_refutes"),
         ("statement", "", "contradict"),
     ]
     no_support = unsupported[0]
-    assert no_support["statement"] == S4 and no_support["source_url"] == "https://www.wbgt.env.go.jp/special_alert.php"
+    # The statement and the source are named by key, each written once in the response.
+    assert statement_of(report, no_support["statement_key"]) == S4
+    assert source_of(report, no_support["source"])["url"] == "https://www.wbgt.env.go.jp/special_alert.php"
     assert no_support["quotes"] == [{"editor": "hanako", "text": NO_SUPPORT_QUOTE}]  # the same quote once
-    assert [s["marker"] for s in unsupported[2]["sources"]] == ["[7]", "[8]"]
+    assert [marker_of(report, key) for key in unsupported[2]["citations"]] == ["[7]", "[8]"]
     html = summary_of(report_page(client, checked))
     listed = re.search(r'<ul class="cv-report-list cv-report-unsupported">.*?</ul>', html, re.S).group(0)
     assert S4 in listed and "https://www.wbgt.env.go.jp/special_alert.php" in listed and NO_SUPPORT_QUOTE in listed
@@ -122,8 +138,9 @@ def test_the_claims_not_supported_are_listed_with_their_source_and_quote(client,
 
 def test_the_disagreements_not_yet_settled_name_each_editors_verdict(client, editor, checked):
     client.force_login(editor)
-    (disputed,) = report_json(client, checked)["summary"]["disagreements"]  # [5] is settled
-    assert (disputed["marker"], disputed["statement"]) == ("[3]", S2)
+    report = report_json(client, checked)
+    (disputed,) = report["summary"]["disagreements"]  # [5] is settled
+    assert (disputed["marker"], statement_of(report, disputed["statement_key"])) == ("[3]", S2)
     assert disputed["given"] == [{"editor": "hanako", "value": "partial"}, {"editor": "taro", "value": "none"}]
     html = summary_of(report_page(client, checked))
     assert "hanako <strong>一部を裏付ける</strong> ≠ taro <strong>裏付けない</strong>" in html
@@ -131,8 +148,9 @@ def test_the_disagreements_not_yet_settled_name_each_editors_verdict(client, edi
 
 def test_the_unresolved_markers_are_in_the_summary_with_their_statement(client, editor, checked):
     client.force_login(editor)
-    (marker,) = report_json(client, checked)["summary"]["unresolved"]
-    assert (marker["marker"], marker["statement"]) == ("[9]", S4)
+    report = report_json(client, checked)
+    (marker,) = report["summary"]["unresolved"]
+    assert (marker["marker"], statement_of(report, marker["statement_key"])) == ("[9]", S4)
     html = summary_of(report_page(client, checked))
     assert re.search(r"未解決マーカー.*\[9\].*" + re.escape(S4), html, re.S)
 

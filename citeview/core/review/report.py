@@ -89,6 +89,8 @@ def handover_report(
                 "status_detail": response["status_detail"],
                 # The detail as a sentence a page can translate (citeview/core/phrases.py).
                 "status_detail_phrase": response.get("status_detail_phrase"),
+                # Each source once: the statements and the summary name sources by key.
+                "sources": [{"key": s["key"], "url": s["url"], "title": s["title"]} for s in response["sources"]],
                 "search_batches": _search_batches(response),
                 # "label": the marker as a reader sees it (a private-use citation token in words).
                 "unresolved": [
@@ -266,8 +268,9 @@ def labelled_report(
         for verdict in response["verdicts"]:
             checks_of.setdefault(verdict["item"], []).append(verdict)
         placed: set[str] = set()
+        sources = {source["key"]: source for source in response.get("sources", [])}
         for statement in response.setdefault("statements", []):
-            _label_statement(statement, checks_of, words, texts, show_time)
+            _label_statement(statement, checks_of, sources, words, texts, show_time)
             placed |= {statement["key"], *(item["item"] for item in statement["items"])}
         # A check of an item the answer no longer offers (its result rebuilt, or past the limit of
         # items) belongs to no statement here; it is still handed over.
@@ -288,7 +291,7 @@ def labelled_report(
         response["evidence_shown"] = [e for e in response["evidence"] if _has_evidence(e)]
         response["evidence_missing"] = [e for e in response["evidence"] if not _has_evidence(e)]
     if "summary" in shown:
-        _label_summary(shown["summary"], words, texts, show_time)
+        _label_summary(shown, words, texts, show_time)
     return shown
 
 
@@ -296,7 +299,10 @@ def _has_evidence(entry: dict[str, Any]) -> bool:
     return bool(entry["evidence"] or entry["quotes"] or entry["snapshot"])
 
 
-def _label_summary(summary: dict[str, Any], words: _Words, texts: _StatementTexts, show_time: ShowTime) -> None:
+def _label_summary(shown: dict[str, Any], words: _Words, texts: _StatementTexts, show_time: ShowTime) -> None:
+    """The summary for people. Its lists are grouped by statement (each statement written once, each
+    source found by its key), in the order the answer reads."""
+    summary = shown["summary"]
     for editor in (*summary["checked_by"], *summary["settled_by"]):
         editor["last_shown"] = show_time(editor["last"])
     summary["final_verdicts_shown"] = [
@@ -307,23 +313,50 @@ def _label_summary(summary: dict[str, Any], words: _Words, texts: _StatementText
     for name in ("citation_recall", "citation_precision"):
         rate = summary[name]
         rate["why_shown"] = words.empty_reason(rate["empty_because"]) if rate["value"] is None else ""
+    statements = {(s["response"], s["key"]): s for r in shown["responses"] for s in r.get("statements", [])}
+    sources = [{s["key"]: s for s in r.get("sources", [])} for r in shown["responses"]]
+    items = {
+        (r["index"], i["item"]): i for r in shown["responses"] for s in r.get("statements", []) for i in s["items"]
+    }
+
+    def place(entry: dict[str, Any]) -> dict[str, Any]:
+        source = sources[entry["response"]].get(entry.get("source") or "", {})
+        entry["source_url"], entry["source_title"] = source.get("url") or "", source.get("title") or ""
+        return entry
+
     for entry in summary["unsupported"]:
-        entry["statement_shown"] = texts(entry["statement"])
+        place(entry)
         entry["final_shown"] = words.verdict(entry["final"]) if entry["kind"] == "citation" else words.contradicted()
+        cited = (items.get((entry["response"], key)) for key in entry.get("citations", ()))
+        entry["sources"] = [place({**c, "response": entry["response"]}) for c in cited if c]
     for entry in summary["disagreements"]:
-        entry["statement_shown"] = texts(entry["statement"])
+        place(entry)
         entry["field_shown"] = words.field(entry["field"])
         for given in entry["given"]:
-            given["value_shown"] = (
-                words.verdict(given["value"]) if entry["field"] == "verdict" else words.answer(given["value"])
-            )
-    for marker in summary["unresolved"]:
-        marker["statement_shown"] = texts(marker["statement"])
+            code = given["value"]
+            given["value_shown"] = words.verdict(code) if entry["field"] == "verdict" else words.answer(code)
+    for name in ("unsupported", "disagreements", "unresolved"):
+        summary[f"{name}_by_statement"] = _by_statement(summary[name], statements, texts)
+
+
+def _by_statement(
+    entries: list[dict[str, Any]], statements: dict[tuple[int, str], dict[str, Any]], texts: _StatementTexts
+) -> list[dict[str, Any]]:
+    groups: dict[tuple[int, str], dict[str, Any]] = {}
+    for entry in entries:
+        where = (entry["response"], entry["statement_key"])
+        if where not in groups:
+            statement = statements.get(where)
+            shown = statement["statement_shown"] if statement else ""
+            groups[where] = {"statement_shown": shown or texts(""), "entries": []}
+        groups[where]["entries"].append(entry)
+    return list(groups.values())
 
 
 def _label_statement(
     statement: dict[str, Any],
     checks_of: dict[str, list[dict[str, Any]]],
+    sources: dict[str, dict[str, Any]],
     words: _Words,
     texts: _StatementTexts,
     show_time: ShowTime,
@@ -346,6 +379,8 @@ def _label_statement(
         # A statement that cites nothing is its own item: its checks are the answers above.
         item["checks"] = [] if item["item"] == statement["key"] else checks_of.get(item["item"], [])
         item["check_lines"] = _check_lines(item["checks"])
+        source = sources.get(item["source"]) or {}
+        item["source_url"], item["source_title"] = source.get("url") or "", source.get("title") or ""
         item["final_shown"] = words.verdict(item.get("final") or "")
         item["differs"] = item.get("how") in ("disagreed", "settled")
         _label_settlement(item.get("settlement"), words, show_time)
@@ -569,19 +604,11 @@ def _summary_markdown(summary: dict[str, Any], gettext: Translate) -> list[str]:
     lines.append("- " + _rate_line(summary["citation_recall"], recall=True).text(gettext))
     lines.append("- " + _rate_line(summary["citation_precision"], recall=False).text(gettext))
     lines += ["", "### " + phrase("Not supported or contradicted").text(gettext), ""]
-    lines += [_unsupported_markdown(e, gettext) for e in summary["unsupported"]] or [none]
+    lines += [_unsupported_markdown(g, gettext) for g in summary["unsupported_by_statement"]] or [none]
     lines += ["", "### " + phrase("Disagreements not yet settled").text(gettext), ""]
-    lines += [_disagreement_markdown(e, gettext) for e in summary["disagreements"]] or [none]
+    lines += [_disagreement_markdown(g, gettext) for g in summary["disagreements_by_statement"]] or [none]
     lines += ["", "### " + phrase("Unresolved markers").text(gettext), ""]
-    lines += [
-        "- "
-        + phrase(
-            "{marker} in “{statement}”", marker=_one_line(m["label"]), statement=_one_line(m["statement_shown"])
-        ).text(gettext)
-        if m["statement_shown"]
-        else f"- {_one_line(m['label'])}"
-        for m in summary["unresolved"]
-    ] or [none]
+    lines += [_unresolved_markdown(g, gettext) for g in summary["unresolved_by_statement"]] or [none]
     lines.append("")
     return lines
 
@@ -627,27 +654,44 @@ def _settled_mark(entry: dict[str, Any], gettext: Translate) -> str:
     )
 
 
-def _unsupported_markdown(entry: dict[str, Any], gettext: Translate) -> str:
-    lines = ["- " + phrase("“{statement}”", statement=_one_line(entry["statement_shown"])).text(gettext)]
-    if entry["kind"] == "citation":
-        lines.append("  - " + _labelled(_source_text(entry, gettext), _settled_mark(entry, gettext), gettext))
-    else:
-        lines.append(f"  - {_settled_mark(entry, gettext)}")
-        lines += [f"  - {_source_text({**s, 'kind': 'citation'}, gettext)}" for s in entry["sources"]]
-    for quote in entry["quotes"]:
-        text = phrase(
-            "Evidence quote ({editor}): “{quote}”", editor=_one_line(quote["editor"]), quote=_one_line(quote["text"])
-        )
-        lines.append("  - " + text.text(gettext))
+def _quoted(statement: str, gettext: Translate) -> str:
+    return phrase("“{statement}”", statement=_one_line(statement)).text(gettext)
+
+
+def _unsupported_markdown(group: dict[str, Any], gettext: Translate) -> str:
+    lines = ["- " + _quoted(group["statement_shown"], gettext)]
+    for entry in group["entries"]:
+        if entry["kind"] == "citation":
+            lines.append("  - " + _labelled(_source_text(entry, gettext), _settled_mark(entry, gettext), gettext))
+        else:
+            lines.append("  - " + _settled_mark(entry, gettext))
+            lines += ["    - " + _source_text(source, gettext) for source in entry["sources"]]
+        for quote in entry["quotes"]:
+            text = phrase(
+                "Evidence quote ({editor}): “{quote}”",
+                editor=_one_line(quote["editor"]),
+                quote=_one_line(quote["text"]),
+            )
+            lines.append("    - " + text.text(gettext))
     return "\n".join(lines)
 
 
-def _disagreement_markdown(entry: dict[str, Any], gettext: Translate) -> str:
-    lines = ["- " + phrase("“{statement}”", statement=_one_line(entry["statement_shown"])).text(gettext)]
-    given = " ≠ ".join(_labelled(_one_line(g["editor"]), g["value_shown"], gettext) for g in entry["given"])
-    where = _source_text(entry, gettext) if entry["kind"] != "statement" else entry["field_shown"]
-    lines.append("  - " + _labelled(where, given, gettext))
+def _disagreement_markdown(group: dict[str, Any], gettext: Translate) -> str:
+    lines = ["- " + _quoted(group["statement_shown"], gettext)]
+    for entry in group["entries"]:
+        given = " ≠ ".join(_labelled(_one_line(g["editor"]), g["value_shown"], gettext) for g in entry["given"])
+        where = _source_text(entry, gettext) if entry["kind"] != "statement" else entry["field_shown"]
+        lines.append("  - " + _labelled(where, given, gettext))
     return "\n".join(lines)
+
+
+def _unresolved_markdown(group: dict[str, Any], gettext: Translate) -> str:
+    markers = " ".join(_one_line(m["label"]) for m in group["entries"])
+    if not group["statement_shown"]:
+        return f"- {markers}"
+    return "- " + phrase(
+        "{marker} in “{statement}”", marker=markers, statement=_one_line(group["statement_shown"])
+    ).text(gettext)
 
 
 def _statement_markdown(statement: dict[str, Any], gettext: Translate) -> str:
@@ -675,6 +719,8 @@ def _statement_markdown(statement: dict[str, Any], gettext: Translate) -> str:
             lines.append("    - ≠ " + phrase("Editors disagree, not settled").text(gettext))
         if item.get("settlement"):
             lines += _bullets(_settlement_markdown(item["settlement"], gettext), "    ")
+    if statement["not_checked"]:
+        lines.append("  - " + phrase("Not checked yet: {n} item(s)", n=statement["not_checked"]).text(gettext))
     return "\n".join(lines)
 
 

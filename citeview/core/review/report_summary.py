@@ -64,61 +64,69 @@ def report_summary(
     settlements: Iterable[dict[str, Any]] = (),
     hidden: Iterable[str] = (),
 ) -> tuple[dict[str, Any], dict[int, list[dict[str, Any]]]]:
-    """The summary, and per response its statements in reading order, each with its items and their
-    final verdicts. ``checks`` and ``settlements`` as :func:`handover_report` takes them (each with
-    item_key, statement_key, kind, editor, updated_at and what it records); ``hidden``: the keys of
-    the items blind first keeps other editors' checks of from the reader."""
+    """The summary, and per response its statements in reading order, each with its items that have
+    something recorded (the others counted in ``not_checked``) and their final verdicts. ``checks``
+    and ``settlements`` as :func:`handover_report` takes them (each with item_key, statement_key,
+    kind, editor, updated_at and what it records); ``hidden``: the keys of the items blind first
+    keeps other editors' checks of from the reader.
+
+    An entry names its statement and its source by key: a statement is written once, in
+    ``statements``, and a source once, in the response's ``sources`` (a statement of 300 citations of
+    one long address would otherwise be copied 300 times)."""
     settlements = list(settlements)
     recorded = _Checks(checks, settlements)
     hidden_keys = set(hidden)
-    sources = [{s["key"]: s for s in response["sources"]} for response in result["responses"]]
-    groups = _statement_groups(items)
     counts = {verdict: 0 for verdict in VERDICTS} | {UNSETTLED: 0, UNCHECKED: 0, HIDDEN: 0}
     judgements: list[StatementJudgement] = []
     unsupported: list[dict[str, Any]] = []
     disagreements: list[dict[str, Any]] = []
     statements: dict[int, list[dict[str, Any]]] = {}
-    for group in groups:
+    for group in _statement_groups(items):
         first = group[0]
         response = result["responses"][first.response]
         answers = {field: recorded.answer(first.statement_key, field) for field in STATEMENT_ANSWERS}
-        entries = []
+        where = {"response": first.response, "statement_key": first.statement_key}
+        shown, finals = [], []
+        not_checked = 0
         for item in group:
-            entry = _item_entry(item, response, sources[item.response])
+            entry = _item_entry(item, response)
             if item.kind == "citation":
                 final = recorded.verdict(item.key)
+                finals.append(final.verdict)
                 entry.update(_final_json(final), settlement=_settlement(recorded.settled.get(item.key)))
                 counts[_bucket(final, item.key in hidden_keys)] += 1
                 if final.verdict in UNSUPPORTING:
-                    unsupported.append({**entry, "quotes": _quotes(recorded, item.key, final)})
+                    unsupported.append({**where, **entry, "quotes": _quotes(recorded, item.key, final)})
                 if final.unsettled:
-                    disagreements.append({**entry, "field": "verdict", "given": _given(recorded, item.key, "verdict")})
-            entries.append(entry)
-        statement = {
-            "key": first.statement_key,
-            "response": first.response,
-            "statement": first.statement.text,
-            "answers": {field: _final_json(final) for field, final in answers.items()},
-            "answer_settlement": _settlement(recorded.settled.get(first.statement_key)),
-            "items": entries,
-        }
-        statements.setdefault(first.response, []).append(statement)
-        citations = [e for e in entries if e["kind"] == "citation"]
-        judgements.append(_judgement(first, answers, citations))
+                    given = _given(recorded, item.key, "verdict")
+                    disagreements.append({**where, **entry, "field": "verdict", "given": given})
+            if item.key in recorded.of or item.key in recorded.settled:
+                shown.append(entry)
+            else:
+                not_checked += 1  # which ones: the response's statements_needing_check
+        statements.setdefault(first.response, []).append(
+            {
+                "key": first.statement_key,
+                "response": first.response,
+                "statement": first.statement.text,
+                "answers": {field: _final_json(final) for field, final in answers.items()},
+                "answer_settlement": _settlement(recorded.settled.get(first.statement_key)),
+                "items": shown,
+                "not_checked": not_checked,
+            }
+        )
+        judgements.append(_judgement(first, answers, finals))
         for field, final in answers.items():
             if final.unsettled:
                 given = _given(recorded, first.statement_key, field, kind="statement")
-                disagreements.append({**_statement_ref(statement), "field": field, "given": given})
+                disagreements.append(
+                    {**where, "item": first.statement_key, "kind": "statement", "field": field, "given": given}
+                )
         if answers["supported_together"].verdict == "contradict":
-            quotes = [q for e in citations for q in _quotes(recorded, e["item"], None)]
-            unsupported.append(
-                {
-                    **_statement_ref(statement),
-                    **_final_json(answers["supported_together"]),
-                    "sources": [_source_ref(e) for e in citations],
-                    "quotes": quotes,
-                }
-            )
+            cited = [item.key for item in group if item.kind == "citation"]
+            quotes = [q for key in cited for q in _quotes(recorded, key, None)]
+            entry = {"item": first.statement_key, "kind": "statement", "citations": cited, "quotes": quotes}
+            unsupported.append({**where, **entry, **_final_json(answers["supported_together"])})
     summary = {
         "responses": [_response_ref(number, response) for number, response in enumerate(result["responses"])],
         "checked_by": _checked_by(checks),
@@ -144,23 +152,14 @@ def _statement_groups(items: list[CheckItem]) -> list[list[CheckItem]]:
     return sorted(groups.values(), key=lambda group: (group[0].response, group[0].statement.index))
 
 
-def _item_entry(item: CheckItem, response: dict[str, Any], sources: dict[str, Any]) -> dict[str, Any]:
-    """What an item is, in words a reader can place: its marker and its source."""
-    marker, source = "", {}
+def _item_entry(item: CheckItem, response: dict[str, Any]) -> dict[str, Any]:
+    """What an item is: its marker, and its source by key (the response's ``sources`` say the rest)."""
+    marker = ""
     if item.citation is not None:
         marker = response["citations"][item.citation]["marker"] or ""
-        source = sources.get(item.source_key or "", {})
     elif item.unresolved is not None:
         marker = response["unresolved"][item.unresolved]["marker"]
-    return {
-        "item": item.key,
-        "kind": item.kind,
-        "response": item.response,
-        "statement": item.statement.text,
-        "marker": marker,
-        "source_url": source.get("url") or "",
-        "source_title": source.get("title") or "",
-    }
+    return {"item": item.key, "kind": item.kind, "marker": marker, "source": item.source_key or ""}
 
 
 def _final_json(final: FinalVerdict) -> dict[str, Any]:
@@ -211,34 +210,11 @@ def _given(recorded: _Checks, key: str, field: str, kind: str = "citation") -> l
     return sorted(given, key=lambda g: g["editor"])
 
 
-def _statement_ref(statement: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "item": statement["key"],
-        "kind": "statement",
-        "response": statement["response"],
-        "statement": statement["statement"],
-        "marker": "",
-        "source_url": "",
-        "source_title": "",
-    }
-
-
-def _source_ref(entry: dict[str, Any]) -> dict[str, str]:
-    return {name: entry[name] for name in ("item", "marker", "source_url", "source_title")}
-
-
-def _judgement(
-    first: CheckItem, answers: dict[str, FinalVerdict], citations: list[dict[str, Any]]
-) -> StatementJudgement:
+def _judgement(first: CheckItem, answers: dict[str, FinalVerdict], finals: list[str | None]) -> StatementJudgement:
     """The statement as the dump's figures count it: its final answers and its citations' final verdicts."""
     worthy = {"yes": True, "no": False}.get(answers["verification_worthy"].verdict or "")
-    return StatementJudgement(
-        str(first.response),
-        worthy,
-        answers["supported_together"].verdict,
-        [c["final"] for c in citations],
-        len(first.statement.unresolved),
-    )
+    together = answers["supported_together"].verdict
+    return StatementJudgement(str(first.response), worthy, together, finals, len(first.statement.unresolved))
 
 
 def _response_ref(number: int, response: dict[str, Any]) -> dict[str, Any]:
@@ -265,14 +241,14 @@ def _checked_by(checks: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _unresolved(result: dict[str, Any], items: list[CheckItem]) -> list[dict[str, Any]]:
-    """Every marker that cites no source, with its statement where an item places it."""
-    placed = {(i.response, i.unresolved): i.statement.text for i in items if i.unresolved is not None}
+    """Every marker that cites no source, with its statement's key where an item places it."""
+    placed = {(i.response, i.unresolved): i.statement_key for i in items if i.unresolved is not None}
     return [
         {
             "response": number,
+            "statement_key": placed.get((number, index), ""),
             "marker": marker["marker"],
             "label": readable_marker(marker["marker"], marker["ref"]),
-            "statement": placed.get((number, index), ""),
         }
         for number, response in enumerate(result["responses"])
         for index, marker in enumerate(response["unresolved"])
