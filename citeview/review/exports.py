@@ -79,6 +79,8 @@ def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
     items they have not checked themselves (blind first), and the report says how many it leaves out."""
     checks = Check.objects.filter(dump=dump)
     shown = checks_visible_to(user, checks).select_related("editor").order_by("response_index", "item_key", "id")
+    # A settlement is a verdict like any other: an editor sees it once they have judged the item.
+    settlements = checks_visible_to(user, Check.settlements.filter(dump=dump)).select_related("editor")
     meta = {
         "id": dump.pk,
         "title": dump.display_title,
@@ -93,15 +95,27 @@ def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
         [_check_dict(c) for c in shown],
         [_comment_dict(c) for c in comments],
         citation_evidence(dump),
+        [_check_dict(c) for c in settlements],
+        hidden_items(user, checks),
     )
-    report["hidden_until_you_check"] = hidden_check_count(user, checks)
     report["uncheckable_item_count"] = dump.uncheckable_item_count  # past the items a dump offers for checking
     return report
+
+
+def hidden_items(user: Any, checks: QuerySet[Check]) -> list[str]:
+    """The items of ``checks`` whose checks by other editors blind first keeps from ``user``: what the
+    report says it leaves out, counted in items (a row count would add each statement's answers)."""
+    if not roles.can_record(user):
+        return []
+    items = checks.filter(is_item=True)
+    visible = checks_visible_to(user, items).values("pk")
+    return list(items.exclude(pk__in=visible).order_by().values_list("item_key", flat=True).distinct())
 
 
 def _check_dict(check: Check) -> dict[str, Any]:
     return {
         "item_key": check.item_key,
+        "statement_key": check.statement_key,
         "kind": check.kind,
         "is_item": check.is_item,
         "finished": check.finished,  # by the rule progress counts with, for every kind of item

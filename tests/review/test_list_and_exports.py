@@ -131,8 +131,8 @@ def test_the_handover_report_has_what_the_handover_needs(client, editor, second_
         "### Statements still needing a content check",
     ):
         assert heading in markdown
-    assert "Unresolved numbers: \\[8\\]" in markdown and "Verdict: Partial support" in markdown
-    assert "  - Evidence quote: “条件Aについて”\n  - Note: 年度は未確認\n" in markdown
+    assert "Unresolved numbers: \\[8\\]" in markdown and "    - Partial support — hanako, " in markdown
+    assert "      - Evidence quote: “条件Aについて”\n      - Note: 年度は未確認\n" in markdown
     assert (
         "\\[9\\] 条件Bの解説 — ` https://www.city.example.jp/jouken-b `" in markdown
     )  # a URL is shown, never followed

@@ -24,6 +24,7 @@ from citeview.core.phrases import Phrase, Translate, phrase, phrase_text, untran
 from citeview.core.rendering.answer import readable_marker
 from citeview.core.rendering.plain import plain_text
 from citeview.core.review.items import CheckItem
+from citeview.core.review.report_summary import report_summary
 
 # An ISO 8601 time as a person reads it; the web app passes one that follows the page's language.
 ShowTime = Callable[[str], str]
@@ -42,6 +43,8 @@ def handover_report(
     checks: list[dict[str, Any]],
     comments: Iterable[dict[str, Any]] = (),
     evidence: Iterable[dict[str, Any]] = (),
+    settlements: Iterable[dict[str, Any]] = (),
+    hidden: Iterable[str] = (),
 ) -> dict[str, Any]:
     """``dump``: id, title, sha256, stored_at; ``checks``: every check of the dump as a dict with
     item_key, kind, finished, editor, updated_at and its fields; ``comments``: item_key ("" for the
@@ -49,9 +52,16 @@ def handover_report(
     source_url), the evidence the dump holds of it (kind, text) or None, its snapshot (url, taken_at,
     sha256, …) or None, the passage found in it for each statement citing it (statement_key, found,
     text, score, page, differs), its citations' item_keys and markers (each once), and the provider's
-    quotes (item_key, marker, kind, text) where it gave them.
+    quotes (item_key, marker, kind, text) where it gave them; ``settlements``: the leads' final
+    verdicts (item_key, editor, updated_at, verdict, reason in note); ``hidden``: the keys of the items
+    whose checks by other editors blind first keeps from the reader.
 
-    Items are taken by their ``CheckItem`` fields alone, whatever their kind."""
+    First comes the summary (:mod:`citeview.core.review.report_summary`), counted on final verdicts;
+    then each response, its statements in reading order with their items and final verdicts, and
+    every check (``verdicts``) keyed by item for tools to join. Items are taken by their ``CheckItem``
+    fields alone, whatever their kind."""
+    hidden = sorted(set(hidden))
+    summary, statements_of = report_summary(result, items, checks, settlements, hidden)
     finished = {c["item_key"] for c in checks if c.get("is_item", True) and _finished(c)}
     by_key = {item.key: item for item in items}
     dump_comments, item_comments = _comments(comments, by_key)
@@ -79,6 +89,8 @@ def handover_report(
                 "status_detail": response["status_detail"],
                 # The detail as a sentence a page can translate (citeview/core/phrases.py).
                 "status_detail_phrase": response.get("status_detail_phrase"),
+                # Each source once: the statements and the summary name sources by key.
+                "sources": [{"key": s["key"], "url": s["url"], "title": s["title"]} for s in response["sources"]],
                 "search_batches": _search_batches(response),
                 # "label": the marker as a reader sees it (a private-use citation token in words).
                 "unresolved": [
@@ -87,12 +99,21 @@ def handover_report(
                 ],
                 "cited_without_position": _cited_without_position(response),
                 "statements_needing_check": _needing_check(items_of.get(number, []), finished),
+                "statements": statements_of.get(number, []),
                 "verdicts": [_verdict(c) for c in checks_of.get(number, [])],
                 "evidence": evidence_of.get(number, []),
                 "comments": item_comments.get(number, []),
             }
         )
-    return {"citeview_report": 1, "dump": dump, "comments": dump_comments, "responses": responses}
+    return {
+        "citeview_report": 1,
+        "dump": dump,
+        # Items, not check rows: one item can hide several checks (and its statement's answers).
+        "hidden_until_you_check": len(hidden),
+        "summary": summary,
+        "comments": dump_comments,
+        "responses": responses,
+    }
 
 
 class _StatementTexts:
@@ -241,6 +262,19 @@ def labelled_report(
             verdict["verdict_shown"] = words.verdict(verdict["verdict"])
             for field in ("subject", "time_matches", "conditions", "verification_worthy", "supported_together"):
                 verdict[f"{field}_shown"] = words.answer(verdict[field])
+            verdict["details_shown"] = words.details(verdict)
+            verdict["answers_shown"] = words.answers(verdict)
+        checks_of: dict[str, list[dict[str, Any]]] = {}
+        for verdict in response["verdicts"]:
+            checks_of.setdefault(verdict["item"], []).append(verdict)
+        placed: set[str] = set()
+        sources = {source["key"]: source for source in response.get("sources", [])}
+        for statement in response.setdefault("statements", []):
+            _label_statement(statement, checks_of, sources, words, texts, show_time)
+            placed |= {statement["key"], *(item["item"] for item in statement["items"])}
+        # A check of an item the answer no longer offers (its result rebuilt, or past the limit of
+        # items) belongs to no statement here; it is still handed over.
+        response["unplaced_verdicts"] = [v for v in response["verdicts"] if v["item"] not in placed]
         for comment in response.setdefault("comments", []):
             comment["time_shown"] = show_time(comment["time"])
             comment["statement_shown"] = texts(comment.get("statement", ""))
@@ -252,7 +286,128 @@ def labelled_report(
                 entry["snapshot"]["provenance_shown"] = snapshot_provenance(entry["snapshot"], show_time).text(gettext)
             for quote in entry["quotes"]:
                 quote["kind_shown"] = words.evidence_kind(quote["kind"])
+        # A source with nothing to show (no text in the dump, no snapshot) is named on one line, not
+        # given a row of dashes: the page is printed.
+        response["evidence_shown"] = [e for e in response["evidence"] if _has_evidence(e)]
+        response["evidence_missing"] = [e for e in response["evidence"] if not _has_evidence(e)]
+    if "summary" in shown:
+        _label_summary(shown, words, texts, show_time)
     return shown
+
+
+def _has_evidence(entry: dict[str, Any]) -> bool:
+    return bool(entry["evidence"] or entry["quotes"] or entry["snapshot"])
+
+
+def _label_summary(shown: dict[str, Any], words: _Words, texts: _StatementTexts, show_time: ShowTime) -> None:
+    """The summary for people. Its lists are grouped by statement (each statement written once, each
+    source found by its key), in the order the answer reads."""
+    summary = shown["summary"]
+    for editor in (*summary["checked_by"], *summary["settled_by"]):
+        editor["last_shown"] = show_time(editor["last"])
+    summary["final_verdicts_shown"] = [
+        {"code": code, "label": words.final(code), "count": count}
+        for code, count in summary["final_verdicts"].items()
+        if count
+    ]
+    for name in ("citation_recall", "citation_precision"):
+        rate = summary[name]
+        rate["why_shown"] = words.empty_reason(rate["empty_because"]) if rate["value"] is None else ""
+    statements = {(s["response"], s["key"]): s for r in shown["responses"] for s in r.get("statements", [])}
+    sources = [{s["key"]: s for s in r.get("sources", [])} for r in shown["responses"]]
+    items = {
+        (r["index"], i["item"]): i for r in shown["responses"] for s in r.get("statements", []) for i in s["items"]
+    }
+
+    def place(entry: dict[str, Any]) -> dict[str, Any]:
+        source = sources[entry["response"]].get(entry.get("source") or "", {})
+        entry["source_url"], entry["source_title"] = source.get("url") or "", source.get("title") or ""
+        return entry
+
+    for entry in summary["unsupported"]:
+        place(entry)
+        entry["final_shown"] = words.verdict(entry["final"]) if entry["kind"] == "citation" else words.contradicted()
+        cited = (items.get((entry["response"], key)) for key in entry.get("citations", ()))
+        entry["sources"] = [place({**c, "response": entry["response"]}) for c in cited if c]
+    for entry in summary["disagreements"]:
+        place(entry)
+        entry["field_shown"] = words.field(entry["field"])
+        for given in entry["given"]:
+            code = given["value"]
+            given["value_shown"] = words.verdict(code) if entry["field"] == "verdict" else words.answer(code)
+    for name in ("unsupported", "disagreements", "unresolved"):
+        summary[f"{name}_by_statement"] = _by_statement(summary[name], statements, texts)
+
+
+def _by_statement(
+    entries: list[dict[str, Any]], statements: dict[tuple[int, str], dict[str, Any]], texts: _StatementTexts
+) -> list[dict[str, Any]]:
+    groups: dict[tuple[int, str], dict[str, Any]] = {}
+    for entry in entries:
+        where = (entry["response"], entry["statement_key"])
+        if where not in groups:
+            statement = statements.get(where)
+            shown = statement["statement_shown"] if statement else ""
+            groups[where] = {"statement_shown": shown or texts(""), "entries": []}
+        groups[where]["entries"].append(entry)
+    return list(groups.values())
+
+
+def _label_statement(
+    statement: dict[str, Any],
+    checks_of: dict[str, list[dict[str, Any]]],
+    sources: dict[str, dict[str, Any]],
+    words: _Words,
+    texts: _StatementTexts,
+    show_time: ShowTime,
+) -> None:
+    """A statement for people: its editors' shared answers grouped where they agree, then its items,
+    each with every editor's check, the final verdict and the settlement where there is one."""
+    statement["statement_shown"] = texts(statement["statement"])
+    answers = [c for c in checks_of.get(statement["key"], []) if c["kind"] == "statement"]
+    groups: dict[str, list[str]] = {}
+    for check in answers:
+        shown = words.answers(check)
+        if shown:
+            groups.setdefault(shown, []).append(check["editor"])
+    statement["answer_groups"] = [{"shown": shown, "editors": editors} for shown, editors in groups.items()]
+    statement["answers_differ"] = len(groups) > 1
+    statement["answer_notes"] = [c for c in answers if c["note"]]
+    _label_settlement(statement["answer_settlement"], words, show_time)
+    recorded = bool(answers) or statement["answer_settlement"] is not None
+    for item in statement["items"]:
+        # A statement that cites nothing is its own item: its checks are the answers above.
+        item["checks"] = [] if item["item"] == statement["key"] else checks_of.get(item["item"], [])
+        item["check_lines"] = _check_lines(item["checks"])
+        source = sources.get(item["source"]) or {}
+        item["source_url"], item["source_title"] = source.get("url") or "", source.get("title") or ""
+        item["final_shown"] = words.verdict(item.get("final") or "")
+        item["differs"] = item.get("how") in ("disagreed", "settled")
+        _label_settlement(item.get("settlement"), words, show_time)
+        recorded = recorded or bool(item["checks"]) or item.get("settlement") is not None
+    statement["recorded"] = recorded
+
+
+def _check_lines(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An item's checks as the page lists them: editors who recorded the same (verdict, subject, time,
+    conditions, quote and note) share one line ("Complete support · subject yes — hanako, taro"),
+    each editor's time left to the summary and the downloads."""
+    fields = ("verdict", "verdict_shown", "details_shown", "evidence_quote", "note")
+    lines: dict[tuple[str, ...], dict[str, Any]] = {}
+    for check in checks:
+        line = lines.setdefault(tuple(check[name] for name in fields), {name: check[name] for name in fields})
+        line.setdefault("people", []).append(
+            {"editor": check["editor"], "time": check["time"], "time_shown": check["time_shown"]}
+        )
+    return list(lines.values())
+
+
+def _label_settlement(settlement: dict[str, Any] | None, words: _Words, show_time: ShowTime) -> None:
+    if settlement is None:
+        return
+    settlement["time_shown"] = show_time(settlement["time"])
+    settlement["verdict_shown"] = words.verdict(settlement["verdict"]) if settlement["verdict"] else ""
+    settlement["answers_shown"] = words.answers(settlement)
 
 
 class _Words:
@@ -287,8 +442,54 @@ class _Words:
             "failed": gettext("failed"),
         }
 
+        self._labels = {
+            "subject": gettext("subject"),
+            "time_matches": gettext("time"),
+            "conditions": gettext("conditions"),
+            "verification_worthy": gettext("worthy"),
+            "supported_together": gettext("supported together"),
+            "verdict": gettext("verdict"),
+        }
+        self._finals = {
+            "unsettled": gettext("Editors disagree, not settled"),
+            "unchecked": gettext("Not checked yet"),
+            "hidden": gettext("Hidden until you check"),
+        }
+        self._empty = {
+            "nothing_checked": gettext("nothing has been checked yet"),
+            "no_worthy_answer": gettext("no statement has an answer to “verification-worthy” yet"),
+            "none_worthy": gettext("no statement was judged verification-worthy"),
+            "no_together_answer": gettext("no verification-worthy statement has an answer to “supported together” yet"),
+            "no_verdict_on_worthy": gettext("no citation on a verification-worthy statement has a verdict yet"),
+        }
+        self._contradicted = gettext("Its citations together contradict it")
+
     def verdict(self, code: str) -> str:
         return self._verdicts.get(code, code) if code else NOT_GIVEN
+
+    def final(self, code: str) -> str:
+        """A count's label in the summary: one of the six verdicts, or why an item has none."""
+        return self._finals.get(code) or self.verdict(code)
+
+    def field(self, name: str) -> str:
+        return self._labels.get(name, name)
+
+    def details(self, check: dict[str, Any]) -> str:
+        """What a citation's check says of subject, time and conditions, the ones answered only:
+        "subject yes · time no"; "" when none is (an unanswered field is left out, never "—")."""
+        names = ("subject", "time_matches", "conditions")
+        return " · ".join(f"{self._labels[n]} {self.answer(check[n])}" for n in names if check.get(n))
+
+    def answers(self, check: dict[str, Any]) -> str:
+        """A statement's shared answers, the ones given: "worthy yes · supported together no"."""
+        names = ("verification_worthy", "supported_together")
+        return " · ".join(f"{self._labels[n]} {self.answer(check[n])}" for n in names if check.get(n))
+
+    def empty_reason(self, code: str | None) -> str:
+        return self._empty.get(code or "", code or "")
+
+    def contradicted(self) -> str:
+        return self._contradicted
 
     def answer(self, code: str) -> str:
         return self._answers.get(code, code) if code else NOT_GIVEN
@@ -312,7 +513,7 @@ def report_markdown(
     lines.append("- " + phrase("Stored: {time}", time=dump["stored_shown"]).text(gettext))
     if report.get("hidden_until_you_check"):
         left_out = phrase(
-            "Left out: {n} check(s) by other editors of items you have not checked yet (blind first)",
+            "Other editors' verdicts stay hidden until you check: {n} item(s) (blind first)",
             n=report["hidden_until_you_check"],
         )
         lines.append("- " + left_out.text(gettext))
@@ -324,6 +525,8 @@ def report_markdown(
         )
         lines.append("- " + past_limit.text(gettext))
     lines.append("")
+    if "summary" in shown:
+        lines += _summary_markdown(shown["summary"], gettext)
     for response in shown["responses"]:
         lines += _response_markdown(response, len(shown["responses"]), gettext)
     lines += ["## " + phrase("Comments on the dump").text(gettext), ""]
@@ -363,10 +566,12 @@ def _response_markdown(response: dict[str, Any], count: int, gettext: Translate)
         lines += [_result_markdown(r, gettext) for r in batch["results"]]
     lines += ["", "### " + phrase("Statements still needing a content check").text(gettext), ""]
     lines += [f"- {_one_line(s['statement_shown'])}" for s in response["statements_needing_check"]] or [none]
-    lines += ["", "### " + phrase("Verdicts").text(gettext), ""]
-    lines += [_verdict_markdown(v, gettext) for v in response["verdicts"]] or [
-        "- " + phrase("none recorded").text(gettext)
-    ]
+    lines += ["", "### " + phrase("Verdicts by statement").text(gettext), ""]
+    recorded = [s for s in response["statements"] if s["recorded"]]
+    lines += [_statement_markdown(s, gettext) for s in recorded] or ["- " + phrase("none recorded").text(gettext)]
+    if response["unplaced_verdicts"]:
+        lines += ["", "### " + phrase("Checks of items the answer no longer has").text(gettext), ""]
+        lines += [_unplaced_markdown(v, gettext) for v in response["unplaced_verdicts"]]
     lines += ["", "### " + phrase("Evidence per citation").text(gettext), ""]
     lines += [_evidence_markdown(e, gettext) for e in response["evidence"]] or [none]
     if response["comments"]:
@@ -382,45 +587,208 @@ def _result_markdown(result: dict[str, Any], gettext: Translate) -> str:
     return f"   - \\[{_one_line(result['id'])}\\] {title} — {url}"
 
 
-def _verdict_markdown(verdict: dict[str, Any], gettext: Translate) -> str:
-    """One check: the statement, then each thing recorded on a line of its own, under its label.
-    A field the check's kind does not record is left out; what it records and left empty is "—"."""
-    lines = ["- " + phrase("“{statement}”", statement=_one_line(verdict["statement_shown"])).text(gettext)]
+def _summary_markdown(summary: dict[str, Any], gettext: Translate) -> list[str]:
+    """Page one: what the dump is, who checked it, what the final verdicts come to, and what needs
+    attention (claims not supported, disagreements not settled, markers that cite nothing)."""
+    none = "- " + phrase("none").text(gettext)
+    lines = ["## " + phrase("Summary").text(gettext), ""]
+    answers = " · ".join(_answer_line(r, gettext) for r in summary["responses"]) or NOT_GIVEN
+    lines.append("- " + phrase("Provider and model: {answers}", answers=answers).text(gettext))
+    checked = " · ".join(_editor_line(e, gettext) for e in summary["checked_by"]) or phrase("no one yet").text(gettext)
+    lines.append("- " + phrase("Checked by: {editors}", editors=checked).text(gettext))
+    if summary["settled_by"]:
+        settled = " · ".join(_editor_line(e, gettext) for e in summary["settled_by"])
+        lines.append("- " + phrase("Settled by: {editors}", editors=settled).text(gettext))
+    counts = " · ".join(f"{c['label']} {c['count']}" for c in summary["final_verdicts_shown"]) or NOT_GIVEN
+    lines.append("- " + phrase("Final verdicts of the citations: {counts}", counts=counts).text(gettext))
+    lines.append("- " + _rate_line(summary["citation_recall"], recall=True).text(gettext))
+    lines.append("- " + _rate_line(summary["citation_precision"], recall=False).text(gettext))
+    lines += ["", "### " + phrase("Not supported or contradicted").text(gettext), ""]
+    lines += [_unsupported_markdown(g, gettext) for g in summary["unsupported_by_statement"]] or [none]
+    lines += ["", "### " + phrase("Disagreements not yet settled").text(gettext), ""]
+    lines += [_disagreement_markdown(g, gettext) for g in summary["disagreements_by_statement"]] or [none]
+    lines += ["", "### " + phrase("Unresolved markers").text(gettext), ""]
+    lines += [_unresolved_markdown(g, gettext) for g in summary["unresolved_by_statement"]] or [none]
+    lines.append("")
+    return lines
 
-    def add(line: str) -> None:
-        lines.append("  - " + line)
 
-    if verdict["kind"] == "statement" and verdict["marker"]:  # the answer's record of a marker with no source
-        add(phrase("Citation with no source: {marker}", marker=_one_line(verdict["marker"])).text(gettext))
-    elif verdict["marker"] or verdict["source_url"] or verdict["source_title"]:
-        title = _one_line(verdict["source_title"]) if verdict["source_title"] else phrase("(no title)").text(gettext)
-        url = _code(verdict["source_url"]) or phrase("(no URL)").text(gettext)
-        source = f"{_one_line(verdict['marker'])} {title} — {url}".strip()
-        add(phrase("Source: {source}", source=source).text(gettext))
-    if verdict["verdict"] or verdict["kind"] == "citation":
-        add(
-            phrase(
-                "Verdict: {verdict} (subject: {subject}, time: {time}, conditions: {conditions})",
-                verdict=verdict["verdict_shown"],
-                subject=verdict["subject_shown"],
-                time=verdict["time_matches_shown"],
-                conditions=verdict["conditions_shown"],
-            ).text(gettext)
-        )
-    if verdict["verification_worthy"] or verdict["supported_together"] or verdict["kind"] == "statement":
-        add(
-            phrase(
-                "Verification-worthy: {worthy}; supported together: {together}",
-                worthy=verdict["verification_worthy_shown"],
-                together=verdict["supported_together_shown"],
-            ).text(gettext)
-        )
-    if verdict["evidence_quote"]:
-        add(phrase("Evidence quote: “{quote}”", quote=_one_line(verdict["evidence_quote"])).text(gettext))
-    if verdict["note"]:
-        add(phrase("Note: {note}", note=_one_line(verdict["note"])).text(gettext))
-    add(phrase("By {editor}, {time}", editor=_one_line(verdict["editor"]), time=verdict["time_shown"]).text(gettext))
+def _answer_line(response: dict[str, Any], gettext: Translate) -> str:
+    model = _one_line(response["model"]) if response["model"] else phrase("not given").text(gettext)
+    return f"{_one_line(response['provider'])} · {_one_line(response['api_name'])} ({_code(response['api'])}) · {model}"
+
+
+def _editor_line(editor: dict[str, Any], gettext: Translate) -> str:
+    return phrase(
+        "{editor} ({n} item(s), last {time})",
+        editor=_one_line(editor["editor"]),
+        n=editor["items"],
+        time=editor["last_shown"],
+    ).text(gettext)
+
+
+def _rate_line(rate: dict[str, Any], recall: bool) -> Phrase:
+    if rate["value"] is None:
+        if recall:
+            return phrase("Citation recall: — ({why})", why=rate["why_shown"])
+        return phrase("Citation precision: — ({why})", why=rate["why_shown"])
+    values = {"percent": f"{rate['percent']:.1f}%", "num": rate["numerator"], "n": rate["denominator"]}
+    if recall:
+        return phrase("Citation recall: {percent} ({num} of {n} statements)", **values)
+    return phrase("Citation precision: {percent} ({num} of {n} citations)", **values)
+
+
+def _source_text(entry: dict[str, Any], gettext: Translate) -> str:
+    if entry["kind"] == "unresolved" or (entry["marker"] and not entry["source_url"] and not entry["source_title"]):
+        return phrase("Citation with no source: {marker}", marker=_one_line(entry["marker"])).text(gettext)
+    title = _one_line(entry["source_title"]) if entry["source_title"] else phrase("(no title)").text(gettext)
+    url = _code(entry["source_url"]) or phrase("(no URL)").text(gettext)
+    return f"{_one_line(entry['marker'])} {title} — {url}".strip()
+
+
+def _settled_mark(entry: dict[str, Any], gettext: Translate) -> str:
+    return (
+        phrase("{verdict} (settled)", verdict=entry["final_shown"]).text(gettext)
+        if entry["how"] == "settled"
+        else entry["final_shown"]
+    )
+
+
+def _quoted(statement: str, gettext: Translate) -> str:
+    return phrase("“{statement}”", statement=_one_line(statement)).text(gettext)
+
+
+def _unsupported_markdown(group: dict[str, Any], gettext: Translate) -> str:
+    lines = ["- " + _quoted(group["statement_shown"], gettext)]
+    for entry in group["entries"]:
+        if entry["kind"] == "citation":
+            lines.append("  - " + _labelled(_source_text(entry, gettext), _settled_mark(entry, gettext), gettext))
+        else:
+            lines.append("  - " + _settled_mark(entry, gettext))
+            lines += ["    - " + _source_text(source, gettext) for source in entry["sources"]]
+        for quote in entry["quotes"]:
+            text = phrase(
+                "Evidence quote ({editor}): “{quote}”",
+                editor=_one_line(quote["editor"]),
+                quote=_one_line(quote["text"]),
+            )
+            lines.append("    - " + text.text(gettext))
     return "\n".join(lines)
+
+
+def _disagreement_markdown(group: dict[str, Any], gettext: Translate) -> str:
+    lines = ["- " + _quoted(group["statement_shown"], gettext)]
+    for entry in group["entries"]:
+        given = " ≠ ".join(_labelled(_one_line(g["editor"]), g["value_shown"], gettext) for g in entry["given"])
+        where = _source_text(entry, gettext) if entry["kind"] != "statement" else entry["field_shown"]
+        lines.append("  - " + _labelled(where, given, gettext))
+    return "\n".join(lines)
+
+
+def _unresolved_markdown(group: dict[str, Any], gettext: Translate) -> str:
+    markers = " ".join(_one_line(m["label"]) for m in group["entries"])
+    if not group["statement_shown"]:
+        return f"- {markers}"
+    return "- " + phrase(
+        "{marker} in “{statement}”", marker=markers, statement=_one_line(group["statement_shown"])
+    ).text(gettext)
+
+
+def _statement_markdown(statement: dict[str, Any], gettext: Translate) -> str:
+    """One statement: its shared answers (one line per set of editors who gave the same), then each
+    of its items with every editor's check, the final verdict where editors differ, and the
+    settlement. Only what was answered is written: no "—" for a field left empty."""
+    lines = ["- " + phrase("“{statement}”", statement=_one_line(statement["statement_shown"])).text(gettext)]
+    differ = "≠ " if statement["answers_differ"] else ""
+    for group in statement["answer_groups"]:
+        lines.append(f"  - {differ}{group['shown']} — {', '.join(_one_line(e) for e in group['editors'])}")
+    for check in statement["answer_notes"]:
+        lines.append("  - " + _note(check, gettext))
+    if statement["answer_settlement"]:
+        lines += _bullets(_settlement_markdown(statement["answer_settlement"], gettext), "  ")
+    for item in statement["items"]:
+        if item["item"] == statement["key"]:
+            continue
+        placed = item["marker"] or item["source_url"] or item["source_title"] or item["kind"] == "citation"
+        lines.append(f"  - {_source_text(item, gettext) if placed else _code(item['item'])}")
+        for check in item["checks"]:
+            lines += _bullets(_check_markdown(check, item, gettext), "    ")
+        if item["kind"] == "citation" and not item["checks"]:
+            lines.append("    - " + phrase("Not checked yet").text(gettext))
+        if item.get("how") == "disagreed":
+            lines.append("    - ≠ " + phrase("Editors disagree, not settled").text(gettext))
+        if item.get("settlement"):
+            lines += _bullets(_settlement_markdown(item["settlement"], gettext), "    ")
+    if statement["not_checked"]:
+        lines.append("  - " + phrase("Not checked yet: {n} item(s)", n=statement["not_checked"]).text(gettext))
+    return "\n".join(lines)
+
+
+def _labelled(label: str, value: str, gettext: Translate) -> str:
+    return phrase("{label}: {value}", label=label, value=value).text(gettext)
+
+
+def _bullets(lines: list[str], indent: str) -> list[str]:
+    """A check's or a settlement's lines as a list item at ``indent``, what is under it nested."""
+    return [f"{indent}- {lines[0]}", *(indent + line for line in lines[1:])]
+
+
+def _unplaced_markdown(check: dict[str, Any], gettext: Translate) -> str:
+    """A check of an item the answer no longer offers, with what it judged as it was copied in."""
+    lines = ["- " + phrase("“{statement}”", statement=_one_line(check["statement_shown"])).text(gettext)]
+    if check["marker"] or check["source_url"] or check["source_title"]:
+        lines.append("  - " + _source_text(check, gettext))
+    lines += _bullets(_check_markdown(check, {"differs": False}, gettext), "  ")
+    if check["answers_shown"]:
+        lines.append("  - " + check["answers_shown"])
+    return "\n".join(lines)
+
+
+def _check_markdown(check: dict[str, Any], item: dict[str, Any], gettext: Translate) -> list[str]:
+    """One editor's check of an item: the verdict, who and when, what it says of subject, time and
+    conditions where answered; the quote and the note under it."""
+    if check["verdict"]:
+        head = phrase(
+            "{verdict} — {editor}, {time}",
+            verdict=check["verdict_shown"],
+            editor=_one_line(check["editor"]),
+            time=check["time_shown"],
+        ).text(gettext)
+        if item["differs"]:
+            head = "≠ " + head
+        if check["details_shown"]:
+            head = phrase("{check} ({details})", check=head, details=check["details_shown"]).text(gettext)
+    else:
+        head = phrase("By {editor}, {time}", editor=_one_line(check["editor"]), time=check["time_shown"]).text(gettext)
+    lines = [head]
+    if check["evidence_quote"]:
+        lines.append(
+            "  - " + phrase("Evidence quote: “{quote}”", quote=_one_line(check["evidence_quote"])).text(gettext)
+        )
+    if check["note"]:
+        lines.append("  - " + phrase("Note: {note}", note=_one_line(check["note"])).text(gettext))
+    return lines
+
+
+def _note(check: dict[str, Any], gettext: Translate) -> str:
+    return phrase("Note ({editor}): {note}", editor=_one_line(check["editor"]), note=_one_line(check["note"])).text(
+        gettext
+    )
+
+
+def _settlement_markdown(settlement: dict[str, Any], gettext: Translate) -> list[str]:
+    what = settlement["verdict_shown"] or settlement["answers_shown"]
+    lines = [
+        phrase(
+            "Settled by {editor}, {time}: {verdict}",
+            editor=_one_line(settlement["editor"]),
+            time=settlement["time_shown"],
+            verdict=what,
+        ).text(gettext)
+    ]
+    if settlement["reason"]:
+        lines.append("  - " + phrase("Reason: {reason}", reason=_one_line(settlement["reason"])).text(gettext))
+    return lines
 
 
 def _evidence_markdown(entry: dict[str, Any], gettext: Translate) -> str:
