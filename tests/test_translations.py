@@ -96,3 +96,13 @@ def test_the_catalogue_is_complete_and_has_nothing_fuzzy(catalogue):
     untranslated = [e.msgid for e in catalogue.values() if e.msgid and not (e.msgstr or e.msgstr_plural)]
     fuzzy = [e.msgid for e in catalogue.values() if e.msgid and e.fuzzy]
     assert not untranslated and not fuzzy
+
+
+def test_no_sentence_is_in_the_catalogue_twice():
+    # polib reads a duplicate silently and Django takes one of the two: a sentence translated twice
+    # reads one way on one page and another way on the next (msgfmt refuses the catalogue outright).
+    seen: dict[tuple[str, str], int] = {}
+    for entry in polib.pofile(str(CATALOGUE)):
+        key = (entry.msgctxt or "", entry.msgid)
+        seen[key] = seen.get(key, 0) + 1
+    assert not [key for key, count in seen.items() if count > 1]

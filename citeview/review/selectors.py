@@ -113,13 +113,6 @@ def item_history(dump: Dump, item: CheckItem, user: Any) -> list[CheckRevision]:
     return list(revisions.select_related("editor", "check_record").order_by("-created_at", "-id"))
 
 
-def dump_settlements(dump: Dump) -> dict[str, Check]:
-    """The dump's settled items: item key → the lead's settlement (its verdict, reason in ``note``).
-    Settlements are shown to everyone who may read the dump: they are given only where editors
-    disagree, so every editor who checked the item has given their own verdict already."""
-    return {check.item_key: check for check in Check.settlements.filter(dump=dump).select_related("editor")}
-
-
 @dataclass(frozen=True)
 class Dispute:
     """An item whose editors gave different verdicts and that nobody has settled yet."""
