@@ -826,7 +826,7 @@ def _evidence_markdown(entry: dict[str, Any], gettext: Translate) -> str:
         text = _one_line(passage["text"])
         add(phrase("Passage (score {score}{where}): “{text}”", score=passage["score"], where=f", {where}" if where else "", text=text))  # fmt: skip
         if passage["differs"]:
-            add(phrase("The claim says a figure, date or condition the passage does not"))
+            add(phrase("The claim and the passage differ in a date, figure, qualifier or negation"))
     return "\n".join(lines)
 
 
