@@ -183,6 +183,43 @@ def test_a_qualifier_is_read_as_the_bound_it_puts_on_its_figure(claim, passage, 
 
 
 @pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # "nearly" approaches from below: it is not "more than", nor "at least", but it is "up to"
+        ("Almost 800 runners finished the race.", "More than 800 runners finished the race.", "differs"),
+        ("Over 800 runners finished the race.", "Close to 800 runners finished the race.", "differs"),
+        ("Nearly 800 runners finished the race.", "At least 800 runners finished the race.", "differs"),
+        ("Nearly 800 runners finished the race.", "Up to 800 runners finished the race.", "agree"),
+        ("Nearly 800 runners finished the race.", "Almost 800 runners finished the race.", "agree"),
+        ("Nearly 800 runners finished the race.", "Some 780 runners finished the race.", "agree"),
+        ("Nearly 800 runners finished the race.", "792 runners finished the race.", "agree"),
+        ("Just over 800 runners finished the race.", "More than 800 runners finished the race.", "agree"),
+        ("Just over 800 runners finished the race.", "Just under 800 runners finished the race.", "differs"),
+        ("応募は2万件弱だった。", "応募は2万件を超えた。", "differs"),
+        ("応募は2万件強だった。", "応募は2万件を超えた。", "agree"),
+        ("応募は2万件強だった。", "応募は2万件弱にとどまった。", "differs"),
+        ("応募は2万件余りだった。", "応募は2万件に届かなかった。", "differs"),
+        ("応募は2万件近くに上った。", "応募はおよそ2万件。", "agree"),
+        ("応募は2万件足らずだった。", "応募は2万件以上。", "differs"),
+        # verbs that bound the figure they take
+        ("Turnout topped 70%.", "Turnout fell short of 70%.", "differs"),
+        ("As many as 40 flights were cancelled.", "At least 40 flights were cancelled.", "differs"),
+        # 100+ is "100 or more", as loosely as "more than 100" or "at least 100"
+        ("The chain runs 250+ shops.", "The chain runs more than 250 shops.", "agree"),
+        ("The chain runs 250+ shops.", "The chain runs fewer than 250 shops.", "differs"),
+    ],
+)
+def test_nearly_and_just_over_lean_to_one_side_of_their_figure(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
+def test_strong_and_weak_are_bounds_only_beside_a_figure():
+    assert values("震度5強を観測", "qualifier") == ["just_over"]
+    assert values("5強い風", "qualifier") == []
+    assert values("3 + 4 = 7", "qualifier") == []
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "必要ではない",

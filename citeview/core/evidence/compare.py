@@ -167,25 +167,37 @@ _QUALIFIER_WORDS = {
                  "no fewer than", "not fewer than", "a minimum of", "minimum of", "or more", "and over",
                  "and above", "or older"),
     "more_than": ("超え", "超", "を超える", "を超えた", "を上回る", "を上回った", "を上回り", "more than", "over",
-                  "above", "exceeding", "in excess of", "greater than"),
+                  "above", "exceeding", "in excess of", "greater than", "exceeded", "topped", "surpassed",
+                  "upwards of", "north of"),
     "at_most": ("以下", "以内", "最大", "最高", "上限", "長くても", "多くても", "at most", "up to", "no more than",
-                "not more than", "a maximum of", "maximum of", "or less", "or fewer", "and under", "or younger"),
+                "not more than", "a maximum of", "maximum of", "or less", "or fewer", "and under", "or younger",
+                "as many as", "as much as", "as high as"),
     "less_than": ("未満", "に届かず", "に届かなかった", "に満たない", "に満たず", "を下回る", "を下回った",
-                  "less than", "fewer than", "under", "below"),
+                  "less than", "fewer than", "under", "below", "fell short of", "short of"),
     "about": ("約", "およそ", "おおよそ", "程度", "前後", "ほぼ", "概ね", "おおむね", "about", "around",
-              "approximately", "roughly", "nearly", "almost", "an estimated", "circa", "some"),
+              "approximately", "roughly", "an estimated", "circa", "some", "or so"),
+    # Approaching a figure from below or just past it: 1万人弱 is not 1万人強, nor "more than 10,000".
+    "nearly": ("弱", "近く", "足らず", "nearly", "almost", "close to", "just under", "just below", "just shy of",
+               "shy of", "slightly less than", "slightly fewer than", "a little under", "a little less than"),
+    "just_over": ("強", "余り", "余", "just over", "just above", "slightly more than", "slightly over",
+                  "a little over", "a little more than"),
     "exactly": ("一律", "ちょうど", "exactly", "precisely"),
+    "plus": ("+",),  # 100+: 100 or more, as loosely as "more than 100"
 }  # fmt: skip
 _QUALIFIER_OF = {word: kind for kind, words in _QUALIFIER_WORDS.items() for word in words}
-_BOUNDS = frozenset({"at_least", "more_than", "at_most", "less_than", "exactly"})
+_BOUNDS = frozenset({"at_least", "more_than", "at_most", "less_than", "exactly", "plus"})
+# Bounds that lean one way from a figure they round: "nearly 300" is below 300, 1万人強 above 1万.
+_LEANS = {"nearly": -1, "just_over": 1}
 # Words with other senses count only beside a figure: before it (約1,000, up to 5) or after it (65歳以上).
 _BEFORE_FIGURE = {"少なくとも", "少なくても", "最低でも", "最低", "最大", "最高", "約", "およそ", "おおよそ", "ほぼ",
                   "概ね", "おおむね", "超", "一律", "ちょうど", "長くても", "多くても", "上限"}  # fmt: skip
 _BEFORE_FIGURE |= {w for w in _QUALIFIER_OF if w.isascii() and not w.startswith(("or ", "and "))}
 _AFTER_FIGURE = {"以上", "以下", "以内", "未満", "超え", "超", "を超える", "を超えた", "程度", "前後", "上限",
                  "を上回る", "を上回った", "を上回り", "を下回る", "を下回った", "に届かず", "に届かなかった",
-                 "に満たない", "に満たず"}  # fmt: skip
+                 "に満たない", "に満たず", "弱", "近く", "足らず", "強", "余り", "余", "+"}  # fmt: skip
 _AFTER_FIGURE |= {w for w in _QUALIFIER_OF if w.startswith(("or ", "and "))}
+# 強 and 弱 after a figure only on their own: 5強 is a bound, 強い and 弱まる are words.
+_NOT_AFTER_LEAN = frozenset("いくかまめさ")
 
 
 def _words(words: Iterable[str]) -> str:
@@ -638,7 +650,7 @@ def _unit(plain: str, start: int, end: int) -> str:
         return _UNIT_WORDS.get(sign, sign)
     if after.group("ja"):
         word = after.group("ja")
-        if word[0] in "以未超約程前最上":
+        if word[0] in "以未超約程前最上弱強余近足":
             return ""  # a qualifier, not a counter (65歳以上 has 歳; 65以上 has none)
         return _UNIT_WORDS.get(word, _UNIT_WORDS.get(word[:1], word[:2] if word[0] in "かカヶケヵ箇" else word[:1]))
     word = after.group("word").lower()
@@ -661,7 +673,7 @@ def _interval(finding: Finding) -> tuple[Decimal, bool, Decimal, bool] | None:
         bound, value = "at_most", value - 1
     if bound == "more_than" and whole:
         bound, value = "at_least", value + 1
-    if bound == "at_least":
+    if bound in ("at_least", "plus"):
         return value, True, infinity, False
     if bound == "more_than":
         return value, False, infinity, False
@@ -695,7 +707,7 @@ def _close(claim: Finding, passage: Finding) -> bool:
 def _widened(finding: Finding) -> Decimal:
     """A figure's step, and for one said to be about (約1,410万) the step of its last nonzero digit."""
     step = _decimal(finding.precision) or Decimal(1)
-    if finding.bound != "about":
+    if finding.bound != "about" and finding.bound not in _LEANS:
         return step
     value = _decimal(finding.value) or Decimal(0)
     while value and step < abs(value) and (value / (step * 10)) == (value / (step * 10)).to_integral_value():
@@ -718,23 +730,42 @@ def _relation(claim: Finding, passage: Finding) -> Literal["agree", "bound_diffe
     claim_bound, passage_bound = claim.bound in _BOUNDS, passage.bound in _BOUNDS
     close = _close(claim, passage)
     if not claim_bound and not passage_bound:
+        if close and _LEANS.get(claim.bound, 0) * _LEANS.get(passage.bound, 0) < 0:
+            return "bound_differs"  # 1万人弱 against 1万人強: one figure, approached from either side
         return "agree" if close else ""
     one, other = _interval(claim), _interval(passage)
     if one is None or other is None:
         return "agree" if close else ""
     if claim_bound and passage_bound:
-        return "agree" if one == other else ("bound_differs" if close else "")
+        if one == other or _loosely_at_least(claim.bound, passage.bound):
+            return "agree"
+        return "bound_differs" if close else ""
     if not claim_bound and not close:
         return ""  # a claim's 75°F is not met by "up to 77°F": the passage bounds another figure
     bounded, point = (one, passage) if claim_bound else (other, claim)
-    if point.bound == "about":  # 約1,410万 meets 1,410万を超え: the rounding reaches into the bound
-        half = _widened(point) / 2
-        value = _decimal(point.value) or Decimal(0)
-        if _overlap(bounded, (value - half, True, value + half, True)):
-            return "agree"
-    elif _overlap(bounded, (_decimal(point.value) or Decimal(0), True, _decimal(point.value) or Decimal(0), True)):
+    if _overlap(bounded, _reach(point)):
         return "agree"
     return "bound_differs" if close else ""
+
+
+def _loosely_at_least(one: str, other: str) -> bool:
+    """100+ is "100 or more" as loosely as "more than 100" says it."""
+    return "plus" in (one, other) and {one, other} <= {"plus", "at_least", "more_than"}
+
+
+def _reach(point: Finding) -> tuple[Decimal, bool, Decimal, bool]:
+    """The values a figure with no hard bound may stand for: itself; for one said to be about
+    (約1,410万), its rounding, which reaches into a bound (1,410万を超え); for one approached from
+    below or just past (nearly 300, 1万人強), the rounding on that side only."""
+    value = _decimal(point.value) or Decimal(0)
+    if point.bound == "about":
+        half = _widened(point) / 2
+        return value - half, True, value + half, True
+    if point.bound == "nearly":
+        return value - _widened(point), False, value, False
+    if point.bound == "just_over":
+        return value, False, value + _widened(point), False
+    return value, True, value, True
 
 
 def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
@@ -832,8 +863,12 @@ def _qualifiers(text: str, plain: str, figures: dict[int, Finding]) -> Iterable[
         group = "before" if match.group("before") else "after"
         start, end = match.span(group)
         word = re.sub(r"\s+", " ", match.group(group).lower())
-        if word.isascii() and not _whole_ascii_word(plain, start, end):
+        if word.isascii() and word != "+" and not _whole_ascii_word(plain, start, end):
             continue
+        if word in ("強", "弱") and plain[end : end + 1] in _NOT_AFTER_LEAN:
+            continue
+        if word == "+" and (start == 0 or not plain[start - 1].isdigit() or plain[end : end + 1].isdigit()):
+            continue  # 100+, not 3 + 4 or +5
         figure_at = _figure_start_after(plain, end) if group == "before" else _figure_start_before(plain, start)
         if figure_at is None or figure_at not in figures:
             continue
