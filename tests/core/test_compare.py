@@ -314,6 +314,41 @@ def test_a_negative_that_negates_nothing_the_other_side_asserts_is_no_difference
     assert not comparison.differs, comparison.hints
 
 
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # an irregular past meets its verb; a doubled consonant or -ied meets its stem
+        ("Exports did not rise in March.", "Exports rose in March.", "differs"),
+        ("The council never met the residents.", "The council met the residents twice.", "differs"),
+        ("The team did not stop the project.", "The team stopped the project.", "differs"),
+        ("The firm has not applied for a licence.", "The firm applied for a licence.", "differs"),
+        # "failed to", "refused to", "no longer", "hardly", "stopped …ing" negate
+        ("The measure failed to pass the assembly.", "The measure passed the assembly.", "differs"),
+        ("The measure passed the assembly.", "The measure failed to pass the assembly.", "differs"),
+        ("The mayor refused to sign the order.", "The mayor signed the order.", "differs"),
+        ("The bakery no longer opens on Sundays.", "The bakery opens on Sundays.", "differs"),
+        ("The bakery no longer opens on Sundays.", "The bakery stopped opening on Sundays.", "agree"),
+        ("The striker hardly scored this season.", "The striker scored this season.", "differs"),
+        ("The police stopped the car.", "Police stopped the car on the bridge.", "agree"),
+        # litotes and hedges assert, or only hedge
+        ("The plan is not without risk.", "The plan carries risk.", "agree"),
+        ("A fall in prices is not impossible.", "Prices could fall.", "agree"),
+        ("Higher pay does not necessarily mean higher output.", "Higher pay means higher output.", "agree"),
+        # 対象外 negates 対象
+        ("市外の事業者も補助の対象となる。", "市外の事業者は補助の対象外です。", "differs"),
+        ("市外の事業者は補助の対象外だ。", "市外の事業者も補助の対象となります。", "differs"),
+        # a double negative asserts; とは限らない and 必ずしも only hedge
+        ("全ての窓口が閉まらないわけではない。", "一部の窓口は閉まる。", "agree"),
+        ("この薬が効かなくはない。", "この薬は効く。", "agree"),
+        ("値上げが需要を減らすとは限らない。", "値上げは需要を減らす。", "agree"),
+        ("新制度は必ずしも有利ではない。", "新制度は有利だ。", "agree"),
+        ("全員が賛成したわけではない。", "全員が賛成した。", "differs"),  # one negative: it negates
+    ],
+)
+def test_negations_are_read_with_their_forms_and_their_scope(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
 def test_one_side_negating_what_the_other_asserts_differs_in_negation():
     comparison = compare("Economists expect the central bank to cut rates.", "Economists aren't expecting a rate cut.")
     assert comparison.negation_differs and [f.text for f in comparison.differing_in_passage] == ["n't"]

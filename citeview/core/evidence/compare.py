@@ -230,7 +230,10 @@ _NEGATION = re.compile(
     r"|(?<![少危幼汚切拙儚])(?<!違い)(?<!すく)な(?:い(?!し)|かった|く|ければ)"
     r"|せず|(?<=[ぁ-ん])ずに|(?<=[か-ごさ-ぞた-どな-のま-もら-ろわ])ず(?=[、。，]|$)|無い|無く|無し"
     rf"|{_PREFIXED}"
-    r"|(?<![A-Za-z])(?:not|never|none|neither|nor|without|cannot|nothing)(?![A-Za-z])"
+    r"|(?:対象|適用|補償|支給|助成)外"
+    r"|(?<![A-Za-z])(?:not|never|none|neither|nor|without|cannot|nothing|hardly|scarcely)(?![A-Za-z])"
+    r"|(?<![A-Za-z])(?:fail(?:ed|s|ing)?|refus(?:ed|es|ing|e))\s+to(?![A-Za-z])"
+    r"|(?<![A-Za-z])(?:stop(?:ped|s|ping)?|ceas(?:ed|es|e|ing)|quit(?:s|ting)?)(?=\s+[A-Za-z]+ing(?![A-Za-z]))"
     r"|(?<![A-Za-z])no(?![A-Za-z])(?!\.?\s*\d)"
     r"|n['’]t(?![A-Za-z])",
     re.I,
@@ -244,7 +247,13 @@ _NOT_NEGATING = re.compile(
     r"|過言では(?:ない|ありません)|(?:ほか|他)なら(?:ない|ず)|に(?:すぎ|過ぎ)(?:ない|ません)|(?:しか|ほか|他)(?:ない|ありません)"
     r"|(?:の|ん)?(?:では|じゃ)ない(?:か|でしょうか|だろうか)|ないでしょうか|限りない|絶えない|仕方(?:が)?ない|しかたがない"
     r"|やむを得(?:ない|ず)|余儀なく|問題(?:は)?(?:ない|ありません)"
-    r"|(?<![A-Za-z])(?:not\s+(?:only|just|merely|simply|least|to\s+mention|uncommon|unlike|unusual|less\s+than|fewer\s+than|more\s+than)"
+    # a negative negated asserts (ないわけではない, なくはない); "not necessarily" only hedges
+    r"|な(?:い|かった)(?:わけ|訳)では(?:ない|なかった|ありません)|なくは(?:ない|ありません)|ないことは(?:ない|ありません)"
+    r"|ないとは(?:言え|いえ)(?:ない|ません)|とは限ら(?:ない|ず|ません)|とも限ら(?:ない|ません)"
+    r"|必ずしも[^、。！？\n]{0,20}?(?:ではない|ない|ません)"
+    r"|(?<![A-Za-z])(?:not\s+(?:only|just|merely|simply|least|to\s+mention|uncommon|unlike|unusual|less\s+than|fewer\s+than|more\s+than"
+    r"|necessarily|without|unheard|unknown|unlikely|unreasonable|unprecedented|unfamiliar|insignificant|impossible"
+    r"|infrequent(?:ly)?|inconsiderable)"
     r"|no\s+(?:less|fewer|more)\s+than|no\s+doubt|no\s+wonder|no\s+matter|no\s+sooner|none\s+other|nothing\s+but"
     r"|never\s+mind|second\s+to\s+none|can(?:not|['’]t)\s+help)(?![A-Za-z])",
     re.I,
@@ -259,7 +268,9 @@ _EN_STOP = _word_set(
     "should can could may might must it its this that these those there here they them their he she "
     "his her we us our you your i me my to of in on at by for with from as into onto about also yet "
     "even still really very any all some much many so too just only ever get got getting one and or "
-    "but if then than such no not never none neither nor without cannot nothing"
+    "but if then than such no not never none neither nor without cannot nothing hardly scarcely longer anymore "
+    "fail failed fails failing refuse refused refuses refusing stop stopped stops stopping cease ceased "
+    "ceases ceasing quit quits quitting"
 )
 # How many content words after an English negation make what it negates ("aren't expecting a rate
 # cut": expecting, rate, cut), and how many nouns before a Japanese one (値上げは行わない: 値上, 行).
@@ -912,12 +923,44 @@ def _negations(text: str, plain: str) -> Iterable[Finding]:
 
 
 def _stem(word: str) -> str:
-    """An English word's stem, enough to meet its other forms: attended, attend; rates, rate."""
+    """An English word's stem, enough to meet its other forms: attended, attend; rates, rate; stopped,
+    stop; applied, apply; fell, fall."""
     word = word.lower().replace("’", "'")
+    word = _IRREGULAR.get(word, word)
+    if len(word) >= 5 and word.endswith(("ies", "ied")):
+        return word[:-3] + "y"
     for suffix in ("ing", "ed", "es", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
+            stem = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and stem[-1] == stem[-2] and stem[-1] not in "lsfz":
+                return stem[:-1]  # stopped, planning: one consonant, doubled to keep the vowel short
+            return stem
     return word
+
+
+# English verbs whose past does not end in -ed: a negation of "fall" is met by "fell".
+_IRREGULAR = {
+    past: base
+    for base, pasts in (
+        line.split(":")
+        for line in (
+            "arise:arose arisen|become:became|begin:began begun|bring:brought|build:built|buy:bought|"
+            "catch:caught|choose:chose chosen|come:came|deal:dealt|do:did done|draw:drew drawn|drink:drank|"
+            "drive:drove driven|eat:ate eaten|fall:fell fallen|feed:fed|feel:felt|fight:fought|find:found|"
+            "flee:fled|fly:flew flown|forget:forgot forgotten|forgive:forgave forgiven|freeze:froze frozen|"
+            "get:got gotten|give:gave given|go:went gone|grow:grew grown|hear:heard|hide:hid hidden|hold:held|"
+            "keep:kept|know:knew known|lead:led|lend:lent|lose:lost|make:made|mean:meant|meet:met|pay:paid|"
+            "ride:rode ridden|rise:rose risen|run:ran|say:said|see:saw seen|seek:sought|sell:sold|send:sent|"
+            "shake:shook shaken|shoot:shot|show:shown|shrink:shrank shrunk|sing:sang sung|sink:sank sunk|"
+            "sit:sat|sleep:slept|slide:slid|speak:spoke spoken|spend:spent|stand:stood|steal:stole stolen|"
+            "stick:stuck|strike:struck stricken|swear:swore sworn|swim:swam swum|take:took taken|teach:taught|"
+            "tear:tore torn|tell:told|think:thought|throw:threw thrown|understand:understood|wake:woke woken|"
+            "wear:wore worn|win:won|withdraw:withdrew withdrawn|write:wrote written|overtake:overtook overtaken|"
+            "oversee:oversaw overseen|uphold:upheld|undertake:undertook undertaken|forbid:forbade forbidden"
+        ).split("|")
+    )
+    for past in pasts.split()
+}
 
 
 def _sentences(plain: str) -> Iterable[tuple[int, int]]:
@@ -976,6 +1019,8 @@ def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tup
         if negation.text[:1] in "不未非" and len(negation.text) > 1:
             stem = negation.text[1:]
             runs.append("必要" if stem == "要" else stem)
+        elif negation.text.endswith("外"):
+            runs.append(negation.text[:-1])  # 対象外: not 対象
         yield negation, tuple(runs[-_JA_SCOPE:]), False
 
 
