@@ -349,6 +349,40 @@ def test_negations_are_read_with_their_forms_and_their_scope(claim, passage, lab
     assert compare(claim, passage).label == label
 
 
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # verbs that say a thing is not done negate it: 見送る, 断念, 否決
+        ("市は増税を見送った。", "市は増税に踏み切った。", "differs"),
+        ("市は増税をしない方針だ。", "市は増税を見送る方針を決めた。", "agree"),
+        ("条例案は市議会で可決された。", "条例案は市議会で否決された。", "differs"),
+        # the topic names who acts, not what is negated
+        ("同社は新工場を建設しない。", "同社は新製品を発表した。", "agree"),
+        ("同社は新工場を建設しない。", "同社は新工場の建設を発表した。", "differs"),
+    ],
+)
+def test_japanese_negations_are_read_with_what_they_negate(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # the coarser figure rounds the finer, half away from zero
+        ("Highs are around 85 degrees.", "Highs are around 80 degrees.", "differs"),
+        ("Highs are around 84 degrees.", "Highs are around 80 degrees.", "agree"),
+        ("The city has about 2,730 shelters.", "The city has about 2,700 shelters.", "agree"),
+        ("来場者は約3万人だった。", "来場者は3万5000人だった。", "differs"),
+        ("来場者は約3万人だった。", "来場者は3万4900人だった。", "agree"),
+        ("The wall dates from c. 1200 BC.", "The wall dates from about 1200 BC.", "agree"),
+        # a weekday written with a holiday mark: （水・祝）
+        ("式典は11月3日の火曜日に開かれる。", "式典は11月3日（月・祝）に開かれる。", "differs"),
+    ],
+)
+def test_rounding_and_weekdays_as_written(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
 def test_one_side_negating_what_the_other_asserts_differs_in_negation():
     comparison = compare("Economists expect the central bank to cut rates.", "Economists aren't expecting a rate cut.")
     assert comparison.negation_differs and [f.text for f in comparison.differing_in_passage] == ["n't"]

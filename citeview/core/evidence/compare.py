@@ -101,7 +101,7 @@ _DATE_PATTERNS = [
     # Tuesday, Tue: a weekday, capitalised
     r"(?<![A-Za-z])(?-i:(?P<wd>Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday|s|r|rs)?)(?![A-Za-z])",
     # 日曜日, 月曜, and （月） after a date
-    r"(?P<jwd>[月火水木金土日])曜日?|(?<=[（(])(?P<jwd2>[月火水木金土日])(?=[)）])",
+    r"(?P<jwd>[月火水木金土日])曜日?|(?<=[（(])(?P<jwd2>[月火水木金土日])(?=[・･][祝休]|[)）])",
 ]
 _DATE = re.compile("|".join(f"(?:{pattern})" for pattern in _DATE_PATTERNS), re.I)
 _WEEKDAY_NAMES = re.compile(
@@ -175,7 +175,7 @@ _QUALIFIER_WORDS = {
     "less_than": ("未満", "に届かず", "に届かなかった", "に満たない", "に満たず", "を下回る", "を下回った",
                   "less than", "fewer than", "under", "below", "fell short of", "short of"),
     "about": ("約", "およそ", "おおよそ", "程度", "前後", "ほぼ", "概ね", "おおむね", "about", "around",
-              "approximately", "roughly", "an estimated", "circa", "some", "or so"),
+              "approximately", "roughly", "an estimated", "circa", "c.", "ca.", "some", "or so"),
     # Approaching a figure from below or just past it: 1万人弱 is not 1万人強, nor "more than 10,000".
     "nearly": ("弱", "近く", "足らず", "nearly", "almost", "close to", "just under", "just below", "just shy of",
                "shy of", "slightly less than", "slightly fewer than", "a little under", "a little less than"),
@@ -191,7 +191,7 @@ _LEANS = {"nearly": -1, "just_over": 1}
 # Words with other senses count only beside a figure: before it (約1,000, up to 5) or after it (65歳以上).
 _BEFORE_FIGURE = {"少なくとも", "少なくても", "最低でも", "最低", "最大", "最高", "約", "およそ", "おおよそ", "ほぼ",
                   "概ね", "おおむね", "超", "一律", "ちょうど", "長くても", "多くても", "上限"}  # fmt: skip
-_BEFORE_FIGURE |= {w for w in _QUALIFIER_OF if w.isascii() and not w.startswith(("or ", "and "))}
+_BEFORE_FIGURE |= {w for w in _QUALIFIER_OF if w.isascii() and w != "+" and not w.startswith(("or ", "and "))}
 _AFTER_FIGURE = {"以上", "以下", "以内", "未満", "超え", "超", "を超える", "を超えた", "程度", "前後", "上限",
                  "を上回る", "を上回った", "を上回り", "を下回る", "を下回った", "に届かず", "に届かなかった",
                  "に満たない", "に満たず", "弱", "近く", "足らず", "強", "余り", "余", "+"}  # fmt: skip
@@ -231,6 +231,7 @@ _NEGATION = re.compile(
     r"|せず|(?<=[ぁ-ん])ずに|(?<=[か-ごさ-ぞた-どな-のま-もら-ろわ])ず(?=[、。，]|$)|無い|無く|無し"
     rf"|{_PREFIXED}"
     r"|(?:対象|適用|補償|支給|助成)外"
+    r"|見送(?:る|り|った|られ|って|ら)|見合わせ|断念|否決|撤回"
     r"|(?<![A-Za-z])(?:not|never|none|neither|nor|without|cannot|nothing|hardly|scarcely)(?![A-Za-z])"
     r"|(?<![A-Za-z])(?:fail(?:ed|s|ing)?|refus(?:ed|es|ing|e))\s+to(?![A-Za-z])"
     r"|(?<![A-Za-z])(?:stop(?:ped|s|ping)?|ceas(?:ed|es|e|ing)|quit(?:s|ting)?)(?=\s+[A-Za-z]+ing(?![A-Za-z]))"
@@ -711,8 +712,11 @@ def _close(claim: Finding, passage: Finding) -> bool:
     a, b = _decimal(claim.value), _decimal(passage.value)
     if a is None or b is None or claim.unit in ("time", "version"):
         return False
-    steps = [_widened(claim), _widened(passage)]
-    return abs(a - b) * 2 <= max(steps)
+    (fine, _), (coarse, step) = sorted(((a, _widened(claim)), (b, _widened(passage))), key=lambda pair: pair[1])
+    # rounded half away from zero: 75 is not "around 70", 1,410万 is 約1,400万
+    if coarse >= 0:
+        return coarse - step / 2 <= fine < coarse + step / 2
+    return coarse - step / 2 < fine <= coarse + step / 2
 
 
 def _widened(finding: Finding) -> Decimal:
@@ -1015,7 +1019,10 @@ def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tup
             (m.end() for m in _CLAUSE_END.finditer(plain, max(negation.start - 80, 0), negation.start)),
             default=max(negation.start - 80, 0),
         )
-        runs = _JA_RUN_ONLY.findall(plain[clause_start : negation.start])
+        found = list(_JA_RUN_ONLY.finditer(plain, clause_start, negation.start))
+        if len(found) > 1 and plain[found[0].end() : found[0].end() + 1] == "は":
+            found = found[1:]  # 同社は値上げを行わない: the topic is who acts, not what is negated
+        runs = [run.group() for run in found]
         if negation.text[:1] in "不未非" and len(negation.text) > 1:
             stem = negation.text[1:]
             runs.append("必要" if stem == "要" else stem)
