@@ -94,6 +94,85 @@ def test_figures_compare_by_value_with_their_scale_and_full_width_digits(claim, 
     assert values(claim, "figure") == values(passage, "figure")
 
 
+@pytest.mark.parametrize(
+    ("text", "value", "unit"),
+    [
+        ("a squad of two dozen riders", "24", "rider"),
+        ("one hundred and twenty trucks", "120", "truck"),
+        ("Thirty-six ministers resigned", "36", "minister"),
+        ("a billion dollars", "1000000000", "$"),
+        ("half of the members", "50", "%"),
+        ("two-thirds of members", "66.7", "%"),
+        ("one in four drivers", "25", "%"),
+        ("profits tripled", "3", "倍"),
+        ("2.5 times as many", "2.5", "倍"),
+        ("打率は3割1分2厘", "31.2", "%"),
+        ("支持率は2割5分", "25", "%"),
+    ],
+)
+def test_figures_written_in_words_or_in_wari_are_read_whole(text, value, unit):
+    (figure,) = [f for f in findings(text) if f.kind == "figure"]
+    assert (figure.value, figure.unit) == (value, unit)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["one of the reasons", "a ten-year plan", "the first half of the season", "a third-party seller"],
+)
+def test_words_that_only_look_like_numbers_are_no_figures(text):
+    assert values(text, "figure") == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        ("A squad of two dozen riders set off.", "A squad of 24 riders set off.", "agree"),
+        ("A squad of two dozen riders set off.", "A squad of 20 riders set off.", "differs"),
+        ("Roughly a third of tenants pay late.", "Some 34% of tenants pay late.", "agree"),
+        ("Roughly a third of tenants pay late.", "Some 18% of tenants pay late.", "differs"),
+        ("One in four drivers speeds.", "A quarter of drivers speed.", "agree"),
+        ("Profits tripled last year.", "Profits doubled last year.", "differs"),
+        ("Profits rose 2.5 times.", "利益は2.5倍に増えた。", "agree"),
+        ("The fund lost nearly a billion dollars.", "The fund lost more than $1 billion.", "differs"),
+        ("打率は3割1分2厘だった。", "打率.312で終えた。", "agree"),
+        ("打率は3割1分2厘だった。", "打率.298で終えた。", "differs"),
+    ],
+)
+def test_figures_in_words_compare_with_figures_in_digits(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # a decade agrees with its years and differs from years outside it
+        ("The bridge was built in the 1960s.", "The bridge was built in 1967.", "agree"),
+        ("The bridge was built in the mid-1960s.", "The bridge was built in 1972.", "differs"),
+        ("橋は1960年代に建設された。", "橋は1967年に建設された。", "agree"),
+        # a fiscal year named by its end: conventions differ, so it is held only against fiscal years
+        (
+            "In fiscal 2023, sales were $4 billion.",
+            "For the fiscal year ended March 31, 2023, sales were $4 billion.",
+            "agree",
+        ),
+        (
+            "In fiscal 2022, sales were $4 billion.",
+            "For the fiscal year ended March 31, 2023, sales were $4 billion.",
+            "agree",
+        ),
+        (
+            "In fiscal 2020, sales were $4 billion.",
+            "For the fiscal year ended March 31, 2023, sales were $4 billion.",
+            "differs",
+        ),
+        ("2024年4〜9月期の売上高は最高だった。", "2025年3月期上半期の売上高は最高だった。", "not_stated"),
+        ("2025年3月期の売上高は最高だった。", "2024年3月期の売上高は最高だった。", "differs"),
+    ],
+)
+def test_decades_and_fiscal_years_named_by_their_end(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
 def test_a_changed_figure_is_flagged_on_both_sides():
     comparison = compare("The population reached 14.1 million.", "The population reached 13.9 million.")
     assert comparison.differs and not comparison.negation_differs
