@@ -94,6 +94,85 @@ def test_figures_compare_by_value_with_their_scale_and_full_width_digits(claim, 
     assert values(claim, "figure") == values(passage, "figure")
 
 
+@pytest.mark.parametrize(
+    ("text", "value", "unit"),
+    [
+        ("a squad of two dozen riders", "24", "rider"),
+        ("one hundred and twenty trucks", "120", "truck"),
+        ("Thirty-six ministers resigned", "36", "minister"),
+        ("a billion dollars", "1000000000", "$"),
+        ("half of the members", "50", "%"),
+        ("two-thirds of members", "66.7", "%"),
+        ("one in four drivers", "25", "%"),
+        ("profits tripled", "3", "倍"),
+        ("2.5 times as many", "2.5", "倍"),
+        ("打率は3割1分2厘", "31.2", "%"),
+        ("支持率は2割5分", "25", "%"),
+    ],
+)
+def test_figures_written_in_words_or_in_wari_are_read_whole(text, value, unit):
+    (figure,) = [f for f in findings(text) if f.kind == "figure"]
+    assert (figure.value, figure.unit) == (value, unit)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["one of the reasons", "a ten-year plan", "the first half of the season", "a third-party seller"],
+)
+def test_words_that_only_look_like_numbers_are_no_figures(text):
+    assert values(text, "figure") == []
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        ("A squad of two dozen riders set off.", "A squad of 24 riders set off.", "agree"),
+        ("A squad of two dozen riders set off.", "A squad of 20 riders set off.", "differs"),
+        ("Roughly a third of tenants pay late.", "Some 34% of tenants pay late.", "agree"),
+        ("Roughly a third of tenants pay late.", "Some 18% of tenants pay late.", "differs"),
+        ("One in four drivers speeds.", "A quarter of drivers speed.", "agree"),
+        ("Profits tripled last year.", "Profits doubled last year.", "differs"),
+        ("Profits rose 2.5 times.", "利益は2.5倍に増えた。", "agree"),
+        ("The fund lost nearly a billion dollars.", "The fund lost more than $1 billion.", "differs"),
+        ("打率は3割1分2厘だった。", "打率.312で終えた。", "agree"),
+        ("打率は3割1分2厘だった。", "打率.298で終えた。", "differs"),
+    ],
+)
+def test_figures_in_words_compare_with_figures_in_digits(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # a decade agrees with its years and differs from years outside it
+        ("The bridge was built in the 1960s.", "The bridge was built in 1967.", "agree"),
+        ("The bridge was built in the mid-1960s.", "The bridge was built in 1972.", "differs"),
+        ("橋は1960年代に建設された。", "橋は1967年に建設された。", "agree"),
+        # a fiscal year named by its end: conventions differ, so it is held only against fiscal years
+        (
+            "In fiscal 2023, sales were $4 billion.",
+            "For the fiscal year ended March 31, 2023, sales were $4 billion.",
+            "agree",
+        ),
+        (
+            "In fiscal 2022, sales were $4 billion.",
+            "For the fiscal year ended March 31, 2023, sales were $4 billion.",
+            "agree",
+        ),
+        (
+            "In fiscal 2020, sales were $4 billion.",
+            "For the fiscal year ended March 31, 2023, sales were $4 billion.",
+            "differs",
+        ),
+        ("2024年4〜9月期の売上高は最高だった。", "2025年3月期上半期の売上高は最高だった。", "not_stated"),
+        ("2025年3月期の売上高は最高だった。", "2024年3月期の売上高は最高だった。", "differs"),
+    ],
+)
+def test_decades_and_fiscal_years_named_by_their_end(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
 def test_a_changed_figure_is_flagged_on_both_sides():
     comparison = compare("The population reached 14.1 million.", "The population reached 13.9 million.")
     assert comparison.differs and not comparison.negation_differs
@@ -180,6 +259,43 @@ def test_a_changed_qualifier_is_flagged():
 )
 def test_a_qualifier_is_read_as_the_bound_it_puts_on_its_figure(claim, passage, label):
     assert compare(claim, passage).label == label
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # "nearly" approaches from below: it is not "more than", nor "at least", but it is "up to"
+        ("Almost 800 runners finished the race.", "More than 800 runners finished the race.", "differs"),
+        ("Over 800 runners finished the race.", "Close to 800 runners finished the race.", "differs"),
+        ("Nearly 800 runners finished the race.", "At least 800 runners finished the race.", "differs"),
+        ("Nearly 800 runners finished the race.", "Up to 800 runners finished the race.", "agree"),
+        ("Nearly 800 runners finished the race.", "Almost 800 runners finished the race.", "agree"),
+        ("Nearly 800 runners finished the race.", "Some 780 runners finished the race.", "agree"),
+        ("Nearly 800 runners finished the race.", "792 runners finished the race.", "agree"),
+        ("Just over 800 runners finished the race.", "More than 800 runners finished the race.", "agree"),
+        ("Just over 800 runners finished the race.", "Just under 800 runners finished the race.", "differs"),
+        ("応募は2万件弱だった。", "応募は2万件を超えた。", "differs"),
+        ("応募は2万件強だった。", "応募は2万件を超えた。", "agree"),
+        ("応募は2万件強だった。", "応募は2万件弱にとどまった。", "differs"),
+        ("応募は2万件余りだった。", "応募は2万件に届かなかった。", "differs"),
+        ("応募は2万件近くに上った。", "応募はおよそ2万件。", "agree"),
+        ("応募は2万件足らずだった。", "応募は2万件以上。", "differs"),
+        # verbs that bound the figure they take
+        ("Turnout topped 70%.", "Turnout fell short of 70%.", "differs"),
+        ("As many as 40 flights were cancelled.", "At least 40 flights were cancelled.", "differs"),
+        # 100+ is "100 or more", as loosely as "more than 100" or "at least 100"
+        ("The chain runs 250+ shops.", "The chain runs more than 250 shops.", "agree"),
+        ("The chain runs 250+ shops.", "The chain runs fewer than 250 shops.", "differs"),
+    ],
+)
+def test_nearly_and_just_over_lean_to_one_side_of_their_figure(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
+def test_strong_and_weak_are_bounds_only_beside_a_figure():
+    assert values("震度5強を観測", "qualifier") == ["just_over"]
+    assert values("5強い風", "qualifier") == []
+    assert values("3 + 4 = 7", "qualifier") == []
 
 
 @pytest.mark.parametrize(
@@ -275,6 +391,75 @@ def test_a_claim_and_a_passage_that_differ_in_negation_are_flagged():
 def test_a_negative_that_negates_nothing_the_other_side_asserts_is_no_difference(claim, passage):
     comparison = compare(claim, passage)
     assert not comparison.differs, comparison.hints
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # an irregular past meets its verb; a doubled consonant or -ied meets its stem
+        ("Exports did not rise in March.", "Exports rose in March.", "differs"),
+        ("The council never met the residents.", "The council met the residents twice.", "differs"),
+        ("The team did not stop the project.", "The team stopped the project.", "differs"),
+        ("The firm has not applied for a licence.", "The firm applied for a licence.", "differs"),
+        # "failed to", "refused to", "no longer", "hardly", "stopped …ing" negate
+        ("The measure failed to pass the assembly.", "The measure passed the assembly.", "differs"),
+        ("The measure passed the assembly.", "The measure failed to pass the assembly.", "differs"),
+        ("The mayor refused to sign the order.", "The mayor signed the order.", "differs"),
+        ("The bakery no longer opens on Sundays.", "The bakery opens on Sundays.", "differs"),
+        ("The bakery no longer opens on Sundays.", "The bakery stopped opening on Sundays.", "agree"),
+        ("The striker hardly scored this season.", "The striker scored this season.", "differs"),
+        ("The police stopped the car.", "Police stopped the car on the bridge.", "agree"),
+        # litotes and hedges assert, or only hedge
+        ("The plan is not without risk.", "The plan carries risk.", "agree"),
+        ("A fall in prices is not impossible.", "Prices could fall.", "agree"),
+        ("Higher pay does not necessarily mean higher output.", "Higher pay means higher output.", "agree"),
+        # 対象外 negates 対象
+        ("市外の事業者も補助の対象となる。", "市外の事業者は補助の対象外です。", "differs"),
+        ("市外の事業者は補助の対象外だ。", "市外の事業者も補助の対象となります。", "differs"),
+        # a double negative asserts; とは限らない and 必ずしも only hedge
+        ("全ての窓口が閉まらないわけではない。", "一部の窓口は閉まる。", "agree"),
+        ("この薬が効かなくはない。", "この薬は効く。", "agree"),
+        ("値上げが需要を減らすとは限らない。", "値上げは需要を減らす。", "agree"),
+        ("新制度は必ずしも有利ではない。", "新制度は有利だ。", "agree"),
+        ("全員が賛成したわけではない。", "全員が賛成した。", "differs"),  # one negative: it negates
+    ],
+)
+def test_negations_are_read_with_their_forms_and_their_scope(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # verbs that say a thing is not done negate it: 見送る, 断念, 否決
+        ("市は増税を見送った。", "市は増税に踏み切った。", "differs"),
+        ("市は増税をしない方針だ。", "市は増税を見送る方針を決めた。", "agree"),
+        ("条例案は市議会で可決された。", "条例案は市議会で否決された。", "differs"),
+        # the topic names who acts, not what is negated
+        ("同社は新工場を建設しない。", "同社は新製品を発表した。", "agree"),
+        ("同社は新工場を建設しない。", "同社は新工場の建設を発表した。", "differs"),
+    ],
+)
+def test_japanese_negations_are_read_with_what_they_negate(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # the coarser figure rounds the finer, half away from zero
+        ("Highs are around 85 degrees.", "Highs are around 80 degrees.", "differs"),
+        ("Highs are around 84 degrees.", "Highs are around 80 degrees.", "agree"),
+        ("The city has about 2,730 shelters.", "The city has about 2,700 shelters.", "agree"),
+        ("来場者は約3万人だった。", "来場者は3万5000人だった。", "differs"),
+        ("来場者は約3万人だった。", "来場者は3万4900人だった。", "agree"),
+        ("The wall dates from c. 1200 BC.", "The wall dates from about 1200 BC.", "agree"),
+        # a weekday written with a holiday mark: （水・祝）
+        ("式典は11月3日の火曜日に開かれる。", "式典は11月3日（月・祝）に開かれる。", "differs"),
+    ],
+)
+def test_rounding_and_weekdays_as_written(claim, passage, label):
+    assert compare(claim, passage).label == label
 
 
 def test_one_side_negating_what_the_other_asserts_differs_in_negation():

@@ -18,20 +18,32 @@ What is read:
   Japanese era years are read as years (``令和8年`` = 2026, ``平成31年`` = ``令和元年`` = 2019, 昭和, 大正,
   明治); ``2024年度`` and ``FY2024`` are fiscal years; a bare year is a date after a word that says so
   (``in 2024``) or standing alone (``2026 writeups``); a month after one (``since November``); a
-  weekday (``Tuesday``, ``Tue``, ``日曜``, ``（月）``). A date missing a part agrees with one that has it.
+  weekday (``Tuesday``, ``Tue``, ``日曜``, ``（月）``, ``（水・祝）``); a decade (``the 1990s``, ``1990年代``)
+  agrees with its years; a fiscal year named by its end (``the fiscal year ended June 30, 2024``,
+  ``2026年3月期``) is held only against fiscal years, and agrees with the one named by either of its
+  calendar years (conventions differ). A date missing a part agrees with one that has it.
 - **Figures**: numbers with their scale (``1,410万`` = ``14.1 million``; ``1兆2000億`` = ``1.2兆``;
-  ``3割`` = 30%), their unit (%, °F, 人, 円, $, the word after an English number), English number words
-  (``three goals``), times (``7:12 AM``) and versions (``3.11.2``). A rounded figure agrees with the
-  precise one it rounds (``約5万人`` = ``5万1200人``, ``75.2兆`` = ``75兆2320億``); ``142 to 10`` and
+  ``3割`` = ``3割0分`` = 30%, ``3割2分5厘`` = 32.5% = ``.325``), their unit (%, °F, 人, 円, $, 倍 = times,
+  the word after an English number), English numbers in words read whole (``three goals``, ``two
+  dozen``, ``one hundred and twenty``, ``a billion``), shares (``half of the``, ``a third of``, ``one in
+  five``: a percentage to a few points), multiples (``twice``, ``doubled``, ``tripled``: 倍), times
+  (``7:12 AM``) and versions (``3.11.2``). A rounded figure agrees with the precise one it rounds,
+  half away from zero (``約5万人`` = ``5万1200人``, ``75.2兆`` = ``75兆2320億``; 75 is not "around 70"); ``142 to 10`` and
   ``142-12`` differ. Figures of two different units are never held against each other.
 - **Qualifiers**: ``以上``, ``未満``, ``約``, ``最大``, ``一律``, at least, up to, about, …, read as the bound they
   put on their figure: ``18歳未満`` = ``17歳以下``, ``36.2度`` meets ``35度以上``, ``no less than $40
-  million`` is met by $40 million.
+  million`` is met by $40 million. ``nearly``, ``almost``, ``close to``, 弱, 近く, 足らず approach a figure
+  from below and ``just over``, 強, 余り pass it: "nearly 300" is not "more than 300"; 1万人弱 is not
+  1万人強. Verbs that bound (``topped``, ``fell short of``) and ``100+`` are bounds.
 - **Negations**: ない, ません, ず, 無い, the 不-/未-/非- words that negate (a list), not, no, never, n't,
-  without, … but not the forms that contain a negative and negate nothing (だけでなく, のみならず, 欠かせない,
-  間違いない, なければならない, なくてはならない, に限らず, 少なくない, not only, no less than, no doubt, …).
-  A negation differs only when what it negates (the words after an English one, the nearest nouns
-  before a Japanese one) is asserted, un-negated, on the other side.
+  without, hardly, failed to, refused to, no longer, stopped …ing, 対象外, 見送る, 断念, 否決, 撤回, … but not
+  the forms that contain a negative and negate nothing (だけでなく, のみならず, 欠かせない, 間違いない,
+  なければならない, なくてはならない, に限らず, 少なくない, not only, no less than, no doubt, …), double
+  negatives that assert (ないわけではない, なくはない, not without, not impossible) or hedges (とは限らない,
+  必ずしも…ない, not necessarily). A negation differs only when what it negates (the words after an
+  English one, met in any of their forms: fell is fall, stopped is stop; the nearest nouns before a
+  Japanese one, leaving out the topic that names who acts: 同社は) is asserted, un-negated, on the
+  other side.
 
 The texts are read as they are (no Markdown, no HTML); every finding has its span in the text given.
 """
@@ -72,6 +84,8 @@ _JA_WEEKDAYS = {"月": 1, "火": 2, "水": 3, "木": 4, "金": 5, "土": 6, "日
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _AFTER_WORD = r"(?:in|since|by|from|until|till|through|before|after|during|as\s+of|of|year|early|mid|late|end\s+of)"
 _DATE_PATTERNS = [
+    # the 1990s, mid-1990s, 1990年代: a decade
+    r"(?<![\d.])(?P<decade>(?:1[89]|20)\d)0(?:['’]?s(?![A-Za-z])|\s*年代)",
     # 令和6年4月1日, 令和元年度
     r"(?P<era>令和|平成|昭和|大正|明治)\s*(?P<era_year>元|\d{1,2})\s*年(?P<fiscal>度)?"
     r"(?:\s*(?P<m1>\d{1,2})\s*月(?:\s*(?P<d1>\d{1,2})\s*日)?)?",
@@ -101,7 +115,7 @@ _DATE_PATTERNS = [
     # Tuesday, Tue: a weekday, capitalised
     r"(?<![A-Za-z])(?-i:(?P<wd>Mon|Tue|Wed|Thu|Fri|Sat|Sun)(?:day|sday|nesday|rsday|urday|s|r|rs)?)(?![A-Za-z])",
     # 日曜日, 月曜, and （月） after a date
-    r"(?P<jwd>[月火水木金土日])曜日?|(?<=[（(])(?P<jwd2>[月火水木金土日])(?=[)）])",
+    r"(?P<jwd>[月火水木金土日])曜日?|(?<=[（(])(?P<jwd2>[月火水木金土日])(?=[・･][祝休]|[)）])",
 ]
 _DATE = re.compile("|".join(f"(?:{pattern})" for pattern in _DATE_PATTERNS), re.I)
 _WEEKDAY_NAMES = re.compile(
@@ -119,6 +133,7 @@ _FIGURE = re.compile(
     r"(?<![A-Za-z0-9_.:])(?<![A-Za-z]-)(?:"
     r"(?P<version>\d+(?:\.\d+){2,})(?!\d|\.\d)"
     r"|(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::\d{2})?(?!\d)(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?"
+    r"|(?P<wari>\d+割(?:\d+分)?(?:\d+厘)?|\d+分\d+厘)(?![\d秒])"
     rf"|(?P<composite>{_DIGITS}\s*(?:兆|億|万)(?:\s*\d+\s*(?:億|万|千))*(?:\s*\d+(?![\d.,千]))?)"
     rf"|(?P<sign>[-+])?(?P<number>{_DIGITS})"
     r")",
@@ -133,7 +148,47 @@ _NUMBER_WORDS = {
     "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
     "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
 }  # fmt: skip
-_NUMBER_WORD = re.compile(r"(?<![A-Za-z-])(?:" + "|".join(_NUMBER_WORDS) + r")(?![A-Za-z-])", re.I)
+
+
+def _first_letters(words: Iterable[str]) -> str:
+    """A lookahead for the first letters of ``words``, either case: a pattern that begins with one
+    skips the positions that cannot start a match three times as fast."""
+    letters = sorted({w[0].lower() for w in words} | {w[0].upper() for w in words})
+    return "(?=[" + "".join(re.escape(letter) for letter in letters) + "])"
+
+
+_SCALE_WORDS = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_SMALL_NUMBER = "|".join(sorted(set(_NUMBER_WORDS) - {"hundred", "dozen"}, key=len, reverse=True))
+_MULTIPLE = "hundred|dozen|" + "|".join(_SCALE_WORDS)
+# An English number in words, read whole: "twenty-five", "two dozen", "one hundred and twenty", "a
+# billion" ("one" alone is a pronoun as often as a number).
+_NUMBER_WORD = re.compile(
+    rf"{_first_letters(['a', 'one', *_NUMBER_WORDS])}(?<![A-Za-z-])(?:(?:a|one)(?=\s+(?:{_MULTIPLE})(?![A-Za-z]))|(?:{_SMALL_NUMBER})(?![A-Za-z]))"
+    rf"(?:(?:[\s-]+(?:and\s+)?)(?:{_SMALL_NUMBER}|{_MULTIPLE}|one)(?![A-Za-z]))*(?![A-Za-z-])",
+    re.I,
+)
+# Shares in words: "half of the", "a third of", "two-thirds of", "one in five": as a percentage, to a
+# few points (a third of voters is 33% or 35%, not 23%).
+_FRACTIONS = {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "tenth": 10}
+_FRACTION = re.compile(
+    _first_letters(["half", "a", "one", "two", "three", "1"])
+    + r"(?<![A-Za-z-])(?<!first\s)(?<!second\s)(?<!latter\s)(?<!other\s)(?<!the\s)"
+    r"(?:(?P<whole>half)(?=\s+(?:of\s+)?(?:the|all|its|their|his|her|our|those|these|them|us)\b)"
+    r"|(?P<count>a|one|two|three)[\s-](?P<part>half|third|quarter|fifth|tenth)s?(?=\s+of\b)"
+    r"|(?:one|1)\s+(?:in|out\s+of)\s+(?:every\s+)?(?P<every>two|three|four|five|six|seven|eight|nine|ten|\d{1,3})(?![\d.,]))",
+    re.I,
+)
+# Multiples in words: "doubled", "twice", "tripled"; 倍 and "times" are one unit.
+_MULTIPLES = {"twice": "2", "double": "2", "doubled": "2", "doubles": "2", "doubling": "2", "tripled": "3",
+              "triples": "3", "trebled": "3", "tripling": "3", "quadrupled": "4", "quadrupling": "4", "halved": "0.5",
+              "halving": "0.5"}  # fmt: skip
+_MULTIPLE_WORD = re.compile(
+    _first_letters(_MULTIPLES)
+    + r"(?<![A-Za-z-])(?:"
+    + "|".join(sorted(set(_MULTIPLES) - {"double"}, key=len, reverse=True))
+    + r")(?![A-Za-z-])",
+    re.I,
+)
 # The unit after a figure: a sign, a Japanese counter, or (English) the next word.
 _UNIT_AFTER = re.compile(
     r"\s?(?P<sign>%|％|percent\b|per\s+cent\b|pct\b|°\s?[FC]\b|℃|℉|[FC]\b(?![.'’]\w))"
@@ -146,13 +201,13 @@ _UNIT_WORDS = {
     "℃": "°c", "℉": "°f", "°c": "°c", "°f": "°f", "° c": "°c", "° f": "°f", "c": "°c", "f": "°f", "度": "°c",
     "名": "人", "ヶ月": "か月", "カ月": "か月", "ケ月": "か月", "ヵ月": "か月", "箇月": "か月",
     "ヶ国": "か国", "カ国": "か国", "ヵ国": "か国", "dollar": "$", "us$": "$", "ドル": "$", "yen": "円",
-    "¥": "円", "￥": "円", "euro": "€", "ユーロ": "€", "pound": "£", "people": "person", "persons": "person",
+    "¥": "円", "￥": "円", "time": "倍", "fold": "倍", "euro": "€", "ユーロ": "€", "pound": "£", "people": "person", "persons": "person",
 }  # fmt: skip
 # Words after an English figure that are no unit ("10 to 15 mph": 10's unit is unknown, not "to").
 _NOT_UNITS = _word_set(
     "to and or of in on at the a an with from for per by as than is are was were be been has have "
     "had that this which who it its into over under up down more less fewer higher lower "
-    "year-on-year times percentage points point"
+    "year-on-year percentage points point"
 )
 # Japanese counters whose figures are whole: 18歳未満 is 17歳以下.
 _WHOLE_UNITS = _word_set("歳 人 件 校 個 台 回 世 社 店 票 チーム か国 人目 person vote seat team country")
@@ -167,38 +222,57 @@ _QUALIFIER_WORDS = {
                  "no fewer than", "not fewer than", "a minimum of", "minimum of", "or more", "and over",
                  "and above", "or older"),
     "more_than": ("超え", "超", "を超える", "を超えた", "を上回る", "を上回った", "を上回り", "more than", "over",
-                  "above", "exceeding", "in excess of", "greater than"),
+                  "above", "exceeding", "in excess of", "greater than", "exceeded", "topped", "surpassed",
+                  "upwards of", "north of"),
     "at_most": ("以下", "以内", "最大", "最高", "上限", "長くても", "多くても", "at most", "up to", "no more than",
-                "not more than", "a maximum of", "maximum of", "or less", "or fewer", "and under", "or younger"),
+                "not more than", "a maximum of", "maximum of", "or less", "or fewer", "and under", "or younger",
+                "as many as", "as much as", "as high as"),
     "less_than": ("未満", "に届かず", "に届かなかった", "に満たない", "に満たず", "を下回る", "を下回った",
-                  "less than", "fewer than", "under", "below"),
+                  "less than", "fewer than", "under", "below", "fell short of", "short of"),
     "about": ("約", "およそ", "おおよそ", "程度", "前後", "ほぼ", "概ね", "おおむね", "about", "around",
-              "approximately", "roughly", "nearly", "almost", "an estimated", "circa", "some"),
+              "approximately", "roughly", "an estimated", "circa", "c.", "ca.", "some", "or so"),
+    # Approaching a figure from below or just past it: 1万人弱 is not 1万人強, nor "more than 10,000".
+    "nearly": ("弱", "近く", "足らず", "nearly", "almost", "close to", "just under", "just below", "just shy of",
+               "shy of", "slightly less than", "slightly fewer than", "a little under", "a little less than"),
+    "just_over": ("強", "余り", "余", "just over", "just above", "slightly more than", "slightly over",
+                  "a little over", "a little more than"),
     "exactly": ("一律", "ちょうど", "exactly", "precisely"),
+    "plus": ("+",),  # 100+: 100 or more, as loosely as "more than 100"
 }  # fmt: skip
 _QUALIFIER_OF = {word: kind for kind, words in _QUALIFIER_WORDS.items() for word in words}
-_BOUNDS = frozenset({"at_least", "more_than", "at_most", "less_than", "exactly"})
+_BOUNDS = frozenset({"at_least", "more_than", "at_most", "less_than", "exactly", "plus"})
+# Bounds that lean one way from a figure they round: "nearly 300" is below 300, 1万人強 above 1万.
+_LEANS = {"nearly": -1, "just_over": 1}
 # Words with other senses count only beside a figure: before it (約1,000, up to 5) or after it (65歳以上).
 _BEFORE_FIGURE = {"少なくとも", "少なくても", "最低でも", "最低", "最大", "最高", "約", "およそ", "おおよそ", "ほぼ",
                   "概ね", "おおむね", "超", "一律", "ちょうど", "長くても", "多くても", "上限"}  # fmt: skip
-_BEFORE_FIGURE |= {w for w in _QUALIFIER_OF if w.isascii() and not w.startswith(("or ", "and "))}
+_BEFORE_FIGURE |= {w for w in _QUALIFIER_OF if w.isascii() and w != "+" and not w.startswith(("or ", "and "))}
 _AFTER_FIGURE = {"以上", "以下", "以内", "未満", "超え", "超", "を超える", "を超えた", "程度", "前後", "上限",
                  "を上回る", "を上回った", "を上回り", "を下回る", "を下回った", "に届かず", "に届かなかった",
-                 "に満たない", "に満たず"}  # fmt: skip
+                 "に満たない", "に満たず", "弱", "近く", "足らず", "強", "余り", "余", "+"}  # fmt: skip
 _AFTER_FIGURE |= {w for w in _QUALIFIER_OF if w.startswith(("or ", "and "))}
+# 強 and 弱 after a figure only on their own: 5強 is a bound, 強い and 弱まる are words.
+_NOT_AFTER_LEAN = frozenset("いくかまめさ")
 
 
 def _words(words: Iterable[str]) -> str:
     return "|".join(re.escape(word).replace(r"\ ", r"\s+") for word in sorted(words, key=len, reverse=True))
 
 
-_QUALIFIER = re.compile(
-    rf"(?P<before>{_words(_BEFORE_FIGURE)})(?=\s*(?:US\$|[$€£¥￥])?\s*\d)"
-    rf"|(?<=[\d万億兆割])[^\d\n。.!?！？、，,;；]{{0,4}}?(?P<after>{_words(_AFTER_FIGURE)})",
+# A word before a figure is looked for just before each figure (figures are few, positions many); a
+# word after one, where a figure ends.
+_QUALIFIER_BEFORE = re.compile(
+    r"\s*(?:\$SU|[$€£¥￥])?\s*(?P<before>"
+    + "|".join(re.escape(w[::-1]).replace(r"\ ", r"\s+") for w in sorted(_BEFORE_FIGURE, key=len, reverse=True))
+    + ")",
+    re.I,
+)  # written backwards, matched from the figure back
+_QUALIFIER_AFTER = re.compile(
+    rf"(?<=[\d万億兆割])[^\d\n。.!?！？、，,;；]{{0,4}}?(?P<after>{_words(_AFTER_FIGURE)})",
     re.I,
 )
+_BEFORE_WINDOW = 40  # characters: the longest word before a figure, its spaces and its currency
 _ASCII_WORD_EDGE = re.compile(r"[A-Za-z]")
-_BEFORE_DIGITS = re.compile(r"\s*(?:US\$|[$€£¥￥])?\s*")
 
 # --- negations ----------------------------------------------------------------------------------
 
@@ -218,7 +292,11 @@ _NEGATION = re.compile(
     r"|(?<![少危幼汚切拙儚])(?<!違い)(?<!すく)な(?:い(?!し)|かった|く|ければ)"
     r"|せず|(?<=[ぁ-ん])ずに|(?<=[か-ごさ-ぞた-どな-のま-もら-ろわ])ず(?=[、。，]|$)|無い|無く|無し"
     rf"|{_PREFIXED}"
-    r"|(?<![A-Za-z])(?:not|never|none|neither|nor|without|cannot|nothing)(?![A-Za-z])"
+    r"|(?:対象|適用|補償|支給|助成)外"
+    r"|見送(?:る|り|った|られ|って|ら)|見合わせ|断念|否決|撤回"
+    r"|(?<![A-Za-z])(?:(?:not|never|none|neither|nor|without|cannot|nothing|hardly|scarcely)(?![A-Za-z])"
+    r"|(?:fail(?:ed|s|ing)?|refus(?:ed|es|ing|e))\s+to(?![A-Za-z])"
+    r"|(?:stop(?:ped|s|ping)?|ceas(?:ed|es|e|ing)|quit(?:s|ting)?)(?=\s+[A-Za-z]+ing(?![A-Za-z])))"
     r"|(?<![A-Za-z])no(?![A-Za-z])(?!\.?\s*\d)"
     r"|n['’]t(?![A-Za-z])",
     re.I,
@@ -232,7 +310,13 @@ _NOT_NEGATING = re.compile(
     r"|過言では(?:ない|ありません)|(?:ほか|他)なら(?:ない|ず)|に(?:すぎ|過ぎ)(?:ない|ません)|(?:しか|ほか|他)(?:ない|ありません)"
     r"|(?:の|ん)?(?:では|じゃ)ない(?:か|でしょうか|だろうか)|ないでしょうか|限りない|絶えない|仕方(?:が)?ない|しかたがない"
     r"|やむを得(?:ない|ず)|余儀なく|問題(?:は)?(?:ない|ありません)"
-    r"|(?<![A-Za-z])(?:not\s+(?:only|just|merely|simply|least|to\s+mention|uncommon|unlike|unusual|less\s+than|fewer\s+than|more\s+than)"
+    # a negative negated asserts (ないわけではない, なくはない); "not necessarily" only hedges
+    r"|な(?:い|かった)(?:わけ|訳)では(?:ない|なかった|ありません)|なくは(?:ない|ありません)|ないことは(?:ない|ありません)"
+    r"|ないとは(?:言え|いえ)(?:ない|ません)|とは限ら(?:ない|ず|ません)|とも限ら(?:ない|ません)"
+    r"|必ずしも[^、。！？\n]{0,20}?(?:ではない|ない|ません)"
+    r"|(?<![A-Za-z])(?:not\s+(?:only|just|merely|simply|least|to\s+mention|uncommon|unlike|unusual|less\s+than|fewer\s+than|more\s+than"
+    r"|necessarily|without|unheard|unknown|unlikely|unreasonable|unprecedented|unfamiliar|insignificant|impossible"
+    r"|infrequent(?:ly)?|inconsiderable)"
     r"|no\s+(?:less|fewer|more)\s+than|no\s+doubt|no\s+wonder|no\s+matter|no\s+sooner|none\s+other|nothing\s+but"
     r"|never\s+mind|second\s+to\s+none|can(?:not|['’]t)\s+help)(?![A-Za-z])",
     re.I,
@@ -247,7 +331,9 @@ _EN_STOP = _word_set(
     "should can could may might must it its this that these those there here they them their he she "
     "his her we us our you your i me my to of in on at by for with from as into onto about also yet "
     "even still really very any all some much many so too just only ever get got getting one and or "
-    "but if then than such no not never none neither nor without cannot nothing"
+    "but if then than such no not never none neither nor without cannot nothing hardly scarcely longer anymore "
+    "fail failed fails failing refuse refused refuses refusing stop stopped stops stopping cease ceased "
+    "ceases ceasing quit quits quitting"
 )
 # How many content words after an English negation make what it negates ("aren't expecting a rate
 # cut": expecting, rate, cut), and how many nouns before a Japanese one (値上げは行わない: 値上, 行).
@@ -423,7 +509,22 @@ def _dates(text: str, plain: str) -> Iterable[Finding]:
         value = _date_value(match)
         if value is not None:
             start, end = _date_span(match)
+            if _ends_a_fiscal_year(plain, start, end, value):
+                value = f"FYE{value}"
             yield Finding("date", text[start:end], start, end, value)
+
+
+_YEAR_ENDED = re.compile(r"year\s+end(?:ed|ing|s)?\s+(?:on\s+)?$", re.I)
+
+
+def _ends_a_fiscal_year(plain: str, start: int, end: int, value: str) -> bool:
+    """A date that names a fiscal year by its end: "the fiscal year ended June 30, 2024", 2026年3月期."""
+    if value.startswith(("W", "D", "FY", "-")) or len(value) < 7:
+        return False
+    if plain.startswith("期", end):
+        return True
+    before = max(start - 30, 0)
+    return "ear" in plain[before:start] and bool(_YEAR_ENDED.search(plain, before, start))
 
 
 def _date_span(match: re.Match[str]) -> tuple[int, int]:
@@ -436,6 +537,8 @@ def _date_span(match: re.Match[str]) -> tuple[int, int]:
 
 def _date_value(match: re.Match[str]) -> str | None:
     groups = match.groupdict()
+    if groups["decade"]:
+        return f"D{groups['decade']}"
     if groups["wd"]:
         return f"W{_WEEKDAYS[groups['wd'][:3].lower()]}"
     if groups["jwd"] or groups["jwd2"]:
@@ -476,9 +579,18 @@ def _date_parts(value: str) -> tuple[bool, str | None, str | None, str | None]:
 def _dates_agree(one: str, other: str) -> bool:
     """Every part both give is the same, and they share one at least: April 2024 agrees with
     2024年4月1日, 4月1日 with April 1, 2024; a fiscal year only with a fiscal year; a weekday with the
-    same weekday."""
+    same weekday; a decade with its years; a fiscal year named by its end (2026年3月期) with the
+    fiscal year named by the year it ends or by the year it starts, as conventions differ."""
     if one.startswith("W") or other.startswith("W"):
         return one == other
+    if one.startswith("D") or other.startswith("D"):
+        decade, year = (one, other) if one.startswith("D") else (other, one)
+        return year.startswith(decade[1:]) or year.removeprefix("FY").startswith(decade[1:])
+    if one.startswith("FYE") or other.startswith("FYE"):
+        end, named = (one, other) if one.startswith("FYE") else (other, one)
+        if named.startswith("FYE"):
+            return named[:10] == end[:10]
+        return named.startswith("FY") and named[2:6] in (end[3:7], str(int(end[3:7]) - 1))
     a, b = _date_parts(one), _date_parts(other)
     if a[0] != b[0]:
         return False
@@ -496,6 +608,10 @@ def _date_sort(value: str) -> str:
 
 
 def _comparable_dates(one: str, other: str) -> bool:
+    if one.startswith("FYE") or other.startswith("FYE"):
+        return one.startswith("FY") and other.startswith("FY")  # a fiscal year, never a calendar date
+    if one.startswith("D") or other.startswith("D"):
+        return _date_sort(one.removeprefix("D")) == _date_sort(other.removeprefix("D")) == "year"
     sorts = {_date_sort(one), _date_sort(other)}
     if "weekday" in sorts:
         return sorts == {"weekday"}
@@ -558,10 +674,52 @@ def _figures(text: str, plain: str, taken: list[tuple[int, int]]) -> Iterable[Fi
             yield Finding("date", text[start:end], start, end, value)
             continue
         yield Finding("figure", text[start:end], start, end, value, unit, "", precision)
+    yield from _word_figures(text, plain)
+
+
+def _word_figures(text: str, plain: str) -> Iterable[Finding]:
+    """The figures written in English words: numbers, shares and multiples."""
+    shares = [m.span() for m in _FRACTION.finditer(plain)]
+    share_ends = [stop for _, stop in shares]
     for match in _NUMBER_WORD.finditer(plain):
         start, end = match.span()
-        value = str(_NUMBER_WORDS[match.group(0).lower()])
-        yield Finding("figure", text[start:end], start, end, value, _unit(plain, start, end), "", "1")
+        if _inside(shares, share_ends, start, end):
+            continue  # "five" of "one in five"
+        value, step = _number_in_words(match.group(0))
+        yield Finding("figure", text[start:end], start, end, _plain(value), _unit(plain, start, end), "", _plain(step))
+    for match in _FRACTION.finditer(plain):
+        start, end = match.span()
+        if match.group("whole"):
+            share = Decimal(50)
+        elif match.group("every"):
+            every = match.group("every").lower()
+            share = Decimal(100) / (int(every) if every.isdigit() else _NUMBER_WORDS[every])
+        else:
+            count = _NUMBER_WORDS.get(match.group("count").lower(), 1)
+            share = Decimal(100) * count / _FRACTIONS[match.group("part").lower()]
+        yield Finding("figure", text[start:end], start, end, _plain(share.quantize(Decimal("0.1"))), "%", "", "5")
+    for match in _MULTIPLE_WORD.finditer(plain):
+        start, end = match.span()
+        multiple = _MULTIPLES[match.group(0).lower()]
+        yield Finding("figure", text[start:end], start, end, multiple, "倍", "", "1")
+
+
+def _number_in_words(words: str) -> tuple[Decimal, Decimal]:
+    """The value of an English number in words and the step of its last word: "two dozen" (24, 12),
+    "one hundred and twenty" (120, 1), "a billion" (10⁹, 10⁹)."""
+    total, current, step = 0, 0, 1
+    for word in re.findall(r"[a-z]+", words.lower()):
+        if word in ("a", "one"):
+            current, step = current + 1, 1
+        elif word == "dozen":
+            current, step = (current or 1) * 12, 1
+        elif word == "hundred":
+            current, step = (current or 1) * 100, 100
+        elif word in _SCALE_WORDS:
+            total, current, step = total + (current or 1) * _SCALE_WORDS[word], 0, _SCALE_WORDS[word]
+        elif word in _NUMBER_WORDS:
+            current, step = current + _NUMBER_WORDS[word], 1
+    return Decimal(total + current), Decimal(step)
 
 
 def _inside(spans: list[tuple[int, int]], ends: list[int], start: int, end: int) -> bool:
@@ -582,6 +740,11 @@ def _figure_value(match: re.Match[str], plain: str) -> tuple[str, str, str, int]
         ampm = (match.group("ampm") or "").lower()
         hour = hour % 12 + (12 if ampm == "p" else 0) if ampm else hour
         return f"{hour:02d}:{minute:02d}", "0", "time", end
+    if match.group("wari"):  # 3割2分5厘: 32.5%
+        parts = dict((scale, int(number)) for number, scale in re.findall(r"(\d+)(割|分|厘)", match.group("wari")))
+        share = Decimal(parts.get("割", 0) * 10 + parts.get("分", 0)) + Decimal(parts.get("厘", 0)) / 10
+        step = {"割": Decimal(10), "分": Decimal(1), "厘": Decimal("0.1")}[match.group("wari")[-1]]
+        return _plain(share), _plain(step), "%", end
     if match.group("composite"):
         total, precision = Decimal(0), Decimal(1)
         for number, scale in _COMPOSITE_PART.findall(match.group("composite")):
@@ -638,7 +801,7 @@ def _unit(plain: str, start: int, end: int) -> str:
         return _UNIT_WORDS.get(sign, sign)
     if after.group("ja"):
         word = after.group("ja")
-        if word[0] in "以未超約程前最上":
+        if word[0] in "以未超約程前最上弱強余近足":
             return ""  # a qualifier, not a counter (65歳以上 has 歳; 65以上 has none)
         return _UNIT_WORDS.get(word, _UNIT_WORDS.get(word[:1], word[:2] if word[0] in "かカヶケヵ箇" else word[:1]))
     word = after.group("word").lower()
@@ -661,7 +824,7 @@ def _interval(finding: Finding) -> tuple[Decimal, bool, Decimal, bool] | None:
         bound, value = "at_most", value - 1
     if bound == "more_than" and whole:
         bound, value = "at_least", value + 1
-    if bound == "at_least":
+    if bound in ("at_least", "plus"):
         return value, True, infinity, False
     if bound == "more_than":
         return value, False, infinity, False
@@ -688,14 +851,17 @@ def _close(claim: Finding, passage: Finding) -> bool:
     a, b = _decimal(claim.value), _decimal(passage.value)
     if a is None or b is None or claim.unit in ("time", "version"):
         return False
-    steps = [_widened(claim), _widened(passage)]
-    return abs(a - b) * 2 <= max(steps)
+    (fine, _), (coarse, step) = sorted(((a, _widened(claim)), (b, _widened(passage))), key=lambda pair: pair[1])
+    # rounded half away from zero: 75 is not "around 70", 1,410万 is 約1,400万
+    if coarse >= 0:
+        return coarse - step / 2 <= fine < coarse + step / 2
+    return coarse - step / 2 < fine <= coarse + step / 2
 
 
 def _widened(finding: Finding) -> Decimal:
     """A figure's step, and for one said to be about (約1,410万) the step of its last nonzero digit."""
     step = _decimal(finding.precision) or Decimal(1)
-    if finding.bound != "about":
+    if finding.bound != "about" and finding.bound not in _LEANS:
         return step
     value = _decimal(finding.value) or Decimal(0)
     while value and step < abs(value) and (value / (step * 10)) == (value / (step * 10)).to_integral_value():
@@ -713,28 +879,58 @@ def _relation(claim: Finding, passage: Finding) -> Literal["agree", "bound_diffe
     """How a claim's figure stands to one of the passage: the same number (bounds that agree), the
     same number with bounds that do not (18歳以下, 18歳未満), a point that meets the other's bound
     (36.2度 meets 35度以上), or nothing to do with each other ("")."""
+    claim, passage = _as_share(claim, passage.unit), _as_share(passage, claim.unit)
     if not _units_meet(claim.unit, passage.unit):
         return ""
     claim_bound, passage_bound = claim.bound in _BOUNDS, passage.bound in _BOUNDS
     close = _close(claim, passage)
     if not claim_bound and not passage_bound:
+        if close and _LEANS.get(claim.bound, 0) * _LEANS.get(passage.bound, 0) < 0:
+            return "bound_differs"  # 1万人弱 against 1万人強: one figure, approached from either side
         return "agree" if close else ""
     one, other = _interval(claim), _interval(passage)
     if one is None or other is None:
         return "agree" if close else ""
     if claim_bound and passage_bound:
-        return "agree" if one == other else ("bound_differs" if close else "")
+        if one == other or _loosely_at_least(claim.bound, passage.bound):
+            return "agree"
+        return "bound_differs" if close else ""
     if not claim_bound and not close:
         return ""  # a claim's 75°F is not met by "up to 77°F": the passage bounds another figure
     bounded, point = (one, passage) if claim_bound else (other, claim)
-    if point.bound == "about":  # 約1,410万 meets 1,410万を超え: the rounding reaches into the bound
-        half = _widened(point) / 2
-        value = _decimal(point.value) or Decimal(0)
-        if _overlap(bounded, (value - half, True, value + half, True)):
-            return "agree"
-    elif _overlap(bounded, (_decimal(point.value) or Decimal(0), True, _decimal(point.value) or Decimal(0), True)):
+    if _overlap(bounded, _reach(point)):
         return "agree"
     return "bound_differs" if close else ""
+
+
+def _as_share(finding: Finding, other_unit: str) -> Finding:
+    """A share written as a fraction (.325, 0.41) held against a percentage is that percentage."""
+    if other_unit != "%" or finding.unit or not finding.text.startswith((".", "0.")):
+        return finding
+    value, step = _decimal(finding.value), _decimal(finding.precision)
+    if value is None or step is None:
+        return finding
+    return replace(finding, value=_plain(value * 100), precision=_plain(step * 100), unit="%")
+
+
+def _loosely_at_least(one: str, other: str) -> bool:
+    """100+ is "100 or more" as loosely as "more than 100" says it."""
+    return "plus" in (one, other) and {one, other} <= {"plus", "at_least", "more_than"}
+
+
+def _reach(point: Finding) -> tuple[Decimal, bool, Decimal, bool]:
+    """The values a figure with no hard bound may stand for: itself; for one said to be about
+    (約1,410万), its rounding, which reaches into a bound (1,410万を超え); for one approached from
+    below or just past (nearly 300, 1万人強), the rounding on that side only."""
+    value = _decimal(point.value) or Decimal(0)
+    if point.bound == "about":
+        half = _widened(point) / 2
+        return value - half, True, value + half, True
+    if point.bound == "nearly":
+        return value - _widened(point), False, value, False
+    if point.bound == "just_over":
+        return value, False, value + _widened(point), False
+    return value, True, value, True
 
 
 def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
@@ -828,21 +1024,29 @@ def _year_like(finding: Finding) -> bool:
 
 def _qualifiers(text: str, plain: str, figures: dict[int, Finding]) -> Iterable[Finding]:
     """Each qualifier beside a figure, its ``bound`` the start of the figure it qualifies."""
-    for match in _QUALIFIER.finditer(plain):
-        group = "before" if match.group("before") else "after"
-        start, end = match.span(group)
-        word = re.sub(r"\s+", " ", match.group(group).lower())
+    for figure_at in figures:
+        backwards = plain[max(figure_at - _BEFORE_WINDOW, 0) : figure_at][::-1]
+        match = _QUALIFIER_BEFORE.match(backwards)
+        if match is None:
+            continue
+        start, end = figure_at - match.end("before"), figure_at - match.start("before")
+        word = re.sub(r"\s+", " ", match.group("before")[::-1].lower())
         if word.isascii() and not _whole_ascii_word(plain, start, end):
             continue
-        figure_at = _figure_start_after(plain, end) if group == "before" else _figure_start_before(plain, start)
-        if figure_at is None or figure_at not in figures:
-            continue
         yield Finding("qualifier", text[start:end], start, end, _QUALIFIER_OF[word], bound=str(figure_at))
-
-
-def _figure_start_after(plain: str, end: int) -> int | None:
-    found = _BEFORE_DIGITS.match(plain, end)
-    return found.end() if found else None
+    for match in _QUALIFIER_AFTER.finditer(plain):
+        start, end = match.span("after")
+        word = re.sub(r"\s+", " ", match.group("after").lower())
+        if word.isascii() and word != "+" and not _whole_ascii_word(plain, start, end):
+            continue
+        if word in ("強", "弱") and plain[end : end + 1] in _NOT_AFTER_LEAN:
+            continue
+        if word == "+" and (start == 0 or not plain[start - 1].isdigit() or plain[end : end + 1].isdigit()):
+            continue  # 100+, not 3 + 4 or +5
+        qualified = _figure_start_before(plain, start)
+        if qualified is None or qualified not in figures:
+            continue
+        yield Finding("qualifier", text[start:end], start, end, _QUALIFIER_OF[word], bound=str(qualified))
 
 
 def _figure_start_before(plain: str, start: int) -> int | None:
@@ -877,12 +1081,45 @@ def _negations(text: str, plain: str) -> Iterable[Finding]:
 
 
 def _stem(word: str) -> str:
-    """An English word's stem, enough to meet its other forms: attended, attend; rates, rate."""
+    """An English word's stem, enough to meet its other forms: attended, attend; rates, rate; stopped,
+    stop; applied, apply; fell, fall."""
     word = word.lower().replace("’", "'")
+    word = _IRREGULAR.get(word, word)
+    if len(word) >= 5 and word.endswith(("ies", "ied")):
+        return word[:-3] + "y"
     for suffix in ("ing", "ed", "es", "s", "e"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
+            stem = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and stem[-1] == stem[-2] and stem[-1] not in "lsfz":
+                return stem[:-1]  # stopped, planning: one consonant, doubled to keep the vowel short
+            return stem
     return word
+
+
+# English verbs whose past does not end in -ed: a negation of "fall" is met by "fell".
+_IRREGULAR_TABLE = """
+arise:arose,arisen become:became begin:began,begun bring:brought build:built buy:bought catch:caught
+choose:chose,chosen come:came deal:dealt do:did,done draw:drew,drawn drink:drank drive:drove,driven
+eat:ate,eaten fall:fell,fallen feed:fed feel:felt fight:fought find:found flee:fled fly:flew,flown
+forget:forgot,forgotten forgive:forgave,forgiven freeze:froze,frozen get:got,gotten give:gave,given
+go:went,gone grow:grew,grown hear:heard hide:hid,hidden hold:held keep:kept know:knew,known lead:led
+lend:lent lose:lost make:made mean:meant meet:met pay:paid ride:rode,ridden rise:rose,risen run:ran say:said
+see:saw,seen seek:sought sell:sold send:sent shake:shook,shaken shoot:shot show:shown shrink:shrank,shrunk
+sing:sang,sung sink:sank,sunk sit:sat sleep:slept slide:slid speak:spoke,spoken spend:spent stand:stood
+steal:stole,stolen stick:stuck strike:struck,stricken swear:swore,sworn swim:swam,swum take:took,taken
+teach:taught tear:tore,torn tell:told think:thought throw:threw,thrown understand:understood wake:woke,woken
+wear:wore,worn win:won withdraw:withdrew,withdrawn write:wrote,written overtake:overtook,overtaken
+oversee:oversaw,overseen uphold:upheld undertake:undertook,undertaken forbid:forbade,forbidden
+"""
+
+
+def _irregular_pasts(table: str) -> dict[str, str]:
+    """Each past of the table ("fall:fell,fallen") to its verb."""
+    entries = (entry.split(":") for entry in table.split())
+    return {past: base for base, pasts in entries for past in pasts.split(",")}
+
+
+_IRREGULAR = _irregular_pasts(_IRREGULAR_TABLE)
 
 
 def _sentences(plain: str) -> Iterable[tuple[int, int]]:
@@ -937,10 +1174,15 @@ def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tup
             (m.end() for m in _CLAUSE_END.finditer(plain, max(negation.start - 80, 0), negation.start)),
             default=max(negation.start - 80, 0),
         )
-        runs = _JA_RUN_ONLY.findall(plain[clause_start : negation.start])
+        found = list(_JA_RUN_ONLY.finditer(plain, clause_start, negation.start))
+        if len(found) > 1 and plain[found[0].end() : found[0].end() + 1] == "は":
+            found = found[1:]  # 同社は値上げを行わない: the topic is who acts, not what is negated
+        runs = [run.group() for run in found]
         if negation.text[:1] in "不未非" and len(negation.text) > 1:
             stem = negation.text[1:]
             runs.append("必要" if stem == "要" else stem)
+        elif negation.text.endswith("外"):
+            runs.append(negation.text[:-1])  # 対象外: not 対象
         yield negation, tuple(runs[-_JA_SCOPE:]), False
 
 
