@@ -99,6 +99,13 @@ def outcomes(path: Path) -> list[Outcome]:
     return found
 
 
+def _threshold() -> int:
+    """The threshold as the module has it now (a tuning run may set it)."""
+    from citeview.core.evidence import passages
+
+    return passages.PASSAGE_THRESHOLD
+
+
 def shares(found: list[Outcome], lang: str, split: str) -> tuple[int, float, float]:
     """How many pages, and the per cent with the supporting passage first and among the three."""
     chosen = [o for o in found if lang in ("all", o.lang) and split in ("all", o.split)]
@@ -156,9 +163,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-def _threshold() -> int:
-    from citeview.core.evidence import passages
-
-    return passages.PASSAGE_THRESHOLD

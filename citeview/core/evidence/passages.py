@@ -1,10 +1,10 @@
 """The passage of a snapshot that best matches a claim: what an editor reads beside the claim.
 
 The snapshot's text is cut into sentences at ``。！？.!?`` and line breaks; a table row or a list item
-of one line is one sentence, however many stops it holds. A window is a sentence, or a sentence with
-the next one of the same paragraph (a claim may say what two sentences of the page say). Japanese
-has no spaces, so its runs of kanji and kana are compared by their character bigrams, other text by its
-words; full-width and half-width characters read alike.
+of one line is one sentence, however many stops it holds, and a passage on its own. A window is a
+sentence, or a sentence with the next one of the same paragraph (a claim may say what two sentences
+of the page say). Japanese has no spaces, so its runs of kanji and kana are compared by their
+character bigrams, other text by its words; full-width and half-width characters read alike.
 
 1. Prefilter: each of the claim's terms weighs by how rare it is on the page (a word in every
    sentence, "the" or "の", tells little; kana alone are mostly endings and weigh less), and each
@@ -112,7 +112,7 @@ class Passage:
     start: int  # code points into the snapshot's text, end exclusive
     end: int
     text: str  # text[start:end]
-    score: int  # 0–100: how much of the claim, figures aside, the passage says
+    score: int  # 0–100: how much of the claim the passage says: its words, and its figures and dates
     page: int | None = None  # the PDF page it starts on (numbered from 1)
 
     def fragment_url(self, url: str) -> str:
@@ -207,8 +207,13 @@ def _claim_passages(
     claim_figures = _figure_values(_claim_text(claim))
     scored = []
     def apart(first: int) -> bool:
-        """Whether a blank line stands between the sentence and the next: a pair is of one paragraph."""
-        return text.count("\n", spans[first][1], spans[first + 1][0]) > 1
+        """Whether the sentence and the next make no pair: a blank line stands between them (a pair is
+        of one paragraph), or either is a table row or a list item (each stands on its own)."""
+        return (
+            text.count("\n", spans[first][1], spans[first + 1][0]) > 1
+            or _ITEM_LINE.match(text, spans[first][0]) is not None
+            or _ITEM_LINE.match(text, spans[first + 1][0]) is not None
+        )
 
     for window in _prefiltered(held, weights, len(keys), apart):
         start, end = spans[window.first][0], spans[window.last][1]
