@@ -165,7 +165,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer runs")
     parser.add_argument(
         "--only",
-        choices=["parse", "render", "memory", "serving", "upload", "import", "evidence"],
+        choices=["parse", "render", "memory", "serving", "upload", "import", "evidence", "passages"],
         help="one section, not written to the results file",
     )
     options = parser.parse_args()
@@ -179,6 +179,7 @@ def main() -> int:
         "upload": lambda: _queue_figures("upload", options.quick),
         "import": lambda: _queue_figures("import", options.quick),
         "evidence": lambda: _evidence_figures(options.quick),
+        "passages": _passages_figures,
     }
     figures: list[Figure] = []
     for name, run in sections.items():
@@ -204,6 +205,12 @@ def _evidence_figures(quick: bool) -> list[Figure]:
     from bench.evidence import evidence_figures
 
     return evidence_figures(quick)
+
+
+def _passages_figures() -> list[Figure]:
+    from bench.passages import passages_figures
+
+    return passages_figures()
 
 
 def _queue_figures(which: str, quick: bool) -> list[Figure]:

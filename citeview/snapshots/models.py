@@ -104,9 +104,7 @@ class SnapshotPassage(models.Model):
     @property
     def passages(self) -> tuple[Passage, ...]:
         """The candidates as passages, best first."""
-        return tuple(
-            Passage(c["start"], c["end"], c["text"], c["score"], c.get("page")) for c in self.candidates or ()
-        )
+        return tuple(Passage(c["start"], c["end"], c["text"], c["score"], c.get("page")) for c in self.candidates or ())
 
 
 class FetchState(models.TextChoices):

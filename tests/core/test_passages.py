@@ -366,8 +366,12 @@ def test_a_paraphrase_that_holds_the_claims_figures_comes_before_an_opening_that
 
 
 def test_figures_written_another_way_are_the_claims_figures():
-    text = "児童手当の月額は1万円です。\n\n第3子以降の支給額は月額30,000円になります。\n\n令和8年度から制度が変わります。"
-    assert best_passage("第3子以降は月額3万円が支給される。", text).text == "第3子以降の支給額は月額30,000円になります。"
+    text = (
+        "児童手当の月額は1万円です。\n\n第3子以降の支給額は月額30,000円になります。\n\n令和8年度から制度が変わります。"
+    )
+    assert (
+        best_passage("第3子以降は月額3万円が支給される。", text).text == "第3子以降の支給額は月額30,000円になります。"
+    )
     assert passages._figure_values("令和8年度に1,410万人") >= {"2026", "14100000"}
     assert passages._figure_values("14.1 million in 2024") >= {"14100000", "2024"}
 
@@ -400,7 +404,9 @@ def test_a_list_item_is_one_passage_however_many_sentences_it_holds():
     )
     passage = best_passage("People who turned 75 on or after 1 September 2024 can get the RSV vaccine for free.", text)
     assert passage.text == "- you turned 75 on or after 1 September 2024. Ask your GP surgery. It is free"
-    japanese = "■利用者負担\n・市内の路線バスは、1乗車につき100円です。障害者手帳の方は無料です。\n・高速バスは除きます。"
+    japanese = (
+        "■利用者負担\n・市内の路線バスは、1乗車につき100円です。障害者手帳の方は無料です。\n・高速バスは除きます。"
+    )
     assert best_passage("市内の路線バスには1乗車100円で乗れる。", japanese).text.startswith("・市内の路線バスは")
 
 

@@ -88,9 +88,7 @@ def test_the_panel_of_a_japanese_page_in_japanese(editor_client, editor):
     assert "Other candidates" not in html and "score " not in html
 
 
-def test_passages_kept_by_other_code_are_read_by_no_page_and_found_again_with_their_candidates(
-    editor_client, editor
-):
+def test_passages_kept_by_other_code_are_read_by_no_page_and_found_again_with_their_candidates(editor_client, editor):
     """PASSAGE_VERSION is a digest of the evidence code: a row kept before candidates were (its finder
     another version, no candidates) is never shown; refreshing finds it again, candidates and all."""
     dump = stored(editor, VOTE_CLAIM.replace(".", "[1]."), UN)

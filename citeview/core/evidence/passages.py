@@ -32,7 +32,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from itertools import accumulate
 from operator import add
@@ -74,7 +74,9 @@ MAX_SENTENCES_WALKED = 20_000
 # break; closing quotes and brackets stay with it.
 _CLOSERS = "」』）)\"'”’】\\]"
 # (Possessive, and an ASCII run only from its first stop: a run of a million dots costs one pass.)
-_SENTENCE_END = re.compile(f"((?:[。！？]++[{_CLOSERS}]*+|(?<![.!?])[.!?]++[{_CLOSERS}]*+(?=\\s|\\Z)(?![ \\t]++[a-z0-9]))\\s*|\\n\\s*)")
+_SENTENCE_END = re.compile(
+    f"((?:[。！？]++[{_CLOSERS}]*+|(?<![.!?])[.!?]++[{_CLOSERS}]*+(?=\\s|\\Z)(?![ \\t]++[a-z0-9]))\\s*|\\n\\s*)"
+)
 _CUT = re.compile(r"[\s、，,;；]")
 # A table row (``| a | b |``, as the extraction writes HTML's rows) or a list item (a line starting with
 # a bullet, a dash or a number: ``- ``, ``・``, ``1. ``, ``(2)``, ``③``), at most MAX_SENTENCE_CHARS long,
@@ -83,6 +85,7 @@ _ITEM_LINE = re.compile(
     r"^[ \t]*(?:\|[^\n]*\||(?:[-*+][ \t]|[•・●○◦▪■□◆◇※▶►]|\(?\d{1,3}[.)）][ \t]|[（(]\d{1,3}[)）]|[①-⑳])[^\n]*)",
     re.M,
 )
+_ITEM_STARTS = frozenset("|-*+•・●○◦▪■□◆◇※▶►(（①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳")
 _HIDDEN_STOPS = str.maketrans("。！？.!?", "\x1e" * 6)
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _CJK_CHARS = "\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -139,6 +142,25 @@ class SnapshotSentences:
     pages: tuple[Page, ...]
     spans: list[tuple[int, int]]
     keys: list[str]
+    # Read as claims ask, and kept for the next claim (the claims citing a page look at many of the
+    # same sentences): each sentence's figures and dates, and whether it is a table row or list item.
+    _figures: dict[int, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+    _items: dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
+
+    def figures(self, sentence: int) -> frozenset[str]:
+        if sentence not in self._figures:
+            self._figures[sentence] = _figure_values(self.text[slice(*self.spans[sentence])])
+        return self._figures[sentence]
+
+    def is_item(self, sentence: int) -> bool:
+        """Whether the sentence is a table row or a list item (it starts one: most start with a letter,
+        which says no before any pattern is tried)."""
+        if sentence not in self._items:
+            start = self.spans[sentence][0]
+            first = self.text[start : start + 1]
+            maybe = first in _ITEM_STARTS or first.isdigit() or first.isspace()
+            self._items[sentence] = maybe and _ITEM_LINE.match(self.text, start) is not None
+        return self._items[sentence]
 
 
 def snapshot_sentences(text: str, pages: Sequence[Page] = ()) -> SnapshotSentences:
@@ -206,21 +228,28 @@ def _claim_passages(
     weights = _weights(claim_terms, index, len(keys))
     claim_figures = _figure_values(_claim_text(claim))
     scored = []
+
     def apart(first: int) -> bool:
         """Whether the sentence and the next make no pair: a blank line stands between them (a pair is
         of one paragraph), or either is a table row or a list item (each stands on its own)."""
         return (
             text.count("\n", spans[first][1], spans[first + 1][0]) > 1
-            or _ITEM_LINE.match(text, spans[first][0]) is not None
-            or _ITEM_LINE.match(text, spans[first + 1][0]) is not None
+            or sentences.is_item(first)
+            or sentences.is_item(first + 1)
         )
+
+    def figures_in(window: _Window) -> float:
+        held = sentences.figures(window.first) | sentences.figures(window.last)
+        return len(claim_figures & held) / len(claim_figures)
 
     for window in _prefiltered(held, weights, len(keys), apart):
         start, end = spans[window.first][0], spans[window.last][1]
         key = _NOT_WORD.sub(" ", " ".join(keys[window.first : window.last + 1]))
-        words = 0.75 * window.share + 0.25 * fuzz.partial_ratio(claim_key, key) / 100
-        figures = len(claim_figures & _figure_values(text[start:end])) / len(claim_figures) if claim_figures else 0.0
-        score = min(100, round(100 * words + FIGURE_WEIGHT * figures))
+        words = 100 * (0.75 * window.share + 0.25 * fuzz.partial_ratio(claim_key, key) / 100)
+        if words + FIGURE_WEIGHT * bool(claim_figures) < threshold:
+            continue  # not even all the claim's figures would carry it over: they are not looked for
+        figures = figures_in(window) if claim_figures else 0.0
+        score = min(100, round(words + FIGURE_WEIGHT * figures))
         if score >= threshold:
             scored.append((score, figures, start - end, start, end))
     scored.sort(reverse=True)
@@ -447,7 +476,7 @@ def _prefiltered(
     least = heapq.nlargest(CANDIDATES, share.values())[-1] if len(share) >= CANDIDATES else 0.0
     firsts = {first for index, value in share.items() if value >= least / 2 - 1e-9 for first in (index - 1, index)}
     for first in firsts:
-        if first < 0 or first + 1 >= sentences or apart(first):
+        if first < 0 or first + 1 >= sentences:
             continue
         alone = share.get(first, 0.0), share.get(first + 1, 0.0)
         if alone[0] + alone[1] < least - 1e-9:
@@ -455,6 +484,6 @@ def _prefiltered(
         mask = held.get(first, 0) | held.get(first + 1, 0)
         value = by_mask[mask] if mask in by_mask else share_of(mask)
         # a pair is worth scoring only when it holds more than either of its sentences alone
-        if value > max(alone):
+        if value > max(alone) and not apart(first):
             ranked.append((value, -1, -first, first, first + 1))
     return [_Window(first, last, value) for value, _, _, first, last in heapq.nlargest(CANDIDATES, ranked)]
