@@ -100,3 +100,12 @@ def test_passages_kept_by_other_code_are_read_by_no_page_and_found_again_with_th
     assert kept.finder == PASSAGE_VERSION and len(kept.candidates) == 3
     html = panel(editor_client, dump)
     assert "An old passage." not in html and "142-12" in html
+
+
+def test_each_candidate_has_its_own_button_to_take_it_as_the_quote(editor_client, editor):
+    dump = stored(editor, VOTE_CLAIM.replace(".", "[1]."), UN)
+    snapshot_paste(url=UN, text=VOTE_PAGE, taken_by=editor)
+    html = panel(editor_client, dump)
+    # one "Use as the evidence quote" (the first, beside the claim), one "Quote this candidate instead" each
+    assert html.count(">Use as the evidence quote<") == 1
+    assert html.count('data-quote-from="cv-snapshot-candidate-') == html.count("Quote this candidate instead") == 2
