@@ -165,7 +165,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer runs")
     parser.add_argument(
         "--only",
-        choices=["parse", "render", "memory", "serving", "upload", "import", "evidence", "hints"],
+        choices=["parse", "render", "memory", "serving", "upload", "import", "evidence", "hints", "passages"],
         help="one section, not written to the results file",
     )
     options = parser.parse_args()
@@ -180,6 +180,7 @@ def main() -> int:
         "import": lambda: _queue_figures("import", options.quick),
         "evidence": lambda: _evidence_figures(options.quick),
         "hints": _hint_figures,
+        "passages": _passages_figures,
     }
     figures: list[Figure] = []
     for name, run in sections.items():
@@ -211,6 +212,12 @@ def _hint_figures() -> list[Figure]:
     from bench.hints import hint_figures
 
     return hint_figures()
+
+
+def _passages_figures() -> list[Figure]:
+    from bench.passages import passages_figures
+
+    return passages_figures()
 
 
 def _queue_figures(which: str, quick: bool) -> list[Figure]:

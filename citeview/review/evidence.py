@@ -102,6 +102,11 @@ def _passage_entry(passage: SnapshotPassage | None) -> dict[str, Any]:
         "page": passage.page if passage is not None and found else None,
         "differs": bool(passage and passage.differs),
         "figure_or_date_differs": bool(passage and passage.figure_or_date_differs),
+        # The candidates the check panel shows, best first (the first is the passage above).
+        "candidates": [
+            {"text": candidate.text, "score": candidate.score, "page": candidate.page}
+            for candidate in (passage.passages if passage is not None and found else ())
+        ],
     }
 
 

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from citeview.accounts import roles
 from citeview.core.evidence.extract import ExtractionError
-from citeview.core.evidence.found import PassageFound, found_with
+from citeview.core.evidence.found import PassageFound, figures_and_dates, found_with
 from citeview.core.evidence.passages import Passage, passage_fragment_url
 from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import phrase_text
@@ -53,9 +53,10 @@ def item_source_url(dump: Dump, item: CheckItem) -> str | None:
 
 
 def snapshot_panel(request: HttpRequest, dump: Dump, item: CheckItem, url: str) -> dict[str, Any]:
-    """What the check panel shows of the source's snapshot: how it was taken and by whom, the passage a
-    worker found for the claim beside it (its score, page, a link to it on the live page, what differs
-    marked), or that it is still being looked for; the forms to take one; the newest fetch when it is
+    """What the check panel shows of the source's snapshot: how it was taken and by whom, the passages a
+    worker found for the claim (up to three, best first, each with its score, page, the figures and
+    dates it holds and a link to it on the live page; the first beside the claim, what differs marked),
+    or that they are still being looked for; the forms to take one; the newest fetch when it is
     waiting, or was refused after the newest snapshot."""
     snapshot = newest_snapshot(url)
     fetch = newest_fetch(url)
@@ -94,10 +95,13 @@ def kept_passage(snapshot: Snapshot, item: CheckItem) -> SnapshotPassage | None:
 
 
 def passage_view(statement: str, kept: SnapshotPassage, url: str) -> dict[str, Any]:
-    """The kept passage beside the claim, compared again (the comparison costs only the two texts)."""
+    """The kept passages beside the claim, best first, each with its score and the figures and dates
+    it holds; the first compared again with the claim (the comparison costs only the two texts)."""
     claim = statement_claim(statement)
-    passage = Passage(kept.start, kept.end, kept.text, kept.score, kept.page) if kept.found else None
-    found = found_with(claim, passage)
+    candidates = kept.passages if kept.found else ()
+    if kept.found and not candidates:  # a row kept without its candidates: the passage alone
+        candidates = (Passage(kept.start, kept.end, kept.text, kept.score, kept.page),)
+    found = found_with(claim, candidates)
     return {
         "found": found,
         # Both are the texts escaped by mark_findings, with our own <mark>s only: safe as built.
@@ -105,6 +109,18 @@ def passage_view(statement: str, kept: SnapshotPassage, url: str) -> dict[str, A
         "passage_html": found.passage_html(),
         "fragment_url": passage_fragment_url(url, found.passage.text) if found.passage else None,
         "hints": _hints(found),
+        "candidates": [candidate_view(number, passage, url) for number, passage in enumerate(found.candidates, 1)],
+    }
+
+
+def candidate_view(number: int, passage: Passage, url: str) -> dict[str, Any]:
+    """One candidate as the panel lists it: its place, score, page, text, and the figures and dates it
+    holds (as the comparison reads them), and a link to it on the live page."""
+    return {
+        "number": number,
+        "passage": passage,
+        "figures": [finding.text for finding in figures_and_dates(passage.text)],
+        "fragment_url": passage_fragment_url(url, passage.text),
     }
 
 

@@ -9,6 +9,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from citeview.core.evidence.pages import Page
+from citeview.core.evidence.passages import Passage
 from citeview.dumps.blobs import blob_read
 
 
@@ -74,7 +75,7 @@ class Snapshot(models.Model):
 
 
 class SnapshotPassage(models.Model):
-    """The passage of a snapshot found for a claim (a statement citing its page, as a reader sees it),
+    """The passages of a snapshot found for a claim, the best and its candidates (a statement citing its page, as a reader sees it),
     found once by a worker when the snapshot is taken or a dump citing the page is stored, and read by
     the check panel, the report and the figures. Keyed by the claim's SHA-256, so a statement that
     several dumps make is looked for once; ``finder`` is the version of the code that found it
@@ -93,9 +94,17 @@ class SnapshotPassage(models.Model):
     page = models.PositiveIntegerField(null=True)
     differs = models.BooleanField(default=False)
     figure_or_date_differs = models.BooleanField(default=False)
+    # The candidates the check panel shows, best first (``Passage.to_json()``: start, end, text, score,
+    # page), at most ``passages.BEST``; the first is the passage above. Empty when none was found.
+    candidates = models.JSONField(default=list)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["snapshot", "claim_sha256"], name="one_passage_per_claim")]
+
+    @property
+    def passages(self) -> tuple[Passage, ...]:
+        """The candidates as passages, best first."""
+        return tuple(Passage(c["start"], c["end"], c["text"], c["score"], c.get("page")) for c in self.candidates or ())
 
 
 class FetchState(models.TextChoices):

@@ -223,6 +223,7 @@ def _row(snapshot: Snapshot, sha256: str, found: PassageFound) -> SnapshotPassag
         page=passage.page if passage else None,
         differs=found.differs,
         figure_or_date_differs=found.figure_or_date_differs,
+        candidates=[candidate.to_json() for candidate in found.candidates],
     )
 
 

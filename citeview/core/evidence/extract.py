@@ -82,8 +82,12 @@ _UNSEEN = {"script", "style", "noscript", "template", "svg", "math", "head", "if
 _BLOCKS = {
     "address", "article", "aside", "blockquote", "br", "caption", "dd", "div", "dl", "dt", "figcaption",
     "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav",
-    "ol", "p", "pre", "section", "table", "td", "th", "tr", "ul", "body", "html",
+    "ol", "p", "pre", "section", "table", "ul", "body", "html",
 }  # fmt: skip
+# A table row is one line, its cells between bars, and a list item a line that starts with a dash, as
+# trafilatura writes them: each is a passage of its own (``passages``), never cut at a stop inside it.
+_CELLS = {"td", "th"}
+_ROW, _ITEM = "tr", "li"
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)?[^<>]*>")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
@@ -272,6 +276,7 @@ def extract_html(content: bytes, declared_charset: str | None = None) -> Extract
 def _whole_text(tree: Any) -> str:
     """Every text a reader sees, one block a line, in one walk over the tree."""
     pieces: list[str] = []
+    cells = 0  # how many cells the walk is in: a block inside a cell stays on the row's line
     walk = etree.iterwalk(tree, events=("start", "end"))
     for event, element in walk:
         tag = element.tag.lower() if isinstance(element.tag, str) else ""
@@ -279,21 +284,39 @@ def _whole_text(tree: Any) -> str:
             if tag in _UNSEEN:
                 walk.skip_subtree()  # its end still comes, with its tail
                 continue
-            if tag in _BLOCKS:
-                pieces.append("\n")
+            pieces.append(_opening(tag, cells))
+            cells += tag in _CELLS
             if element.text:
                 pieces.append(element.text)
         else:
-            if tag in _BLOCKS:
-                pieces.append("\n")
+            cells -= tag in _CELLS
+            pieces.append(_closing(tag, cells))
             if element.tail and element is not tree:
                 pieces.append(element.tail)
     return _tidied("".join(pieces))
 
 
+def _opening(tag: str, cells: int = 0) -> str:
+    if tag in _CELLS:
+        return " | "
+    if tag == _ROW:
+        return "\n"
+    if tag in _BLOCKS or tag == _ITEM:
+        return " " if cells else ("\n- " if tag == _ITEM else "\n")
+    return ""
+
+
+def _closing(tag: str, cells: int = 0) -> str:
+    if tag == _ROW:
+        return " |\n"
+    if tag in _BLOCKS or tag == _ITEM:
+        return " " if cells else "\n"
+    return ""
+
+
 def _markup_stripped(document: str) -> str:
     """The text between the tags, found by scanning once: no tree, so no depth limit."""
-    pieces, position = [], 0
+    pieces, position, cells = [], 0, 0
     lowered = document.translate(_ASCII_LOWER)  # str.lower() can change the length ("İ")
     while position < len(document):
         start = document.find("<", position)
@@ -312,7 +335,13 @@ def _markup_stripped(document: str) -> str:
                 pieces.append("<")
                 position = start + 1
             else:
-                pieces.append("\n" if (tag.group(2) or "").lower() in _BLOCKS else "")
+                name = (tag.group(2) or "").lower()
+                if tag.group(1):
+                    cells = max(cells - (name in _CELLS), 0)  # a stray closing tag closes nothing
+                    pieces.append(_closing(name, cells))
+                else:
+                    pieces.append(_opening(name, cells))
+                    cells += name in _CELLS
                 position = tag.end()
     return _tidied(html.unescape("".join(pieces)))
 

@@ -1,5 +1,5 @@
-"""The passage of a source's snapshot found for a claim, compared with it: what the check panel shows
-beside the claim, and what the figures and the report count. It points; it never judges."""
+"""The passages of a source's snapshot found for a claim, the best compared with it: what the check
+panel shows beside the claim, and what the figures and the report count. It points; it never judges."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citeview.core.evidence.compare import Comparison, Finding, compare, mark_findings
+from citeview.core.evidence.compare import Comparison, Finding, compare, findings, mark_findings
 from citeview.core.evidence.pages import Page
-from citeview.core.evidence.passages import Passage, passages_of_claims, snapshot_sentences
+from citeview.core.evidence.passages import BEST, Passage, passages_of_claims, snapshot_sentences
+
+# What "the figures and dates a passage holds" are, of the findings ``compare`` reads.
+FIGURE_AND_DATE_KINDS = ("figure", "date")
 
 
 @dataclass(frozen=True)
@@ -17,6 +20,8 @@ class PassageFound:
     claim: str  # the claim as a reader sees it (no markers, no link addresses)
     passage: Passage | None  # None: no passage scores above the threshold, a finding too
     comparison: Comparison | None
+    # Up to BEST passages, best first; the first is ``passage``, the one the comparison is with.
+    candidates: tuple[Passage, ...] = ()
 
     @property
     def found(self) -> bool:
@@ -46,20 +51,31 @@ class PassageFound:
         return {
             "found": self.found,
             "passage": self.passage.to_json() if self.passage else None,
+            "candidates": [candidate.to_json() for candidate in self.candidates],
             "differs": self.differs,
             "comparison": self.comparison.to_json() if self.comparison else None,
         }
 
 
-def passages_for_claims(claims: Sequence[str], text: str, pages: Sequence[Page] = ()) -> Iterator[PassageFound]:
-    """The best passage of ``text`` for each of ``claims`` and how the two compare, in their order, as
-    each is found; the text is cut into sentences once for them all."""
-    found = passages_of_claims(claims, snapshot_sentences(text, pages), best=1)
+def passages_for_claims(
+    claims: Sequence[str], text: str, pages: Sequence[Page] = (), best: int = BEST
+) -> Iterator[PassageFound]:
+    """The best passages of ``text`` for each of ``claims`` (up to ``best``, best first) and how the
+    first compares with the claim, in their order, as each is found; the text is cut into sentences
+    once for them all."""
+    found = passages_of_claims(claims, snapshot_sentences(text, pages), best=best)
     for claim, passages in zip(claims, found, strict=True):
-        yield found_with(claim, passages[0] if passages else None)
+        yield found_with(claim, passages)
 
 
-def found_with(claim: str, passage: Passage | None) -> PassageFound:
-    """A passage found for ``claim`` (or none) and how the two compare: the comparison costs only the
-    claim's and the passage's length, so a passage kept without it is compared again when shown."""
-    return PassageFound(claim, passage, compare(claim, passage.text) if passage else None)
+def found_with(claim: str, candidates: Sequence[Passage]) -> PassageFound:
+    """The candidates found for ``claim`` (none: no passage found) and how the first compares with it:
+    the comparison costs only the claim's and the passage's length, so passages kept without it are
+    compared again when shown."""
+    passage = candidates[0] if candidates else None
+    return PassageFound(claim, passage, compare(claim, passage.text) if passage else None, tuple(candidates))
+
+
+def figures_and_dates(text: str) -> tuple[Finding, ...]:
+    """The figures and dates a passage holds, in its order, as the comparison reads them."""
+    return tuple(finding for finding in findings(text) if finding.kind in FIGURE_AND_DATE_KINDS)

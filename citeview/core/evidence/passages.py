@@ -1,9 +1,10 @@
 """The passage of a snapshot that best matches a claim: what an editor reads beside the claim.
 
-The snapshot's text is cut into sentences at ``。！？.!?`` and line breaks; a window is a sentence, or
-a sentence with the next one (a claim may say what two sentences of the page say). Japanese has no
-spaces, so its runs of kanji and kana are compared by their character bigrams, other text by its
-words; full-width and half-width characters read alike.
+The snapshot's text is cut into sentences at ``。！？.!?`` and line breaks; a table row or a list item
+of one line is one sentence, however many stops it holds, and a passage on its own. A window is a
+sentence, or a sentence with the next one of the same paragraph (a claim may say what two sentences
+of the page say). Japanese has no spaces, so its runs of kanji and kana are compared by their
+character bigrams, other text by its words; full-width and half-width characters read alike.
 
 1. Prefilter: each of the claim's terms weighs by how rare it is on the page (a word in every
    sentence, "the" or "の", tells little; kana alone are mostly endings and weigh less), and each
@@ -12,12 +13,16 @@ words; full-width and half-width characters read alike.
    (``passages_of_claims``): the page costs once, and each claim the sentences holding its terms.
 2. The best windows are scored 0–100: three parts that share, one part how closely the claim's
    characters align with the best stretch of the window (rapidfuzz's ``partial_ratio``), which
-   rewards the same order and forgives a changed ending.
+   rewards the same order and forgives a changed ending (at most 100).
+3. Holding the claim's figures and dates adds up to :data:`FIGURE_WEIGHT` points: the share of them
+   the window holds, by value (``30,000`` = ``3万``, ``令和8年`` = 2026). A paraphrase that holds them
+   ("adopted 142-12, with 10 abstentions") comes before an opening paragraph that shares more words.
 
-Figures are masked before both steps (``2024`` and ``2023`` read alike): a passage that says the same
-about another figure or year is the passage to show, and what differs is marked by ``compare``, not
-hidden by a low score. Among windows that score alike, the one whose digits match the claim's comes
-first. Below :data:`PASSAGE_THRESHOLD` no passage is found: a finding too.
+Figures are masked in the first two steps (``2024`` and ``2023`` read alike): a passage that says the
+same about another figure or year is still found, and what differs is marked by ``compare``; it only
+ranks below one that holds the claim's own. Below :data:`PASSAGE_THRESHOLD` no passage is found: a
+finding too. Up to :data:`BEST` passages are returned, best first, none overlapping another: the
+candidates the check panel shows.
 """
 
 from __future__ import annotations
@@ -26,8 +31,9 @@ import heapq
 import math
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from itertools import accumulate
 from operator import add
 from typing import Any
@@ -37,6 +43,7 @@ from rapidfuzz import fuzz
 from citeview.core.evidence.pages import Page, page_at
 from citeview.core.links import text_fragment_url
 from citeview.core.markers import MARKER
+from citeview.core.numbers import NUMBER, folded, number_value
 
 # The least score of a passage found, chosen from the pages written for tests/core/test_passages.py
 # (the scores they gave are listed there). Pages holding the claim in nearly its words, or with
@@ -44,6 +51,11 @@ from citeview.core.markers import MARKER
 # for its negation to be flagged); pages without the claim, on the same subject or not, 25 at most.
 # 35 keeps a margin of 10 above those and lets every reworded claim through.
 PASSAGE_THRESHOLD = 35
+# What holding the claim's figures and dates adds to a window's score, in points, all of them held: a
+# paraphrase that holds them ("adopted 142-12, with 10 abstentions") comes before an opening paragraph
+# that shares more of the claim's words and none of its figures. Chosen on the dev half of
+# bench/labelled/passage_pages.jsonl (``python -m bench.passages``).
+FIGURE_WEIGHT = 30
 # How many windows the prefilter hands to rapidfuzz, and how many passages are returned by default.
 CANDIDATES = 40
 BEST = 3
@@ -58,11 +70,23 @@ MAX_CLAIM_CHARS = 1_000
 MAX_SENTENCES_WALKED = 20_000
 
 # A sentence ends after a Japanese stop, after an ASCII one followed by a space or the end (never
-# inside 2.5 or a URL), and at a line break; closing quotes and brackets stay with it.
+# inside 2.5 or a URL, nor before a small letter or a digit: "Oct. 7", "e.g. the"), and at a line
+# break; closing quotes and brackets stay with it.
 _CLOSERS = "」』）)\"'”’】\\]"
 # (Possessive, and an ASCII run only from its first stop: a run of a million dots costs one pass.)
-_SENTENCE_END = re.compile(f"((?:[。！？]++[{_CLOSERS}]*+|(?<![.!?])[.!?]++[{_CLOSERS}]*+(?=\\s|\\Z))\\s*|\\n\\s*)")
+_SENTENCE_END = re.compile(
+    f"((?:[。！？]++[{_CLOSERS}]*+|(?<![.!?])[.!?]++[{_CLOSERS}]*+(?=\\s|\\Z)(?![ \\t]++[a-z0-9]))\\s*|\\n\\s*)"
+)
 _CUT = re.compile(r"[\s、，,;；]")
+# A table row (``| a | b |``, as the extraction writes HTML's rows) or a list item (a line starting with
+# a bullet, a dash or a number: ``- ``, ``・``, ``1. ``, ``(2)``, ``③``), at most MAX_SENTENCE_CHARS long,
+# is one sentence: its cells and clauses say one thing together. A longer one is cut as prose is.
+_ITEM_LINE = re.compile(
+    r"^[ \t]*(?:\|[^\n]*\||(?:[-*+][ \t]|[•・●○◦▪■□◆◇※▶►]|\(?\d{1,3}[.)）][ \t]|[（(]\d{1,3}[)）]|[①-⑳])[^\n]*)",
+    re.M,
+)
+_ITEM_STARTS = frozenset("|-*+•・●○◦▪■□◆◇※▶►(（①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳")
+_HIDDEN_STOPS = str.maketrans("。！？.!?", "\x1e" * 6)
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _CJK_CHARS = "\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TERM = re.compile(f"[{_CJK_CHARS}]+|[^\\W{_CJK_CHARS}]+|#")
@@ -71,6 +95,17 @@ _KANA_ONLY = re.compile("[\u3040-\u30ff]+")
 _KANA_WEIGHT = 0.3
 _SEPARATOR = "\x1f"  # between sentences in the normalised text; never in a key (it is no word)
 _NOT_WORD = re.compile(f"[^\\w#{_SEPARATOR}]+")
+# A figure with its scale (``3万`` = ``30,000``, ``1.2 million``), and an era's year (``令和8年`` = 2026):
+# the figures and dates a window shares with the claim, read cheaply (a few per window, not
+# ``compare.findings``, which reads every qualifier and negation too and costs a hundred times more).
+_SCALED_FIGURE = re.compile(
+    f"(?:{NUMBER.pattern})" r"(?:[ \t]*(?:百万|千万|万|億|兆|千)|[ \t]+(?:thousand|million|billion|trillion)\b)?", re.I
+)
+_SCALE_OF = {"万": 10**4, "億": 10**8, "兆": 10**12, "千": 10**3, "百万": 10**6, "千万": 10**7,
+             "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}  # fmt: skip
+_SCALE_WORD = re.compile(r"(百万|千万|万|億|兆|千|thousand|million|billion|trillion)$", re.I)
+_ERA_YEAR = re.compile(r"(令和|平成|昭和|大正|明治)[ \t]*(元|\d{1,2})[ \t]*年")
+_ERA_BASE = {"令和": 2018, "平成": 1988, "昭和": 1925, "大正": 1911, "明治": 1867}
 # Citation markers, links and emphasis are the answer's, not the claim's: [1], [web:3], 【4:0†source】.
 _CLAIM_NOISE = re.compile(r"【[^】\n]{0,40}】|\(?https?://\S+\)?|[*_`]+")
 
@@ -80,7 +115,7 @@ class Passage:
     start: int  # code points into the snapshot's text, end exclusive
     end: int
     text: str  # text[start:end]
-    score: int  # 0–100: how much of the claim, figures aside, the passage says
+    score: int  # 0–100: how much of the claim the passage says: its words, and its figures and dates
     page: int | None = None  # the PDF page it starts on (numbered from 1)
 
     def fragment_url(self, url: str) -> str:
@@ -107,6 +142,25 @@ class SnapshotSentences:
     pages: tuple[Page, ...]
     spans: list[tuple[int, int]]
     keys: list[str]
+    # Read as claims ask, and kept for the next claim (the claims citing a page look at many of the
+    # same sentences): each sentence's figures and dates, and whether it is a table row or list item.
+    _figures: dict[int, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+    _items: dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
+
+    def figures(self, sentence: int) -> frozenset[str]:
+        if sentence not in self._figures:
+            self._figures[sentence] = _figure_values(self.text[slice(*self.spans[sentence])])
+        return self._figures[sentence]
+
+    def is_item(self, sentence: int) -> bool:
+        """Whether the sentence is a table row or a list item (it starts one: most start with a letter,
+        which says no before any pattern is tried)."""
+        if sentence not in self._items:
+            start = self.spans[sentence][0]
+            first = self.text[start : start + 1]
+            maybe = first in _ITEM_STARTS or first.isdigit() or first.isspace()
+            self._items[sentence] = maybe and _ITEM_LINE.match(self.text, start) is not None
+        return self._items[sentence]
 
 
 def snapshot_sentences(text: str, pages: Sequence[Page] = ()) -> SnapshotSentences:
@@ -172,15 +226,32 @@ def _claim_passages(
     text, spans, keys = sentences.text, sentences.spans, sentences.keys
     held = _held(claim_terms, index)
     weights = _weights(claim_terms, index, len(keys))
-    claim_digits = _digits(claim)
+    claim_figures = _figure_values(_claim_text(claim))
     scored = []
-    for window in _prefiltered(held, weights, len(keys)):
+
+    def apart(first: int) -> bool:
+        """Whether the sentence and the next make no pair: a blank line stands between them (a pair is
+        of one paragraph), or either is a table row or a list item (each stands on its own)."""
+        return (
+            text.count("\n", spans[first][1], spans[first + 1][0]) > 1
+            or sentences.is_item(first)
+            or sentences.is_item(first + 1)
+        )
+
+    def figures_in(window: _Window) -> float:
+        held = sentences.figures(window.first) | sentences.figures(window.last)
+        return len(claim_figures & held) / len(claim_figures)
+
+    for window in _prefiltered(held, weights, len(keys), apart):
         start, end = spans[window.first][0], spans[window.last][1]
         key = _NOT_WORD.sub(" ", " ".join(keys[window.first : window.last + 1]))
-        score = round(100 * (0.75 * window.share + 0.25 * fuzz.partial_ratio(claim_key, key) / 100))
+        words = 100 * (0.75 * window.share + 0.25 * fuzz.partial_ratio(claim_key, key) / 100)
+        if words + FIGURE_WEIGHT * bool(claim_figures) < threshold:
+            continue  # not even all the claim's figures would carry it over: they are not looked for
+        figures = figures_in(window) if claim_figures else 0.0
+        score = min(100, round(words + FIGURE_WEIGHT * figures))
         if score >= threshold:
-            digits_match = bool(claim_digits) and claim_digits in _digits(text[start:end])
-            scored.append((score, digits_match, start - end, start, end))
+            scored.append((score, figures, start - end, start, end))
     scored.sort(reverse=True)
     chosen: list[Passage] = []
     for score, _, _, start, end in scored:
@@ -224,9 +295,30 @@ def _normalised(text: str) -> str:
     return _NOT_WORD.sub(" ", _DIGITS.sub("#", folded))
 
 
-def _digits(text: str) -> str:
-    folded = unicodedata.normalize("NFKC", text)
-    return " ".join(match.group(0).replace(",", "") for match in _DIGITS.finditer(folded))
+def _figure_values(text: str) -> frozenset[str]:
+    """The values of the figures and years ``text`` holds: ``1,410万`` and ``14.1 million`` are one
+    value, ``令和8年`` is 2026 as well as 8; a figure with a scale counts also as written (``3万`` is
+    30000 and 3), so that ``第3子`` and ``3万円`` are not lost to each other."""
+    plain = folded(unicodedata.normalize("NFKC", text)) if not text.isascii() else text
+    values = set()
+    for match in _SCALED_FIGURE.finditer(plain):
+        written = match.group(0)
+        scale = _SCALE_WORD.search(written)
+        number = number_value(written[: scale.start()].strip() if scale else written)
+        values.add(number)
+        if scale:
+            values.add(_scaled(number, _SCALE_OF[scale.group(1).lower()]))
+    for match in _ERA_YEAR.finditer(plain):
+        year = 1 if match.group(2) == "元" else int(match.group(2))
+        values.add(str(_ERA_BASE[match.group(1)] + year))
+    return frozenset(values)
+
+
+def _scaled(number: str, scale: int) -> str:
+    try:
+        return format((Decimal(number) * scale).normalize(), "f")
+    except InvalidOperation:
+        return number
 
 
 def _terms(key: str) -> tuple[str, ...]:
@@ -247,7 +339,9 @@ def _sentences(text: str) -> tuple[list[tuple[int, int]], list[str]]:
     (no term spans it). Built with ``re.split`` and running sums rather than a step per match, and
     folded in one piece (the sentences joined by a separator): a page of a million stops stays cheap."""
     clean = text.replace(_SEPARATOR, " ")  # one for one: the spans hold in text
-    parts = _SENTENCE_END.split(clean)  # sentence, its end, sentence, …
+    # A table row or a list item is cut only at its line's end: its stops are hidden from the cut (one
+    # for one, so the spans hold), and the keys are made from the text as it is.
+    parts = _SENTENCE_END.split(_ITEM_LINE.sub(_stops_hidden, clean))  # sentence, its end, sentence, …
     offsets = list(accumulate(map(len, parts), initial=0))
     stops = [len(end.rstrip()) for end in parts[1::2]] + [0]  # the stop a sentence keeps, not the space
     spans = list(zip(offsets[0::2], map(add, offsets[1::2], stops), strict=True))
@@ -255,7 +349,34 @@ def _sentences(text: str) -> tuple[list[tuple[int, int]], list[str]]:
         spans = [piece for start, stop in spans for piece in _pieces(text, start, stop)]
     joined = _SEPARATOR.join([clean[start:stop] for start, stop in spans])
     keys = _DIGITS.sub("#", unicodedata.normalize("NFKC", joined).casefold()).split(_SEPARATOR)
+    if clean.startswith("|") or "\n|" in clean:
+        keys = _with_headers(keys, budget=len(text))
     return spans, keys
+
+
+def _with_headers(keys: list[str], budget: int) -> list[str]:
+    """Each table row's key with its table's first row (its header) after it: a row says what its
+    cells mean only under its header (``| 2024 | 83.9 million |`` under ``| Year | Passengers |``). The
+    headers added are at most ``budget`` characters in all, so a table of a million short rows under
+    a long header costs the page's length again, not a hundred times it."""
+    header = None
+    with_headers = []
+    for key in keys:
+        row = key.strip()
+        if len(row) < 2 or row[0] != "|" or row[-1] != "|":
+            header = None
+        elif header is None:
+            header = key
+        elif len(header) <= budget:
+            key = f"{key} {header}"
+            budget -= len(header)
+        with_headers.append(key)
+    return with_headers
+
+
+def _stops_hidden(line: re.Match[str]) -> str:
+    text = line.group(0)
+    return text.translate(_HIDDEN_STOPS) if len(text) <= MAX_SENTENCE_CHARS else text
 
 
 def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
@@ -337,7 +458,9 @@ def _weights(claim_terms: tuple[str, ...], index: _TermIndex, sentences: int) ->
     ]
 
 
-def _prefiltered(held: dict[int, int], weights: list[float], sentences: int) -> list[_Window]:
+def _prefiltered(
+    held: dict[int, int], weights: list[float], sentences: int, apart: Callable[[int], bool] = lambda first: False
+) -> list[_Window]:
     """The windows holding the largest weighted share of the claim's terms (single sentences first on
     a tie): each sentence holding a term, and each pair it is in. A pair holds at most what its two
     sentences hold together, so only the pairs that could reach the best single sentences are weighed:
@@ -361,6 +484,6 @@ def _prefiltered(held: dict[int, int], weights: list[float], sentences: int) -> 
         mask = held.get(first, 0) | held.get(first + 1, 0)
         value = by_mask[mask] if mask in by_mask else share_of(mask)
         # a pair is worth scoring only when it holds more than either of its sentences alone
-        if value > max(alone):
+        if value > max(alone) and not apart(first):
             ranked.append((value, -1, -first, first, first + 1))
     return [_Window(first, last, value) for value, _, _, first, last in heapq.nlargest(CANDIDATES, ranked)]
