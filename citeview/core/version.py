@@ -32,11 +32,15 @@ CORE_DIR = Path(__file__).resolve().parent
 RENDERED_WITH = (bleach, markdown_it, mdurl, msgspec, pypdf)
 
 
-def code_version(root: Path = CORE_DIR, libraries: Iterable[ModuleType] = RENDERED_WITH) -> str:
-    """A SHA-256 over every ``.py`` under ``root`` (its path and bytes, in path order) and the version
-    of each of ``libraries``."""
+def code_version(
+    root: Path = CORE_DIR, libraries: Iterable[ModuleType] = RENDERED_WITH, modules: Iterable[Path] = ()
+) -> str:
+    """A SHA-256 over every ``.py`` under ``root`` and each of ``modules`` (its path and bytes, in path
+    order) and the version of each of ``libraries``."""
     digest = hashlib.sha256()
-    for name, path in sorted((path.relative_to(root).as_posix(), path) for path in root.rglob("*.py")):
+    named = [(path.relative_to(root).as_posix(), path) for path in root.rglob("*.py")]
+    named += [(f"../{path.name}", path) for path in modules]
+    for name, path in sorted(named):
         content = path.read_bytes()
         digest.update(f"{name}\0{len(content)}\0".encode())  # lengths keep one file from running into the next
         digest.update(content)
@@ -48,6 +52,8 @@ def code_version(root: Path = CORE_DIR, libraries: Iterable[ModuleType] = RENDER
 RESULT_VERSION = code_version()
 
 # The passages found in a source's snapshot for claims are kept (``SnapshotPassage``) with the version
-# of what found them: the evidence modules and rapidfuzz, which scores them. A passage found by other
-# code is found again; a change to a provider leaves them be.
-PASSAGE_VERSION = code_version(CORE_DIR / "evidence", (rapidfuzz,))
+# of what found them: the evidence modules, the core modules they read with (markers, numbers, links,
+# phrases: tests/core/test_version.py keeps this list whole) and rapidfuzz, which scores them. A passage
+# found by other code is found again; a change to a provider leaves them be.
+PASSAGES_READ_WITH = ("links.py", "markers.py", "numbers.py", "phrases.py")
+PASSAGE_VERSION = code_version(CORE_DIR / "evidence", (rapidfuzz,), [CORE_DIR / name for name in PASSAGES_READ_WITH])
