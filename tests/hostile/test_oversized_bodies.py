@@ -82,7 +82,7 @@ def test_every_url_refuses_an_oversized_body_with_nothing_from_the_database(
                 response = getattr(client, method)(f"{path}?q=secret", CONTENT_LENGTH=str(100 * LIMIT))
             body = response.content.decode()
             assert response.status_code == 413, (method, path)
-            assert "4,096 bytes" in body, (method, path)  # it says what is wrong
+            assert "the limit is 4 KiB" in body, (method, path)  # it says what is wrong
             assert not any(secret in body for secret in SECRETS), (method, path, role)
 
 
