@@ -621,3 +621,32 @@ def test_the_viewer_the_check_page_and_the_snapshot_panel_give_one_finding(claim
     ]
     assert viewer == check_page == snapshot == outcomes
     assert flagged == any(outcome == "differs" for outcome, _ in outcomes)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit"),
+    [
+        ("選手四十二人が出場した", "42", "人"),
+        ("予算は五億七千万円", "570000000", "円"),
+        ("三千四百件の応募", "3400", "件"),
+        ("第七回の大会", "7", "回"),
+        ("百万人を動員", "1000000", "人"),
+    ],
+)
+def test_a_number_in_kanji_before_a_counter_is_a_figure(text, value, unit):
+    found = [f for f in findings(text) if f.kind == "figure"]
+    assert [(f.value, f.unit) for f in found] == [(value, unit)]
+
+
+@pytest.mark.parametrize(
+    "text", ["一部の店舗", "一般の利用者", "十分な説明", "万一の場合", "数十人が集まった", "一人暮らしの人"]
+)
+def test_a_kanji_numeral_inside_a_word_is_no_figure(text):
+    assert values(text, "figure") == []
+
+
+def test_a_number_in_kanji_is_held_against_digits_with_its_bound():
+    assert compare("市は二十校を統合する。", "市は23校を統合する。").label == "differs"
+    assert compare("市は二十校を統合する。", "市は20校を統合する。").label == "agree"
+    assert compare("会場には五十人以上が集まった。", "会場には62人が集まった。").label == "agree"
+    assert compare("会場には五十人未満が集まった。", "会場には62人が集まった。").label == "differs"

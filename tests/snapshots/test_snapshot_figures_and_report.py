@@ -83,7 +83,10 @@ def test_the_report_lists_each_citations_evidence_snapshot_and_passage(editor_cl
     assert f"Snapshot: pasted by hanako, {taken} (SHA-256 {tokyo['snapshot']['sha256']})" in markdown
     assert f"` {TOKYO} `, taken" not in markdown
     assert "Cited by: \\[1\\]" in markdown
-    assert "13.9 million" in markdown and "The claim and the passage differ in a date, figure, qualifier or negation" in markdown
+    assert (
+        "13.9 million" in markdown
+        and "The claim and the passage differ in a date, figure, qualifier or negation" in markdown
+    )
     assert "In the dump (a search snippet): “Tokyo's population is estimated monthly.”" in markdown
     assert "Snapshot: none" in markdown
 

@@ -23,7 +23,8 @@ What is read:
   ``2026年3月期``) is held only against fiscal years, and agrees with the one named by either of its
   calendar years (conventions differ). A date missing a part agrees with one that has it.
 - **Figures**: numbers with their scale (``1,410万`` = ``14.1 million``; ``1兆2000億`` = ``1.2兆``;
-  ``3割`` = ``3割0分`` = 30%, ``3割2分5厘`` = 32.5% = ``.325``), their unit (%, °F, 人, 円, $, 倍 = times,
+  ``3割`` = ``3割0分`` = 30%, ``3割2分5厘`` = 32.5% = ``.325``), numbers in kanji before a counter
+  (``三十五人``, ``二億三千万円``; not ``一部``, ``十分``, ``数十人``), their unit (%, °F, 人, 円, $, 倍 = times,
   the word after an English number), English numbers in words read whole (``three goals``, ``two
   dozen``, ``one hundred and twenty``, ``a billion``), shares (``half of the``, ``a third of``, ``one in
   five``: a percentage to a few points), multiples (``twice``, ``doubled``, ``tripled``: 倍), times
@@ -211,6 +212,18 @@ _NOT_UNITS = _word_set(
 )
 # Japanese counters whose figures are whole: 18歳未満 is 17歳以下.
 _WHOLE_UNITS = _word_set("歳 人 件 校 個 台 回 世 社 店 票 チーム か国 人目 person vote seat team country")
+# A number in kanji (三十五人, 二億三千万円, 第三回) is a figure only where it must be one, before a
+# counter: never inside a word (一部, 一般, 十分, 万一), after 数, 何 or 幾 (数十人), nor a lone 一 (一人暮らし).
+_KANJI_DIGITS = {d: n for n, d in enumerate("〇一二三四五六七八九")}
+_KANJI_SMALL = {"十": 10, "百": 100, "千": 1000}
+_KANJI_LARGE = {"万": 10**4, "億": 10**8, "兆": 10**12}
+_KANJI_NUMERALS = frozenset("〇一二三四五六七八九十百千万億兆")
+_KANJI_COUNTERS = "人名円件歳倍店社校個台回票点本枚戸棟機隻頭冊軒%％ドキメ"
+_KANJI_FIGURE = re.compile(
+    r"(?=[一二三四五六七八九十百千])(?<![数何幾余〇一二三四五六七八九十百千万億兆])"
+    r"(?P<kanji>[一二三四五六七八九十百千][〇一二三四五六七八九十百千万億兆]*)"
+    r"(?=[" + _KANJI_COUNTERS + r"]|[かカヶケヵ箇][国所月])"
+)
 # Years standing alone (2026 writeups) are dates; a number with a unit (2000 people) is a figure.
 _YEAR = re.compile(r"(?:1[89]|20)\d\d")
 
@@ -268,7 +281,7 @@ _QUALIFIER_BEFORE = re.compile(
     re.I,
 )  # written backwards, matched from the figure back
 _QUALIFIER_AFTER = re.compile(
-    rf"(?<=[\d万億兆割])[^\d\n。.!?！？、，,;；]{{0,4}}?(?P<after>{_words(_AFTER_FIGURE)})",
+    rf"(?<=[\d〇一二三四五六七八九十百千万億兆割])[^\d\n。.!?！？、，,;；]{{0,4}}?(?P<after>{_words(_AFTER_FIGURE)})",
     re.I,
 )
 _BEFORE_WINDOW = 40  # characters: the longest word before a figure, its spaces and its currency
@@ -674,7 +687,37 @@ def _figures(text: str, plain: str, taken: list[tuple[int, int]]) -> Iterable[Fi
             yield Finding("date", text[start:end], start, end, value)
             continue
         yield Finding("figure", text[start:end], start, end, value, unit, "", precision)
+    yield from _kanji_figures(text, plain)
     yield from _word_figures(text, plain)
+
+
+def _kanji_figures(text: str, plain: str) -> Iterable[Finding]:
+    """The numbers written in kanji before a counter or after 第 (三十五人, 二億三千万円, 第三回)."""
+    for match in _KANJI_FIGURE.finditer(plain):
+        start, end = match.span()
+        numeral = match.group(0)
+        ordinal = start > 0 and plain[start - 1] == "第"
+        if numeral == "一" and not ordinal:
+            continue  # 一人暮らし, 一回り: a word more often than a count
+        value, step = _kanji_number(numeral)
+        yield Finding("figure", text[start:end], start, end, str(value), _unit(plain, start, end), "", str(step))
+
+
+def _kanji_number(numeral: str) -> tuple[int, int]:
+    """The value of a number in kanji and the step of its last place: 二億三千万 (230000000, 10⁴),
+    千二百 (1200, 1), 二〇二五 (2025, 1)."""
+    total, section, current, step = 0, 0, 0, 1
+    for char in numeral:
+        if char in _KANJI_DIGITS:
+            current = current * 10 + _KANJI_DIGITS[char]
+        elif char in _KANJI_SMALL:
+            section, current = section + (current or 1) * _KANJI_SMALL[char], 0
+        else:
+            total += (section + current or 1) * _KANJI_LARGE[char]
+            section, current, step = 0, 0, _KANJI_LARGE[char]
+    if section or current:
+        step = 1
+    return total + section + current, step
 
 
 def _word_figures(text: str, plain: str) -> Iterable[Finding]:
@@ -1052,11 +1095,11 @@ def _qualifiers(text: str, plain: str, figures: dict[int, Finding]) -> Iterable[
 def _figure_start_before(plain: str, start: int) -> int | None:
     """Where the figure before an after-word (65歳以上, 5万人に届かなかった) begins."""
     at = start
-    while at > 0 and not plain[at - 1].isdigit():
+    while at > 0 and not plain[at - 1].isdigit() and plain[at - 1] not in _KANJI_NUMERALS:
         at -= 1
         if start - at > 6:
             return None
-    while at > 0 and (plain[at - 1].isdigit() or plain[at - 1] in ",.万億兆千割"):
+    while at > 0 and (plain[at - 1].isdigit() or plain[at - 1] in ",.万億兆千割" or plain[at - 1] in _KANJI_NUMERALS):
         at -= 1
     return at
 
