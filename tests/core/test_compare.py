@@ -650,3 +650,33 @@ def test_a_number_in_kanji_is_held_against_digits_with_its_bound():
     assert compare("市は二十校を統合する。", "市は20校を統合する。").label == "agree"
     assert compare("会場には五十人以上が集まった。", "会場には62人が集まった。").label == "agree"
     assert compare("会場には五十人未満が集まった。", "会場には62人が集まった。").label == "differs"
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("8 km", "km"),
+        ("8km", "km"),
+        ("8 kilometres", "km"),
+        ("8 kilometers", "km"),
+        ("8キロメートル", "km"),
+        ("8 kg", "kg"),
+        ("8 kilograms", "kg"),
+        ("8キログラム", "kg"),
+        ("8パーセント", "%"),
+        ("8 per cent", "%"),
+        ("8 dollars", "$"),
+        ("8ドル", "$"),
+        ("8 yen", "円"),
+    ],
+)
+def test_a_unit_is_read_in_any_of_its_names(text, unit):
+    assert [f.unit for f in findings(text) if f.kind == "figure"] == [unit]
+
+
+def test_figures_in_synonymous_units_are_held_against_each_other():
+    assert compare("The bridge spans 3 kilometres.", "The bridge spans 3km.").label == "agree"
+    assert compare("The bridge spans 3 kilometres.", "The bridge spans 4 km.").label == "differs"
+    assert compare("橋の長さは3キロ。", "橋の長さは3キロメートル。").label == "agree"
+    assert compare("荷物は20キロまで。", "荷物は25キログラムまで。").label == "differs"
+    assert compare("荷物は20キロ、橋は3キロ。", "荷物は25人。").label != "differs"  # キロ is no person

@@ -24,7 +24,8 @@ What is read:
   calendar years (conventions differ). A date missing a part agrees with one that has it.
 - **Figures**: numbers with their scale (``1,410万`` = ``14.1 million``; ``1兆2000億`` = ``1.2兆``;
   ``3割`` = ``3割0分`` = 30%, ``3割2分5厘`` = 32.5% = ``.325``), numbers in kanji before a counter
-  (``三十五人``, ``二億三千万円``; not ``一部``, ``十分``, ``数十人``), their unit (%, °F, 人, 円, $, 倍 = times,
+  (``三十五人``, ``二億三千万円``; not ``一部``, ``十分``, ``数十人``), their unit in any of its names (%, percent, パーセント; km, kilometres, キロメートル; kg,
+  キログラム; キロ meets km and kg; 円, yen; $, dollars, ドル; °F, 人, 倍 = times,
   the word after an English number), English numbers in words read whole (``three goals``, ``two
   dozen``, ``one hundred and twenty``, ``a billion``), shares (``half of the``, ``a third of``, ``one in
   five``: a percentage to a few points), multiples (``twice``, ``doubled``, ``tripled``: 倍), times
@@ -192,7 +193,7 @@ _MULTIPLE_WORD = re.compile(
 )
 # The unit after a figure: a sign, a Japanese counter, or (English) the next word.
 _UNIT_AFTER = re.compile(
-    r"\s?(?P<sign>%|％|percent\b|per\s+cent\b|pct\b|°\s?[FC]\b|℃|℉|[FC]\b(?![.'’]\w))"
+    r"\s?(?P<sign>%|％|percent\b|per\s+cent\b|pct\b|km\b|kg\b|°\s?[FC]\b|℃|℉|[FC]\b(?![.'’]\w))"
     r"|(?P<ja>(?:か|カ|ヶ|ケ|ヵ|箇)?[一-龯々ァ-ヶー]{1,3})"
     r"|\s(?P<word>[A-Za-z]{2,})",
 )
@@ -202,6 +203,9 @@ _UNIT_WORDS = {
     "℃": "°c", "℉": "°f", "°c": "°c", "°f": "°f", "° c": "°c", "° f": "°f", "c": "°c", "f": "°f", "度": "°c",
     "名": "人", "ヶ月": "か月", "カ月": "か月", "ケ月": "か月", "ヵ月": "か月", "箇月": "か月",
     "ヶ国": "か国", "カ国": "か国", "ヵ国": "か国", "dollar": "$", "us$": "$", "ドル": "$", "yen": "円",
+    "kilometre": "km", "kilometer": "km", "kms": "km", "kilogram": "kg", "kilogramme": "kg", "kgs": "kg",
+    "kilo": "kg", "キロメ": "km", "キログ": "kg", "パーセ": "%", "メート": "m", "metre": "m", "meter": "m",
+    "グラム": "g", "gram": "g", "マイル": "mile",
     "¥": "円", "￥": "円", "time": "倍", "fold": "倍", "euro": "€", "ユーロ": "€", "pound": "£", "people": "person", "persons": "person",
 }  # fmt: skip
 # Words after an English figure that are no unit ("10 to 15 mph": 10's unit is unknown, not "to").
@@ -846,6 +850,10 @@ def _unit(plain: str, start: int, end: int) -> str:
         word = after.group("ja")
         if word[0] in "以未超約程前最上弱強余近足":
             return ""  # a qualifier, not a counter (65歳以上 has 歳; 65以上 has none)
+        if word.startswith("キロ"):  # キロ alone is either キロメートル or キログラム
+            return _UNIT_WORDS.get(word[:3], "キロ")
+        if word[:3] in _UNIT_WORDS or word[:2] in _UNIT_WORDS:
+            return _UNIT_WORDS.get(word[:3], _UNIT_WORDS.get(word[:2], ""))
         return _UNIT_WORDS.get(word, _UNIT_WORDS.get(word[:1], word[:2] if word[0] in "かカヶケヵ箇" else word[:1]))
     word = after.group("word").lower()
     if word in _NOT_UNITS:
@@ -914,8 +922,14 @@ def _widened(finding: Finding) -> Decimal:
 
 def _units_meet(one: str, other: str) -> bool:
     return (
-        one == other or (not one and other not in ("time", "version")) or (not other and one not in ("time", "version"))
+        one == other
+        or (not one and other not in ("time", "version"))
+        or (not other and one not in ("time", "version"))
+        or {one, other} in _KILO_UNITS
     )
+
+
+_KILO_UNITS = ({"キロ", "km"}, {"キロ", "kg"})
 
 
 def _relation(claim: Finding, passage: Finding) -> Literal["agree", "bound_differs", ""]:
