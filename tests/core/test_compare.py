@@ -680,3 +680,26 @@ def test_figures_in_synonymous_units_are_held_against_each_other():
     assert compare("橋の長さは3キロ。", "橋の長さは3キロメートル。").label == "agree"
     assert compare("荷物は20キロまで。", "荷物は25キログラムまで。").label == "differs"
     assert compare("荷物は20キロ、橋は3キロ。", "荷物は25人。").label != "differs"  # キロ is no person
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("doors open at 7 p.m.", "19:00"),
+        ("the call starts at 10:30 PST", "10:30@-480"),
+        ("the market opens at 9:00 JST", "09:00@540"),
+        ("at 6 pm Eastern", "18:00@-300,-240"),
+    ],
+)
+def test_a_clock_time_is_read_with_its_zone(text, value):
+    assert [f.value for f in findings(text) if f.unit == "time"] == [value]
+
+
+def test_clock_times_in_two_zones_are_one_moment_and_move_the_date():
+    same = "The vote closes at 11 p.m. PDT on Friday, March 6."
+    assert compare(same, "Polls close at 06:00 UTC on Saturday, March 7.").label == "agree"
+    assert compare(same, "Polls close at 05:00 UTC on Saturday, March 7.").label == "differs"
+    assert compare(same, "Polls close at 06:00 UTC on Friday, March 6.").label == "differs"
+    # one side without a zone: the times are held as written, as before
+    assert compare("The vote closes at 11 p.m. on Friday.", "Polls close at 11 p.m. PDT on Friday.").label == "agree"
+    assert compare("The vote closes at 11 p.m. on Friday.", "Polls close at 06:00 UTC on Saturday.").label == "differs"

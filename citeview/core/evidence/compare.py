@@ -29,7 +29,8 @@ What is read:
   the word after an English number), English numbers in words read whole (``three goals``, ``two
   dozen``, ``one hundred and twenty``, ``a billion``), shares (``half of the``, ``a third of``, ``one in
   five``: a percentage to a few points), multiples (``twice``, ``doubled``, ``tripled``: 倍), times
-  (``7:12 AM``) and versions (``3.11.2``). A rounded figure agrees with the precise one it rounds,
+  (``7:12 AM``, ``9 p.m.``; with a zone on both sides, one moment: ``9 p.m. EDT`` on July 15 = ``01:00 UTC`` on
+  July 16, the dates moved with it) and versions (``3.11.2``). A rounded figure agrees with the precise one it rounds,
   half away from zero (``約5万人`` = ``5万1200人``, ``75.2兆`` = ``75兆2320億``; 75 is not "around 70"); ``142 to 10`` and
   ``142-12`` differ. Figures of two different units are never held against each other.
 - **Qualifiers**: ``以上``, ``未満``, ``約``, ``最大``, ``一律``, at least, up to, about, …, read as the bound they
@@ -56,6 +57,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 from html import escape
 from typing import Any, Literal
@@ -135,11 +137,22 @@ _FIGURE = re.compile(
     r"(?<![A-Za-z0-9_.:])(?<![A-Za-z]-)(?:"
     r"(?P<version>\d+(?:\.\d+){2,})(?!\d|\.\d)"
     r"|(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::\d{2})?(?!\d)(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?"
+    r"|(?P<hour2>\d{1,2})\s?(?P<ampm2>[ap])\.?\s?m\b\.?"
     r"|(?P<wari>\d+割(?:\d+分)?(?:\d+厘)?|\d+分\d+厘)(?![\d秒])"
     rf"|(?P<composite>{_DIGITS}\s*(?:兆|億|万)(?:\s*\d+\s*(?:億|万|千))*(?:\s*\d+(?![\d.,千]))?)"
     rf"|(?P<sign>[-+])?(?P<number>{_DIGITS})"
     r")",
     re.I,
+)
+# A clock time's zone, as hours from UTC: "Eastern" and "ET" are either of their two offsets (the
+# season decides). Ambiguous names (CST, IST) are not read.
+_ZONES = {"UTC": (0,), "GMT": (0,), "Z": (0,), "EDT": (-4,), "EST": (-5,), "ET": (-5, -4), "Eastern": (-5, -4),
+          "CDT": (-5,), "CT": (-6, -5), "Central": (-6, -5), "MDT": (-6,), "MST": (-7,), "MT": (-7, -6),
+          "Mountain": (-7, -6), "PDT": (-7,), "PST": (-8,), "PT": (-8, -7), "Pacific": (-8, -7), "JST": (9,),
+          "BST": (1,), "CET": (1,), "CEST": (2,)}  # fmt: skip
+_ZONE = re.compile(
+    r"\s*\(?(?P<zone>" + "|".join(sorted(_ZONES, key=len, reverse=True)) + r")(?![A-Za-z])"
+    r"(?:\s?(?P<offset>[+-]\d{1,2})(?::?00)?(?!\d))?"
 )
 _SCALE = re.compile(r"\s*(百万|千万|万|億|兆|千|割)|\s*(thousand|million|billion|trillion|bn)\b", re.I)
 _COMPOSITE_PART = re.compile(r"(\d[\d,.]*)\s*(兆|億|万|千)?")
@@ -489,7 +502,7 @@ def read(text: str) -> Reading:
 
 def compare_readings(claim: Reading, passage: Reading) -> Comparison:
     hints = [
-        *_date_hints(claim.findings, passage.findings),
+        *_date_hints(claim.findings, passage.findings, _day_shifts(claim.findings, passage.findings)),
         *_figure_hints(claim, passage),
         *_negation_hints(claim, passage),
     ]
@@ -637,10 +650,40 @@ def _comparable_dates(one: str, other: str) -> bool:
     return _date_parts(one)[2] is not None and _date_parts(other)[2] is not None  # both name a month
 
 
-def _date_hints(claim: Sequence[Finding], passage: Sequence[Finding]) -> Iterable[Hint]:
+def _day_shifts(claim: Sequence[Finding], passage: Sequence[Finding]) -> frozenset[int]:
+    """The days by which the passage's calendar stands ahead of the claim's where both give one moment
+    in two zones (9 p.m. EDT on July 15 is 01:00 UTC on July 16: 1)."""
+    zoned = [f for f in claim if f.unit == "time" and "@" in f.value][:_MAX_ZONED]
+    if not zoned:
+        return frozenset()
+    others = [f for f in passage if f.unit == "time" and "@" in f.value][:_MAX_ZONED]
+    return frozenset(shift for one in zoned for other in others for shift in time_shifts(one, other) or ()) - {0}
+
+
+_MAX_ZONED = 20
+
+
+def _shifted(value: str, days: int) -> str:
+    """A date moved by ``days``: a weekday, a day with or without its year; others as they are."""
+    if value.startswith("W"):
+        return f"W{(int(value[1:]) - 1 + days) % 7 + 1}"
+    fiscal, year, month, day = _date_parts(value)
+    if fiscal or month is None or day is None or value.startswith(("D", "FY")):
+        return value
+    try:
+        moved = date(int(year or 2001), int(month), int(day)) + timedelta(days=days)
+    except ValueError:
+        return value
+    return moved.isoformat() if year else moved.strftime("--%m-%d")
+
+
+def _date_hints(claim: Sequence[Finding], passage: Sequence[Finding], shifts: frozenset[int]) -> Iterable[Hint]:
     """Each date of the claim that no date of the passage agrees with: differs when the passage gives
-    a date it can be held against that agrees with none of the claim's, else not stated."""
+    a date it can be held against that agrees with none of the claim's, else not stated. Where the two
+    give one moment in two zones (``shifts``), a claim's date agrees with the passage's day then."""
     in_claim = [f for f in claim if f.kind == "date"]
+    if shifts:
+        in_claim = [replace(f, value=_shifted(f.value, next(iter(shifts)))) for f in in_claim]
     in_passage = [f for f in passage if f.kind == "date" or _year_like(f)]
     if not in_claim:
         return
@@ -780,13 +823,13 @@ def _figure_value(match: re.Match[str], plain: str) -> tuple[str, str, str, int]
     end = match.end()
     if match.group("version"):
         return match.group("version"), "0", "version", end
-    if match.group("hour") is not None:
-        hour, minute = int(match.group("hour")), int(match.group("minute"))
-        if hour > 24 or minute > 59:
+    if match.group("hour") is not None or match.group("hour2") is not None:
+        hour, minute = int(match.group("hour") or match.group("hour2")), int(match.group("minute") or 0)
+        if hour > 24 or minute > 59 or (match.group("hour2") and not 1 <= hour <= 12):
             return None
-        ampm = (match.group("ampm") or "").lower()
+        ampm = (match.group("ampm") or match.group("ampm2") or "").lower()
         hour = hour % 12 + (12 if ampm == "p" else 0) if ampm else hour
-        return f"{hour:02d}:{minute:02d}", "0", "time", end
+        return f"{hour:02d}:{minute:02d}{_zone_of(plain, end)}", "0", "time", end
     if match.group("wari"):  # 3割2分5厘: 32.5%
         parts = dict((scale, int(number)) for number, scale in re.findall(r"(\d+)(割|分|厘)", match.group("wari")))
         share = Decimal(parts.get("割", 0) * 10 + parts.get("分", 0)) + Decimal(parts.get("厘", 0)) / 10
@@ -817,6 +860,42 @@ def _figure_value(match: re.Match[str], plain: str) -> tuple[str, str, str, int]
     if match.group("sign") == "-":
         value = -value
     return _plain(value), _plain(precision), unit, end
+
+
+def _zone_of(plain: str, end: int) -> str:
+    """The zone after a clock time, as its offsets from UTC in minutes (``@-300,-240``), or ""."""
+    zone = _ZONE.match(plain, end)
+    if zone is None:
+        return ""
+    hours = _ZONES[zone.group("zone")]
+    if zone.group("offset"):
+        if hours != (0,):
+            return ""  # EST+1 says nothing clear
+        hours = (int(zone.group("offset")),)
+    return "@" + ",".join(str(h * 60) for h in hours)
+
+
+def time_shifts(claim: Finding, passage: Finding) -> set[int] | None:
+    """Whether two clock times are one moment: None when not; else the days by which the passage's
+    calendar stands ahead of the claim's at that moment (9 p.m. EDT is 01:00 UTC the next day: {1}).
+    Without a zone on both sides, times are compared as written."""
+    one, _, one_zones = claim.value.partition("@")
+    other, _, other_zones = passage.value.partition("@")
+    if not one_zones or not other_zones:
+        return {0} if one == other else None
+    one_minutes, other_minutes = _minutes(one), _minutes(other)
+    shifts = set()
+    for one_offset in one_zones.split(","):
+        for other_offset in other_zones.split(","):
+            one_utc, other_utc = one_minutes - int(one_offset), other_minutes - int(other_offset)
+            if (one_utc - other_utc) % 1440 == 0:
+                shifts.add((one_utc - other_utc) // 1440)
+    return shifts or None
+
+
+def _minutes(clock: str) -> int:
+    hours, minutes = clock.split(":")
+    return int(hours) * 60 + int(minutes)
 
 
 def _decimal(text: str) -> Decimal | None:
@@ -899,6 +978,8 @@ def _close(claim: Finding, passage: Finding) -> bool:
     finer (5万 and 5万1200; 75.2兆 and 75兆2320億; 約4割 and 41.3%)."""
     if claim.value == passage.value:
         return True
+    if claim.unit == "time" and passage.unit == "time":
+        return time_shifts(claim, passage) is not None
     a, b = _decimal(claim.value), _decimal(passage.value)
     if a is None or b is None or claim.unit in ("time", "version"):
         return False
