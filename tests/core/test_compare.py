@@ -165,7 +165,11 @@ def test_figures_in_words_compare_with_figures_in_digits(claim, passage, label):
             "For the fiscal year ended March 31, 2023, sales were $4 billion.",
             "differs",
         ),
-        ("2024年4〜9月期の売上高は最高だった。", "2025年3月期上半期の売上高は最高だった。", "not_stated"),
+        (
+            "2024年4〜9月期の売上高は最高だった。",
+            "2025年3月期上半期の売上高は最高だった。",
+            "agree",
+        ),  # its first half is April to September 2024
         ("2025年3月期の売上高は最高だった。", "2024年3月期の売上高は最高だった。", "differs"),
     ],
 )
@@ -703,3 +707,38 @@ def test_clock_times_in_two_zones_are_one_moment_and_move_the_date():
     # one side without a zone: the times are held as written, as before
     assert compare("The vote closes at 11 p.m. on Friday.", "Polls close at 11 p.m. PDT on Friday.").label == "agree"
     assert compare("The vote closes at 11 p.m. on Friday.", "Polls close at 06:00 UTC on Saturday.").label == "differs"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Q3 2024 sales", "P2024-07:2024-09"),
+        ("2024 Q3 sales", "P2024-07:2024-09"),
+        ("the third quarter of 2024", "P2024-07:2024-09"),
+        ("H2 2024", "P2024-07:2024-12"),
+        ("the second half of 2024", "P2024-07:2024-12"),
+        ("2024年7〜9月期", "P2024-07:2024-09"),
+        ("2025年3月期下期", "P2024-10:2025-03"),
+        ("2025年3月期第3四半期", "P2024-10:2024-12"),
+        ("7〜9月期", "PM07:09"),
+        ("fiscal Q3 2024", "FQ2024-3"),
+        ("the third quarter of fiscal 2024", "FQ2024-3"),
+    ],
+)
+def test_quarters_halves_and_runs_of_months_are_read_as_periods(text, value):
+    assert values(text, "date") == [value]
+
+
+def test_a_period_agrees_with_the_dates_inside_it():
+    assert compare("Sales fell in Q3 2024.", "Sales fell in August 2024.").label == "agree"
+    assert compare("Sales fell in Q3 2024.", "Sales fell in November 2024.").label == "differs"
+    assert compare("Sales fell in H2 2024.", "Sales fell in Q4 2024.").label == "agree"
+    assert compare("Sales fell in Q3 2024.", "Sales fell in Q2 2024.").label == "differs"
+    assert compare("売上高は2024年7〜9月期に減った。", "2025年3月期第2四半期の売上高は減った。").label == "agree"
+    assert compare("売上高は2024年10〜12月期に減った。", "2025年3月期第2四半期の売上高は減った。").label == "differs"
+    assert compare("売上高は7〜9月期に減った。", "2024年7〜9月期の売上高は減った。").label == "agree"
+    # a day is a page's date as often as the period's: not held against it
+    assert compare("Sales fell in Q3 2024.", "Posted 14 November 2024. Sales fell.").label != "differs"
+    # a fiscal quarter's months are the company's: only held against fiscal quarters
+    assert compare("Sales fell in fiscal Q3 2024.", "Sales fell in August 2024.").label != "differs"
+    assert compare("Sales fell in fiscal Q3 2024.", "Sales fell in fiscal Q2 2024.").label == "differs"

@@ -21,7 +21,11 @@ What is read:
   weekday (``Tuesday``, ``Tue``, ``日曜``, ``（月）``, ``（水・祝）``); a decade (``the 1990s``, ``1990年代``)
   agrees with its years; a fiscal year named by its end (``the fiscal year ended June 30, 2024``,
   ``2026年3月期``) is held only against fiscal years, and agrees with the one named by either of its
-  calendar years (conventions differ). A date missing a part agrees with one that has it.
+  calendar years (conventions differ). A date missing a part agrees with one that has it. A quarter,
+  a half or a run of months (``Q2 2025``, ``second half of 2025``, ``H1 2025``, ``2025年4〜6月期``,
+  ``2026年3月期上半期`` = April to September 2025, ``2026年3月期第1四半期``) agrees with the months and periods inside
+  it and is held against periods and months, not days (a page's date is when it was published); a
+  fiscal quarter (``fiscal Q2 2025``) only against fiscal quarters.
 - **Figures**: numbers with their scale (``1,410万`` = ``14.1 million``; ``1兆2000億`` = ``1.2兆``;
   ``3割`` = ``3割0分`` = 30%, ``3割2分5厘`` = 32.5% = ``.325``), numbers in kanji before a counter
   (``三十五人``, ``二億三千万円``; not ``一部``, ``十分``, ``数十人``), their unit in any of its names (%, percent, パーセント; km, kilometres, キロメートル; kg,
@@ -87,7 +91,18 @@ _WEEKDAYS = {"mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6, "sun": 
 _JA_WEEKDAYS = {"月": 1, "火": 2, "水": 3, "木": 4, "金": 5, "土": 6, "日": 7}
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _AFTER_WORD = r"(?:in|since|by|from|until|till|through|before|after|during|as\s+of|of|year|early|mid|late|end\s+of)"
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_KANJI_QUARTERS = {"1": 1, "2": 2, "3": 3, "4": 4, "一": 1, "二": 2, "三": 3, "四": 4}
 _DATE_PATTERNS = [
+    # 2025年4〜6月期, 2025年4～9月: a run of months
+    r"(?<![\d.])(?:(?P<pr_y>\d{4})\s*年\s*)?(?P<pr_m1>\d{1,2})\s*(?:月\s*)?[〜～~-]\s*(?P<pr_m2>\d{1,2})\s*月期?",
+    # 2026年3月期上半期, 2026年3月期第1四半期: a half or quarter of a fiscal year named by its end
+    r"(?<!\d)(?P<fe_y>\d{4})\s*年\s*(?P<fe_m>\d{1,2})\s*月期\s*(?:の\s*)?"
+    r"(?:(?P<fe_half>上半期|上期|下半期|下期)|第\s*(?P<fe_q>[1-4一二三四])\s*四半期)",
+    # Q2 2025, 2025 Q2, second quarter of 2025, H1 2025, first half of 2025 (fiscal: only with fiscal)
+    r"(?<![A-Za-z])(?P<fq>fiscal\s+(?:year\s+)?|FY\s?)?(?:Q(?P<q1>[1-4])\s*(?:of\s+)?(?P<fq1>fiscal\s+|FY\s?)?(?P<q1_y>\d{4})"
+    r"|(?P<q2_y>\d{4})\s*Q(?P<q2>[1-4])|H(?P<h1>[12])\s*(?P<fq3>fiscal\s+|FY\s?)?(?P<h1_y>\d{4})"
+    r"|(?P<q3>first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?P<q3_part>quarter|half)\s+(?:of\s+)?(?P<fq2>fiscal\s+(?:year\s+)?|FY\s?)?(?P<q3_y>\d{4}))(?!\d)",
     # the 1990s, mid-1990s, 1990年代: a decade
     r"(?<![\d.])(?P<decade>(?:1[89]|20)\d)0(?:['’]?s(?![A-Za-z])|\s*年代)",
     # 令和6年4月1日, 令和元年度
@@ -565,8 +580,49 @@ def _date_span(match: re.Match[str]) -> tuple[int, int]:
     return match.span()
 
 
+def _period_value(groups: dict[str, str | None]) -> str | None:
+    """A quarter, a half or a run of months: ``P`` and its first and last months (``P2025-04:2025-06``);
+    a fiscal quarter or half whose months are not given: ``FQ2025-2``, ``FH2025-1``."""
+    if groups["pr_m1"]:
+        first, last = int(groups["pr_m1"] or 0), int(groups["pr_m2"] or 0)
+        if not 1 <= first <= last <= 12:
+            return None
+        if not groups["pr_y"]:
+            return f"PM{first:02d}:{last:02d}"  # 4〜6月期: months of a year not given
+        year = int(groups["pr_y"])
+        return _period(year * 12 + first - 1, year * 12 + last - 1)
+    if groups["fe_y"]:  # the fiscal year ends in month fe_m of fe_y: its first month is the next one a year before
+        end_month = int(groups["fe_m"] or 0)
+        if not 1 <= end_month <= 12:
+            return None
+        start = int(groups["fe_y"] or 0) * 12 + end_month - 12
+        if groups["fe_half"]:
+            half = 0 if groups["fe_half"].startswith("上") else 1
+            return _period(start + 6 * half, start + 6 * half + 5)
+        quarter = _KANJI_QUARTERS[groups["fe_q"] or "1"] - 1
+        return _period(start + 3 * quarter, start + 3 * quarter + 2)
+    year_text = groups["q1_y"] or groups["q2_y"] or groups["h1_y"] or groups["q3_y"]
+    if not year_text:
+        return None
+    fiscal = bool(groups["fq"] or groups["fq1"] or groups["fq2"] or groups["fq3"])
+    if groups["h1"] or groups["q3_part"] == "half":
+        number, months = int(groups["h1"] or _ORDINALS[(groups["q3"] or "").lower()]), 6
+    else:
+        number, months = int(groups["q1"] or groups["q2"] or _ORDINALS[(groups["q3"] or "").lower()]), 3
+    if fiscal:
+        return f"F{'H' if months == 6 else 'Q'}{year_text}-{number}"
+    start = int(year_text) * 12 + (number - 1) * months
+    return _period(start, start + months - 1)
+
+
+def _period(first: int, last: int) -> str:
+    return f"P{first // 12:04d}-{first % 12 + 1:02d}:{last // 12:04d}-{last % 12 + 1:02d}"
+
+
 def _date_value(match: re.Match[str]) -> str | None:
     groups = match.groupdict()
+    if groups["pr_m1"] or groups["fe_y"] or groups["q1_y"] or groups["q2_y"] or groups["h1_y"] or groups["q3_y"]:
+        return _period_value(groups)
     if groups["decade"]:
         return f"D{groups['decade']}"
     if groups["wd"]:
@@ -613,6 +669,8 @@ def _dates_agree(one: str, other: str) -> bool:
     fiscal year named by the year it ends or by the year it starts, as conventions differ."""
     if one.startswith("W") or other.startswith("W"):
         return one == other
+    if one.startswith(("P", "FQ", "FH")) or other.startswith(("P", "FQ", "FH")):
+        return _periods_agree(one, other)
     if one.startswith("D") or other.startswith("D"):
         decade, year = (one, other) if one.startswith("D") else (other, one)
         return year.startswith(decade[1:]) or year.removeprefix("FY").startswith(decade[1:])
@@ -628,6 +686,42 @@ def _dates_agree(one: str, other: str) -> bool:
     return bool(shared) and all(x == y for x, y in shared)
 
 
+def _months(value: str) -> tuple[int, int] | None:
+    """The first and last month (as year × 12 + month - 1) of a period or a calendar date with a year."""
+    if value.startswith("P"):
+        first, last = value[1:].split(":")
+        return _month_index(first), _month_index(last)
+    if value.startswith(("F", "D", "W", "-")):
+        return None
+    year, _, rest = value.partition("-")
+    if not year.isdigit():
+        return None
+    month = rest[:2]
+    if not month:
+        return int(year) * 12, int(year) * 12 + 11
+    return int(year) * 12 + int(month) - 1, int(year) * 12 + int(month) - 1
+
+
+def _month_index(value: str) -> int:
+    year, month = value.split("-")
+    return int(year) * 12 + int(month) - 1
+
+
+def _periods_agree(one: str, other: str) -> bool:
+    """A quarter, a half or a run of months agrees with a date inside it, a period inside it or one
+    it lies in, and a year it lies in; a fiscal quarter (months unknown) only with itself."""
+    if one.startswith(("FQ", "FH")) or other.startswith(("FQ", "FH")):
+        return one == other
+    if one.startswith("PM") or other.startswith("PM"):
+        bare, dated = (one, other) if one.startswith("PM") else (other, one)
+        first, last = dated[6:8], dated[-2:]
+        return dated.startswith("P") and f"PM{first}:{last}" == bare
+    a, b = _months(one), _months(other)
+    if a is None or b is None:
+        return False
+    return (a[0] <= b[0] and b[1] <= a[1]) or (b[0] <= a[0] and a[1] <= b[1])
+
+
 def _date_sort(value: str) -> str:
     """What a date can be held against: a weekday against a weekday, a date with a year against one
     with a year, a month against a month."""
@@ -638,6 +732,11 @@ def _date_sort(value: str) -> str:
 
 
 def _comparable_dates(one: str, other: str) -> bool:
+    if one.startswith(("FQ", "FH")) or other.startswith(("FQ", "FH")):
+        return one[:2] in ("FQ", "FH") and other[:2] in ("FQ", "FH")  # a fiscal quarter only with one
+    if one.startswith("P") or other.startswith("P"):
+        # a period against a period or a month, not a day (a page's date is when it was published)
+        return all(v.startswith("P") or (_months(v) is not None and v.count("-") == 1) for v in (one, other))
     if one.startswith("FYE") or other.startswith("FYE"):
         return one.startswith("FY") and other.startswith("FY")  # a fiscal year, never a calendar date
     if one.startswith("D") or other.startswith("D"):
@@ -667,6 +766,8 @@ def _shifted(value: str, days: int) -> str:
     """A date moved by ``days``: a weekday, a day with or without its year; others as they are."""
     if value.startswith("W"):
         return f"W{(int(value[1:]) - 1 + days) % 7 + 1}"
+    if value.startswith(("P", "F", "D")):
+        return value
     fiscal, year, month, day = _date_parts(value)
     if fiscal or month is None or day is None or value.startswith(("D", "FY")):
         return value
