@@ -742,3 +742,22 @@ def test_a_period_agrees_with_the_dates_inside_it():
     # a fiscal quarter's months are the company's: only held against fiscal quarters
     assert compare("Sales fell in fiscal Q3 2024.", "Sales fell in August 2024.").label != "differs"
     assert compare("Sales fell in fiscal Q3 2024.", "Sales fell in fiscal Q2 2024.").label == "differs"
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        ("出荷台数は前年比4.5%増えた。", "出荷台数は前年比4.5％減の120万台だった。", "differs"),
+        ("出荷台数は前年比4.5%増えた。", "出荷台数は前年比4.5％増の120万台だった。", "agree"),
+        ("職員を12人減らす。", "職員を12人増やす。", "differs"),
+        ("Exports climbed 3.1% in May.", "Exports fell 3.1% in May.", "differs"),
+        ("Exports climbed by 3.1% in May.", "Exports posted a 3.1% increase in May.", "agree"),
+        ("Exports were down 3.1% in May.", "Exports were up 3.1% in May.", "differs"),
+        # a side that says no direction keeps the figure's agreement
+        ("Exports fell 3.1% in May.", "Exports moved 3.1% in May.", "agree"),
+        # the base of a change is no change
+        ("利益は前年の80億円から増えた。", "利益は80億円減った。", "agree"),
+    ],
+)
+def test_a_change_given_the_other_way_differs(claim, passage, label):
+    assert compare(claim, passage).label == label

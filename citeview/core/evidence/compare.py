@@ -37,6 +37,8 @@ What is read:
   July 16, the dates moved with it) and versions (``3.11.2``). A rounded figure agrees with the precise one it rounds,
   half away from zero (``約5万人`` = ``5万1200人``, ``75.2兆`` = ``75兆2320億``; 75 is not "around 70"); ``142 to 10`` and
   ``142-12`` differ. Figures of two different units are never held against each other.
+  A change given the other way by both sides (``8%増`` against ``8%減``, ``rose 3%`` against ``fell 3%``,
+  ``up 3%`` against ``a 3% drop``) is a figure that differs.
 - **Qualifiers**: ``以上``, ``未満``, ``約``, ``最大``, ``一律``, at least, up to, about, …, read as the bound they
   put on their figure: ``18歳未満`` = ``17歳以下``, ``36.2度`` meets ``35度以上``, ``no less than $40
   million`` is met by $40 million. ``nearly``, ``almost``, ``close to``, 弱, 近く, 足らず approach a figure
@@ -93,16 +95,21 @@ _ORDINAL = r"(?:st|nd|rd|th)?"
 _AFTER_WORD = r"(?:in|since|by|from|until|till|through|before|after|during|as\s+of|of|year|early|mid|late|end\s+of)"
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 _KANJI_QUARTERS = {"1": 1, "2": 2, "3": 3, "4": 4, "一": 1, "二": 2, "三": 3, "四": 4}
-_DATE_PATTERNS = [
+_PERIOD_PATTERNS = [
     # 2025年4〜6月期, 2025年4～9月: a run of months
-    r"(?<![\d.])(?:(?P<pr_y>\d{4})\s*年\s*)?(?P<pr_m1>\d{1,2})\s*(?:月\s*)?[〜～~-]\s*(?P<pr_m2>\d{1,2})\s*月期?",
+    r"(?=\d)(?<![\d.])(?:(?P<pr_y>\d{4})\s*年\s*)?(?P<pr_m1>\d{1,2})\s*(?:月\s*)?[〜～~-]\s*(?P<pr_m2>\d{1,2})\s*月期?",
     # 2026年3月期上半期, 2026年3月期第1四半期: a half or quarter of a fiscal year named by its end
-    r"(?<!\d)(?P<fe_y>\d{4})\s*年\s*(?P<fe_m>\d{1,2})\s*月期\s*(?:の\s*)?"
+    r"(?=\d)(?<!\d)(?P<fe_y>\d{4})\s*年\s*(?P<fe_m>\d{1,2})\s*月期\s*(?:の\s*)?"
     r"(?:(?P<fe_half>上半期|上期|下半期|下期)|第\s*(?P<fe_q>[1-4一二三四])\s*四半期)",
     # Q2 2025, 2025 Q2, second quarter of 2025, H1 2025, first half of 2025 (fiscal: only with fiscal)
-    r"(?<![A-Za-z])(?P<fq>fiscal\s+(?:year\s+)?|FY\s?)?(?:Q(?P<q1>[1-4])\s*(?:of\s+)?(?P<fq1>fiscal\s+|FY\s?)?(?P<q1_y>\d{4})"
+    r"(?=[fFQqHhsStT\d])(?<![A-Za-z])(?P<fq>fiscal\s+(?:year\s+)?|FY\s?)?(?:Q(?P<q1>[1-4])\s*(?:of\s+)?(?P<fq1>fiscal\s+|FY\s?)?(?P<q1_y>\d{4})"
     r"|(?P<q2_y>\d{4})\s*Q(?P<q2>[1-4])|H(?P<h1>[12])\s*(?P<fq3>fiscal\s+|FY\s?)?(?P<h1_y>\d{4})"
     r"|(?P<q3>first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?P<q3_part>quarter|half)\s+(?:of\s+)?(?P<fq2>fiscal\s+(?:year\s+)?|FY\s?)?(?P<q3_y>\d{4}))(?!\d)",
+]
+_PERIOD = re.compile("|".join(f"(?:{pattern})" for pattern in _PERIOD_PATTERNS), re.I)
+# Most texts name no period: the patterns above are tried only on those that might.
+_MAYBE_PERIOD = re.compile(r"月期|\d\s*月?\s*[〜～~-]\s*\d{1,2}\s*月|[QH][1-4]|quarter|half", re.I)
+_DATE_PATTERNS = [
     # the 1990s, mid-1990s, 1990年代: a decade
     r"(?<![\d.])(?P<decade>(?:1[89]|20)\d)0(?:['’]?s(?![A-Za-z])|\s*年代)",
     # 令和6年4月1日, 令和元年度
@@ -520,6 +527,7 @@ def compare_readings(claim: Reading, passage: Reading) -> Comparison:
         *_date_hints(claim.findings, passage.findings, _day_shifts(claim.findings, passage.findings)),
         *_figure_hints(claim, passage),
         *_negation_hints(claim, passage),
+        *_direction_hints(claim, passage),
     ]
     order = {kind: n for n, kind in enumerate(KINDS)}
     hints.sort(key=lambda hint: (order[hint.kind], hint.claim[0].start if hint.claim else 0))
@@ -550,7 +558,16 @@ def _sorted_unique(found: Iterable[Finding]) -> tuple[Finding, ...]:
 
 
 def _dates(text: str, plain: str) -> Iterable[Finding]:
+    periods = list(_PERIOD.finditer(plain)) if _MAYBE_PERIOD.search(plain) else []
+    spans = [m.span() for m in periods]
+    ends = [stop for _, stop in spans]
+    for match in periods:
+        period = _period_value(match.groupdict())
+        if period is not None:
+            yield Finding("date", text[match.start() : match.end()], match.start(), match.end(), period)
     for match in _DATE.finditer(plain):
+        if spans and _inside(spans, ends, *match.span()):
+            continue
         value = _date_value(match)
         if value is not None:
             start, end = _date_span(match)
@@ -621,8 +638,6 @@ def _period(first: int, last: int) -> str:
 
 def _date_value(match: re.Match[str]) -> str | None:
     groups = match.groupdict()
-    if groups["pr_m1"] or groups["fe_y"] or groups["q1_y"] or groups["q2_y"] or groups["h1_y"] or groups["q3_y"]:
-        return _period_value(groups)
     if groups["decade"]:
         return f"D{groups['decade']}"
     if groups["wd"]:
@@ -1236,6 +1251,58 @@ def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
             yield Hint("not_stated", "figure", claim_side)
             if qualifier is not None:
                 yield Hint("not_stated", "qualifier", (qualifier,))
+
+
+# A change's direction beside its figure: 8.2%増, 3%低下, rose 7%, down 7%, a 7% drop.
+_UP, _DOWN = "増 上昇 上回 アップ 伸び 改善", "減 低下 下落 下回 ダウン 落ち 悪化"
+_EN_UP = "rose risen increased grew grown climbed jumped gained soared up rising increasing growing"
+_EN_DOWN = "fell fallen decreased declined dropped slid lost sank plunged down falling decreasing declining dropping"
+_JA_DIRECTION_AFTER = re.compile(
+    r"(?:[%％]|[一-龯ァ-ヶー]{1,2}?)?(?:の)?(?:(?P<up>"
+    + "|".join(_UP.split())
+    + r")|(?P<down>"
+    + "|".join(_DOWN.split())
+    + r"))"
+)
+_EN_DIRECTION_BEFORE = re.compile(
+    r"(?<![A-Za-z])(?:(?P<up>"
+    + "|".join(_EN_UP.split())
+    + r")|(?P<down>"
+    + "|".join(_EN_DOWN.split())
+    + r"))(?:\s+by)?\s+(?:about\s+|some\s+|nearly\s+|almost\s+)?\$?$",
+    re.I,
+)
+_EN_DIRECTION_AFTER = re.compile(
+    r"\s?(?:%|percent|per\s+cent)?\s+(?:(?P<up>increase|rise|gain|jump|growth|higher)|(?P<down>decrease|drop|decline|fall|loss|lower))\b",
+    re.I,
+)
+
+
+def _direction(plain: str, figure: Finding) -> int:
+    """+1 for a figure that says a rise, -1 a fall, 0 neither."""
+    for pattern, at in ((_JA_DIRECTION_AFTER, figure.end), (_EN_DIRECTION_AFTER, figure.end)):
+        after = pattern.match(plain, at)
+        if after:
+            return 1 if after.group("up") else -1
+    before = _EN_DIRECTION_BEFORE.search(plain, max(figure.start - 30, 0), figure.start)
+    if before:
+        return 1 if before.group("up") else -1
+    return 0
+
+
+def _direction_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
+    """A change the claim gives with the passage's figure but the other way (8%増 against 8%減; rose 3%
+    against fell 3%): the figure differs. Only where both sides say which way."""
+    in_claim = [f for f in claim.findings if f.kind == "figure" and f.unit not in ("time", "version")][:_MAX_ZONED]
+    if not in_claim:
+        return
+    claim_plain, passage_plain = folded(claim.text), folded(passage.text)
+    in_passage = [f for f in passage.findings if f.kind == "figure"]
+    for finding in in_claim:
+        way = _direction(claim_plain, finding)
+        same = [p for p in in_passage if p.value == finding.value and p.unit == finding.unit] if way else []
+        if same and all(_direction(passage_plain, p) == -way for p in same):
+            yield Hint("differs", "figure", (finding,), tuple(same))
 
 
 def _same_sort(one: Finding, other: Finding) -> bool:
