@@ -24,8 +24,8 @@ What is read:
   calendar years (conventions differ). A date missing a part agrees with one that has it. A quarter,
   a half or a run of months (``Q2 2025``, ``second half of 2025``, ``H1 2025``, ``2025年4〜6月期``,
   ``2026年3月期上半期`` = April to September 2025, ``2026年3月期第1四半期``) agrees with the months and periods inside
-  it and is held against periods and months, not days (a page's date is when it was published); a
-  fiscal quarter (``fiscal Q2 2025``) only against fiscal quarters.
+  it; a claim's period is held only against periods (a page's month or day is when it was published or
+  announced), a claim's month against a period too; a fiscal quarter (``fiscal Q2 2025``) only against fiscal quarters.
 - **Figures**: numbers with their scale (``1,410万`` = ``14.1 million``; ``1兆2000億`` = ``1.2兆``;
   ``3割`` = ``3割0分`` = 30%, ``3割2分5厘`` = 32.5% = ``.325``), numbers in kanji before a counter
   (``三十五人``, ``二億三千万円``; not ``一部``, ``十分``, ``数十人``), their unit in any of its names (%, percent, パーセント; km, kilometres, キロメートル; kg,
@@ -749,9 +749,10 @@ def _date_sort(value: str) -> str:
 def _comparable_dates(one: str, other: str) -> bool:
     if one.startswith(("FQ", "FH")) or other.startswith(("FQ", "FH")):
         return one[:2] in ("FQ", "FH") and other[:2] in ("FQ", "FH")  # a fiscal quarter only with one
-    if one.startswith("P") or other.startswith("P"):
-        # a period against a period or a month, not a day (a page's date is when it was published)
-        return all(v.startswith("P") or (_months(v) is not None and v.count("-") == 1) for v in (one, other))
+    if one.startswith("P"):  # the claim's period against the passage's, never a date of the passage's
+        return other.startswith("P")  # (a page's day or month is when it was published or announced)
+    if other.startswith("P"):  # the claim's month against the passage's period
+        return _months(one) is not None and one.count("-") == 1
     if one.startswith("FYE") or other.startswith("FYE"):
         return one.startswith("FY") and other.startswith("FY")  # a fiscal year, never a calendar date
     if one.startswith("D") or other.startswith("D"):
