@@ -763,3 +763,9 @@ def test_a_period_agrees_with_the_dates_inside_it():
 )
 def test_a_change_given_the_other_way_differs(claim, passage, label):
     assert compare(claim, passage).label == label
+
+
+def test_a_text_that_negates_what_it_asserts_elsewhere_agrees_with_itself():
+    text = "Rates did not rise in May. In June rates rise."
+    assert compare(text, "Rates rise.").label == "differs"
+    assert compare(text, text).label == "agree"

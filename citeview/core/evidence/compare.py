@@ -1497,6 +1497,8 @@ def _negation_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
     """A negation of one side whose words the other side asserts: in English all of them ("aren't
     expecting a rate cut" against "expect … to cut rates"), in Japanese one of the nouns it negates
     (個人事業主は利用できない against 個人事業主のいずれも申請可能)."""
+    if claim.text == passage.text:
+        return []  # a text that negates in one place what it asserts in another says the same as itself
     hints = []
     for side, other, claim_side in ((claim, passage, True), (passage, claim, False)):
         for negation, words, english in side.scopes:
