@@ -165,7 +165,11 @@ def test_figures_in_words_compare_with_figures_in_digits(claim, passage, label):
             "For the fiscal year ended March 31, 2023, sales were $4 billion.",
             "differs",
         ),
-        ("2024年4〜9月期の売上高は最高だった。", "2025年3月期上半期の売上高は最高だった。", "not_stated"),
+        (
+            "2024年4〜9月期の売上高は最高だった。",
+            "2025年3月期上半期の売上高は最高だった。",
+            "agree",
+        ),  # its first half is April to September 2024
         ("2025年3月期の売上高は最高だった。", "2024年3月期の売上高は最高だった。", "differs"),
     ],
 )
@@ -621,3 +625,147 @@ def test_the_viewer_the_check_page_and_the_snapshot_panel_give_one_finding(claim
     ]
     assert viewer == check_page == snapshot == outcomes
     assert flagged == any(outcome == "differs" for outcome, _ in outcomes)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit"),
+    [
+        ("選手四十二人が出場した", "42", "人"),
+        ("予算は五億七千万円", "570000000", "円"),
+        ("三千四百件の応募", "3400", "件"),
+        ("第七回の大会", "7", "回"),
+        ("百万人を動員", "1000000", "人"),
+    ],
+)
+def test_a_number_in_kanji_before_a_counter_is_a_figure(text, value, unit):
+    found = [f for f in findings(text) if f.kind == "figure"]
+    assert [(f.value, f.unit) for f in found] == [(value, unit)]
+
+
+@pytest.mark.parametrize(
+    "text", ["一部の店舗", "一般の利用者", "十分な説明", "万一の場合", "数十人が集まった", "一人暮らしの人"]
+)
+def test_a_kanji_numeral_inside_a_word_is_no_figure(text):
+    assert values(text, "figure") == []
+
+
+def test_a_number_in_kanji_is_held_against_digits_with_its_bound():
+    assert compare("市は二十校を統合する。", "市は23校を統合する。").label == "differs"
+    assert compare("市は二十校を統合する。", "市は20校を統合する。").label == "agree"
+    assert compare("会場には五十人以上が集まった。", "会場には62人が集まった。").label == "agree"
+    assert compare("会場には五十人未満が集まった。", "会場には62人が集まった。").label == "differs"
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("8 km", "km"),
+        ("8km", "km"),
+        ("8 kilometres", "km"),
+        ("8 kilometers", "km"),
+        ("8キロメートル", "km"),
+        ("8 kg", "kg"),
+        ("8 kilograms", "kg"),
+        ("8キログラム", "kg"),
+        ("8パーセント", "%"),
+        ("8 per cent", "%"),
+        ("8 dollars", "$"),
+        ("8ドル", "$"),
+        ("8 yen", "円"),
+    ],
+)
+def test_a_unit_is_read_in_any_of_its_names(text, unit):
+    assert [f.unit for f in findings(text) if f.kind == "figure"] == [unit]
+
+
+def test_figures_in_synonymous_units_are_held_against_each_other():
+    assert compare("The bridge spans 3 kilometres.", "The bridge spans 3km.").label == "agree"
+    assert compare("The bridge spans 3 kilometres.", "The bridge spans 4 km.").label == "differs"
+    assert compare("橋の長さは3キロ。", "橋の長さは3キロメートル。").label == "agree"
+    assert compare("荷物は20キロまで。", "荷物は25キログラムまで。").label == "differs"
+    assert compare("荷物は20キロ、橋は3キロ。", "荷物は25人。").label != "differs"  # キロ is no person
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("doors open at 7 p.m.", "19:00"),
+        ("the call starts at 10:30 PST", "10:30@-480"),
+        ("the market opens at 9:00 JST", "09:00@540"),
+        ("at 6 pm Eastern", "18:00@-300,-240"),
+    ],
+)
+def test_a_clock_time_is_read_with_its_zone(text, value):
+    assert [f.value for f in findings(text) if f.unit == "time"] == [value]
+
+
+def test_clock_times_in_two_zones_are_one_moment_and_move_the_date():
+    same = "The vote closes at 11 p.m. PDT on Friday, March 6."
+    assert compare(same, "Polls close at 06:00 UTC on Saturday, March 7.").label == "agree"
+    assert compare(same, "Polls close at 05:00 UTC on Saturday, March 7.").label == "differs"
+    assert compare(same, "Polls close at 06:00 UTC on Friday, March 6.").label == "differs"
+    # one side without a zone: the times are held as written, as before
+    assert compare("The vote closes at 11 p.m. on Friday.", "Polls close at 11 p.m. PDT on Friday.").label == "agree"
+    assert compare("The vote closes at 11 p.m. on Friday.", "Polls close at 06:00 UTC on Saturday.").label == "differs"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Q3 2024 sales", "P2024-07:2024-09"),
+        ("2024 Q3 sales", "P2024-07:2024-09"),
+        ("the third quarter of 2024", "P2024-07:2024-09"),
+        ("H2 2024", "P2024-07:2024-12"),
+        ("the second half of 2024", "P2024-07:2024-12"),
+        ("2024年7〜9月期", "P2024-07:2024-09"),
+        ("2025年3月期下期", "P2024-10:2025-03"),
+        ("2025年3月期第3四半期", "P2024-10:2024-12"),
+        ("7〜9月期", "PM07:09"),
+        ("fiscal Q3 2024", "FQ2024-3"),
+        ("the third quarter of fiscal 2024", "FQ2024-3"),
+    ],
+)
+def test_quarters_halves_and_runs_of_months_are_read_as_periods(text, value):
+    assert values(text, "date") == [value]
+
+
+def test_a_period_agrees_with_the_dates_inside_it():
+    assert compare("Sales fell in Q3 2024.", "Sales fell in August 2024.").label == "agree"
+    assert compare("Sales fell in November 2024.", "Sales fell in Q3 2024.").label == "differs"
+    # the passage's month may be when it was announced: a claim's period is held only against periods
+    assert compare("Sales fell in Q3 2024.", "Sales fell, it said in November 2024.").label != "differs"
+    assert compare("Sales fell in H2 2024.", "Sales fell in Q4 2024.").label == "agree"
+    assert compare("Sales fell in Q3 2024.", "Sales fell in Q2 2024.").label == "differs"
+    assert compare("売上高は2024年7〜9月期に減った。", "2025年3月期第2四半期の売上高は減った。").label == "agree"
+    assert compare("売上高は2024年10〜12月期に減った。", "2025年3月期第2四半期の売上高は減った。").label == "differs"
+    assert compare("売上高は7〜9月期に減った。", "2024年7〜9月期の売上高は減った。").label == "agree"
+    # a day is a page's date as often as the period's: not held against it
+    assert compare("Sales fell in Q3 2024.", "Posted 14 November 2024. Sales fell.").label != "differs"
+    # a fiscal quarter's months are the company's: only held against fiscal quarters
+    assert compare("Sales fell in fiscal Q3 2024.", "Sales fell in August 2024.").label != "differs"
+    assert compare("Sales fell in fiscal Q3 2024.", "Sales fell in fiscal Q2 2024.").label == "differs"
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        ("出荷台数は前年比4.5%増えた。", "出荷台数は前年比4.5％減の120万台だった。", "differs"),
+        ("出荷台数は前年比4.5%増えた。", "出荷台数は前年比4.5％増の120万台だった。", "agree"),
+        ("職員を12人減らす。", "職員を12人増やす。", "differs"),
+        ("Exports climbed 3.1% in May.", "Exports fell 3.1% in May.", "differs"),
+        ("Exports climbed by 3.1% in May.", "Exports posted a 3.1% increase in May.", "agree"),
+        ("Exports were down 3.1% in May.", "Exports were up 3.1% in May.", "differs"),
+        # a side that says no direction keeps the figure's agreement
+        ("Exports fell 3.1% in May.", "Exports moved 3.1% in May.", "agree"),
+        # the base of a change is no change
+        ("利益は前年の80億円から増えた。", "利益は80億円減った。", "agree"),
+    ],
+)
+def test_a_change_given_the_other_way_differs(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
+def test_a_text_that_negates_what_it_asserts_elsewhere_agrees_with_itself():
+    text = "Rates did not rise in May. In June rates rise."
+    assert compare(text, "Rates rise.").label == "differs"
+    assert compare(text, text).label == "agree"

@@ -21,15 +21,24 @@ What is read:
   weekday (``Tuesday``, ``Tue``, ``日曜``, ``（月）``, ``（水・祝）``); a decade (``the 1990s``, ``1990年代``)
   agrees with its years; a fiscal year named by its end (``the fiscal year ended June 30, 2024``,
   ``2026年3月期``) is held only against fiscal years, and agrees with the one named by either of its
-  calendar years (conventions differ). A date missing a part agrees with one that has it.
+  calendar years (conventions differ). A date missing a part agrees with one that has it. A quarter,
+  a half or a run of months (``Q2 2025``, ``second half of 2025``, ``H1 2025``, ``2025年4〜6月期``,
+  ``2026年3月期上半期`` = April to September 2025, ``2026年3月期第1四半期``) agrees with the months and periods inside
+  it; a claim's period is held only against periods (a page's month or day is when it was published or
+  announced), a claim's month against a period too; a fiscal quarter (``fiscal Q2 2025``) only against fiscal quarters.
 - **Figures**: numbers with their scale (``1,410万`` = ``14.1 million``; ``1兆2000億`` = ``1.2兆``;
-  ``3割`` = ``3割0分`` = 30%, ``3割2分5厘`` = 32.5% = ``.325``), their unit (%, °F, 人, 円, $, 倍 = times,
+  ``3割`` = ``3割0分`` = 30%, ``3割2分5厘`` = 32.5% = ``.325``), numbers in kanji before a counter
+  (``三十五人``, ``二億三千万円``; not ``一部``, ``十分``, ``数十人``), their unit in any of its names (%, percent, パーセント; km, kilometres, キロメートル; kg,
+  キログラム; キロ meets km and kg; 円, yen; $, dollars, ドル; °F, 人, 倍 = times,
   the word after an English number), English numbers in words read whole (``three goals``, ``two
   dozen``, ``one hundred and twenty``, ``a billion``), shares (``half of the``, ``a third of``, ``one in
   five``: a percentage to a few points), multiples (``twice``, ``doubled``, ``tripled``: 倍), times
-  (``7:12 AM``) and versions (``3.11.2``). A rounded figure agrees with the precise one it rounds,
+  (``7:12 AM``, ``9 p.m.``; with a zone on both sides, one moment: ``9 p.m. EDT`` on July 15 = ``01:00 UTC`` on
+  July 16, the dates moved with it) and versions (``3.11.2``). A rounded figure agrees with the precise one it rounds,
   half away from zero (``約5万人`` = ``5万1200人``, ``75.2兆`` = ``75兆2320億``; 75 is not "around 70"); ``142 to 10`` and
   ``142-12`` differ. Figures of two different units are never held against each other.
+  A change given the other way by both sides (``8%増`` against ``8%減``, ``rose 3%`` against ``fell 3%``,
+  ``up 3%`` against ``a 3% drop``) is a figure that differs.
 - **Qualifiers**: ``以上``, ``未満``, ``約``, ``最大``, ``一律``, at least, up to, about, …, read as the bound they
   put on their figure: ``18歳未満`` = ``17歳以下``, ``36.2度`` meets ``35度以上``, ``no less than $40
   million`` is met by $40 million. ``nearly``, ``almost``, ``close to``, 弱, 近く, 足らず approach a figure
@@ -54,6 +63,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 from html import escape
 from typing import Any, Literal
@@ -83,6 +93,22 @@ _WEEKDAYS = {"mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6, "sun": 
 _JA_WEEKDAYS = {"月": 1, "火": 2, "水": 3, "木": 4, "金": 5, "土": 6, "日": 7}
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _AFTER_WORD = r"(?:in|since|by|from|until|till|through|before|after|during|as\s+of|of|year|early|mid|late|end\s+of)"
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_KANJI_QUARTERS = {"1": 1, "2": 2, "3": 3, "4": 4, "一": 1, "二": 2, "三": 3, "四": 4}
+_PERIOD_PATTERNS = [
+    # 2025年4〜6月期, 2025年4～9月: a run of months
+    r"(?=\d)(?<![\d.])(?:(?P<pr_y>\d{4})\s*年\s*)?(?P<pr_m1>\d{1,2})\s*(?:月\s*)?[〜～~-]\s*(?P<pr_m2>\d{1,2})\s*月期?",
+    # 2026年3月期上半期, 2026年3月期第1四半期: a half or quarter of a fiscal year named by its end
+    r"(?=\d)(?<!\d)(?P<fe_y>\d{4})\s*年\s*(?P<fe_m>\d{1,2})\s*月期\s*(?:の\s*)?"
+    r"(?:(?P<fe_half>上半期|上期|下半期|下期)|第\s*(?P<fe_q>[1-4一二三四])\s*四半期)",
+    # Q2 2025, 2025 Q2, second quarter of 2025, H1 2025, first half of 2025 (fiscal: only with fiscal)
+    r"(?=[fFQqHhsStT\d])(?<![A-Za-z])(?P<fq>fiscal\s+(?:year\s+)?|FY\s?)?(?:Q(?P<q1>[1-4])\s*(?:of\s+)?(?P<fq1>fiscal\s+|FY\s?)?(?P<q1_y>\d{4})"
+    r"|(?P<q2_y>\d{4})\s*Q(?P<q2>[1-4])|H(?P<h1>[12])\s*(?P<fq3>fiscal\s+|FY\s?)?(?P<h1_y>\d{4})"
+    r"|(?P<q3>first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?P<q3_part>quarter|half)\s+(?:of\s+)?(?P<fq2>fiscal\s+(?:year\s+)?|FY\s?)?(?P<q3_y>\d{4}))(?!\d)",
+]
+_PERIOD = re.compile("|".join(f"(?:{pattern})" for pattern in _PERIOD_PATTERNS), re.I)
+# Most texts name no period: the patterns above are tried only on those that might.
+_MAYBE_PERIOD = re.compile(r"月期|\d\s*月?\s*[〜～~-]\s*\d{1,2}\s*月|[QH][1-4]|quarter|half", re.I)
 _DATE_PATTERNS = [
     # the 1990s, mid-1990s, 1990年代: a decade
     r"(?<![\d.])(?P<decade>(?:1[89]|20)\d)0(?:['’]?s(?![A-Za-z])|\s*年代)",
@@ -133,11 +159,22 @@ _FIGURE = re.compile(
     r"(?<![A-Za-z0-9_.:])(?<![A-Za-z]-)(?:"
     r"(?P<version>\d+(?:\.\d+){2,})(?!\d|\.\d)"
     r"|(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::\d{2})?(?!\d)(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?"
+    r"|(?P<hour2>\d{1,2})\s?(?P<ampm2>[ap])\.?\s?m\b\.?"
     r"|(?P<wari>\d+割(?:\d+分)?(?:\d+厘)?|\d+分\d+厘)(?![\d秒])"
     rf"|(?P<composite>{_DIGITS}\s*(?:兆|億|万)(?:\s*\d+\s*(?:億|万|千))*(?:\s*\d+(?![\d.,千]))?)"
     rf"|(?P<sign>[-+])?(?P<number>{_DIGITS})"
     r")",
     re.I,
+)
+# A clock time's zone, as hours from UTC: "Eastern" and "ET" are either of their two offsets (the
+# season decides). Ambiguous names (CST, IST) are not read.
+_ZONES = {"UTC": (0,), "GMT": (0,), "Z": (0,), "EDT": (-4,), "EST": (-5,), "ET": (-5, -4), "Eastern": (-5, -4),
+          "CDT": (-5,), "CT": (-6, -5), "Central": (-6, -5), "MDT": (-6,), "MST": (-7,), "MT": (-7, -6),
+          "Mountain": (-7, -6), "PDT": (-7,), "PST": (-8,), "PT": (-8, -7), "Pacific": (-8, -7), "JST": (9,),
+          "BST": (1,), "CET": (1,), "CEST": (2,)}  # fmt: skip
+_ZONE = re.compile(
+    r"\s*\(?(?P<zone>" + "|".join(sorted(_ZONES, key=len, reverse=True)) + r")(?![A-Za-z])"
+    r"(?:\s?(?P<offset>[+-]\d{1,2})(?::?00)?(?!\d))?"
 )
 _SCALE = re.compile(r"\s*(百万|千万|万|億|兆|千|割)|\s*(thousand|million|billion|trillion|bn)\b", re.I)
 _COMPOSITE_PART = re.compile(r"(\d[\d,.]*)\s*(兆|億|万|千)?")
@@ -191,7 +228,7 @@ _MULTIPLE_WORD = re.compile(
 )
 # The unit after a figure: a sign, a Japanese counter, or (English) the next word.
 _UNIT_AFTER = re.compile(
-    r"\s?(?P<sign>%|％|percent\b|per\s+cent\b|pct\b|°\s?[FC]\b|℃|℉|[FC]\b(?![.'’]\w))"
+    r"\s?(?P<sign>%|％|percent\b|per\s+cent\b|pct\b|km\b|kg\b|°\s?[FC]\b|℃|℉|[FC]\b(?![.'’]\w))"
     r"|(?P<ja>(?:か|カ|ヶ|ケ|ヵ|箇)?[一-龯々ァ-ヶー]{1,3})"
     r"|\s(?P<word>[A-Za-z]{2,})",
 )
@@ -201,6 +238,9 @@ _UNIT_WORDS = {
     "℃": "°c", "℉": "°f", "°c": "°c", "°f": "°f", "° c": "°c", "° f": "°f", "c": "°c", "f": "°f", "度": "°c",
     "名": "人", "ヶ月": "か月", "カ月": "か月", "ケ月": "か月", "ヵ月": "か月", "箇月": "か月",
     "ヶ国": "か国", "カ国": "か国", "ヵ国": "か国", "dollar": "$", "us$": "$", "ドル": "$", "yen": "円",
+    "kilometre": "km", "kilometer": "km", "kms": "km", "kilogram": "kg", "kilogramme": "kg", "kgs": "kg",
+    "kilo": "kg", "キロメ": "km", "キログ": "kg", "パーセ": "%", "メート": "m", "metre": "m", "meter": "m",
+    "グラム": "g", "gram": "g", "マイル": "mile",
     "¥": "円", "￥": "円", "time": "倍", "fold": "倍", "euro": "€", "ユーロ": "€", "pound": "£", "people": "person", "persons": "person",
 }  # fmt: skip
 # Words after an English figure that are no unit ("10 to 15 mph": 10's unit is unknown, not "to").
@@ -211,6 +251,18 @@ _NOT_UNITS = _word_set(
 )
 # Japanese counters whose figures are whole: 18歳未満 is 17歳以下.
 _WHOLE_UNITS = _word_set("歳 人 件 校 個 台 回 世 社 店 票 チーム か国 人目 person vote seat team country")
+# A number in kanji (三十五人, 二億三千万円, 第三回) is a figure only where it must be one, before a
+# counter: never inside a word (一部, 一般, 十分, 万一), after 数, 何 or 幾 (数十人), nor a lone 一 (一人暮らし).
+_KANJI_DIGITS = {d: n for n, d in enumerate("〇一二三四五六七八九")}
+_KANJI_SMALL = {"十": 10, "百": 100, "千": 1000}
+_KANJI_LARGE = {"万": 10**4, "億": 10**8, "兆": 10**12}
+_KANJI_NUMERALS = frozenset("〇一二三四五六七八九十百千万億兆")
+_KANJI_COUNTERS = "人名円件歳倍店社校個台回票点本枚戸棟機隻頭冊軒%％ドキメ"
+_KANJI_FIGURE = re.compile(
+    r"(?=[一二三四五六七八九十百千])(?<![数何幾余〇一二三四五六七八九十百千万億兆])"
+    r"(?P<kanji>[一二三四五六七八九十百千][〇一二三四五六七八九十百千万億兆]*)"
+    r"(?=[" + _KANJI_COUNTERS + r"]|[かカヶケヵ箇][国所月])"
+)
 # Years standing alone (2026 writeups) are dates; a number with a unit (2000 people) is a figure.
 _YEAR = re.compile(r"(?:1[89]|20)\d\d")
 
@@ -268,7 +320,7 @@ _QUALIFIER_BEFORE = re.compile(
     re.I,
 )  # written backwards, matched from the figure back
 _QUALIFIER_AFTER = re.compile(
-    rf"(?<=[\d万億兆割])[^\d\n。.!?！？、，,;；]{{0,4}}?(?P<after>{_words(_AFTER_FIGURE)})",
+    rf"(?<=[\d〇一二三四五六七八九十百千万億兆割])[^\d\n。.!?！？、，,;；]{{0,4}}?(?P<after>{_words(_AFTER_FIGURE)})",
     re.I,
 )
 _BEFORE_WINDOW = 40  # characters: the longest word before a figure, its spaces and its currency
@@ -472,9 +524,10 @@ def read(text: str) -> Reading:
 
 def compare_readings(claim: Reading, passage: Reading) -> Comparison:
     hints = [
-        *_date_hints(claim.findings, passage.findings),
+        *_date_hints(claim.findings, passage.findings, _day_shifts(claim.findings, passage.findings)),
         *_figure_hints(claim, passage),
         *_negation_hints(claim, passage),
+        *_direction_hints(claim, passage),
     ]
     order = {kind: n for n, kind in enumerate(KINDS)}
     hints.sort(key=lambda hint: (order[hint.kind], hint.claim[0].start if hint.claim else 0))
@@ -505,7 +558,16 @@ def _sorted_unique(found: Iterable[Finding]) -> tuple[Finding, ...]:
 
 
 def _dates(text: str, plain: str) -> Iterable[Finding]:
+    periods = list(_PERIOD.finditer(plain)) if _MAYBE_PERIOD.search(plain) else []
+    spans = [m.span() for m in periods]
+    ends = [stop for _, stop in spans]
+    for match in periods:
+        period = _period_value(match.groupdict())
+        if period is not None:
+            yield Finding("date", text[match.start() : match.end()], match.start(), match.end(), period)
     for match in _DATE.finditer(plain):
+        if spans and _inside(spans, ends, *match.span()):
+            continue
         value = _date_value(match)
         if value is not None:
             start, end = _date_span(match)
@@ -533,6 +595,45 @@ def _date_span(match: re.Match[str]) -> tuple[int, int]:
         if match.group(group):
             return match.span(group)
     return match.span()
+
+
+def _period_value(groups: dict[str, str | None]) -> str | None:
+    """A quarter, a half or a run of months: ``P`` and its first and last months (``P2025-04:2025-06``);
+    a fiscal quarter or half whose months are not given: ``FQ2025-2``, ``FH2025-1``."""
+    if groups["pr_m1"]:
+        first, last = int(groups["pr_m1"] or 0), int(groups["pr_m2"] or 0)
+        if not 1 <= first <= last <= 12:
+            return None
+        if not groups["pr_y"]:
+            return f"PM{first:02d}:{last:02d}"  # 4〜6月期: months of a year not given
+        year = int(groups["pr_y"])
+        return _period(year * 12 + first - 1, year * 12 + last - 1)
+    if groups["fe_y"]:  # the fiscal year ends in month fe_m of fe_y: its first month is the next one a year before
+        end_month = int(groups["fe_m"] or 0)
+        if not 1 <= end_month <= 12:
+            return None
+        start = int(groups["fe_y"] or 0) * 12 + end_month - 12
+        if groups["fe_half"]:
+            half = 0 if groups["fe_half"].startswith("上") else 1
+            return _period(start + 6 * half, start + 6 * half + 5)
+        quarter = _KANJI_QUARTERS[groups["fe_q"] or "1"] - 1
+        return _period(start + 3 * quarter, start + 3 * quarter + 2)
+    year_text = groups["q1_y"] or groups["q2_y"] or groups["h1_y"] or groups["q3_y"]
+    if not year_text:
+        return None
+    fiscal = bool(groups["fq"] or groups["fq1"] or groups["fq2"] or groups["fq3"])
+    if groups["h1"] or groups["q3_part"] == "half":
+        number, months = int(groups["h1"] or _ORDINALS[(groups["q3"] or "").lower()]), 6
+    else:
+        number, months = int(groups["q1"] or groups["q2"] or _ORDINALS[(groups["q3"] or "").lower()]), 3
+    if fiscal:
+        return f"F{'H' if months == 6 else 'Q'}{year_text}-{number}"
+    start = int(year_text) * 12 + (number - 1) * months
+    return _period(start, start + months - 1)
+
+
+def _period(first: int, last: int) -> str:
+    return f"P{first // 12:04d}-{first % 12 + 1:02d}:{last // 12:04d}-{last % 12 + 1:02d}"
 
 
 def _date_value(match: re.Match[str]) -> str | None:
@@ -583,6 +684,8 @@ def _dates_agree(one: str, other: str) -> bool:
     fiscal year named by the year it ends or by the year it starts, as conventions differ."""
     if one.startswith("W") or other.startswith("W"):
         return one == other
+    if one.startswith(("P", "FQ", "FH")) or other.startswith(("P", "FQ", "FH")):
+        return _periods_agree(one, other)
     if one.startswith("D") or other.startswith("D"):
         decade, year = (one, other) if one.startswith("D") else (other, one)
         return year.startswith(decade[1:]) or year.removeprefix("FY").startswith(decade[1:])
@@ -598,6 +701,42 @@ def _dates_agree(one: str, other: str) -> bool:
     return bool(shared) and all(x == y for x, y in shared)
 
 
+def _months(value: str) -> tuple[int, int] | None:
+    """The first and last month (as year × 12 + month - 1) of a period or a calendar date with a year."""
+    if value.startswith("P"):
+        first, last = value[1:].split(":")
+        return _month_index(first), _month_index(last)
+    if value.startswith(("F", "D", "W", "-")):
+        return None
+    year, _, rest = value.partition("-")
+    if not year.isdigit():
+        return None
+    month = rest[:2]
+    if not month:
+        return int(year) * 12, int(year) * 12 + 11
+    return int(year) * 12 + int(month) - 1, int(year) * 12 + int(month) - 1
+
+
+def _month_index(value: str) -> int:
+    year, month = value.split("-")
+    return int(year) * 12 + int(month) - 1
+
+
+def _periods_agree(one: str, other: str) -> bool:
+    """A quarter, a half or a run of months agrees with a date inside it, a period inside it or one
+    it lies in, and a year it lies in; a fiscal quarter (months unknown) only with itself."""
+    if one.startswith(("FQ", "FH")) or other.startswith(("FQ", "FH")):
+        return one == other
+    if one.startswith("PM") or other.startswith("PM"):
+        bare, dated = (one, other) if one.startswith("PM") else (other, one)
+        first, last = dated[6:8], dated[-2:]
+        return dated.startswith("P") and f"PM{first}:{last}" == bare
+    a, b = _months(one), _months(other)
+    if a is None or b is None:
+        return False
+    return (a[0] <= b[0] and b[1] <= a[1]) or (b[0] <= a[0] and a[1] <= b[1])
+
+
 def _date_sort(value: str) -> str:
     """What a date can be held against: a weekday against a weekday, a date with a year against one
     with a year, a month against a month."""
@@ -608,6 +747,12 @@ def _date_sort(value: str) -> str:
 
 
 def _comparable_dates(one: str, other: str) -> bool:
+    if one.startswith(("FQ", "FH")) or other.startswith(("FQ", "FH")):
+        return one[:2] in ("FQ", "FH") and other[:2] in ("FQ", "FH")  # a fiscal quarter only with one
+    if one.startswith("P"):  # the claim's period against the passage's, never a date of the passage's
+        return other.startswith("P")  # (a page's day or month is when it was published or announced)
+    if other.startswith("P"):  # the claim's month against the passage's period
+        return _months(one) is not None and one.count("-") == 1
     if one.startswith("FYE") or other.startswith("FYE"):
         return one.startswith("FY") and other.startswith("FY")  # a fiscal year, never a calendar date
     if one.startswith("D") or other.startswith("D"):
@@ -620,10 +765,42 @@ def _comparable_dates(one: str, other: str) -> bool:
     return _date_parts(one)[2] is not None and _date_parts(other)[2] is not None  # both name a month
 
 
-def _date_hints(claim: Sequence[Finding], passage: Sequence[Finding]) -> Iterable[Hint]:
+def _day_shifts(claim: Sequence[Finding], passage: Sequence[Finding]) -> frozenset[int]:
+    """The days by which the passage's calendar stands ahead of the claim's where both give one moment
+    in two zones (9 p.m. EDT on July 15 is 01:00 UTC on July 16: 1)."""
+    zoned = [f for f in claim if f.unit == "time" and "@" in f.value][:_MAX_ZONED]
+    if not zoned:
+        return frozenset()
+    others = [f for f in passage if f.unit == "time" and "@" in f.value][:_MAX_ZONED]
+    return frozenset(shift for one in zoned for other in others for shift in time_shifts(one, other) or ()) - {0}
+
+
+_MAX_ZONED = 20
+
+
+def _shifted(value: str, days: int) -> str:
+    """A date moved by ``days``: a weekday, a day with or without its year; others as they are."""
+    if value.startswith("W"):
+        return f"W{(int(value[1:]) - 1 + days) % 7 + 1}"
+    if value.startswith(("P", "F", "D")):
+        return value
+    fiscal, year, month, day = _date_parts(value)
+    if fiscal or month is None or day is None or value.startswith(("D", "FY")):
+        return value
+    try:
+        moved = date(int(year or 2001), int(month), int(day)) + timedelta(days=days)
+    except ValueError:
+        return value
+    return moved.isoformat() if year else moved.strftime("--%m-%d")
+
+
+def _date_hints(claim: Sequence[Finding], passage: Sequence[Finding], shifts: frozenset[int]) -> Iterable[Hint]:
     """Each date of the claim that no date of the passage agrees with: differs when the passage gives
-    a date it can be held against that agrees with none of the claim's, else not stated."""
+    a date it can be held against that agrees with none of the claim's, else not stated. Where the two
+    give one moment in two zones (``shifts``), a claim's date agrees with the passage's day then."""
     in_claim = [f for f in claim if f.kind == "date"]
+    if shifts:
+        in_claim = [replace(f, value=_shifted(f.value, next(iter(shifts)))) for f in in_claim]
     in_passage = [f for f in passage if f.kind == "date" or _year_like(f)]
     if not in_claim:
         return
@@ -674,7 +851,37 @@ def _figures(text: str, plain: str, taken: list[tuple[int, int]]) -> Iterable[Fi
             yield Finding("date", text[start:end], start, end, value)
             continue
         yield Finding("figure", text[start:end], start, end, value, unit, "", precision)
+    yield from _kanji_figures(text, plain)
     yield from _word_figures(text, plain)
+
+
+def _kanji_figures(text: str, plain: str) -> Iterable[Finding]:
+    """The numbers written in kanji before a counter or after 第 (三十五人, 二億三千万円, 第三回)."""
+    for match in _KANJI_FIGURE.finditer(plain):
+        start, end = match.span()
+        numeral = match.group(0)
+        ordinal = start > 0 and plain[start - 1] == "第"
+        if numeral == "一" and not ordinal:
+            continue  # 一人暮らし, 一回り: a word more often than a count
+        value, step = _kanji_number(numeral)
+        yield Finding("figure", text[start:end], start, end, str(value), _unit(plain, start, end), "", str(step))
+
+
+def _kanji_number(numeral: str) -> tuple[int, int]:
+    """The value of a number in kanji and the step of its last place: 二億三千万 (230000000, 10⁴),
+    千二百 (1200, 1), 二〇二五 (2025, 1)."""
+    total, section, current, step = 0, 0, 0, 1
+    for char in numeral:
+        if char in _KANJI_DIGITS:
+            current = current * 10 + _KANJI_DIGITS[char]
+        elif char in _KANJI_SMALL:
+            section, current = section + (current or 1) * _KANJI_SMALL[char], 0
+        else:
+            total += (section + current or 1) * _KANJI_LARGE[char]
+            section, current, step = 0, 0, _KANJI_LARGE[char]
+    if section or current:
+        step = 1
+    return total + section + current, step
 
 
 def _word_figures(text: str, plain: str) -> Iterable[Finding]:
@@ -733,13 +940,13 @@ def _figure_value(match: re.Match[str], plain: str) -> tuple[str, str, str, int]
     end = match.end()
     if match.group("version"):
         return match.group("version"), "0", "version", end
-    if match.group("hour") is not None:
-        hour, minute = int(match.group("hour")), int(match.group("minute"))
-        if hour > 24 or minute > 59:
+    if match.group("hour") is not None or match.group("hour2") is not None:
+        hour, minute = int(match.group("hour") or match.group("hour2")), int(match.group("minute") or 0)
+        if hour > 24 or minute > 59 or (match.group("hour2") and not 1 <= hour <= 12):
             return None
-        ampm = (match.group("ampm") or "").lower()
+        ampm = (match.group("ampm") or match.group("ampm2") or "").lower()
         hour = hour % 12 + (12 if ampm == "p" else 0) if ampm else hour
-        return f"{hour:02d}:{minute:02d}", "0", "time", end
+        return f"{hour:02d}:{minute:02d}{_zone_of(plain, end)}", "0", "time", end
     if match.group("wari"):  # 3割2分5厘: 32.5%
         parts = dict((scale, int(number)) for number, scale in re.findall(r"(\d+)(割|分|厘)", match.group("wari")))
         share = Decimal(parts.get("割", 0) * 10 + parts.get("分", 0)) + Decimal(parts.get("厘", 0)) / 10
@@ -770,6 +977,42 @@ def _figure_value(match: re.Match[str], plain: str) -> tuple[str, str, str, int]
     if match.group("sign") == "-":
         value = -value
     return _plain(value), _plain(precision), unit, end
+
+
+def _zone_of(plain: str, end: int) -> str:
+    """The zone after a clock time, as its offsets from UTC in minutes (``@-300,-240``), or ""."""
+    zone = _ZONE.match(plain, end)
+    if zone is None:
+        return ""
+    hours = _ZONES[zone.group("zone")]
+    if zone.group("offset"):
+        if hours != (0,):
+            return ""  # EST+1 says nothing clear
+        hours = (int(zone.group("offset")),)
+    return "@" + ",".join(str(h * 60) for h in hours)
+
+
+def time_shifts(claim: Finding, passage: Finding) -> set[int] | None:
+    """Whether two clock times are one moment: None when not; else the days by which the passage's
+    calendar stands ahead of the claim's at that moment (9 p.m. EDT is 01:00 UTC the next day: {1}).
+    Without a zone on both sides, times are compared as written."""
+    one, _, one_zones = claim.value.partition("@")
+    other, _, other_zones = passage.value.partition("@")
+    if not one_zones or not other_zones:
+        return {0} if one == other else None
+    one_minutes, other_minutes = _minutes(one), _minutes(other)
+    shifts = set()
+    for one_offset in one_zones.split(","):
+        for other_offset in other_zones.split(","):
+            one_utc, other_utc = one_minutes - int(one_offset), other_minutes - int(other_offset)
+            if (one_utc - other_utc) % 1440 == 0:
+                shifts.add((one_utc - other_utc) // 1440)
+    return shifts or None
+
+
+def _minutes(clock: str) -> int:
+    hours, minutes = clock.split(":")
+    return int(hours) * 60 + int(minutes)
 
 
 def _decimal(text: str) -> Decimal | None:
@@ -803,6 +1046,10 @@ def _unit(plain: str, start: int, end: int) -> str:
         word = after.group("ja")
         if word[0] in "以未超約程前最上弱強余近足":
             return ""  # a qualifier, not a counter (65歳以上 has 歳; 65以上 has none)
+        if word.startswith("キロ"):  # キロ alone is either キロメートル or キログラム
+            return _UNIT_WORDS.get(word[:3], "キロ")
+        if word[:3] in _UNIT_WORDS or word[:2] in _UNIT_WORDS:
+            return _UNIT_WORDS.get(word[:3], _UNIT_WORDS.get(word[:2], ""))
         return _UNIT_WORDS.get(word, _UNIT_WORDS.get(word[:1], word[:2] if word[0] in "かカヶケヵ箇" else word[:1]))
     word = after.group("word").lower()
     if word in _NOT_UNITS:
@@ -848,6 +1095,8 @@ def _close(claim: Finding, passage: Finding) -> bool:
     finer (5万 and 5万1200; 75.2兆 and 75兆2320億; 約4割 and 41.3%)."""
     if claim.value == passage.value:
         return True
+    if claim.unit == "time" and passage.unit == "time":
+        return time_shifts(claim, passage) is not None
     a, b = _decimal(claim.value), _decimal(passage.value)
     if a is None or b is None or claim.unit in ("time", "version"):
         return False
@@ -871,8 +1120,14 @@ def _widened(finding: Finding) -> Decimal:
 
 def _units_meet(one: str, other: str) -> bool:
     return (
-        one == other or (not one and other not in ("time", "version")) or (not other and one not in ("time", "version"))
+        one == other
+        or (not one and other not in ("time", "version"))
+        or (not other and one not in ("time", "version"))
+        or {one, other} in _KILO_UNITS
     )
+
+
+_KILO_UNITS = ({"キロ", "km"}, {"キロ", "kg"})
 
 
 def _relation(claim: Finding, passage: Finding) -> Literal["agree", "bound_differs", ""]:
@@ -999,6 +1254,58 @@ def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
                 yield Hint("not_stated", "qualifier", (qualifier,))
 
 
+# A change's direction beside its figure: 8.2%増, 3%低下, rose 7%, down 7%, a 7% drop.
+_UP, _DOWN = "増 上昇 上回 アップ 伸び 改善", "減 低下 下落 下回 ダウン 落ち 悪化"
+_EN_UP = "rose risen increased grew grown climbed jumped gained soared up rising increasing growing"
+_EN_DOWN = "fell fallen decreased declined dropped slid lost sank plunged down falling decreasing declining dropping"
+_JA_DIRECTION_AFTER = re.compile(
+    r"(?:[%％]|[一-龯ァ-ヶー]{1,2}?)?(?:の)?(?:(?P<up>"
+    + "|".join(_UP.split())
+    + r")|(?P<down>"
+    + "|".join(_DOWN.split())
+    + r"))"
+)
+_EN_DIRECTION_BEFORE = re.compile(
+    r"(?<![A-Za-z])(?:(?P<up>"
+    + "|".join(_EN_UP.split())
+    + r")|(?P<down>"
+    + "|".join(_EN_DOWN.split())
+    + r"))(?:\s+by)?\s+(?:about\s+|some\s+|nearly\s+|almost\s+)?\$?$",
+    re.I,
+)
+_EN_DIRECTION_AFTER = re.compile(
+    r"\s?(?:%|percent|per\s+cent)?\s+(?:(?P<up>increase|rise|gain|jump|growth|higher)|(?P<down>decrease|drop|decline|fall|loss|lower))\b",
+    re.I,
+)
+
+
+def _direction(plain: str, figure: Finding) -> int:
+    """+1 for a figure that says a rise, -1 a fall, 0 neither."""
+    for pattern, at in ((_JA_DIRECTION_AFTER, figure.end), (_EN_DIRECTION_AFTER, figure.end)):
+        after = pattern.match(plain, at)
+        if after:
+            return 1 if after.group("up") else -1
+    before = _EN_DIRECTION_BEFORE.search(plain, max(figure.start - 30, 0), figure.start)
+    if before:
+        return 1 if before.group("up") else -1
+    return 0
+
+
+def _direction_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
+    """A change the claim gives with the passage's figure but the other way (8%増 against 8%減; rose 3%
+    against fell 3%): the figure differs. Only where both sides say which way."""
+    in_claim = [f for f in claim.findings if f.kind == "figure" and f.unit not in ("time", "version")][:_MAX_ZONED]
+    if not in_claim:
+        return
+    claim_plain, passage_plain = folded(claim.text), folded(passage.text)
+    in_passage = [f for f in passage.findings if f.kind == "figure"]
+    for finding in in_claim:
+        way = _direction(claim_plain, finding)
+        same = [p for p in in_passage if p.value == finding.value and p.unit == finding.unit] if way else []
+        if same and all(_direction(passage_plain, p) == -way for p in same):
+            yield Hint("differs", "figure", (finding,), tuple(same))
+
+
 def _same_sort(one: Finding, other: Finding) -> bool:
     """Two figures of one sort: a time is held against a time, a version against a version, a year
     against a year (never 2026 against "two")."""
@@ -1052,11 +1359,11 @@ def _qualifiers(text: str, plain: str, figures: dict[int, Finding]) -> Iterable[
 def _figure_start_before(plain: str, start: int) -> int | None:
     """Where the figure before an after-word (65歳以上, 5万人に届かなかった) begins."""
     at = start
-    while at > 0 and not plain[at - 1].isdigit():
+    while at > 0 and not plain[at - 1].isdigit() and plain[at - 1] not in _KANJI_NUMERALS:
         at -= 1
         if start - at > 6:
             return None
-    while at > 0 and (plain[at - 1].isdigit() or plain[at - 1] in ",.万億兆千割"):
+    while at > 0 and (plain[at - 1].isdigit() or plain[at - 1] in ",.万億兆千割" or plain[at - 1] in _KANJI_NUMERALS):
         at -= 1
     return at
 
@@ -1190,6 +1497,8 @@ def _negation_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
     """A negation of one side whose words the other side asserts: in English all of them ("aren't
     expecting a rate cut" against "expect … to cut rates"), in Japanese one of the nouns it negates
     (個人事業主は利用できない against 個人事業主のいずれも申請可能)."""
+    if claim.text == passage.text:
+        return []  # a text that negates in one place what it asserts in another says the same as itself
     hints = []
     for side, other, claim_side in ((claim, passage, True), (passage, claim, False)):
         for negation, words, english in side.scopes:
