@@ -58,6 +58,11 @@ class Snapshot(models.Model):
         return f"{self.url} @ {self.taken_at:%Y-%m-%d %H:%M}"
 
     @property
+    def media_type(self) -> str:
+        """The content type without its parameters (``text/html``), short enough for the snapshot's line."""
+        return self.content_type.split(";", 1)[0].strip()
+
+    @property
     def pages(self) -> tuple[Page, ...]:
         return tuple(Page(p["number"], p["start"], p["end"]) for p in self.extraction.get("pages", []))
 

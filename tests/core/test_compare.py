@@ -620,7 +620,7 @@ def test_the_viewer_the_check_page_and_the_snapshot_panel_give_one_finding(claim
     flagged = DIFFERS in item_flags([response], [item]).get(item.key, [])
     snapshot = [
         (hint["outcome"], hint["kind"])
-        for row_ in _hints(found_with(claim, Passage(0, len(evidence), evidence, 90, None)))
+        for row_ in _hints(found_with(claim, (Passage(0, len(evidence), evidence, 90, None),)))
         for hint in row_["hints"]
     ]
     assert viewer == check_page == snapshot == outcomes
@@ -769,3 +769,18 @@ def test_a_text_that_negates_what_it_asserts_elsewhere_agrees_with_itself():
     text = "Rates did not rise in May. In June rates rise."
     assert compare(text, "Rates rise.").label == "differs"
     assert compare(text, text).label == "agree"
+
+
+def test_a_share_is_not_held_against_a_figure_too_large_to_be_one():
+    """The check page's own example: 0.2% in the passage is another quantity than the claim's 14.1
+    million, so only 13.9 million is marked as what differs."""
+    result = compare(
+        "As of January 2024, the population of Tokyo was about 14.1 million.",
+        "Tokyo's population was 13.9 million in January 2024, up 0.2% on the year before.",
+    )
+    assert [(h.outcome, h.kind, [f.text for f in h.passage]) for h in result.hints] == [
+        ("differs", "figure", ["13.9 million"])
+    ]
+    # A share and a bare number that may be one are still held against each other.
+    (hint,) = compare("Turnout was 55.3 this year.", "Turnout was 52.1% this year.").hints
+    assert (hint.outcome, [f.text for f in hint.passage]) == ("differs", ["52.1"])

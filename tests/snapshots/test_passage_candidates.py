@@ -71,8 +71,23 @@ def test_the_panel_shows_each_candidate_with_its_score_and_its_figures_and_dates
         assert f'id="cv-snapshot-candidate-{number}"' in others
         assert f"score {candidate['score']} / 100" in others
     assert others.index("The UN General Assembly on Friday") < others.index("The New York Declaration endorsed")
-    assert "No figures or dates in it." in others  # the opening paragraph holds none
+    second = others[others.index('id="cv-snapshot-candidate-2"') : others.index('id="cv-snapshot-candidate-3"')]
+    assert re.findall(r'class="cv-chip cv-chip-muted cv-passage-figure">([^<]*)<', second) == ["Friday"]
     assert [s for s in re.findall(r"score (\d+) / 100", html)] == [str(c["score"]) for c in kept.candidates]
+
+
+def test_a_candidate_without_figures_or_dates_says_so(editor_client, editor):
+    page = (
+        "The council approved the new library plan after a long debate.\n\n"
+        "Residents had asked the council for a new library near the station.\n\n"
+        "The library plan includes a reading room for children."
+    )
+    dump = stored(editor, "The council approved the library plan[1].", UN)
+    snapshot_paste(url=UN, text=page, taken_by=editor)
+    html = panel(editor_client, dump)
+    assert 'id="cv-snapshot-candidate-2"' in html
+    assert "Figures and dates in it:" not in html
+    assert "No figures or dates in it." in html[html.index("cv-snapshot-candidates") :]
 
 
 def test_the_panel_of_a_japanese_page_in_japanese(editor_client, editor):

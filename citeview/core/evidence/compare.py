@@ -1130,6 +1130,18 @@ def _units_meet(one: str, other: str) -> bool:
 _KILO_UNITS = ({"キロ", "km"}, {"キロ", "kg"})
 
 
+def _may_be_one_quantity(one: Finding, other: Finding) -> bool:
+    """Whether two figures may state one quantity, so that differing values are a difference: their
+    units meet, and a share (0.2%) is never held against a figure too large to be one (14.1 million)."""
+    if not _units_meet(one.unit, other.unit):
+        return False
+    if {one.unit, other.unit} != {"", "%"}:
+        return True
+    plain = one if not one.unit else other
+    value = _decimal(plain.value)
+    return value is None or abs(value) <= 1000
+
+
 def _relation(claim: Finding, passage: Finding) -> Literal["agree", "bound_differs", ""]:
     """How a claim's figure stands to one of the passage: the same number (bounds that agree), the
     same number with bounds that do not (18歳以下, 18歳未満), a point that meets the other's bound
@@ -1243,7 +1255,7 @@ def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
         against = [
             p
             for p in unmatched
-            if _units_meet(finding.unit, p.unit) and _same_sort(finding, p) and about & passage_read.context(p)
+            if _may_be_one_quantity(finding, p) and _same_sort(finding, p) and about & passage_read.context(p)
         ]
         if against:
             marked = tuple(f for p in against for f in by_value[p.value])
