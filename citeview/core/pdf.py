@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pypdf import PdfReader
 
 # Pages read of one PDF. Claude reads at most a few hundred pages of a PDF; a file of many thousand
-# small pages would otherwise cost minutes (pypdf takes about 1.5 ms for a simple page).
+# small pages would otherwise cost minutes.
 MAX_PAGES = 1000
 
 # pypdf says each oddity of a file it reads past in a log warning; the file is the caller's, not ours.

@@ -35,7 +35,7 @@ from citeview.core.phrases import Phrase, phrase
 
 # A saved page larger than this is refused before it is parsed (a fetch is capped at 10 MB too).
 MAX_SNAPSHOT_BYTES = 10 * 1024 * 1024
-# trafilatura costs about 0.1–0.3 ms per element (a page of 40,000 empty <div>s takes seconds), so a
+# trafilatura's cost grows faster than a tree's elements (a page of empty <div>s takes seconds), so a
 # tree with more elements than this is read for its whole text, which costs in proportion to its size.
 MAX_MAIN_TEXT_ELEMENTS = 30_000
 MAX_PDF_PAGES = 2_000

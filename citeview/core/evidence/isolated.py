@@ -9,13 +9,11 @@ limit in the sentence; any other end of the child (a crash, a signal, an answer 
 is a refusal too (``unreadable``). Plain text needs no child: decoding it cannot run away.
 
 The children come from a ``forkserver``: one small process, started on first use, that has imported
-the parsers already and forks a child for each page (a few milliseconds, where a fresh interpreter
-would import them in a second). Forking from it rather than from the caller is also what makes this
-safe in a process with threads (a web server's, a worker's): the forkserver has none. It reaps its
-children, so none is left a zombie, and a child whose parent died is still ended by its CPU limit.
-Measured on 2 shared cores, a child costs 15–25 ms more than reading in the process; the first call,
-which starts the forkserver, half a second. As multiprocessing does, each child runs the caller's
-main script again (``manage.py``, gunicorn's: both only define a function), so that script must
+the parsers already and forks a child for each page, where a fresh interpreter would import them
+again (what each costs: bench/README.md, "Costs behind the limits"). Forking from it rather than from
+the caller is also what makes this safe in a process with threads (a web server's, a worker's): the
+forkserver has none. It reaps its children, so none is left a zombie, and a child whose parent died is
+still ended by its CPU limit. As multiprocessing does, each child runs the caller's main script again (``manage.py``, gunicorn's: both only define a function), so that script must
 start nothing outside ``if __name__ == "__main__"``, and should import little.
 """
 

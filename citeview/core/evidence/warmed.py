@@ -1,6 +1,6 @@
 """Imported once by the forkserver of :mod:`citeview.core.evidence.isolated`, before it forks a child
-for each page: reading one small page here sets up what trafilatura builds on its first use (some
-200 ms), so that no child has to."""
+for each page: reading one small page here sets up what trafilatura builds on its first use, so that
+no child has to."""
 
 from __future__ import annotations
 

@@ -39,7 +39,8 @@ _PLACEHOLDER_NUMBER = re.compile(f"{PLACEHOLDER_MARK}([0-9]+)")
 # A reference label that a marker would look up (labels are compared upper-cased): ``[1]: https://…``
 # would make every ``[1]`` of the answer a link to an address the source list does not know.
 _MARKER_LABEL = re.compile(f"(?:WEB:)?[0-9]{{1,6}}|{PLACEHOLDER_MARK}[0-9]+", re.IGNORECASE)
-# markdown-it costs about 25 µs a character in its worst case: render (and probe) at most this much.
+# markdown-it's worst case grows with the text (bench/README.md, "Costs behind the limits"): render
+# (and probe) at most this much.
 MAX_MARKDOWN_CHARS = 100_000
 
 
