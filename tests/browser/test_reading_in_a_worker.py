@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from citeview.dumps.models import Dump
 from tests.builders import sonar_object
@@ -60,7 +61,9 @@ def test_the_progress_panel_gives_way_to_the_viewer(signed_in: Any, worker: None
     page.wait_for_selector(".cv-reading-label:text-is('読み込み中')", timeout=30_000)
     pause_file.unlink()
     page.wait_for_selector(f"text={ANSWER}", timeout=30_000)
-    assert page.locator(PANEL).count() == 0 and page.url.endswith(dump.get_absolute_url())
+    # The answer may show while the page is being swapped for the viewer: wait for the panel to go.
+    expect(page.locator(PANEL)).to_have_count(0, timeout=30_000)
+    assert page.url.endswith(dump.get_absolute_url())
     assert not page.console_errors, page.console_errors
 
 
