@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import bisect
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from citeview.core.phrases import Phrase, phrase
 
-NEAR_CHARS = 64  # how far from its offset a segment's text may be found again and still count as its place
+NEAR_CHARS = 64  # how far from its offset a quote may be found again and still count as its place
+# A shorter quote ("**", ".", "7") would be found near any offset by chance: it is never looked for.
+NEAR_MIN_CHARS = 4
 
 
 # In UTF-8 every code point has exactly one byte that is not a continuation byte (0x80-0xBF), so the
@@ -59,6 +65,70 @@ class ByteOffsets:
         return 0 <= byte_offset <= self._size
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+class Utf16Offsets:
+    """UTF-16 code-unit offsets of one text turned into code points.
+
+    Only the astral characters (two units each: emoji, some kanji) are kept, so a conversion is a
+    binary search and the memory is in proportion to them, not to the text."""
+
+    def __init__(self, text: str) -> None:
+        self.text_length = len(text)
+        self.astral = [match.start() for match in _ASTRAL.finditer(text)]  # in code points
+        self._unit_starts = [point + number for number, point in enumerate(self.astral)]  # in units
+        self.unit_length = self.text_length + len(self.astral)
+
+    @property
+    def has_astral(self) -> bool:
+        """Whether UTF-16 units and code points differ anywhere in the text."""
+        return bool(self.astral)
+
+    def codepoint(self, unit: int) -> int | None:
+        """The code point at UTF-16 offset ``unit``; None inside a surrogate pair or outside the text."""
+        if not 0 <= unit <= self.unit_length:
+            return None
+        before = bisect.bisect_left(self._unit_starts, unit)  # astral characters that start before ``unit``
+        if before and self._unit_starts[before - 1] + 1 == unit:
+            return None
+        return unit - before
+
+    def any_astral_before(self, point: int) -> bool:
+        return bisect.bisect_left(self.astral, point) > 0
+
+
+# Asked once per citation of the same text: made once per text and kept by the text's identity, not
+# its value, since a cache by value compares the whole text each time it is asked.
+_KEPT = 8
+_Converter = TypeVar("_Converter", Utf16Offsets, ByteOffsets)
+_kept_utf16: dict[int, tuple[str, Utf16Offsets]] = {}
+_kept_utf8: dict[int, tuple[str, ByteOffsets]] = {}
+
+
+def kept_utf16_offsets(text: str) -> Utf16Offsets:
+    """:class:`Utf16Offsets` of ``text``, made once while the same text object is asked about."""
+    return _kept_converter(_kept_utf16, Utf16Offsets, text)
+
+
+def kept_byte_offsets(text: str) -> ByteOffsets:
+    """:class:`ByteOffsets` of ``text``, made once while the same text object is asked about."""
+    return _kept_converter(_kept_utf8, ByteOffsets, text)
+
+
+def _kept_converter(
+    kept: dict[int, tuple[str, _Converter]], make: Callable[[str], _Converter], text: str
+) -> _Converter:
+    found = kept.get(id(text))
+    if found is not None and found[0] is text:
+        return found[1]
+    converter = make(text)
+    if len(kept) >= _KEPT:
+        del kept[next(iter(kept))]
+    kept[id(text)] = (text, converter)
+    return converter
+
+
 @dataclass(slots=True)  # made once per citation of answers with hundreds of thousands: not frozen, which costs
 class Placement:
     start: int | None  # code points; None when the span could not be placed
@@ -93,7 +163,7 @@ def place_byte_span(offsets: ByteOffsets, start: int, end: int, expected_text: s
             found=found[:40],
             expected=expected_text[:40],
         )
-    near = _find_near(offsets.text, expected_text, _approximate_codepoint(offsets, start))
+    near = find_near(offsets.text, expected_text, _approximate_codepoint(offsets, start)) if expected_text else None
     if near is None:
         return Placement(None, None, problem, detail)
     # ``detail`` says what was wrong with the offsets, not where the span went: the caller's sentence
@@ -109,15 +179,15 @@ def _codepoints_in(data: bytes) -> int:
     return len(data.translate(None, _CONTINUATION_BYTES))
 
 
-def _find_near(text: str, wanted: str | None, around: int) -> int | None:
-    """The one occurrence of ``wanted`` within NEAR_CHARS of ``around``; None if there is none or several."""
-    if not wanted or len(wanted.strip()) < 4:
-        return None  # a short segment ("**") would match anywhere
-    window_start = max(0, around - NEAR_CHARS - len(wanted))
-    window_end = min(len(text), around + NEAR_CHARS + len(wanted))
-    hits = []
-    position = text.find(wanted, window_start, window_end)
-    while position >= 0:
-        hits.append(position)
-        position = text.find(wanted, position + 1, window_end)
-    return hits[0] if len(hits) == 1 else None
+def find_near(text: str, wanted: str, around: int, window: int = NEAR_CHARS) -> int | None:
+    """Where ``wanted`` stands in ``text`` within ``window`` characters of ``around``, when it stands
+    there exactly once; None when it is shorter than NEAR_MIN_CHARS, absent or there several times.
+    A fixed window keeps each search's cost the same however long the text."""
+    if len(wanted.strip()) < NEAR_MIN_CHARS:
+        return None
+    window_start = max(0, around - window - len(wanted))
+    window_end = min(len(text), around + window + len(wanted))
+    first = text.find(wanted, window_start, window_end)
+    if first < 0 or text.find(wanted, first + 1, window_end) >= 0:
+        return None
+    return first

@@ -29,6 +29,7 @@ from citeview.core.eventstream import DamagedMessage
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, ReasoningText, Response
+from citeview.core.offsets import Utf16Offsets, find_near
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.providers.bedrock_request import check_converse_request
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
@@ -60,7 +61,8 @@ _DOCUMENT_LOCATIONS = {"documentChar": "char", "documentPage": "page", "document
 # A Knowledge Base passage's metadata kept with its source: its first few scalar entries.
 _METADATA_KEPT = 20
 # How far from where its span points a Knowledge Base citation's text is looked for when the span
-# does not hold it: a fixed window, so each citation costs the same however long the answer.
+# does not hold it. Wider than other providers' (offsets.NEAR_CHARS): a citation with no span at all is
+# looked for from where the previous one ended, and a generated part can run for paragraphs.
 _SEARCH_WINDOW = 2048
 
 
@@ -469,35 +471,10 @@ _READINGS = {
 }
 
 
-class _Utf16Offsets:
-    """UTF-16 code unit offsets of a text as code point offsets, made once per answer: the same
-    numbers unless the text has characters beyond the BMP (emoji, some kanji)."""
-
-    def __init__(self, text: str) -> None:
-        self.length = len(text)
-        self.astral = any(ord(c) > 0xFFFF for c in text)
-        self._points: list[int] | None = None  # code point offset per code unit offset; -1 inside a pair
-        self._text = text
-
-    def code_point(self, unit: int) -> int | None:
-        if not self.astral:
-            return unit if 0 <= unit <= self.length else None
-        if self._points is None:
-            points: list[int] = []
-            for index, character in enumerate(self._text):
-                points.append(index)
-                if ord(character) > 0xFFFF:
-                    points.append(-1)
-            points.append(self.length)
-            self._points = points
-        found = self._points[unit] if 0 <= unit < len(self._points) else -1
-        return found if found >= 0 else None
-
-
 def _place_kb_citations(response: Response, citations: list[dict[str, Any]]) -> None:
     table = SourceTable(response)
     passages: dict[tuple[str | None, str | None, str | None], str] = {}
-    units = _Utf16Offsets(response.text)
+    units = Utf16Offsets(response.text)
     readings: Counter[tuple[str, str]] = Counter()
     cursor = 0  # where the last placed citation ended: the next one's text is looked for from there
     unplaced = set(response.cited_without_position)
@@ -532,7 +509,7 @@ def _place_kb_citations(response: Response, citations: list[dict[str, Any]]) -> 
                 count=count,
             )
         else:
-            message = _reading_phrase(count, len(citations), _READINGS[(unit, end)], same_in_utf16=not units.astral)
+            message = _reading_phrase(count, len(citations), _READINGS[(unit, end)], same_in_utf16=not units.has_astral)
         response.diagnose("offset_unit", "info", message, unit=unit, end=end, count=count)
 
 
@@ -558,7 +535,7 @@ def _kb_span(
     number: int,
     part: dict[str, Any],
     cursor: int,
-    units: _Utf16Offsets,
+    units: Utf16Offsets,
     readings: Counter[tuple[str, str]],
 ) -> tuple[int, int] | None:
     """Where in the answer a Knowledge Base citation stands: its span in the reading that holds its
@@ -585,7 +562,8 @@ def _kb_span(
                 readings[reading] += 1
                 return placed
     around = start if start is not None else cursor
-    found = _find_near(response.text, text, around)
+    near = find_near(response.text, text, around, window=_SEARCH_WINDOW)
+    found = (near, near + len(text)) if near is not None else None
     where = phrase("placed where its text stands") if found is not None else phrase("not placed")
     if start is None or end is None:
         response.diagnose(
@@ -643,21 +621,15 @@ def _unchecked_span(
     return None
 
 
-def _read_span(start: int, end: int, reading: tuple[str, str], units: _Utf16Offsets) -> tuple[int, int] | None:
+def _read_span(start: int, end: int, reading: tuple[str, str], units: Utf16Offsets) -> tuple[int, int] | None:
     unit, end_kind = reading
     last = end + 1 if end_kind == "inclusive" else end
     if unit == "code_points":
-        return (start, last) if 0 <= start <= last <= units.length else None
-    if not units.astral:
+        return (start, last) if 0 <= start <= last <= units.text_length else None
+    if not units.has_astral:
         return None  # the same numbers as code points, already tried
-    first, after = units.code_point(start), units.code_point(last)
+    first, after = units.codepoint(start), units.codepoint(last)
     return (first, after) if first is not None and after is not None and first <= after else None
-
-
-def _find_near(answer: str, text: str, around: int) -> tuple[int, int] | None:
-    low = max(0, around - _SEARCH_WINDOW)
-    found = answer.find(text, low, around + len(text) + _SEARCH_WINDOW)
-    return (found, found + len(text)) if found >= 0 else None
 
 
 def _short(text: str) -> str:

@@ -12,8 +12,6 @@ go with the plan or thinking text they mark (``Response.reasoning``).
 from __future__ import annotations
 
 import json
-import re
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -22,7 +20,7 @@ from typing import Any, TypeGuard
 from citeview.core.citing import note_unknown_event_types
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.model import Citation, Marker, ReasoningText, Response, SearchBatch
-from citeview.core.offsets import NEAR_CHARS
+from citeview.core.offsets import Utf16Offsets, find_near
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, StreamSplitter, ValueKind, register
 from citeview.core.sources import SourceTable
@@ -30,8 +28,6 @@ from citeview.core.sources import SourceTable
 # Citation types whose span lies outside the answer (an open enum: anything else is read as the answer's).
 _THINKING, _PLAN, _ANSWER = "THINKING_CONTENT", "PLAN", "TEXT_CONTENT"
 _SHOWN_CHARS = 60  # of a span or a cited text in a diagnostic
-_MIN_REANCHORED_CHARS = 2  # a shorter text ("." or "7") would be found by chance
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def _is_int(value: Any) -> TypeGuard[int]:
@@ -47,29 +43,6 @@ def _shown(text: str) -> str:
 
 
 # --- Placing a span on its text ---------------------------------------------------------------------
-
-
-class _Utf16:
-    """UTF-16 offsets of one text read as code points. Only its astral characters (two units each)
-    are kept, so a conversion is a binary search and the memory is theirs alone."""
-
-    def __init__(self, text: str) -> None:
-        self.length = len(text)
-        self.astral = [m.start() for m in _ASTRAL.finditer(text)]
-        self.unit_of_astral = [position + number for number, position in enumerate(self.astral)]
-
-    def codepoint(self, unit: int) -> int | None:
-        """The code point at UTF-16 offset ``unit``; None inside a surrogate pair or outside the text."""
-        if unit < 0:
-            return None
-        before = bisect_right(self.unit_of_astral, unit - 2)  # astral characters wholly before the offset
-        if before < len(self.unit_of_astral) and self.unit_of_astral[before] < unit:
-            return None
-        point = unit - before
-        return point if point <= self.length else None
-
-    def any_before(self, point: int) -> bool:
-        return bisect_left(self.astral, point) > 0
 
 
 @dataclass
@@ -96,7 +69,7 @@ class _Placing:
             self.block_at.setdefault(index, (position, block))
             position += len(block)
         self.tally = _Tally()
-        self._units: dict[tuple[int, int], _Utf16] = {}
+        self._units: dict[tuple[int, int], Utf16Offsets] = {}
 
     def place(self, response: Response, number: int, citation: dict[str, Any]) -> tuple[int, int] | None:
         """The code-point span of ``citation`` in this text, or None (and a diagnostic) when it does not fit."""
@@ -130,10 +103,14 @@ class _Placing:
     def _fit(self, base: int, part: str, start: int, end: int, cited: str | None) -> tuple[int, int] | None:
         units = self._utf16(base, part)
         if 0 <= start <= end <= len(part) and (cited is None or part[start:end] == cited):
-            if cited is not None and units.any_before(end) and self._as_utf16(units, part, start, end, cited) is None:
+            if (
+                cited is not None
+                and units.any_astral_before(end)
+                and self._as_utf16(units, part, start, end, cited) is None
+            ):
                 self.tally.decided_code_points += 1
             return start, end
-        if cited is None or not units.astral:
+        if cited is None or not units.has_astral:
             return None  # nothing to check the span against, or both units agree
         span = self._as_utf16(units, part, start, end, cited)
         if span is not None:
@@ -141,17 +118,17 @@ class _Placing:
         return span
 
     @staticmethod
-    def _as_utf16(units: _Utf16, part: str, start: int, end: int, cited: str) -> tuple[int, int] | None:
+    def _as_utf16(units: Utf16Offsets, part: str, start: int, end: int, cited: str) -> tuple[int, int] | None:
         """The span when ``start``..``end`` are UTF-16 units that mark ``cited``."""
         point_start, point_end = units.codepoint(start), units.codepoint(end)
         if point_start is None or point_end is None or point_start > point_end:
             return None
         return (point_start, point_end) if part[point_start:point_end] == cited else None
 
-    def _utf16(self, base: int, part: str) -> _Utf16:
+    def _utf16(self, base: int, part: str) -> Utf16Offsets:
         key = (base, len(part))
         if key not in self._units:
-            self._units[key] = _Utf16(part)
+            self._units[key] = Utf16Offsets(part)
         return self._units[key]
 
     def _reanchor(
@@ -160,7 +137,7 @@ class _Placing:
         """The citation's text where it stands once near where its offsets point, else nothing: never a guess."""
         base, _ = first
         around = base + start  # offsets far outside the text are near nothing in it
-        found = _find_once_near(self.text, cited, around) if cited is not None else None
+        found = find_near(self.text, cited, around) if cited is not None else None
         fits = 0 <= start <= end <= len(self.text)
         values = {"number": number, "text": _shown(cited or ""), "start": start, "end": end, "where": self.where}
         details = {"citation": number, "start": start, "end": end}
@@ -242,18 +219,6 @@ class _Placing:
                 base="content_block",
                 count=tally.in_block,
             )
-
-
-def _find_once_near(text: str, wanted: str, around: int) -> int | None:
-    """Where ``wanted`` stands in ``text`` within NEAR_CHARS of ``around``, when it stands there exactly once."""
-    window_start = max(0, around - NEAR_CHARS - len(wanted))
-    window_end = min(len(text), around + NEAR_CHARS + len(wanted))
-    if len(wanted.strip()) < _MIN_REANCHORED_CHARS or window_start >= window_end:
-        return None
-    first = text.find(wanted, window_start, window_end)
-    if first < 0 or text.find(wanted, first + 1, window_end) >= 0:
-        return None
-    return first
 
 
 def _first_difference(one: str, other: str) -> int | None:

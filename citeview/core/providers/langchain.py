@@ -12,12 +12,11 @@ against the text the citation says it covers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from citeview.core.jsonvalues import dict_or_empty, str_or_none, strings_in
 from citeview.core.model import Citation, ReasoningText, Response, SearchBatch
-from citeview.core.offsets import ByteOffsets, place_byte_span
+from citeview.core.offsets import ByteOffsets, Utf16Offsets, kept_byte_offsets, kept_utf16_offsets, place_byte_span
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.providers.gemini import REDIRECT_PREFIX
 from citeview.core.providers.gemini import get as gemini_get
@@ -550,29 +549,11 @@ def _span_in(text: str, start: int, end: int, unit: str) -> tuple[int, int] | No
     if text.isascii() or start > end:
         return None  # every unit agrees on ASCII: nothing new to try
     if unit == "utf16":
-        units = _utf16_units(text)
-        found = units.get(start), units.get(end)
+        converter: Utf16Offsets | ByteOffsets = kept_utf16_offsets(text)
     else:
-        offsets = _utf8_offsets(text)
-        found = offsets.codepoint(start), offsets.codepoint(end)
+        converter = kept_byte_offsets(text)
+    found = converter.codepoint(start), converter.codepoint(end)
     return (found[0], found[1]) if found[0] is not None and found[1] is not None else None
-
-
-# A block's units are counted once for all its citations (cached by text: a few blocks at a time).
-@lru_cache(maxsize=8)
-def _utf16_units(text: str) -> dict[int, int]:
-    """Code-point index at each UTF-16 unit offset that falls between characters."""
-    units = {0: 0}
-    position = 0
-    for index, char in enumerate(text, 1):
-        position += 2 if ord(char) > 0xFFFF else 1
-        units[position] = index
-    return units
-
-
-@lru_cache(maxsize=8)
-def _utf8_offsets(text: str) -> ByteOffsets:
-    return ByteOffsets(text)
 
 
 def _is_int(value: Any) -> bool:

@@ -13,8 +13,6 @@ Other providers answer in these shapes: their parsers call :func:`read_responses
 
 from __future__ import annotations
 
-import bisect
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,7 +22,7 @@ from urllib.parse import urlsplit
 from citeview.core.inline_tokens import cite_inline_tokens, inline_tokens, is_inline_token
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strings_in
 from citeview.core.model import Citation, Response, SearchBatch, Source
-from citeview.core.offsets import ByteOffsets
+from citeview.core.offsets import kept_byte_offsets, kept_utf16_offsets
 from citeview.core.phrases import phrase
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
@@ -524,56 +522,11 @@ def _in_code_points(text: str, start: int, end: int, unit: str) -> tuple[int, in
     """The code-point span that offsets ``start``..``end`` in ``unit`` denote, if they fall between characters."""
     if not 0 <= start <= end:
         return None
-    converter = _converter(text, unit) if unit in ("utf16", "utf8") else None
-    if converter is not None:
-        first, last = converter.codepoint(start), converter.codepoint(end)
-        return (first, last) if first is not None and last is not None else None
-    return (start, end) if end <= len(text) else None  # the units agree on this text
-
-
-class _Utf16Offsets:
-    """UTF-16 offsets of one text turned into code points, from where its astral characters stand
-    (each two units): memory in proportion to those, not to the text."""
-
-    def __init__(self, text: str) -> None:
-        # Where each astral character starts, in UTF-16 units: its code point index plus those before it.
-        self.starts = [match.start() + n for n, match in enumerate(_ASTRAL.finditer(text))]
-        self.length = len(text) + len(self.starts)
-
-    def codepoint(self, unit: int) -> int | None:
-        """The code point at UTF-16 offset ``unit``; None inside a surrogate pair or past the end."""
-        if not 0 <= unit <= self.length:
-            return None
-        before = bisect.bisect_left(self.starts, unit)  # astral characters that start before ``unit``
-        if before and self.starts[before - 1] + 1 == unit:
-            return None
-        return unit - before
-
-
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-
-
-# Asked once per annotation of the same text: made once per text, and None where the unit agrees with
-# code points on it (no astral character; plain ASCII), so that no annotation scans the text again.
-# Kept by the text's identity, not its value: two equal texts asked in turn (the answer and its part)
-# made a cache by value compare the whole text at every annotation.
-_CONVERTERS_KEPT = 8
-_converters: dict[tuple[str, int], tuple[str, _Utf16Offsets | ByteOffsets | None]] = {}
-
-
-def _converter(text: str, unit: str) -> _Utf16Offsets | ByteOffsets | None:
-    key = (unit, id(text))
-    kept = _converters.get(key)
-    if kept is not None and kept[0] is text:
-        return kept[1]
-    if unit == "utf16":
-        converter: _Utf16Offsets | ByteOffsets | None = _Utf16Offsets(text) if _ASTRAL.search(text) else None
-    else:
-        converter = None if text.isascii() else ByteOffsets(text)
-    if len(_converters) >= _CONVERTERS_KEPT:
-        del _converters[next(iter(_converters))]
-    _converters[key] = (text, converter)
-    return converter
+    if unit not in ("utf16", "utf8") or text.isascii():
+        return (start, end) if end <= len(text) else None  # the units agree on this text
+    converter = kept_utf16_offsets(text) if unit == "utf16" else kept_byte_offsets(text)
+    first, last = converter.codepoint(start), converter.codepoint(end)
+    return (first, last) if first is not None and last is not None else None
 
 
 def _report_units(response: Response, unit_fits: list[list[str]], units: tuple[str, ...]) -> None:
