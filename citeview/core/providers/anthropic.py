@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citeview.core.citing import note_unknown_event_types
-from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
+from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_none, int_or_zero, is_int, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response, SearchBatch
 from citeview.core.phrases import phrase
@@ -139,7 +139,7 @@ def _add_piece(stream: _Stream, index: int, block: dict[str, Any], name: str, pi
 
 def _index(event: dict[str, Any]) -> int:
     index = event.get("index")
-    return index if isinstance(index, int) and not isinstance(index, bool) else 0
+    return int_or_zero(index)
 
 
 def _read_message(response: Response, message: dict[str, Any]) -> None:
@@ -247,7 +247,7 @@ class _Documents:
 
 def _document_source(documents: _Documents, citation: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
     index = citation.get("document_index")
-    number = index if isinstance(index, int) and not isinstance(index, bool) else None
+    number = int_or_none(index)
     file_id = str_or_none(citation.get("file_id")) or None
     key = documents.key(number, file_id, str_or_none(citation.get("document_title")))
     kind = citation.get("type")
@@ -264,7 +264,7 @@ def _document_source(documents: _Documents, citation: dict[str, Any]) -> tuple[s
 
 def _search_result_source(table: SourceTable, citation: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
     index = citation.get("search_result_index")
-    number = index if isinstance(index, int) and not isinstance(index, bool) else "?"
+    number = index if is_int(index) else "?"
     origin = str_or_none(citation.get("source"))
     # `source` is whatever the request named the result by: a link only when it is one.
     url = origin if is_safe_http_url(origin) else None
@@ -279,7 +279,7 @@ def _search_result_source(table: SourceTable, citation: dict[str, Any]) -> tuple
 
 
 def _range(unit: str, start: Any, end: Any) -> dict[str, Any] | None:
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+    if not all(is_int(v) for v in (start, end)):
         return None
     return {"type": unit, "start": start, "end": end}
 

@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlsplit
 
 from citeview.core.citing import note_unknown_event_types
 from citeview.core.eventstream import DamagedMessage
-from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
+from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_none, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, ReasoningText, Response
 from citeview.core.offsets import Utf16Offsets, find_near
@@ -191,7 +191,7 @@ def _cite(
 def _document_source(
     table: SourceTable, citation: dict[str, Any], kind: str, place: dict[str, Any], title: str | None
 ) -> tuple[str, dict[str, Any] | None]:
-    index = _int_or_none(place.get("documentIndex"))
+    index = int_or_none(place.get("documentIndex"))
     key = table.add(
         f"doc:{index if index is not None else '?'}",
         kind="document",
@@ -205,7 +205,7 @@ def _document_source(
 def _search_result_source(
     table: SourceTable, citation: dict[str, Any], place: dict[str, Any], title: str | None
 ) -> tuple[str, dict[str, Any] | None]:
-    index = _int_or_none(place.get("searchResultIndex"))
+    index = int_or_none(place.get("searchResultIndex"))
     origin = str_or_none(citation.get("source"))
     key = table.add(
         f"search_result:{index if index is not None else '?'}",
@@ -262,7 +262,7 @@ def _unlocated_source(
 
 
 def _range(unit: str, kind: str, place: dict[str, Any]) -> dict[str, Any] | None:
-    start, end = _int_or_none(place.get("start")), _int_or_none(place.get("end"))
+    start, end = int_or_none(place.get("start")), int_or_none(place.get("end"))
     if start is None or end is None:
         return None
     # `provider_type` (an addition to the contract's location) keeps Bedrock's own name of the unit.
@@ -280,10 +280,6 @@ def _only_member(value: Any) -> tuple[str | None, dict[str, Any]]:
 def _joined_text(items: Any) -> str | None:
     texts = [t for t in (str_or_none(item.get("text")) for item in dicts_in(items)) if t is not None]
     return "".join(texts) if texts else None
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 # --- ConverseStream -------------------------------------------------------------------------------
@@ -307,7 +303,7 @@ class _ConverseStream:
     unknown: dict[str | None, None] = field(default_factory=dict)  # event names not read, each once, in order
 
     def block(self, payload: dict[str, Any]) -> _Block:
-        index = _int_or_none(payload.get("contentBlockIndex"))
+        index = int_or_none(payload.get("contentBlockIndex"))
         return self.blocks.setdefault(index if index is not None else 0, _Block())
 
     def content(self) -> list[dict[str, Any]]:
@@ -542,7 +538,7 @@ def _kb_span(
     text, else where its text stands near there, else nowhere (said so)."""
     text = str_or_none(part.get("text"))
     span = dict_or_empty(part.get("span"))
-    start, end = _int_or_none(span.get("start")), _int_or_none(span.get("end"))
+    start, end = int_or_none(span.get("start")), int_or_none(span.get("end"))
     if text == "":
         response.diagnose(
             "empty_span",

@@ -15,10 +15,10 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeGuard
+from typing import Any
 
 from citeview.core.citing import note_unknown_event_types
-from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
+from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, is_int, str_or_none
 from citeview.core.model import Citation, Marker, ReasoningText, Response, SearchBatch
 from citeview.core.offsets import Utf16Offsets, find_near
 from citeview.core.phrases import Phrase, phrase
@@ -28,14 +28,6 @@ from citeview.core.sources import SourceTable
 # Citation types whose span lies outside the answer (an open enum: anything else is read as the answer's).
 _THINKING, _PLAN, _ANSWER = "THINKING_CONTENT", "PLAN", "TEXT_CONTENT"
 _SHOWN_CHARS = 60  # of a span or a cited text in a diagnostic
-
-
-def _is_int(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _index(value: Any) -> int:
-    return value if _is_int(value) else 0
 
 
 def _shown(text: str) -> str:
@@ -74,7 +66,7 @@ class _Placing:
     def place(self, response: Response, number: int, citation: dict[str, Any]) -> tuple[int, int] | None:
         """The code-point span of ``citation`` in this text, or None (and a diagnostic) when it does not fit."""
         start, end, cited = citation.get("start"), citation.get("end"), str_or_none(citation.get("text"))
-        if not (_is_int(start) and _is_int(end)):
+        if not (is_int(start) and is_int(end)):
             response.diagnose(
                 "offset_out_of_range",
                 "warning",
@@ -90,7 +82,7 @@ class _Placing:
             return None
         tries = [(0, self.text, False)]
         index = citation.get("content_index")
-        block = self.block_at.get(index) if _is_int(index) else None
+        block = self.block_at.get(index) if is_int(index) else None
         if block is not None and (block[0] != 0 or len(block[1]) != len(self.text)):
             tries.insert(0, (*block, True))
         for base, part, in_block in tries:
@@ -360,7 +352,7 @@ def _ids_in(value: Any) -> list[str]:
     """The ids in a JSON list: strings, and whole numbers as written."""
     if not isinstance(value, list):
         return []
-    return [str(i) for i in value if isinstance(i, str) or _is_int(i)]
+    return [str(i) for i in value if isinstance(i, str) or is_int(i)]
 
 
 def _compact_json(value: Any) -> str:
@@ -515,7 +507,7 @@ def _read_v2_stream(values: list[dict[str, Any]]) -> _V2Stream:
             message.id = message.id or str_or_none(event.get("id"))
             message.citations += dicts_in(delta.get("citations"))
         elif kind in ("content-start", "content-delta"):
-            _add_content(message, _index(event.get("index")), dict_or_empty(delta.get("content")))
+            _add_content(message, int_or_zero(event.get("index")), dict_or_empty(delta.get("content")))
         elif kind == "tool-plan-delta":
             message.plan.append(str_or_none(delta.get("tool_plan")) or "")
         elif kind == "tool-call-start":

@@ -10,7 +10,15 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strings_in
+from citeview.core.jsonvalues import (
+    dict_or_empty,
+    dicts_in,
+    int_or_none,
+    int_or_zero,
+    number_or_none,
+    str_or_none,
+    strings_in,
+)
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Recitation, Response, SearchBatch
 from citeview.core.offsets import ByteOffsets, place_byte_span
@@ -33,10 +41,6 @@ def get(obj: Any, camel: str) -> Any:
 @cache  # called for several fields of every chunk of a stream: the few names are converted once
 def _snake_case(camel: str) -> str:
     return _CAMEL.sub("_", camel).lower()
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 # --- generateContent ------------------------------------------------------------------------------
@@ -67,7 +71,7 @@ def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list
         if isinstance(chunk.get("error"), dict):  # an error object in the middle of a stream
             error = chunk["error"]
         for raw in dicts_in(get(chunk, "candidates")):
-            index = _int(get(raw, "index"))
+            index = int_or_zero(get(raw, "index"))
             candidate = candidates.setdefault(index, _Candidate(index))
             _read_parts(candidate, dicts_in(get(get(raw, "content"), "parts")), one_body=len(values) == 1)
             candidate.finish_reason = str_or_none(get(raw, "finishReason")) or candidate.finish_reason
@@ -195,9 +199,9 @@ def _retrieved_context(response: Response, table: SourceTable, index: int, conte
         "document_name": str_or_none(get(context, "documentName")),
         "file_search_store": str_or_none(get(context, "fileSearchStore")),
         "media_id": str_or_none(get(context, "mediaId")),
-        "page_number": _int_or_none(page_number),
-        "first_page": _int_or_none(get(span, "firstPage")),
-        "last_page": _int_or_none(get(span, "lastPage")),
+        "page_number": int_or_none(page_number),
+        "first_page": int_or_none(get(span, "firstPage")),
+        "last_page": int_or_none(get(span, "lastPage")),
         "chunk_id": str_or_none(get(rag, "chunkId")),
         "file_id": str_or_none(get(rag, "fileId")),
         "custom_metadata": _readable_metadata(get(context, "customMetadata")),
@@ -228,7 +232,7 @@ def _retrieval_kind(context: dict[str, Any], rag: dict[str, Any]) -> str | None:
 
 def _page_span(response: Response, index: int, span: dict[str, Any]) -> dict[str, Any] | None:
     """RAG Engine pages are 1-based and both ends inclusive; the location's end is exclusive."""
-    first, last = _int_or_none(get(span, "firstPage")), _int_or_none(get(span, "lastPage"))
+    first, last = int_or_none(get(span, "firstPage")), int_or_none(get(span, "lastPage"))
     if first is not None and last is not None and 1 <= first <= last:
         return {"type": "page", "start": first, "end": last + 1}
     if get(span, "firstPage") is None and get(span, "lastPage") is None:
@@ -252,7 +256,7 @@ def _page_span(response: Response, index: int, span: dict[str, Any]) -> dict[str
 
 def _single_page(response: Response, index: int, raw: Any) -> dict[str, Any] | None:
     """File Search's ``pageNumber``, assumed to count from 1 like the RAG Engine's pages."""
-    page = _int_or_none(raw)
+    page = int_or_none(raw)
     if page is not None and page >= 1:
         return {"type": "page", "start": page, "end": page + 1}
     response.diagnose(
@@ -287,7 +291,7 @@ def _maps_place(table: SourceTable, key: str, place: dict[str, Any]) -> str:
         "snippet_kind": "retrieved_passage" if text else None,
         "reviews": _readable_reviews(get(answer_sources, "reviewSnippets")),
         "flag_content_uri": str_or_none(get(answer_sources, "flagContentUri")),
-        "route_distance_meters": _number_or_none(get(route, "distanceMeters")),
+        "route_distance_meters": number_or_none(get(route, "distanceMeters")),
         "route_duration": str_or_none(get(route, "duration")),
         "redirect": _is_redirect(url),
     }
@@ -368,14 +372,6 @@ def _readable_reviews(value: Any) -> str | None:
         if line:
             lines.append(line)
     return "\n".join(lines) or None
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _number_or_none(value: Any) -> int | float | None:
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def _place_support(
@@ -526,7 +522,7 @@ def _recitation_span(
     raw_start, raw_end = get(notice, "startIndex"), get(notice, "endIndex")
     if raw_start is None and raw_end is None:
         return None, None  # a notice without a place
-    start, end = (0 if raw_start is None else _int_or_none(raw_start)), _int_or_none(raw_end)  # proto3 drops 0
+    start, end = (0 if raw_start is None else int_or_none(raw_start)), int_or_none(raw_end)  # proto3 drops 0
     if start is None or end is None:
         response.diagnose(
             "offset_out_of_range",
@@ -559,7 +555,7 @@ def _publication_date(value: Any) -> str | None:
     if isinstance(value, str):
         return value or None
     date = dict_or_empty(value)
-    year, month, day = (_int_or_none(get(date, name)) or 0 for name in ("year", "month", "day"))
+    year, month, day = (int_or_none(get(date, name)) or 0 for name in ("year", "month", "day"))
     if year and month and day:
         return f"{year:04d}-{month:02d}-{day:02d}"
     if year and month:
@@ -660,14 +656,14 @@ def _read_interaction_stream(events: list[dict[str, Any]]) -> tuple[dict[str, An
             status = str_or_none(inner.get("status")) or status
         if kind in ("step.start", "content.start"):
             started = event.get("step") if isinstance(event.get("step"), dict) else event.get("content")
-            steps[_int(event.get("index"))] = {
+            steps[int_or_zero(event.get("index"))] = {
                 **(started if isinstance(started, dict) else {}),
                 "text": "",
                 "annotations": [],
             }
-            pieces.pop(_int(event.get("index")), None)
+            pieces.pop(int_or_zero(event.get("index")), None)
         elif kind in ("step.delta", "content.delta"):
-            index = _int(event.get("index"))
+            index = int_or_zero(event.get("index"))
             step = steps.setdefault(index, {"type": "model_output", "text": "", "annotations": []})
             delta = dict_or_empty(event.get("delta"))
             if delta.get("type") == "text":
@@ -740,7 +736,7 @@ def _place_annotation(
         )
         return
     # Bytes, per the SDK's docstrings; no text to check them against, only that they fall on characters.
-    start, end = _int(annotation.get("start_index")), _int(annotation.get("end_index"))
+    start, end = int_or_zero(annotation.get("start_index")), int_or_zero(annotation.get("end_index"))
     placement = place_byte_span(offsets, start, end, None)
     if placement.start is None or placement.end is None:
         response.diagnose(
@@ -787,7 +783,7 @@ def _file_citation(table: SourceTable, number: int, annotation: dict[str, Any]) 
     name = str_or_none(annotation.get("file_name"))
     source = str_or_none(annotation.get("source"))
     media_id = str_or_none(annotation.get("media_id"))
-    page = _int_or_none(annotation.get("page_number"))
+    page = int_or_none(annotation.get("page_number"))
     extra = {
         "document_uri": uri if uri and not is_safe_http_url(uri) else None,
         "file_name": name,

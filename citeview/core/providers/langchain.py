@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from citeview.core.jsonvalues import dict_or_empty, str_or_none, strings_in
+from citeview.core.jsonvalues import dict_or_empty, is_int, str_or_none, strings_in
 from citeview.core.model import Citation, ReasoningText, Response, SearchBatch
 from citeview.core.offsets import ByteOffsets, Utf16Offsets, kept_byte_offsets, kept_utf16_offsets, place_byte_span
 from citeview.core.phrases import Phrase, phrase
@@ -295,7 +295,7 @@ def _citations_of_grounding(grounding: dict[str, Any]) -> list[Any]:
         segment = dict_or_empty(gemini_get(support, "segment"))
         indices = gemini_get(support, "groundingChunkIndices")
         for index in indices if isinstance(indices, list) else []:
-            if not _is_int(index) or not 0 <= index < len(chunks):
+            if not is_int(index) or not 0 <= index < len(chunks):
                 continue
             web = dict_or_empty(gemini_get(chunks[index], "web"))
             citations.append(
@@ -377,7 +377,7 @@ def _source(reading: _Reading, annotation: dict[str, Any], extras: dict[str, Any
     if isinstance(google, dict):
         extra["grounding_chunk_index"] = chunk
         extra["redirect"] = bool(url and url.startswith(REDIRECT_PREFIX))
-    gemini_chunk = isinstance(google, dict) and _is_int(chunk)
+    gemini_chunk = isinstance(google, dict) and is_int(chunk)
     if url:
         # Gemini's sources by their chunk index, as Gemini's own responses number them.
         name = str(chunk) if gemini_chunk else url
@@ -386,7 +386,7 @@ def _source(reading: _Reading, annotation: dict[str, Any], extras: dict[str, Any
         document = extras.get("document_index")
         if gemini_chunk:
             name = str(chunk)
-        elif isinstance(document, int) and not isinstance(document, bool):
+        elif is_int(document):
             name = f"document-{document}"
         else:
             name = title or str_or_none(annotation.get("id")) or f"citation-{number}"
@@ -403,7 +403,7 @@ def _place_gemini(reading: _Reading, number: int, key: str, start: Any, end: Any
     response = reading.response
     if start is None:
         start = 0
-    if not (_is_int(start) and _is_int(end)):
+    if not (is_int(start) and is_int(end)):
         response.diagnose(
             "offset_out_of_range",
             "warning",
@@ -457,7 +457,7 @@ def _place_characters(
     """Offsets into the block's text: characters first, then UTF-16 units or UTF-8 bytes when only
     they give the text the citation says it covers."""
     response = reading.response
-    if not (_is_int(start) and _is_int(end)):
+    if not (is_int(start) and is_int(end)):
         response.diagnose(
             "offset_out_of_range",
             "warning",
@@ -554,10 +554,6 @@ def _span_in(text: str, start: int, end: int, unit: str) -> tuple[int, int] | No
         converter = kept_byte_offsets(text)
     found = converter.codepoint(start), converter.codepoint(end)
     return (found[0], found[1]) if found[0] is not None and found[1] is not None else None
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _set_status(response: Response, message: _Message) -> None:

@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, TypeGuard, cast
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from citeview.core.inline_tokens import cite_inline_tokens, inline_tokens, is_inline_token
-from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none, strings_in
+from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, is_int, str_or_none, strings_in
 from citeview.core.model import Citation, Response, SearchBatch, Source
 from citeview.core.offsets import kept_byte_offsets, kept_utf16_offsets
 from citeview.core.phrases import phrase
@@ -51,7 +51,7 @@ class _Part:
             self._keep(position, annotation)
 
     def add_annotation(self, index: Any, annotation: dict[str, Any]) -> None:
-        if not isinstance(index, int) or isinstance(index, bool):
+        if not is_int(index):
             index = self.next_index  # no annotation_index: the next one
         self._keep(index, annotation)
 
@@ -189,11 +189,11 @@ def _read_stream(
             response.model = str_or_none(inner.get("model")) or response.model
         item_id = str_or_none(event.get("item_id"))
         output_index = (
-            output.index_of.get(item_id, _int(event.get("output_index")))
+            output.index_of.get(item_id, int_or_zero(event.get("output_index")))
             if item_id
-            else _int(event.get("output_index"))
+            else int_or_zero(event.get("output_index"))
         )
-        where = (output_index, _int(event.get("content_index")))
+        where = (output_index, int_or_zero(event.get("content_index")))
         if kind in ("response.output_text.delta", "response.refusal.delta"):
             part = output.part(*where)
             part.deltas.append(str_or_none(event.get("delta")) or "")
@@ -211,7 +211,7 @@ def _read_stream(
             event.get("item"), dict
         ):
             # An added item only says an item begins; its (empty) content is not the answer.
-            output.read_item(_int(event.get("output_index")), event["item"], with_content=kind.endswith("done"))
+            output.read_item(int_or_zero(event.get("output_index")), event["item"], with_content=kind.endswith("done"))
         elif kind in _TERMINAL:
             status = inner.get("status") or ("completed" if kind == "response.done" else kind.removeprefix("response."))
             final = {**inner, "status": status}
@@ -330,15 +330,15 @@ def _annotate_file(
     key = _file_source(placing.table, annotation, nested, generated=kind == "file_path")
     quote = str_or_none(_field(annotation, nested, "quote"))
     start, end, index = annotation.get("start_index"), annotation.get("end_index"), annotation.get("index")
-    if _is_int(start) and _is_int(end):
+    if is_int(start) and is_int(end):
         span = _Span(start, end, number, key, cited_text=quote)
         marker = str_or_none(annotation.get("text"))
         if marker:
             span.expect_text(marker)
         _place_span(placing, text, shift, span)
-    elif _is_int(index) and 0 <= index <= len(text):
+    elif is_int(index) and 0 <= index <= len(text):
         placing.response.citations.append(Citation(shift + index, shift + index, [key], cited_text=quote))
-    elif _is_int(index):
+    elif is_int(index):
         placing.response.diagnose(
             "offset_out_of_range",
             "warning",
@@ -398,7 +398,7 @@ def _place_span(placing: _Placing, text: str, shift: int, span: _Span) -> None:
     response, number, key = placing.response, span.number, span.key
     start, end = span.start, span.end
     positionless = placing.dialect.positionless_citations and span.url is not None
-    if not (_is_int(start) and _is_int(end)):
+    if not (is_int(start) and is_int(end)):
         if positionless and start is None and end is None:
             placing.cite_without_position(key)
             return
@@ -693,14 +693,6 @@ def _set_status(response: Response, final: dict[str, Any] | None, error: dict[st
         return  # the stream reader said what is missing
     reason = str_or_none(dict_or_empty(final.get("incomplete_details")).get("reason"))
     response.set_status(final.get("status"), final.get("error"), reason)
-
-
-def _int(value: Any) -> int:
-    return value if _is_int(value) else 0
-
-
-def _is_int(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 # --- Chat Completions -----------------------------------------------------------------------------
