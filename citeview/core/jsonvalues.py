@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from typing import Any, TypeGuard
 
 
@@ -37,3 +39,20 @@ def number_or_none(value: Any) -> int | float | None:
 
 def dict_or_empty(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def camel_or_snake(value: Any, camel: str) -> Any:
+    """A field of an object by its REST (camelCase) name or its SDKs' snake_case name: Google's
+    python-genai, and the exports that copy it, write the same response in snake_case."""
+    if not isinstance(value, dict):
+        return None
+    found = value.get(camel)
+    return found if found is not None else value.get(_snake_case(camel))
+
+
+_CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+@cache  # asked for several fields of every chunk of a stream: the few names are converted once
+def _snake_case(camel: str) -> str:
+    return _CAMEL_HUMP.sub("_", camel).lower()

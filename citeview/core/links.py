@@ -11,6 +11,14 @@ from urllib.parse import quote, urlsplit
 _INVISIBLE = re.compile(r"[\s\u00ad\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 
 
+# Where Google's grounding sends a reader before the page itself: the address names no site.
+GROUNDING_REDIRECT_PREFIX = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
+
+
+def is_grounding_redirect(url: str | None) -> bool:
+    return bool(url and url.startswith(GROUNDING_REDIRECT_PREFIX))
+
+
 def is_safe_http_url(url: object) -> bool:
     """True only for an absolute ``http``/``https`` URL with a host, as the browser would read it."""
     return isinstance(url, str) and bool(url) and _is_safe_http_url_text(url)

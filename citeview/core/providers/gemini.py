@@ -5,12 +5,11 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 from citeview.core.jsonvalues import (
+    camel_or_snake,
     dict_or_empty,
     dicts_in,
     int_or_none,
@@ -19,29 +18,12 @@ from citeview.core.jsonvalues import (
     str_or_none,
     strings_in,
 )
-from citeview.core.links import is_safe_http_url
+from citeview.core.links import is_grounding_redirect, is_safe_http_url
 from citeview.core.model import Citation, Recitation, Response, SearchBatch
 from citeview.core.offsets import ByteOffsets, place_byte_span
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
-
-REDIRECT_PREFIX = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/"
-_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
-
-
-def get(obj: Any, camel: str) -> Any:
-    """A field by its REST (camelCase) name or its python-genai (snake_case) name."""
-    if not isinstance(obj, dict):
-        return None
-    value = obj.get(camel)
-    return value if value is not None else obj.get(_snake_case(camel))
-
-
-@cache  # called for several fields of every chunk of a stream: the few names are converted once
-def _snake_case(camel: str) -> str:
-    return _CAMEL.sub("_", camel).lower()
-
 
 # --- generateContent ------------------------------------------------------------------------------
 
@@ -65,20 +47,24 @@ def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list
     error: dict[str, Any] | None = None
     response_id = model = None
     for chunk in values:
-        response_id = response_id or str_or_none(get(chunk, "responseId"))
-        model = str_or_none(get(chunk, "modelVersion")) or model
-        block_reason = str_or_none(get(get(chunk, "promptFeedback"), "blockReason")) or block_reason
+        response_id = response_id or str_or_none(camel_or_snake(chunk, "responseId"))
+        model = str_or_none(camel_or_snake(chunk, "modelVersion")) or model
+        block_reason = (
+            str_or_none(camel_or_snake(camel_or_snake(chunk, "promptFeedback"), "blockReason")) or block_reason
+        )
         if isinstance(chunk.get("error"), dict):  # an error object in the middle of a stream
             error = chunk["error"]
-        for raw in dicts_in(get(chunk, "candidates")):
-            index = int_or_zero(get(raw, "index"))
+        for raw in dicts_in(camel_or_snake(chunk, "candidates")):
+            index = int_or_zero(camel_or_snake(raw, "index"))
             candidate = candidates.setdefault(index, _Candidate(index))
-            _read_parts(candidate, dicts_in(get(get(raw, "content"), "parts")), one_body=len(values) == 1)
-            candidate.finish_reason = str_or_none(get(raw, "finishReason")) or candidate.finish_reason
-            grounding = get(raw, "groundingMetadata")
+            _read_parts(
+                candidate, dicts_in(camel_or_snake(camel_or_snake(raw, "content"), "parts")), one_body=len(values) == 1
+            )
+            candidate.finish_reason = str_or_none(camel_or_snake(raw, "finishReason")) or candidate.finish_reason
+            grounding = camel_or_snake(raw, "groundingMetadata")
             if isinstance(grounding, dict) and any(v not in (None, [], {}) for v in grounding.values()):
                 candidate.grounding = grounding  # `{}` on intermediate chunks never overwrites the metadata
-            notices = _recitation_notices(get(raw, "citationMetadata"))
+            notices = _recitation_notices(camel_or_snake(raw, "citationMetadata"))
             if notices:  # like grounding: an empty citationMetadata never overwrites the last notices
                 candidate.recitations = notices
     if not candidates:
@@ -106,8 +92,8 @@ def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list
 
 def _read_parts(candidate: _Candidate, parts: list[dict[str, Any]], *, one_body: bool) -> None:
     for raw_index, part in enumerate(parts):
-        text = str_or_none(get(part, "text"))
-        if text is None or get(part, "thought") is True:
+        text = str_or_none(camel_or_snake(part, "text"))
+        if text is None or camel_or_snake(part, "thought") is True:
             continue
         so_far = "".join(candidate.parts)
         if so_far and len(text) > len(so_far) and text.startswith(so_far):
@@ -125,18 +111,21 @@ def _read_candidate(response: Response, candidate: _Candidate) -> None:
     grounding = candidate.grounding
     table = SourceTable(response)
     chunks = [
-        _add_chunk(response, table, i, chunk) for i, chunk in enumerate(dicts_in(get(grounding, "groundingChunks")))
+        _add_chunk(response, table, i, chunk)
+        for i, chunk in enumerate(dicts_in(camel_or_snake(grounding, "groundingChunks")))
     ]
     keys = [chunk.key for chunk in chunks]
     # Google Search's queries, or the retrieval's (Vertex RAG Engine, Vertex AI Search).
-    queries = strings_in(get(grounding, "webSearchQueries")) + strings_in(get(grounding, "retrievalQueries"))
+    queries = strings_in(camel_or_snake(grounding, "webSearchQueries")) + strings_in(
+        camel_or_snake(grounding, "retrievalQueries")
+    )
     if queries or keys:
         response.searches.append(SearchBatch(queries, keys))
-    rendered = str_or_none(get(get(grounding, "searchEntryPoint"), "renderedContent"))
+    rendered = str_or_none(camel_or_snake(camel_or_snake(grounding, "searchEntryPoint"), "renderedContent"))
     if rendered:
         response.search_suggestions = rendered
     offsets = ByteOffsets(response.text)
-    for number, support in enumerate(dicts_in(get(grounding, "groundingSupports"))):
+    for number, support in enumerate(dicts_in(camel_or_snake(grounding, "groundingSupports"))):
         _place_support(response, offsets, candidate.part_starts, number, support, chunks)
     _read_recitations(response, offsets, candidate.recitations)
 
@@ -156,64 +145,64 @@ def _add_chunk(response: Response, table: SourceTable, index: int, chunk: dict[s
     """A grounding chunk as a source. Each chunk is one kind (a key naming it), any of whose fields
     may be missing (§3, grounding chunk kinds)."""
     key = str(index)
-    kind = next((k for k in _CHUNK_KINDS if isinstance(get(chunk, k), dict)), None)
-    value = dict_or_empty(get(chunk, kind)) if kind else {}
+    kind = next((k for k in _CHUNK_KINDS if isinstance(camel_or_snake(chunk, k), dict)), None)
+    value = dict_or_empty(camel_or_snake(chunk, kind)) if kind else {}
     if kind == "web":
-        url = str_or_none(get(value, "uri"))
-        extra = {"domain": str_or_none(get(value, "domain")), "redirect": _is_redirect(url)}
-        return _Chunk(table.add(key, kind="web", url=url, title=str_or_none(get(value, "title")), extra=extra))
+        url = str_or_none(camel_or_snake(value, "uri"))
+        extra = {"domain": str_or_none(camel_or_snake(value, "domain")), "redirect": is_grounding_redirect(url)}
+        return _Chunk(
+            table.add(key, kind="web", url=url, title=str_or_none(camel_or_snake(value, "title")), extra=extra)
+        )
     if kind == "retrievedContext":
         return _retrieved_context(response, table, index, value)
     if kind == "maps":
         return _Chunk(_maps_place(table, key, value))
     if kind == "image":
-        url = str_or_none(get(value, "sourceUri"))  # the page the image is on; the image itself is extra
+        url = str_or_none(camel_or_snake(value, "sourceUri"))  # the page the image is on; the image itself is extra
         extra = {
-            "image_uri": str_or_none(get(value, "imageUri")),
-            "domain": str_or_none(get(value, "domain")),
-            "redirect": _is_redirect(url),
+            "image_uri": str_or_none(camel_or_snake(value, "imageUri")),
+            "domain": str_or_none(camel_or_snake(value, "domain")),
+            "redirect": is_grounding_redirect(url),
         }
-        return _Chunk(table.add(key, kind="web", url=url, title=str_or_none(get(value, "title")), extra=extra))
+        return _Chunk(
+            table.add(key, kind="web", url=url, title=str_or_none(camel_or_snake(value, "title")), extra=extra)
+        )
     return _Chunk(_unknown_chunk(response, table, index, chunk))
-
-
-def _is_redirect(url: str | None) -> bool:
-    return bool(url and url.startswith(REDIRECT_PREFIX))
 
 
 def _retrieved_context(response: Response, table: SourceTable, index: int, context: dict[str, Any]) -> _Chunk:
     """RAG Engine (``ragChunk``), File Search (``fileSearchStore``), Vertex AI Search
     (``documentName``): the passage retrieved is the evidence; a link only when it is http(s)."""
-    rag = dict_or_empty(get(context, "ragChunk"))
-    uri = str_or_none(get(context, "uri"))
-    text, rag_text = str_or_none(get(context, "text")), str_or_none(get(rag, "text"))
+    rag = dict_or_empty(camel_or_snake(context, "ragChunk"))
+    uri = str_or_none(camel_or_snake(context, "uri"))
+    text, rag_text = str_or_none(camel_or_snake(context, "text")), str_or_none(camel_or_snake(rag, "text"))
     passage = rag_text or text
-    span = dict_or_empty(get(rag, "pageSpan"))
-    page_number = get(context, "pageNumber")
+    span = dict_or_empty(camel_or_snake(rag, "pageSpan"))
+    page_number = camel_or_snake(context, "pageNumber")
     extra = {
         "retrieval": _retrieval_kind(context, rag),
         "snippet": passage,
         "snippet_kind": "retrieved_passage" if passage else None,
         "context_text": text if rag_text and text and text != rag_text else None,  # kept when the two differ
         "uri": uri if uri and not is_safe_http_url(uri) else None,  # gs://…, a store path: shown, not linked
-        "document_name": str_or_none(get(context, "documentName")),
-        "file_search_store": str_or_none(get(context, "fileSearchStore")),
-        "media_id": str_or_none(get(context, "mediaId")),
+        "document_name": str_or_none(camel_or_snake(context, "documentName")),
+        "file_search_store": str_or_none(camel_or_snake(context, "fileSearchStore")),
+        "media_id": str_or_none(camel_or_snake(context, "mediaId")),
         "page_number": int_or_none(page_number),
-        "first_page": int_or_none(get(span, "firstPage")),
-        "last_page": int_or_none(get(span, "lastPage")),
-        "chunk_id": str_or_none(get(rag, "chunkId")),
-        "file_id": str_or_none(get(rag, "fileId")),
-        "custom_metadata": _readable_metadata(get(context, "customMetadata")),
+        "first_page": int_or_none(camel_or_snake(span, "firstPage")),
+        "last_page": int_or_none(camel_or_snake(span, "lastPage")),
+        "chunk_id": str_or_none(camel_or_snake(rag, "chunkId")),
+        "file_id": str_or_none(camel_or_snake(rag, "fileId")),
+        "custom_metadata": _readable_metadata(camel_or_snake(context, "customMetadata")),
     }
     key = table.add(
         str(index),
         kind="document",
         url=uri if is_safe_http_url(uri) else None,
-        title=str_or_none(get(context, "title")),
+        title=str_or_none(camel_or_snake(context, "title")),
         extra=extra,
     )
-    if isinstance(get(rag, "pageSpan"), dict):
+    if isinstance(camel_or_snake(rag, "pageSpan"), dict):
         return _Chunk(key, _page_span(response, index, span))
     if page_number is not None:
         return _Chunk(key, _single_page(response, index, page_number))
@@ -223,19 +212,19 @@ def _retrieved_context(response: Response, table: SourceTable, index: int, conte
 def _retrieval_kind(context: dict[str, Any], rag: dict[str, Any]) -> str | None:
     if rag:
         return "rag_engine"
-    if get(context, "fileSearchStore") is not None:
+    if camel_or_snake(context, "fileSearchStore") is not None:
         return "file_search"
-    if get(context, "documentName") is not None:
+    if camel_or_snake(context, "documentName") is not None:
         return "vertex_ai_search"
     return None
 
 
 def _page_span(response: Response, index: int, span: dict[str, Any]) -> dict[str, Any] | None:
     """RAG Engine pages are 1-based and both ends inclusive; the location's end is exclusive."""
-    first, last = int_or_none(get(span, "firstPage")), int_or_none(get(span, "lastPage"))
+    first, last = int_or_none(camel_or_snake(span, "firstPage")), int_or_none(camel_or_snake(span, "lastPage"))
     if first is not None and last is not None and 1 <= first <= last:
         return {"type": "page", "start": first, "end": last + 1}
-    if get(span, "firstPage") is None and get(span, "lastPage") is None:
+    if camel_or_snake(span, "firstPage") is None and camel_or_snake(span, "lastPage") is None:
         return None  # `{}`: proto3 writes a span of zeros (no pages known) so; nothing to show, nothing wrong
     response.diagnose(
         "invalid_page_span",
@@ -244,12 +233,12 @@ def _page_span(response: Response, index: int, span: dict[str, Any]) -> dict[str
             "Grounding chunk {index} gives pages {first} to {last}, which are no pages of a document (pages count "
             "from 1, the last not before the first); its citations show no page.",
             index=index,
-            first=_shown_page(get(span, "firstPage")),
-            last=_shown_page(get(span, "lastPage")),
+            first=_shown_page(camel_or_snake(span, "firstPage")),
+            last=_shown_page(camel_or_snake(span, "lastPage")),
         ),
         chunk=index,
-        first_page=get(span, "firstPage"),
-        last_page=get(span, "lastPage"),
+        first_page=camel_or_snake(span, "firstPage"),
+        last_page=camel_or_snake(span, "lastPage"),
     )
     return None
 
@@ -281,28 +270,28 @@ def _shown_page(value: Any) -> str | Phrase:
 
 def _maps_place(table: SourceTable, key: str, place: dict[str, Any]) -> str:
     """A Google Maps place: its answer text is what the Maps tool returned, so it is evidence."""
-    text = str_or_none(get(place, "text"))
-    answer_sources = dict_or_empty(get(place, "placeAnswerSources"))
-    route = dict_or_empty(get(place, "route"))
-    url = str_or_none(get(place, "uri"))
+    text = str_or_none(camel_or_snake(place, "text"))
+    answer_sources = dict_or_empty(camel_or_snake(place, "placeAnswerSources"))
+    route = dict_or_empty(camel_or_snake(place, "route"))
+    url = str_or_none(camel_or_snake(place, "uri"))
     extra = {
-        "place_id": str_or_none(get(place, "placeId")),
+        "place_id": str_or_none(camel_or_snake(place, "placeId")),
         "snippet": text,
         "snippet_kind": "retrieved_passage" if text else None,
-        "reviews": _readable_reviews(get(answer_sources, "reviewSnippets")),
-        "flag_content_uri": str_or_none(get(answer_sources, "flagContentUri")),
-        "route_distance_meters": number_or_none(get(route, "distanceMeters")),
-        "route_duration": str_or_none(get(route, "duration")),
-        "redirect": _is_redirect(url),
+        "reviews": _readable_reviews(camel_or_snake(answer_sources, "reviewSnippets")),
+        "flag_content_uri": str_or_none(camel_or_snake(answer_sources, "flagContentUri")),
+        "route_distance_meters": number_or_none(camel_or_snake(route, "distanceMeters")),
+        "route_duration": str_or_none(camel_or_snake(route, "duration")),
+        "redirect": is_grounding_redirect(url),
     }
-    return table.add(key, kind="web", url=url, title=str_or_none(get(place, "title")), extra=extra)
+    return table.add(key, kind="web", url=url, title=str_or_none(camel_or_snake(place, "title")), extra=extra)
 
 
 def _unknown_chunk(response: Response, table: SourceTable, index: int, chunk: dict[str, Any]) -> str:
     """A chunk of a kind citeview does not know: listed, with a link only if it names an http(s) one."""
     names = sorted(k for k in chunk if isinstance(k, str))
     inner = next((v for v in chunk.values() if isinstance(v, dict)), {})
-    uri = str_or_none(get(inner, "uri")) or str_or_none(get(inner, "sourceUri"))
+    uri = str_or_none(camel_or_snake(inner, "uri")) or str_or_none(camel_or_snake(inner, "sourceUri"))
     response.diagnose(
         "unknown_chunk_kind",
         "info",
@@ -314,12 +303,15 @@ def _unknown_chunk(response: Response, table: SourceTable, index: int, chunk: di
         chunk=index,
         kinds=names[:10],
     )
-    extra = {"uri": uri if uri and not is_safe_http_url(uri) else None, "snippet": str_or_none(get(inner, "text"))}
+    extra = {
+        "uri": uri if uri and not is_safe_http_url(uri) else None,
+        "snippet": str_or_none(camel_or_snake(inner, "text")),
+    }
     return table.add(
         str(index),
         kind="web",
         url=uri if is_safe_http_url(uri) else None,
-        title=str_or_none(get(inner, "title")),
+        title=str_or_none(camel_or_snake(inner, "title")),
         extra=extra,
     )
 
@@ -334,15 +326,15 @@ def _readable_metadata(value: Any) -> str | None:
         for item in dicts_in(value):
             found = next(
                 (
-                    get(item, name)
+                    camel_or_snake(item, name)
                     for name in ("stringValue", "numericValue", "stringListValue")
-                    if get(item, name) is not None
+                    if camel_or_snake(item, name) is not None
                 ),
                 None,
             )
             if isinstance(found, dict):  # stringListValue: {values: [...]}
-                found = strings_in(get(found, "values"))
-            pairs.append((str_or_none(get(item, "key")) or "?", found))
+                found = strings_in(camel_or_snake(found, "values"))
+            pairs.append((str_or_none(camel_or_snake(item, "key")) or "?", found))
     lines = [f"{name}: {_readable_value(v)}" for name, v in pairs]
     return "\n".join(lines) or None
 
@@ -361,12 +353,12 @@ def _readable_reviews(value: Any) -> str | None:
     """Maps review snippets, one a line: the review's title, its author and age, its link."""
     lines = []
     for review in dicts_in(value):
-        author = dict_or_empty(get(review, "authorAttribution"))
+        author = dict_or_empty(camel_or_snake(review, "authorAttribution"))
         parts = [
-            str_or_none(get(review, "title")),
-            str_or_none(get(author, "displayName")),
-            str_or_none(get(review, "relativePublishTimeDescription")),
-            str_or_none(get(review, "googleMapsUri")) or str_or_none(get(review, "url")),
+            str_or_none(camel_or_snake(review, "title")),
+            str_or_none(camel_or_snake(author, "displayName")),
+            str_or_none(camel_or_snake(review, "relativePublishTimeDescription")),
+            str_or_none(camel_or_snake(review, "googleMapsUri")) or str_or_none(camel_or_snake(review, "url")),
         ]
         line = " · ".join(p for p in parts if p)
         if line:
@@ -481,7 +473,7 @@ def _short(text: str | None) -> str | Phrase:
 
 def _recitation_notices(metadata: Any) -> list[dict[str, Any]]:
     """Gemini API ``citationSources``; Vertex AI and python-genai ``citations``."""
-    return dicts_in(get(metadata, "citationSources")) or dicts_in(get(metadata, "citations"))
+    return dicts_in(camel_or_snake(metadata, "citationSources")) or dicts_in(camel_or_snake(metadata, "citations"))
 
 
 def _read_recitations(response: Response, offsets: ByteOffsets, notices: list[dict[str, Any]]) -> None:
@@ -497,10 +489,10 @@ def _read_recitations(response: Response, offsets: ByteOffsets, notices: list[di
                 start,
                 end,
                 # Vertex AI writes "" for a license it does not know: that says nothing.
-                url=str_or_none(get(notice, "uri")) or None,
-                title=str_or_none(get(notice, "title")) or None,
-                license=str_or_none(get(notice, "license")) or None,
-                publication_date=_publication_date(get(notice, "publicationDate")),
+                url=str_or_none(camel_or_snake(notice, "uri")) or None,
+                title=str_or_none(camel_or_snake(notice, "title")) or None,
+                license=str_or_none(camel_or_snake(notice, "license")) or None,
+                publication_date=_publication_date(camel_or_snake(notice, "publicationDate")),
             )
         )
     if placed_any:
@@ -519,7 +511,7 @@ def _read_recitations(response: Response, offsets: ByteOffsets, notices: list[di
 def _recitation_span(
     response: Response, offsets: ByteOffsets, number: int, notice: dict[str, Any]
 ) -> tuple[int | None, int | None]:
-    raw_start, raw_end = get(notice, "startIndex"), get(notice, "endIndex")
+    raw_start, raw_end = camel_or_snake(notice, "startIndex"), camel_or_snake(notice, "endIndex")
     if raw_start is None and raw_end is None:
         return None, None  # a notice without a place
     start, end = (0 if raw_start is None else int_or_none(raw_start)), int_or_none(raw_end)  # proto3 drops 0
@@ -555,7 +547,7 @@ def _publication_date(value: Any) -> str | None:
     if isinstance(value, str):
         return value or None
     date = dict_or_empty(value)
-    year, month, day = (int_or_none(get(date, name)) or 0 for name in ("year", "month", "day"))
+    year, month, day = (int_or_none(camel_or_snake(date, name)) or 0 for name in ("year", "month", "day"))
     if year and month and day:
         return f"{year:04d}-{month:02d}-{day:02d}"
     if year and month:
@@ -761,7 +753,7 @@ def _annotation_source(
         extra = {
             "place_id": place_id,
             "reviews": _readable_reviews(annotation.get("review_snippets")),
-            "redirect": _is_redirect(url),
+            "redirect": is_grounding_redirect(url),
         }
         key = table.add(place_id or url or name or f"place-{number}", kind="web", url=url, title=name, extra=extra)
         return key, None
@@ -773,7 +765,7 @@ def _annotation_source(
         kind="web",
         url=url,
         title=title,
-        extra={"redirect": _is_redirect(url), "source": legacy_source if legacy_source != url else None},
+        extra={"redirect": is_grounding_redirect(url), "source": legacy_source if legacy_source != url else None},
     )
     return key, None
 
@@ -840,7 +832,7 @@ def _generate_content_value(value: dict[str, Any]) -> ValueKind | None:
 
 
 def _candidates(value: dict[str, Any]) -> list[dict[str, Any]]:
-    found = get(value, "candidates")
+    found = camel_or_snake(value, "candidates")
     return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
 
 
@@ -858,18 +850,18 @@ class _GenerateContentStream:
         has_text = any(
             isinstance(p, dict) and p.get("text")
             for c in _candidates(value)
-            for p in (get(get(c, "content") or {}, "parts") or [])
+            for p in (camel_or_snake(camel_or_snake(c, "content") or {}, "parts") or [])
         )
         return self.finished and has_text
 
     def add(self, value: dict[str, Any]) -> None:
         if response_id := _response_id(value):
             self.response_ids.add(response_id)
-        self.finished = self.finished or any(get(c, "finishReason") for c in _candidates(value))
+        self.finished = self.finished or any(camel_or_snake(c, "finishReason") for c in _candidates(value))
 
 
 def _response_id(value: dict[str, Any]) -> str | None:
-    found = get(value, "responseId")
+    found = camel_or_snake(value, "responseId")
     return found if isinstance(found, str) else None
 
 

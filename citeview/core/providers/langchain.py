@@ -14,12 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from citeview.core.jsonvalues import dict_or_empty, is_int, str_or_none, strings_in
+from citeview.core.jsonvalues import camel_or_snake, dict_or_empty, is_int, str_or_none, strings_in
+from citeview.core.links import is_grounding_redirect
 from citeview.core.model import Citation, ReasoningText, Response, SearchBatch
 from citeview.core.offsets import ByteOffsets, Utf16Offsets, kept_byte_offsets, kept_utf16_offsets, place_byte_span
 from citeview.core.phrases import Phrase, phrase
-from citeview.core.providers.gemini import REDIRECT_PREFIX
-from citeview.core.providers.gemini import get as gemini_get
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
@@ -286,26 +285,26 @@ def _translate_native_citations(reading: _Reading, message: _Message, blocks: li
 def _citations_of_grounding(grounding: dict[str, Any]) -> list[Any]:
     """Gemini's supports as LangChain's translator makes them: one citation per support and chunk,
     with the support's byte offsets and text."""
-    chunks = gemini_get(grounding, "groundingChunks")
+    chunks = camel_or_snake(grounding, "groundingChunks")
     chunks = chunks if isinstance(chunks, list) else []
-    queries = strings_in(gemini_get(grounding, "webSearchQueries"))
+    queries = strings_in(camel_or_snake(grounding, "webSearchQueries"))
     citations: list[Any] = []
-    supports = gemini_get(grounding, "groundingSupports")
+    supports = camel_or_snake(grounding, "groundingSupports")
     for support in supports if isinstance(supports, list) else []:
-        segment = dict_or_empty(gemini_get(support, "segment"))
-        indices = gemini_get(support, "groundingChunkIndices")
+        segment = dict_or_empty(camel_or_snake(support, "segment"))
+        indices = camel_or_snake(support, "groundingChunkIndices")
         for index in indices if isinstance(indices, list) else []:
             if not is_int(index) or not 0 <= index < len(chunks):
                 continue
-            web = dict_or_empty(gemini_get(chunks[index], "web"))
+            web = dict_or_empty(camel_or_snake(chunks[index], "web"))
             citations.append(
                 {
                     "type": "citation",
-                    "url": gemini_get(web, "uri"),
-                    "title": gemini_get(web, "title"),
-                    "start_index": gemini_get(segment, "startIndex"),
-                    "end_index": gemini_get(segment, "endIndex"),
-                    "cited_text": gemini_get(segment, "text"),
+                    "url": camel_or_snake(web, "uri"),
+                    "title": camel_or_snake(web, "title"),
+                    "start_index": camel_or_snake(segment, "startIndex"),
+                    "end_index": camel_or_snake(segment, "endIndex"),
+                    "cited_text": camel_or_snake(segment, "text"),
                     "extras": {"google_ai_metadata": {"web_search_queries": queries, "grounding_chunk_index": index}},
                 }
             )
@@ -376,7 +375,7 @@ def _source(reading: _Reading, annotation: dict[str, Any], extras: dict[str, Any
     chunk = dict_or_empty(google).get("grounding_chunk_index")
     if isinstance(google, dict):
         extra["grounding_chunk_index"] = chunk
-        extra["redirect"] = bool(url and url.startswith(REDIRECT_PREFIX))
+        extra["redirect"] = is_grounding_redirect(url)
     gemini_chunk = isinstance(google, dict) and is_int(chunk)
     if url:
         # Gemini's sources by their chunk index, as Gemini's own responses number them.
