@@ -15,10 +15,10 @@ from citeview.core.attached import AttachedFile
 from citeview.core.citing import add_source_checks
 from citeview.core.detect import split_responses
 from citeview.core.errors import DumpError, too_large_error
+from citeview.core.evidence.request_documents import RequestDocument, attached_documents, check_documents
 from citeview.core.framing import FramedDump, read_dump
 from citeview.core.model import ParsedDump, Response
 from citeview.core.phrases import Phrase, phrase
-from citeview.core.providers.anthropic_request import RequestDocument, attached_documents, check_documents
 
 logger = logging.getLogger(__name__)
 

@@ -33,12 +33,16 @@ RENDERED_WITH = (bleach, markdown_it, mdurl, msgspec, pypdf)
 
 
 def code_version(
-    root: Path = CORE_DIR, libraries: Iterable[ModuleType] = RENDERED_WITH, modules: Iterable[Path] = ()
+    root: Path = CORE_DIR,
+    libraries: Iterable[ModuleType] = RENDERED_WITH,
+    modules: Iterable[Path] = (),
+    leave_out: Iterable[str] = (),
 ) -> str:
-    """A SHA-256 over every ``.py`` under ``root`` and each of ``modules`` (its path and bytes, in path
-    order) and the version of each of ``libraries``."""
+    """A SHA-256 over every ``.py`` under ``root`` but those named in ``leave_out``, and each of
+    ``modules`` (its path and bytes, in path order), and the version of each of ``libraries``."""
     digest = hashlib.sha256()
-    named = [(path.relative_to(root).as_posix(), path) for path in root.rglob("*.py")]
+    left_out = set(leave_out)
+    named = [(path.relative_to(root).as_posix(), path) for path in root.rglob("*.py") if path.name not in left_out]
     named += [(f"../{path.name}", path) for path in modules]
     for name, path in sorted(named):
         content = path.read_bytes()
@@ -54,6 +58,10 @@ RESULT_VERSION = code_version()
 # The passages found in a source's snapshot for claims are kept (``SnapshotPassage``) with the version
 # of what found them: the evidence modules, the core modules they read with (markers, numbers, links,
 # phrases: tests/core/test_version.py keeps this list whole) and rapidfuzz, which scores them. A passage
-# found by other code is found again; a change to a provider leaves them be.
+# found by other code is found again; a change to a provider, or to the checks of quotes against a
+# request's documents (which find no passage), leaves them be.
 PASSAGES_READ_WITH = ("links.py", "markers.py", "numbers.py", "phrases.py")
-PASSAGE_VERSION = code_version(CORE_DIR / "evidence", (rapidfuzz,), [CORE_DIR / name for name in PASSAGES_READ_WITH])
+PASSAGES_LEAVE_OUT = ("request_documents.py",)
+PASSAGE_VERSION = code_version(
+    CORE_DIR / "evidence", (rapidfuzz,), [CORE_DIR / name for name in PASSAGES_READ_WITH], PASSAGES_LEAVE_OUT
+)

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citeview.core.citing import note_unknown_event_types
+from citeview.core.evidence.request_documents import RequestDocument, check_documents, decoded_base64, pdf_document
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_none, int_or_zero, is_int, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response, SearchBatch
 from citeview.core.phrases import phrase
-from citeview.core.providers.anthropic_request import check_quotes
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
@@ -426,6 +426,69 @@ class _MessagesStream:
 
 
 # --- The API --------------------------------------------------------------------------------------
+
+# --- The request behind an answer ------------------------------------------------------------------
+# ``document_index`` counts document blocks in the request in order of appearance (user messages and
+# the tool results inside them); ``search_result_index`` counts ``search_result`` blocks separately.
+
+
+def check_quotes(response: Response, request: dict[str, Any]) -> None:
+    """Compare every quote with the document it cites, and list the request's documents as sources."""
+    check_documents(response, _request_documents(request))
+
+
+def _request_documents(request: dict[str, Any]) -> list[RequestDocument]:
+    documents: list[RequestDocument] = []
+    search_results: list[RequestDocument] = []
+    for message in dicts_in(request.get("messages")):
+        content = message.get("content")
+        for block in dicts_in(content):
+            _collect_document(block, documents, search_results)
+            if block.get("type") == "tool_result":
+                for inner in dicts_in(block.get("content")):
+                    _collect_document(inner, documents, search_results)
+    return documents + search_results
+
+
+def _collect_document(
+    block: dict[str, Any], documents: list[RequestDocument], search_results: list[RequestDocument]
+) -> None:
+    kind = block.get("type")
+    title = str_or_none(block.get("title"))
+    if kind == "search_result":
+        blocks = _text_blocks(block.get("content"))
+        origin = str_or_none(block.get("source"))
+        search_results.append(
+            RequestDocument(
+                f"search_result:{len(search_results)}", title, "search_result", blocks=blocks, origin=origin
+            )
+        )
+        return
+    if kind != "document":
+        return
+    source = dict_or_empty(block.get("source"))
+    key = f"doc:{len(documents)}"
+    source_type = source.get("type")
+    if source_type == "text":
+        documents.append(RequestDocument(key, title, "text", text=str_or_none(source.get("data")) or ""))
+    elif source_type == "content":
+        inner = source.get("content")
+        blocks = [inner] if isinstance(inner, str) else _text_blocks(inner)
+        documents.append(RequestDocument(key, title, "content", blocks=blocks))
+    elif source_type == "base64" and isinstance(source.get("data"), str):
+        data = decoded_base64(source["data"])
+        documents.append(pdf_document(key, title, data) if data else RequestDocument(key, title, "pdf"))
+    elif source_type in ("base64", "url"):
+        documents.append(RequestDocument(key, title, "pdf"))
+    else:
+        documents.append(RequestDocument(key, title, "file"))
+
+
+def _text_blocks(content: Any) -> list[str | None]:
+    """Every block of a content list, in order; a block that is not text (an image) is None, so the
+    block indices citations give still count it."""
+    return [(str_or_none(b.get("text")) or "") if b.get("type") == "text" else None for b in dicts_in(content)]
+
 
 register(
     ApiFormat(

@@ -26,12 +26,12 @@ from urllib.parse import unquote, urlsplit
 
 from citeview.core.citing import note_unknown_event_types
 from citeview.core.eventstream import DamagedMessage
+from citeview.core.evidence.request_documents import RequestDocument, check_documents, decoded_base64, pdf_document
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_none, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, ReasoningText, Response
 from citeview.core.offsets import Utf16Offsets, find_near
 from citeview.core.phrases import Phrase, phrase
-from citeview.core.providers.bedrock_request import check_converse_request
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
@@ -818,6 +818,90 @@ BEDROCK = Provider("bedrock", "AWS Bedrock")
 BEDROCK_SHAPE = Shape(
     name="bedrock", priority=60, recognise=_bedrock_value, new_splitter=_BedrockStream, decide=_decide_bedrock
 )
+
+# --- The request behind a Converse answer -----------------------------------------------------------
+# Its documents and search results, each quote checked against them as Claude's are (Claude on Bedrock
+# cites the same way, its locations renamed). A request's ``messages[].content[]`` holds
+# ``{"document": {format, name, source, citations}}`` blocks, whose ``source`` is ``bytes`` (base64 in
+# JSON), ``text``, ``content[]`` of ``{text}`` or an ``s3Location``, and ``{"searchResult": {source,
+# title, content[]}}`` blocks; both may also stand in a ``toolResult``'s content. ``documentIndex`` is
+# taken to count document blocks in order of appearance and ``searchResultIndex`` search results apart,
+# as Claude's do (unconfirmed for Bedrock: ``../shared/docs/provider-formats.md`` §11 item 14). A PDF's
+# ``documentPage`` location is read as Claude's page location is: 1-based, the end exclusive.
+
+
+# Document formats whose bytes are text, so character locations can be checked against them.
+_TEXT_FORMATS = {"txt", "md", "html", "csv"}
+
+
+def check_converse_request(response: Response, request: dict[str, Any]) -> None:
+    """Compare every quote with the request's document it cites, and list the documents as sources."""
+    check_documents(response, _converse_documents(request))
+
+
+def _converse_documents(request: dict[str, Any]) -> list[RequestDocument]:
+    documents: list[RequestDocument] = []
+    search_results: list[RequestDocument] = []
+    for message in dicts_in(request.get("messages")):
+        for block in dicts_in(message.get("content")):
+            _collect_document(block, documents, search_results)
+            for inner in dicts_in(dict_or_empty(block.get("toolResult")).get("content")):
+                _collect_document(inner, documents, search_results)
+    return documents + search_results
+
+
+def _collect_document(
+    block: dict[str, Any], documents: list[RequestDocument], search_results: list[RequestDocument]
+) -> None:
+    result = block.get("searchResult")
+    if isinstance(result, dict):
+        search_results.append(
+            RequestDocument(
+                f"search_result:{len(search_results)}",
+                str_or_none(result.get("title")),
+                "search_result",
+                blocks=_text_blocks(result.get("content")),
+                origin=str_or_none(result.get("source")),
+            )
+        )
+        return
+    document = block.get("document")
+    if isinstance(document, dict):
+        documents.append(_document(f"doc:{len(documents)}", document))
+
+
+def _document(key: str, document: dict[str, Any]) -> RequestDocument:
+    title = str_or_none(document.get("name"))
+    source = dict_or_empty(document.get("source"))
+    if isinstance(source.get("text"), str):
+        return RequestDocument(key, title, "text", text=source["text"])
+    if isinstance(source.get("content"), list):
+        return RequestDocument(key, title, "content", blocks=_text_blocks(source["content"]))
+    encoded = source.get("bytes")
+    document_format = str_or_none(document.get("format"))
+    if isinstance(encoded, str) and document_format == "pdf":
+        data = decoded_base64(encoded)
+        return pdf_document(key, title, data) if data else RequestDocument(key, title, "pdf")
+    if isinstance(encoded, str) and document_format in _TEXT_FORMATS:
+        text = _decoded_text(encoded)
+        if text is not None:
+            return RequestDocument(key, title, "text", text=text)
+    return RequestDocument(key, title, "file")  # an s3Location, a Word file, bytes that are not UTF-8 text
+
+
+def _decoded_text(encoded: str) -> str | None:
+    data = decoded_base64(encoded)
+    try:
+        return data.decode("utf-8") if data is not None else None
+    except UnicodeDecodeError:
+        return None
+
+
+def _text_blocks(content: Any) -> list[str | None]:
+    """Every block of a content list, in order; one that is not text is None, so the block indices
+    the citations give still count it."""
+    return [b["text"] if isinstance(b.get("text"), str) else None for b in dicts_in(content)]
+
 
 register(
     ApiFormat(

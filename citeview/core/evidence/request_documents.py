@@ -1,12 +1,10 @@
-"""The request behind a Claude answer: its documents, and each quote checked against them.
+"""Documents a request sent, and each quote of an answer checked against the document it cites.
 
-``document_index`` counts document blocks in the request in order of appearance (user messages and
-the tool results inside them); ``search_result_index`` counts ``search_result`` blocks separately.
-
-The checking itself (:func:`check_documents`) reads only :class:`RequestDocument`, so an API whose
-citations mirror Claude's (Bedrock Converse, ``bedrock_request.py``) reads its own request into
-them and shares it; so do documents attached on their own, without their request
-(:func:`attached_documents`: document 0, 1, … in the order given).
+A provider whose citations name a request's documents by their place (Claude's ``document_index``,
+Bedrock Converse's ``documentIndex``) reads its own request into :class:`RequestDocument` and calls
+:func:`check_documents`; so do documents attached on their own, without their request
+(:func:`attached_documents`: document 0, 1, … in the order given). Documents are keyed ``doc:N`` in
+the order of the request's document blocks and ``search_result:N`` for search results apart.
 
 A PDF's pages are read with pypdf (``citeview/core/pdf.py``). A quote citing pages is compared with
 the text of those pages ignoring spaces and line breaks, and with Unicode's compatibility forms
@@ -26,7 +24,6 @@ from typing import Any
 
 from citeview.core.attached import AttachedFile
 from citeview.core.errors import DumpError
-from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response
 from citeview.core.pdf import PdfUnreadable, is_pdf, pdf_text
@@ -98,67 +95,12 @@ def attached_documents(files: Sequence[AttachedFile]) -> list[RequestDocument]:
     return documents
 
 
-def request_documents(request: dict[str, Any]) -> list[RequestDocument]:
-    documents: list[RequestDocument] = []
-    search_results: list[RequestDocument] = []
-    for message in dicts_in(request.get("messages")):
-        content = message.get("content")
-        for block in dicts_in(content):
-            _collect(block, documents, search_results)
-            if block.get("type") == "tool_result":
-                for inner in dicts_in(block.get("content")):
-                    _collect(inner, documents, search_results)
-    return documents + search_results
-
-
-def _collect(block: dict[str, Any], documents: list[RequestDocument], search_results: list[RequestDocument]) -> None:
-    kind = block.get("type")
-    title = str_or_none(block.get("title"))
-    if kind == "search_result":
-        blocks = _text_blocks(block.get("content"))
-        origin = str_or_none(block.get("source"))
-        search_results.append(
-            RequestDocument(
-                f"search_result:{len(search_results)}", title, "search_result", blocks=blocks, origin=origin
-            )
-        )
-        return
-    if kind != "document":
-        return
-    source = dict_or_empty(block.get("source"))
-    key = f"doc:{len(documents)}"
-    source_type = source.get("type")
-    if source_type == "text":
-        documents.append(RequestDocument(key, title, "text", text=str_or_none(source.get("data")) or ""))
-    elif source_type == "content":
-        inner = source.get("content")
-        blocks = [inner] if isinstance(inner, str) else _text_blocks(inner)
-        documents.append(RequestDocument(key, title, "content", blocks=blocks))
-    elif source_type == "base64" and isinstance(source.get("data"), str):
-        data = _decoded(source["data"])
-        documents.append(pdf_document(key, title, data) if data else RequestDocument(key, title, "pdf"))
-    elif source_type in ("base64", "url"):
-        documents.append(RequestDocument(key, title, "pdf"))
-    else:
-        documents.append(RequestDocument(key, title, "file"))
-
-
-def _decoded(encoded: str) -> bytes | None:
+def decoded_base64(encoded: str) -> bytes | None:
+    """The bytes of a base64 field, or None when it is not base64."""
     try:
         return base64.b64decode(encoded, validate=True)
     except (binascii.Error, ValueError):
         return None
-
-
-def _text_blocks(content: Any) -> list[str | None]:
-    """Every block of a content list, in order; a block that is not text (an image) is None, so the
-    block indices citations give still count it."""
-    return [(str_or_none(b.get("text")) or "") if b.get("type") == "text" else None for b in dicts_in(content)]
-
-
-def check_quotes(response: Response, request: dict[str, Any]) -> None:
-    """Compare every quote with the document it cites, and list the request's documents as sources."""
-    check_documents(response, request_documents(request))
 
 
 def check_documents(response: Response, sent: list[RequestDocument]) -> None:
