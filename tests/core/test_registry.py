@@ -11,7 +11,7 @@ from citeview.core import registry
 from citeview.core.errors import DumpError
 from citeview.core.model import Response
 from citeview.core.parse import parse_dump
-from citeview.core.providers.openai import CHAT_SHAPE
+from citeview.core.providers._openai_shapes import CHAT_SHAPE
 from citeview.core.registry import ApiFormat, Provider
 from citeview.core.review.report import handover_report
 from tests.builders import sonar_object

@@ -20,7 +20,7 @@ from citeview.core.framing import loads_strict
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, str_or_none
 from citeview.core.model import Citation, Diagnostic, Marker, ReasoningText, Response, SearchBatch
 from citeview.core.phrases import Phrase, phrase
-from citeview.core.providers.openai import CHAT_SHAPE
+from citeview.core.providers._openai_shapes import CHAT_SHAPE
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 

@@ -15,7 +15,7 @@ from citeview.core.citing import cite_markers, note_unknown_event_types
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, str_or_none, strings_in
 from citeview.core.model import Response, SearchBatch
 from citeview.core.phrases import phrase
-from citeview.core.providers.openai import CHAT_SHAPE, RESPONSES_SHAPE
+from citeview.core.providers._openai_shapes import CHAT_SHAPE, RESPONSES_SHAPE
 from citeview.core.registry import ApiFormat, Provider, register
 from citeview.core.sources import SourceTable
 

@@ -25,7 +25,7 @@ from citeview.core.jsonvalues import dict_or_empty, str_or_none
 from citeview.core.markers import MarkerMatch
 from citeview.core.model import Citation, Response, SearchBatch
 from citeview.core.phrases import Phrase, phrase
-from citeview.core.providers.openai import (
+from citeview.core.providers._openai_shapes import (
     CHAT_SHAPE,
     RESPONSES_SHAPE,
     UNITS,
