@@ -18,6 +18,7 @@ from citeview.core.phrases import phrase
 from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind
 from citeview.core.sources import SourceTable
 
+# The toy's words are its own: no catalogue has them, so every language shows them in English.
 TOY_NOTATION = "[n] markers in the text, n being a 1-based position in toy_sources"
 
 
@@ -61,7 +62,7 @@ TOY_ANSWERS = ApiFormat(
     provider=Provider("toy", "Toy"),
     shape=Shape(name="toy", priority=90, recognise=_toy_value, new_splitter=_ToyStream),
     parser=parse_toy_answers,
-    citation_notation=TOY_NOTATION,
+    citation_notation=phrase("[n] markers in the text, n being a 1-based position in toy_sources"),
 )
 
 

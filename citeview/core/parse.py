@@ -25,10 +25,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 
 
-# The APIs whose citations name a document by its place among the request's documents
-# (``document_index``), so documents attached on their own can stand for the request's.
-APIS_CITING_DOCUMENTS_BY_INDEX = ("anthropic.messages", "bedrock.converse")
-
 # What a request looks like, for the error that says an attached one cannot be read.
 REQUEST_EXAMPLE = (
     '{"model": "…", "max_tokens": 1024, "messages": [{"role": "user", "content": [{"type": "document", '
@@ -267,17 +263,17 @@ def _check_against_request(response: Response, request: dict[str, Any]) -> None:
 
 
 def _check_against_documents(response: Response, documents: list[RequestDocument]) -> None:
-    if response.api in APIS_CITING_DOCUMENTS_BY_INDEX:
+    api = registry.api_format(response.api)
+    if api is not None and api.cites_documents_by_index:
         check_documents(response, documents)
         return
-    apis = registry.api_formats()
     response.diagnose(
         "request_not_used",
         "info",
         phrase(
             "Documents are attached, but citeview checks documents attached on their own only against the "
             "citations of {apis}.",
-            apis=", ".join(a.label for a in apis if a.name in APIS_CITING_DOCUMENTS_BY_INDEX),
+            apis=", ".join(a.label for a in registry.api_formats() if a.cites_documents_by_index),
         ),
     )
 

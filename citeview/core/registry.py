@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from citeview.core.model import Response
+from citeview.core.phrases import Phrase
 
 # How a value of a shape stands: one ``event`` of a stream, a ``whole`` response, or a ``chunk`` of a
 # stream that is a whole response when the dump is that one JSON object.
@@ -102,13 +103,18 @@ class ApiFormat:
     provider: Provider
     shape: Shape
     parser: Parser | None  # None: recognised, but citeview cannot read it yet
-    citation_notation: str  # how its citations are written, for the handover report
+    # How its citations are written, for the handover report: a phrase, so the catalogue lists it
+    # from here and the report shows it in the reader's language.
+    citation_notation: Phrase
     # Where several APIs share a shape: whether a value shows it is this API's. The shape's APIs are
     # asked in ``priority`` order (lowest first); when no value shows any, the last one is taken.
     # None: every value of its shape is this API's.
     marks: Callable[[dict[str, Any]], bool] | None = None
     priority: int = 0
     request_check: RequestCheck | None = None
+    # Its citations name a document by its place among the request's documents (``document_index``),
+    # so documents attached on their own, without their request, can stand for the request's.
+    cites_documents_by_index: bool = False
 
 
 _registered: dict[str, ApiFormat] = {}

@@ -543,8 +543,8 @@ def test_two_bodies_in_json_lines_are_two_responses():
 def test_cohere_is_offered_by_name_with_its_notations():
     apis = {api.name: api for api in registry.api_formats()}
     assert apis["cohere.chat_v2"].provider.label == "Cohere"
-    assert "PLAN" in apis["cohere.chat_v2"].citation_notation
-    assert "document_ids" in apis["cohere.chat_v1"].citation_notation
+    assert "PLAN" in apis["cohere.chat_v2"].citation_notation.template
+    assert "document_ids" in apis["cohere.chat_v1"].citation_notation.template
     assert one((BUILT / "v2-thinking-built.json").read_bytes(), provider="cohere")["api"] == "cohere.chat_v2"
     assert one((BUILT / "v1-documents-built.json").read_bytes(), provider="cohere.chat_v1")["api"] == "cohere.chat_v1"
 

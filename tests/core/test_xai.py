@@ -310,5 +310,5 @@ def test_the_stream_sample_lists_its_sources_without_positions_and_nothing_else(
 
 
 def test_the_apis_say_how_xai_cites():
-    assert "[[n]](url)" in api_format("xai.responses").citation_notation
-    assert "citations" in api_format("xai.chat_completions").citation_notation
+    assert "[[n]](url)" in api_format("xai.responses").citation_notation.template
+    assert "citations" in api_format("xai.chat_completions").citation_notation.template

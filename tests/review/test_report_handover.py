@@ -19,7 +19,6 @@ from citeview.core.review.statements import Statement
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
 from citeview.review.models import Check, Comment
-from citeview.review.notations import NOTATIONS
 from citeview.review.services import comment_add
 from tests.conftest import PROJECT_DIR, own_fixture
 
@@ -128,7 +127,7 @@ def test_the_json_keeps_the_codes_and_exact_times(client, checked):
     assert (verdict["verdict"], verdict["subject"], verdict["time_matches"]) == ("partial", "yes", "no")
     assert verdict["time"] == AT.isoformat()
     notation = report["responses"][0]["citation_notation"]
-    assert notation == registry.api_format("perplexity.agent").citation_notation
+    assert notation == registry.api_format("perplexity.agent").citation_notation.template
     assert not any(key.endswith("_shown") for key in verdict)
 
 
@@ -136,10 +135,10 @@ def test_every_registered_notation_has_its_japanese():
     catalogue = {e.msgid: e for e in polib.pofile(str(PROJECT_DIR / "locale/ja/LC_MESSAGES/django.po"))}
     missing = []
     for api in registry.api_formats():
-        entry = catalogue.get(api.citation_notation)
-        if api.citation_notation not in NOTATIONS or entry is None or not entry.msgstr or entry.fuzzy:
-            missing.append(f"{api.name}: {api.citation_notation}")
-    assert not missing, "add to citeview/review/notations.py and translate:\n" + "\n".join(missing)
+        entry = catalogue.get(api.citation_notation.template)
+        if entry is None or not entry.msgstr or entry.fuzzy:
+            missing.append(f"{api.name}: {api.citation_notation.template}")
+    assert not missing, "translate in locale/ja/LC_MESSAGES/django.po:\n" + "\n".join(missing)
     with translation.override("ja"):
         shown = report_markdown(
             handover_report(

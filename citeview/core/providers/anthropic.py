@@ -503,7 +503,10 @@ register(
             decide=_decide_messages,
         ),
         parser=parse_messages,
-        citation_notation="citations on text blocks, each with cited_text and a char, page, block or web location",
+        citation_notation=phrase(
+            "citations on text blocks, each with cited_text and a char, page, block or web location"
+        ),
         request_check=check_quotes,
+        cites_documents_by_index=True,
     )
 )

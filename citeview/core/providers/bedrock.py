@@ -910,7 +910,9 @@ register(
         provider=BEDROCK,
         shape=BEDROCK_SHAPE,
         parser=parse_retrieve_and_generate,
-        citation_notation="citations: spans of the generated text (unit checked) with the passages retrieved for them",
+        citation_notation=phrase(
+            "citations: spans of the generated text (unit checked) with the passages retrieved for them"
+        ),
         marks=_is_knowledge_base_value,
         priority=10,
     )
@@ -922,8 +924,11 @@ register(
         provider=BEDROCK,
         shape=BEDROCK_SHAPE,
         parser=parse_converse,
-        citation_notation="citationsContent blocks, each citation with sourceContent and a document or web location",
+        citation_notation=phrase(
+            "citationsContent blocks, each citation with sourceContent and a document or web location"
+        ),
         priority=20,  # every value of the shape that no Knowledge Base value marks
         request_check=check_converse_request,
+        cites_documents_by_index=True,
     )
 )

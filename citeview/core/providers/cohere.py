@@ -897,7 +897,7 @@ register(
             decide=_decide_v2,
         ),
         parser=parse_chat_v2,
-        citation_notation=(
+        citation_notation=phrase(
             "message.citations: start–end character spans of the answer, each repeating the cited text, "
             "with the documents or tool outputs it rests on; PLAN and THINKING_CONTENT citations mark the "
             "plan or the thinking"
@@ -918,7 +918,7 @@ register(
             decide=_decide_v1,
         ),
         parser=parse_chat_v1,
-        citation_notation=(
+        citation_notation=phrase(
             "citations: start–end character spans of the text, each repeating the cited text, with "
             "document_ids naming entries of documents"
         ),

@@ -891,7 +891,7 @@ register(
             decide=_decide_generate_content,
         ),
         parser=parse_generate_content,
-        citation_notation="groundingSupports: UTF-8 byte segments of the text pointing at groundingChunks",
+        citation_notation=phrase("groundingSupports: UTF-8 byte segments of the text pointing at groundingChunks"),
     )
 )
 register(
@@ -901,6 +901,6 @@ register(
         provider=GEMINI,
         shape=Shape(name="interactions", priority=50, recognise=_interactions_value, decide=_decide_interactions),
         parser=parse_interactions,
-        citation_notation="annotations: UTF-8 byte spans of the text pointing at search results",
+        citation_notation=phrase("annotations: UTF-8 byte spans of the text pointing at search results"),
     )
 )

@@ -615,6 +615,8 @@ register(
             name="langchain", priority=35, recognise=_langchain_value, whole_when_alone=_alone, decide=_decide_langchain
         ),
         parser=parse_messages,
-        citation_notation="citation annotations on text blocks, with the offsets the provider's translator copied",
+        citation_notation=phrase(
+            "citation annotations on text blocks, with the offsets the provider's translator copied"
+        ),
     )
 )

@@ -778,7 +778,9 @@ register(
         provider=MISTRAL,
         shape=CHAT_SHAPE,
         parser=parse_chat,
-        citation_notation="reference chunks after the text they support, naming keys of the caller's tool result",
+        citation_notation=phrase(
+            "reference chunks after the text they support, naming keys of the caller's tool result"
+        ),
         marks=_is_chat_value,
         priority=50,  # after Perplexity, whose marks are surer; before OpenAI, the shape's fallback
         request_check=resolve_references,
@@ -798,7 +800,7 @@ register(
             decide=_decide_conversation,
         ),
         parser=parse_conversation,
-        citation_notation="tool_reference chunks after the text they support, each carrying its source",
+        citation_notation=phrase("tool_reference chunks after the text they support, each carrying its source"),
         request_check=resolve_references,
     )
 )

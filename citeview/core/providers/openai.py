@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from citeview.core.model import Response
+from citeview.core.phrases import phrase
 from citeview.core.providers._openai_shapes import (
     CHAT_SHAPE,
     RESPONSES_SHAPE,
@@ -40,7 +41,7 @@ register(
         provider=OPENAI,
         shape=RESPONSES_SHAPE,
         parser=parse_responses,
-        citation_notation="url_citation and file_citation annotations with character spans of the text",
+        citation_notation=phrase("url_citation and file_citation annotations with character spans of the text"),
         marks=names_a_response,
         priority=100,  # other providers answer in this shape too: a value none of them marks is OpenAI's
     )
@@ -52,7 +53,7 @@ register(
         provider=OPENAI,
         shape=CHAT_SHAPE,
         parser=parse_chat_completions,
-        citation_notation="url_citation annotations with character spans of the message",
+        citation_notation=phrase("url_citation annotations with character spans of the message"),
         marks=has_completion_id,
         priority=100,  # as above
     )

@@ -369,7 +369,7 @@ register(
         provider=PERPLEXITY,
         shape=RESPONSES_SHAPE,
         parser=parse_agent,
-        citation_notation="[n] and [web:n] markers in the text, n being a search result id",
+        citation_notation=phrase("[n] and [web:n] markers in the text, n being a search result id"),
         marks=_is_agent_value,
     )
 )
@@ -380,7 +380,7 @@ register(
         provider=PERPLEXITY,
         shape=CHAT_SHAPE,
         parser=parse_sonar,
-        citation_notation="[n] markers in the text, n being a 1-based position in citations",
+        citation_notation=phrase("[n] markers in the text, n being a 1-based position in citations"),
         marks=_is_sonar_value,
     )
 )

@@ -325,7 +325,7 @@ class _UiStream:
 # --- The APIs -------------------------------------------------------------------------------------
 
 VERCEL = Provider("vercel", "Vercel AI SDK")
-_NOTATION = "source-url and source-document parts beside the text, with no position in it"
+_NOTATION = phrase("source-url and source-document parts beside the text, with no position in it")
 
 register(
     ApiFormat(

@@ -258,7 +258,7 @@ register(
         provider=XAI,
         shape=RESPONSES_SHAPE,
         parser=parse_responses,
-        citation_notation=(
+        citation_notation=phrase(
             "url_citation annotations spanning the [[n]](url) links in the text, or without positions listing "
             "the sources the message cites; a citations list of every URL the search met"
         ),
@@ -273,7 +273,7 @@ register(
         provider=XAI,
         shape=CHAT_SHAPE,
         parser=parse_chat_completions,
-        citation_notation=(
+        citation_notation=phrase(
             "a citations list of URLs the answer cites without positions; [n] markers in the text are not "
             "documented to name citations[n-1]"
         ),

@@ -84,7 +84,7 @@ def handover_report(
                 "api": response["api"],
                 "api_name": api.label if api else response["api"],
                 "model": response["model"],
-                "citation_notation": api.citation_notation if api else "",
+                "citation_notation": api.citation_notation.template if api else "",
                 "status": response["status"],
                 "status_detail": response["status_detail"],
                 # The detail as a sentence a page can translate (citeview/core/phrases.py).
@@ -238,8 +238,8 @@ def labelled_report(
     every time as ``show_time`` writes it. The codes stay, for the page to choose by."""
     words = _Words(gettext)
     texts = _StatementTexts()
-    # A notation comes from the registry, not from a literal here: the catalogue lists each one in
-    # citeview/review/notations.py, and one it lacks (a provider added since) stays in English.
+    # A notation comes from the registry, not from a literal here: the catalogue lists each one from
+    # its provider's module (a phrase), and one it lacks stays in English.
     registered_notation = gettext
     shown = copy.deepcopy(report)
     shown["dump"]["stored_shown"] = show_time(report["dump"]["stored_at"])
