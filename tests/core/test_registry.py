@@ -8,6 +8,7 @@ import json
 import pytest
 
 from citeview.core import registry
+from citeview.core.attached import AttachedFile
 from citeview.core.errors import DumpError
 from citeview.core.model import Response
 from citeview.core.parse import parse_dump
@@ -84,6 +85,17 @@ def test_its_request_check_is_used_and_named_where_a_request_is_not_checked():
     assert str(note.message).endswith(
         "only for Anthropic Messages, Bedrock Converse, Mistral Chat Completions, Mistral Conversations, Toy Answers."
     )
+
+
+def test_documents_attached_on_their_own_are_checked_for_an_api_that_cites_them_by_index():
+    toy = dataclasses.replace(TOY_ANSWERS, cites_documents_by_index=True)
+    document = [AttachedFile("policy.txt", "東京都の人口は1400万人です。".encode())]
+    with toy_registered(toy):
+        checked = parse_dump(raw(TOKYO), request=document).responses[0]
+        sonar = parse_dump(json.dumps(sonar_object("x", [])).encode(), request=document).responses[0]
+    assert not any(d.code == "request_not_used" for d in checked.diagnostics)
+    note = next(d for d in sonar.diagnostics if d.code == "request_not_used")
+    assert str(note.message).endswith("only against the citations of Anthropic Messages, Bedrock Converse, Toy Answers.")
 
 
 def test_an_api_can_share_a_shape_and_be_told_apart_by_its_marks():
