@@ -95,7 +95,9 @@ def test_documents_attached_on_their_own_are_checked_for_an_api_that_cites_them_
         sonar = parse_dump(json.dumps(sonar_object("x", [])).encode(), request=document).responses[0]
     assert not any(d.code == "request_not_used" for d in checked.diagnostics)
     note = next(d for d in sonar.diagnostics if d.code == "request_not_used")
-    assert str(note.message).endswith("only against the citations of Anthropic Messages, Bedrock Converse, Toy Answers.")
+    assert str(note.message).endswith(
+        "only against the citations of Anthropic Messages, Bedrock Converse, Toy Answers."
+    )
 
 
 def test_an_api_can_share_a_shape_and_be_told_apart_by_its_marks():
