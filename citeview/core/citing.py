@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from typing import Any
 
 from citeview.core.bidi import show_bidi_controls
 from citeview.core.links import is_safe_http_url
@@ -189,3 +191,19 @@ def note_unknown_event_types(response: Response, kinds: list[str | None]) -> Non
             phrase("The stream has events of a type citeview does not know: {type}.", type=shown),
             type=NO_TYPE if kind is None else kind,
         )
+
+
+def note_listed_citation_not_a_url(response: Response, position: int, value: Any) -> None:
+    """Say that the entry at 1-based ``position`` of a ``citations`` list of URLs (Perplexity's,
+    xAI's) is not a URL, so a ``[position]`` marker cannot point at it."""
+    response.diagnose(
+        "invalid_source",
+        "warning",
+        phrase(
+            "citations[{index}] is not a URL but {value}; [{position}] cannot point at it.",
+            index=position - 1,
+            value=json.dumps(value)[:80],
+            position=position,
+        ),
+        position=position,
+    )

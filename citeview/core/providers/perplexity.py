@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from citeview.core.citing import cite_markers, note_unknown_event_types
+from citeview.core.citing import cite_markers, note_listed_citation_not_a_url, note_unknown_event_types
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, str_or_none, strings_in
 from citeview.core.model import Response, SearchBatch
 from citeview.core.phrases import phrase
@@ -277,17 +277,7 @@ def _add_citations(response: Response, table: SourceTable, citations: Any) -> in
         elif not any(
             d.code == "invalid_source" and d.details.get("position") == position for d in response.diagnostics
         ):
-            response.diagnose(
-                "invalid_source",
-                "warning",
-                phrase(
-                    "citations[{index}] is not a URL but {value}; [{position}] cannot point at it.",
-                    index=position - 1,
-                    value=json.dumps(url)[:80],
-                    position=position,
-                ),
-                position=position,
-            )
+            note_listed_citation_not_a_url(response, position, url)
     return len(citations)
 
 

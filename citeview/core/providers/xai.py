@@ -19,7 +19,7 @@ import json
 import re
 from typing import Any
 
-from citeview.core.citing import cite_markers
+from citeview.core.citing import cite_markers, note_listed_citation_not_a_url
 from citeview.core.inline_tokens import numbered_links
 from citeview.core.jsonvalues import dict_or_empty, str_or_none
 from citeview.core.markers import MarkerMatch
@@ -159,17 +159,7 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
                     response.cited_without_position.append(key)
     for position, url in enumerate(listed, 1):
         if not (isinstance(url, str) and url):
-            response.diagnose(
-                "invalid_source",
-                "warning",
-                phrase(
-                    "citations[{index}] is not a URL but {value}; [{position}] cannot point at it.",
-                    index=position - 1,
-                    value=json.dumps(url)[:80],
-                    position=position,
-                ),
-                position=position,
-            )
+            note_listed_citation_not_a_url(response, position, url)
     cite_markers(response, lambda marker: [], lambda marker: _why_marker_unread(marker, listed))
     return response
 
