@@ -12,7 +12,7 @@ from typing import Any
 import django
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, Subquery
 from django.http import Http404
 from django.template.loader import render_to_string
 from django.utils.translation import get_language, gettext
@@ -26,7 +26,7 @@ from citeview.core.rendering.evidence import evidence_view
 from citeview.core.rendering.shortening import shortened
 from citeview.dumps.blobs import blob_size
 from citeview.dumps.models import Dump, DumpPage
-from citeview.dumps.selectors import VIEWED_FIELDS, BuiltOnce
+from citeview.dumps.selectors import VIEWED_FIELDS
 
 logger = logging.getLogger(__name__)
 
@@ -52,23 +52,20 @@ def dump_body(dump: Dump) -> bytes:
 def dump_viewed(pk: int) -> tuple[Dump, bytes | None]:
     """A dump with only ``VIEWED_FIELDS`` read, and its viewer's body in the current language if a
     current one is kept (else None), in one query with no join: a page whose pieces are kept needs no
-    more, and one that makes a piece reads the whole dump for it (``dump_get``). Django building the
-    whole row's query with its uploader and assignee, and the body's, took 0.8 ms of CPU; their SQL is
-    now built once (``BuiltOnce``) and running it takes 0.3 ms. Raises Http404 for an unknown dump."""
-    found = next(iter(_VIEWED.run(pk=pk, language=get_language(), made_by=running_code_fingerprint())), None)
+    more, and one that makes a piece reads the whole dump for it (``dump_get``). Raises Http404 for an
+    unknown dump."""
+    current = DumpPage.objects.filter(
+        dump=OuterRef("pk"),
+        language=get_language(),
+        derived_at=OuterRef("derived_at"),
+        made_by=running_code_fingerprint(),
+    )
+    viewed = Dump.objects.only(*VIEWED_FIELDS).annotate(kept_body=Subquery(current.values("html")[:1]))
+    found = viewed.filter(pk=pk).order_by().first()
     if found is None:
         raise Http404("No dump has this number.")
     body = found.__dict__.pop("kept_body")  # not a field: its 600 KB are not left on the dump
     return found, None if body is None else bytes(body)  # PostgreSQL's driver gives a memoryview
-
-
-def _viewed(pk: int, language: str, made_by: str) -> QuerySet[Dump]:
-    current = DumpPage.objects.filter(dump=OuterRef("pk"), language=language, derived_at=OuterRef("derived_at"))
-    body = current.filter(made_by=made_by).values("html")[:1]
-    return Dump.objects.only(*VIEWED_FIELDS).annotate(kept_body=Subquery(body)).filter(pk=pk).order_by()
-
-
-_VIEWED = BuiltOnce(_viewed, pk=-1, language="\0language", made_by="\0made_by")
 
 
 def kept_body(dump: Dump) -> bytes | None:
@@ -117,7 +114,7 @@ _cached_code_fingerprint = functools.cache(_code_fingerprint)
 
 def rendered_answers(dump: Dump) -> list[dict[str, Any]]:
     """The stored rendering in the page's language (the view has had any older one rebuilt: ``dump_refresh_if_stale``)."""
-    rendered = dump.rendered
+    rendered: dict[str, list[dict[str, Any]]] = dump.rendered
     return rendered.get(get_language()) or rendered.get(settings.LANGUAGE_CODE) or next(iter(rendered.values()))
 
 

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import F, Model, Q, QuerySet, Value
+from django.db.models import F, Q, QuerySet, Value
 from django.db.models.functions import Least
-from django.db.models.query import RawQuerySet
 from django.shortcuts import get_object_or_404
 
 from citeview.accounts.roles import EDITOR, LEAD, REVIEWER, role_name
@@ -32,49 +29,6 @@ def dump_list(filters: dict[str, str] | None = None, *, tags: bool = True) -> Qu
     dumps = Dump.objects.defer(*HEAVY_FIELDS).select_related("uploaded_by", "assignee")
     dumps = dumps.prefetch_related("tags") if tags else dumps
     return dumps.filter(_conditions(filters or {})).distinct() if filters else dumps
-
-
-class EveryDump:
-    """``fields`` of every dump, newest first, as ``dump_list()`` orders them: the list as it first shows
-    (no filter) pages it on every view, so it is counted and sliced with SQL built once per process.
-    Django building the count's and the page's queries took 0.5 ms of CPU, running them 0.05 ms."""
-
-    def __init__(self, *fields: str) -> None:
-        self._fields = fields
-
-    def count(self) -> int:
-        connection = connections[DEFAULT_DB_ALIAS]
-        with connection.cursor() as cursor:
-            cursor.execute(f"SELECT COUNT(*) FROM {connection.ops.quote_name(Dump._meta.db_table)}")
-            return int(cursor.fetchone()[0])
-
-    def __getitem__(self, window: slice) -> list[dict[str, Any]]:
-        start, stop = window.start or 0, window.stop
-        sql, columns = _every_dump_sql(DEFAULT_DB_ALIAS, self._fields)
-        connection = connections[DEFAULT_DB_ALIAS]
-        # Each column as the ORM reads it (SQLite gives a date and time as text).
-        converters = [[*connection.ops.get_db_converters(c), *c.get_db_converters(connection)] for c in columns]
-        with connection.cursor() as cursor:
-            cursor.execute(f"{sql} LIMIT %s OFFSET %s", [stop - start, start])
-            rows = cursor.fetchall()
-        dumps = []
-        for row in rows:
-            values = []
-            for value, column, column_converters in zip(row, columns, converters, strict=True):
-                for convert in column_converters:
-                    value = convert(value, column, connection)
-                values.append(value)
-            dumps.append(dict(zip(self._fields, values, strict=True)))
-        return dumps
-
-
-@functools.cache
-def _every_dump_sql(alias: str, fields: tuple[str, ...]) -> tuple[str, list[Any]]:
-    compiler = dump_list(tags=False).values_list(*fields).query.get_compiler(alias)
-    sql, params = compiler.as_sql()
-    if params or " LIMIT " in sql:
-        raise ValueError(f"not a query of every dump: {sql} {params}")
-    return sql, [column for column, _sql, _alias in compiler.select]
 
 
 def _conditions(filters: dict[str, str]) -> Q:
@@ -189,45 +143,9 @@ class Editor(NamedTuple):
 
 def team_editors() -> list[Editor]:
     """Every editor, by username: the list's filter offers them, and the viewer's form (and its kept
-    fields' key) those who are active. Both pages ask on every view, so the query's SQL, which has no
-    parameter of the request, is built once per process: Django building it took 0.3 ms, running it 0.02 ms."""
-    sql, params = _team_editors_sql(DEFAULT_DB_ALIAS)
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(sql, params)
-        return [Editor(pk, username, bool(active)) for pk, username, active in cursor.fetchall()]
-
-
-@functools.cache
-def _team_editors_sql(alias: str) -> tuple[str, tuple[Any, ...]]:
+    fields' key) those who are active."""
     editors = get_user_model().objects.filter(groups__name__in=[EDITOR, LEAD]).distinct().order_by("username", "pk")
-    return editors.values_list("pk", "username", "is_active").query.get_compiler(alias).as_sql()
-
-
-class BuiltOnce[M: Model]:
-    """A query run on every view of a page, whose SQL Django builds once per process: ``build`` makes
-    its QuerySet from keyword arguments, called once with placeholders that each run's values replace.
-    Building a query took Django longer than running it (0.3 ms against 0.02 to 0.1 ms). Only for
-    values the database is given as they are, strings and integers: a datetime would be adapted as
-    the SQL is built. Each placeholder must be a parameter once, and nothing else one."""
-
-    def __init__(self, build: Callable[..., QuerySet[M]], **placeholders: str | int) -> None:
-        self._build, self._placeholders = build, placeholders
-
-    @functools.cached_property
-    def _sql(self) -> tuple[type[M], str, dict[str, int]]:
-        query = self._build(**self._placeholders)
-        sql, params = query.query.sql_with_params()
-        where = {name: params.index(value) for name, value in self._placeholders.items() if value in params}
-        if len(params) != len(self._placeholders) or sorted(where.values()) != list(range(len(params))):
-            raise ValueError(f"each placeholder must be a parameter once, and nothing else one: {sql} {params}")
-        return query.model, sql, where
-
-    def run(self, **values: str | int) -> RawQuerySet[M]:
-        model, sql, where = self._sql
-        params: list[str | int] = [0] * len(where)
-        for name, value in values.items():
-            params[where[name]] = value
-        return model.objects.raw(sql, params)
+    return [Editor(*row) for row in editors.values_list("pk", "username", "is_active")]
 
 
 def dump_check_items(dump: Dump) -> list[CheckItem]:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import functools
 import secrets
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -35,7 +35,7 @@ from citeview.dumps.fragments import DumpVersion
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump
 from citeview.dumps.pages import dump_body, dump_viewed
-from citeview.dumps.selectors import EveryDump, dump_get, dump_list, dump_read_status
+from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, can_retry_read, dump_ingest
 from citeview.pages.fragments import list_content, viewer_page, with_csrf_token
 from citeview.review.decorators import result_required
@@ -116,7 +116,9 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return _render_around(request, "dumps/detail.html", context, "body", body)
 
 
-def _render_around(request: HttpRequest, template: str, context: dict, name: str, html: bytes) -> HttpResponse:
+def _render_around(
+    request: HttpRequest, template: str, context: dict[str, Any], name: str, html: bytes
+) -> HttpResponse:
     """``template`` rendered with ``html`` (our own markup, UTF-8) as ``name``, put in once the rest is rendered.
 
     The viewer's kept body is most of its page (600 KB for a 100 KB dump): through the template it
@@ -161,7 +163,7 @@ def dump_normalized(request: HttpRequest, pk: int) -> HttpResponse:
 
 # Google's Search Suggestions must be shown exactly as provided, so they are isolated instead of
 # sanitised: their own document, no script, an opaque origin, and framed only by our own pages.
-SUGGESTIONS_CSP = {
+SUGGESTIONS_CSP: dict[str, list[str]] = {
     "default-src": [CSP.NONE],
     "style-src": [CSP.UNSAFE_INLINE],
     "img-src": ["data:"],
@@ -224,10 +226,7 @@ def home_page(request: HttpRequest, form: DumpForm, status: int = 200) -> HttpRe
     filter_form = functools.cache(lambda: DumpFilterForm(request.GET))
     filters = filter_form().filters() if query else {}
     # Only what the rows are kept by is read for the page; a row not kept reads its dump (list_rows).
-    if filters:
-        versions: EveryDump | QuerySet = dump_list(filters, tags=False).values(*DumpVersion._fields)
-    else:
-        versions = EveryDump(*DumpVersion._fields)
+    versions = dump_list(filters, tags=False).values(*DumpVersion._fields)
     page = Paginator(versions, PAGE_SIZE).get_page(request.GET.get("page"))
     content = list_content(request.user, form, filter_form, page, query.urlencode())
     return render(request, "dumps/home.html", {"content": with_csrf_token(content, request)}, status=status)
