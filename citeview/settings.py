@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -159,7 +160,7 @@ ROOT_URLCONF = "citeview.urls"
 CSRF_FAILURE_VIEW = "citeview.api.views.csrf_failure"
 WSGI_APPLICATION = "citeview.wsgi.application"
 
-TEMPLATES = [
+TEMPLATES: list[dict[str, Any]] = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
@@ -210,7 +211,7 @@ STATIC_ROOT = None if DEBUG else env_str("STATIC_ROOT", str(BASE_DIR / "var" / "
 WHITENOISE_USE_FINDERS = DEBUG
 # In production, files carry a hash of their content in their names (cached for a year, never
 # stale); `manage.py collectstatic` writes them. Development serves the files as they are.
-STORAGES = {
+STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"

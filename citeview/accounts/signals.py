@@ -64,5 +64,5 @@ def _credentials_change(user_model: Any, user: Any, update_fields: frozenset[str
     # stay, under its new hash. That save writes the password alone and, unlike set_password(),
     # leaves no new password noted (``_password``, which Django's own password_changed() hook reads
     # the same way).
-    rehashed = update_fields == {"password"} and getattr(user, "_password", None) is None
+    rehashed = update_fields == frozenset({"password"}) and getattr(user, "_password", None) is None
     return RESTAMP if rehashed else REVOKE

@@ -37,7 +37,8 @@ def login_name(username: str) -> str:
 
 def _user_name_max_length() -> int:
     user_model = get_user_model()
-    return user_model._meta.get_field(user_model.USERNAME_FIELD).max_length or 254  # as the login form
+    field = user_model._meta.get_field(user_model.USERNAME_FIELD)
+    return getattr(field, "max_length", None) or 254  # as the login form
 
 
 def client_address(request: HttpRequest) -> str | None:

@@ -53,7 +53,7 @@ def token_user(key: str) -> Any | None:
     if not constant_time_compare(token.password_digest, password_digest(token.user.password)):
         token.delete()
         return None
-    if token.is_expired:
+    if token.is_expired and token.expires_at is not None:
         raise TokenExpired(token.expires_at)
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:

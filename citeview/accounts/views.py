@@ -1,11 +1,12 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext_lazy as _
@@ -13,6 +14,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from citeview.accounts import roles
+from citeview.accounts.models import ApiToken
 from citeview.accounts.throttle import client_address, seconds_paused
 from citeview.accounts.tokens import DEFAULT_LIFETIME, token_create, token_revoke
 
@@ -78,7 +80,7 @@ def account_page(request: HttpRequest) -> HttpResponse:
         return redirect("account")
     context = {
         "form": form,
-        "tokens": request.user.api_tokens.all(),
+        "tokens": ApiToken.objects.filter(user=cast(User, request.user)),  # signed in: LoginRequiredMiddleware
         "new_key": request.session.pop(NEW_KEY_SESSION, None) if request.method == "GET" else None,
         "role": roles.role_name(request.user),
     }

@@ -105,7 +105,7 @@ class BlobFolderStorage(FileSystemStorage):
     def get_available_name(self, name: str, max_length: int | None = None) -> str:
         return name  # the name is the content's: it is always the right one to write
 
-    def _save(self, name: str, content: File) -> str:
+    def _save(self, name: str, content: File[Any]) -> str:
         path = Path(self.path(name))
         path.parent.mkdir(parents=True, exist_ok=True)
         incoming = path.parent / f".incoming-{secrets.token_hex(8)}"

@@ -73,8 +73,8 @@ def _import_one(entry: ImportEntry, uploaded_by: Any, tags: list[Tag]) -> Import
         return ImportResult(entry.name, ERROR, error=error)
     except Exception:  # a fault of ours in one entry must not cost the others theirs
         logger.exception("Storing %s of a bulk import failed", entry.name)
-        error = DumpError("internal_error", phrase("citeview failed to store this entry; the error is logged."))
-        return ImportResult(entry.name, ERROR, error=error)
+        failed = DumpError("internal_error", phrase("citeview failed to store this entry; the error is logged."))
+        return ImportResult(entry.name, ERROR, error=failed)
     return ImportResult(entry.name, STORED if created else ALREADY_STORED, dump=dump)
 
 
@@ -138,7 +138,7 @@ def _record(batch: Import, number: int, result: ImportResult) -> int:
 def import_progress(batch: Import, after: int = 0) -> list[ImportedEntry]:
     """The entries of an import stored since the ``after``-th, in order and without a gap: pieces
     stored side by side finish in any order, and a row is shown once those before it are."""
-    shown = []
+    shown: list[ImportedEntry] = []
     for entry in batch.entries.select_related("dump").filter(number__gt=after).order_by("number"):
         if entry.number != after + len(shown) + 1:
             break

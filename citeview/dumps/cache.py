@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import pickle
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -16,6 +17,10 @@ from django.utils.timezone import now as tz_now
 
 
 class BulkDatabaseCache(DatabaseCache):
+    # Django's DatabaseCache sets the one and defines the other; django-stubs leaves both out.
+    _table: str
+    _cull: Callable[[str, Any, datetime, int], None]
+
     def set_many(self, data: dict[str, Any], timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> list[str]:
         if not data:
             return []

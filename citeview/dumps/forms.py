@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from pathlib import PurePath
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.conf import settings
@@ -206,11 +206,15 @@ class DumpFilterForm(forms.Form):
         ],
     )
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        providers, editors = filter_choices()
-        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in providers)]
-        self.fields["assignee"].choices = [("", _("anyone")), (UNASSIGNED, _("nobody")), *((e, e) for e in editors)]
+        providers, editors = self.offered = filter_choices()
+        cast(forms.ChoiceField, self.fields["provider"]).choices = [("", _("any")), *((p, p) for p in providers)]
+        cast(forms.ChoiceField, self.fields["assignee"]).choices = [
+            ("", _("anyone")),
+            (UNASSIGNED, _("nobody")),
+            *((e, e) for e in editors),
+        ]
 
     def filters(self) -> dict[str, str]:
         """The valid, non-empty filters; an invalid one is left out (the form shows why)."""
@@ -231,13 +235,13 @@ class DumpDetailsForm(forms.Form):
     tags = forms.CharField(
         label=_("Tags"), required=False, max_length=1000, help_text=_("Separated by commas, e.g. health, 2026-Q3")
     )
-    assignee = forms.ModelChoiceField(
+    assignee: forms.ModelChoiceField[Any] = forms.ModelChoiceField(
         label=_("Assigned to"), queryset=None, required=False, empty_label=_("Not assigned to anyone")
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["assignee"].queryset = assignable_editors()
+        cast("forms.ModelChoiceField[Any]", self.fields["assignee"]).queryset = assignable_editors()
 
     def clean_tags(self) -> list[str]:
         return tag_names(self.cleaned_data["tags"])

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from django.core.cache import cache
 from django.utils import timezone
@@ -66,10 +66,10 @@ def kept_fragment_key(name: str, shown: Iterable[object]) -> str:
     return f"cv:{name}:{get_language()}:{timezone.get_current_timezone_name()}:{made_by}:{digest}"
 
 
-def kept_fragment(name: str, shown: Iterable[object], make: Callable[[], Any]) -> Any:
+def kept_fragment[T](name: str, shown: Iterable[object], make: Callable[[], T]) -> T:
     """A piece of a page that is not one dump's, kept by ``kept_fragment_key``."""
     key = kept_fragment_key(name, shown)
-    return fragments_kept({key: make})[key]
+    return cast(T, fragments_kept({key: make})[key])
 
 
 def fragments_kept(makers: dict[str, Callable[[], Any]]) -> dict[str, Any]:
@@ -82,7 +82,7 @@ def fragments_kept(makers: dict[str, Callable[[], Any]]) -> dict[str, Any]:
     return {**kept, **made}
 
 
-def checked_fragment(name: str, where: Iterable[object], made_from: Iterable[object], make: Callable[[], Any]) -> Any:
+def checked_fragment[T](name: str, where: Iterable[object], made_from: Iterable[object], make: Callable[[], T]) -> T:
     """A piece kept in one entry per place it is shown (``where``, besides the language, time zone and
     code: ``kept_fragment_key``), holding what it was made from (``made_from``, every value it shows
     besides): it is used only while that is what it would be made from now, else made again and kept
@@ -92,7 +92,7 @@ def checked_fragment(name: str, where: Iterable[object], made_from: Iterable[obj
     made = hashlib.sha256(repr(list(made_from)).encode()).hexdigest()
     kept = cache.get(key)
     if kept is not None and kept[0] == made:
-        return kept[1]
+        return cast(T, kept[1])
     fragment = make()
     cache.set(key, (made, fragment))
     return fragment

@@ -16,6 +16,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.tasks import TaskResultStatus
@@ -67,7 +68,7 @@ class Liveness:
             worker_id for worker_id, beat_at, stopped_at in rows if stopped_at is None and beat_at >= self.since
         }
 
-    def runs(self, task: DBTaskResult) -> bool:
+    def runs(self, task: DBTaskResult[Any, Any]) -> bool:
         """Whether a running task's worker (the last to claim it) is alive to finish it."""
         worker_id = last_worker(task)
         if worker_id in self.known:
@@ -76,7 +77,7 @@ class Liveness:
         return task.started_at is not None and task.started_at >= self.since
 
 
-def last_worker(task: DBTaskResult) -> str:
+def last_worker(task: DBTaskResult[Any, Any]) -> str:
     """The worker that claimed the task last: the one running it, if it runs."""
     return task.worker_ids[-1] if task.worker_ids else ""
 

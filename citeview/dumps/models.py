@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import models
@@ -51,7 +51,7 @@ class KeepsBlobs:
         self.__dict__.pop("_kept_blobs", None)
 
     def __getstate__(self) -> dict[str, Any]:
-        state: dict[str, Any] = super().__getstate__()  # type: ignore[misc]
+        state = cast(dict[str, Any], super().__getstate__())
         state.pop("_kept_blobs", None)
         return state
 

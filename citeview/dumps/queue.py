@@ -20,6 +20,8 @@ gets a new task.
 
 from __future__ import annotations
 
+import uuid
+
 from django.tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
@@ -56,8 +58,8 @@ def _requeue_orphaned_dumps() -> int:
     waiting = Dump.objects.filter(read_state__in=[ReadState.QUEUED, ReadState.READING]).only(
         "pk", "read_state", "read_task_id"
     )
-    alive = {TaskResultStatus.READY, TaskResultStatus.RUNNING}
-    task_states = dict(
+    alive: set[str | None] = {TaskResultStatus.READY, TaskResultStatus.RUNNING}
+    task_states: dict[uuid.UUID | None, str | None] = dict(
         DBTaskResult.objects.filter(pk__in=[d.read_task_id for d in waiting if d.read_task_id]).values_list(
             "pk", "status"
         )

@@ -6,7 +6,7 @@ import hashlib
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -31,7 +31,7 @@ ENCODED_FIELDS = ("result", "rendered")
 def dump_ingest(
     *,
     raw: bytes,
-    uploaded_by: AbstractBaseUser | AnonymousUser | None,
+    uploaded_by: User | AnonymousUser | None,
     filename: str = "",
     provider: str | None = None,
     request: Attachment | None = None,
@@ -84,7 +84,7 @@ def _queued_fields(provider: str | None) -> dict[str, Any]:
     return {"read_state": ReadState.QUEUED, "read_provider": provider or "", "derived_at": timezone.now()}
 
 
-def dump_queue_read(*, dump: Dump, task: Task = read_dump, again: bool = False) -> Dump:
+def dump_queue_read(*, dump: Dump, task: Task[..., str] = read_dump, again: bool = False) -> Dump:
     """Queue the reading of a stored dump's bytes (in the transaction that writes its row, or once it is
     written: the task reads the row). Also how a failed dump is tried again. ``again``: a dump read already is read
     again by ``task`` (its result made by older code, ``citeview.review.services.dump_refresh_if_stale``),
@@ -164,7 +164,7 @@ def dump_retry_read(*, dump: Dump) -> Dump:
     return dump_queue_read(dump=dump)
 
 
-def can_retry_read(user: AbstractBaseUser | AnonymousUser | None, dump: Dump) -> bool:
+def can_retry_read(user: User | AnonymousUser | None, dump: Dump) -> bool:
     """Whether the user may press **Try again** on a dump that could not be read: only its uploader, or
     staff. Each press queues a read of the whole dump for a worker, so nobody else's may. The view that
     queues it and the page that offers the button ask this, and nothing else decides it."""
@@ -218,14 +218,14 @@ def _store_documents(dump: Dump, documents: list[AttachedDocument]) -> None:
     AttachedDocument.objects.bulk_create(documents)
 
 
-def _stored_already(dump: Dump, request: Attachment | None, user: AbstractBaseUser | AnonymousUser | None) -> Dump:
+def _stored_already(dump: Dump, request: Attachment | None, user: User | AnonymousUser | None) -> Dump:
     # A dump still being read takes its attachment once it is read (its worker reads what is attached).
     if request and dump.is_ready and not dump.has_attachment and can_attach_request(user, dump):
         return dump_attach_request(dump=dump, request=request, attached_by=user)
     return dump
 
 
-def can_attach_request(user: AbstractBaseUser | AnonymousUser | None, dump: Dump) -> bool:
+def can_attach_request(user: User | AnonymousUser | None, dump: Dump) -> bool:
     """Whether the user may attach a request to a stored dump: only its uploader, or staff.
 
     Attaching re-checks every quote the team's checks rely on, so nobody else may do it to a dump
@@ -238,9 +238,7 @@ def can_attach_request(user: AbstractBaseUser | AnonymousUser | None, dump: Dump
     return dump.uploaded_by_id is not None and dump.uploaded_by_id == user.pk
 
 
-def dump_attach_request(
-    *, dump: Dump, request: Attachment, attached_by: AbstractBaseUser | AnonymousUser | None
-) -> Dump:
+def dump_attach_request(*, dump: Dump, request: Attachment, attached_by: User | AnonymousUser | None) -> Dump:
     """Attach the request that produced a stored response (or the documents it sent), check its
     quotes against it, and record who attached it and when. A dump that has something attached keeps
     it; the dump is returned as stored. Raises ``PermissionDenied`` unless :func:`can_attach_request`

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 from django.tasks import TaskContext, task
 
 
 @task(takes_context=True)
-def read_dump(context: TaskContext, dump_id: int) -> str:
+def read_dump(context: TaskContext[Any, Any], dump_id: int) -> str:
     """Read a stored dump's bytes into its result; returns the dump's state afterwards."""
     from citeview.dumps.services import dump_read_begin, dump_read_stored  # services queue this task
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.core.paginator import Page
-from django.http import HttpRequest
+from django.http import HttpRequest, QueryDict
 from django.middleware.csrf import get_token
 from django.template import Context, Template
 from django.template.defaultfilters import truncatechars
@@ -110,7 +110,7 @@ def with_csrf_token(html: str, request: HttpRequest) -> SafeString:
 
 
 def list_content(
-    user: Any, form: DumpForm, filter_form: Callable[[], DumpFilterForm], page: Page, page_query: str
+    user: Any, form: DumpForm, filter_form: Callable[[], DumpFilterForm], page: Page[dict[str, Any]], page_query: str
 ) -> SafeString:
     """The list page's content: the intake form for those who may store, the filters, the page's rows
     and its pages. Made afresh when the form is filled in or the query asks for more than a page; the
@@ -155,8 +155,10 @@ def intake_widgets(form: DumpForm) -> dict[str, SafeString]:
 
 def filter_fields(form: DumpFilterForm) -> SafeString:
     """The list's filters as the query asked for them, among the choices there are (editors, providers)."""
-    shown = [(name, form.data.getlist(name)) for name in form.fields]
-    choices = [[value for value, _label in form.fields[name].choices] for name in ("provider", "assignee")]
+    data = cast(QueryDict, form.data)  # the query string's
+    shown = [(name, data.getlist(name)) for name in form.fields]
     return kept_fragment(
-        "list-filters", [shown, choices], lambda: render_to_string("dumps/_filter_fields.html", {"filter_form": form})
+        "list-filters",
+        [shown, form.offered],
+        lambda: render_to_string("dumps/_filter_fields.html", {"filter_form": form}),
     )

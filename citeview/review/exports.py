@@ -232,7 +232,7 @@ def _statement_text(markdown: str) -> str:
     return plain_text(markdown)
 
 
-def _exported_dumps(request: HttpRequest) -> QuerySet[Dump]:
+def _exported_dumps(request: HttpRequest) -> QuerySet[Dump, Any]:
     return dump_list(DumpFilterForm(request.GET).filters()).values("pk")
 
 

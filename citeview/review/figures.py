@@ -4,10 +4,10 @@ API, model and tag over a date range; the formulas are in :mod:`citeview.core.re
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.db.models import Q, QuerySet
@@ -18,6 +18,7 @@ from citeview.core import registry
 from citeview.core.rendering.plain import plain_text
 from citeview.core.review.final import final_verdict
 from citeview.core.review.metrics import (
+    Ratings,
     StatementJudgement,
     agreement,
     citation_precision,
@@ -45,8 +46,14 @@ class FigureFilterForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["provider"].choices = [("", _("any")), *((p, p) for p in registry.provider_names())]
-        self.fields["api"].choices = [("", _("any")), *((api.name, api.label) for api in registry.api_formats())]
+        cast(forms.ChoiceField, self.fields["provider"]).choices = [
+            ("", _("any")),
+            *((p, p) for p in registry.provider_names()),
+        ]
+        cast(forms.ChoiceField, self.fields["api"]).choices = [
+            ("", _("any")),
+            *((api.name, api.label) for api in registry.api_formats()),
+        ]
 
     def filters(self) -> dict[str, Any]:
         """The valid, non-empty filters; an invalid one is left out (the form shows why)."""
@@ -100,18 +107,18 @@ def team_figures(filters: dict[str, Any], user: Any) -> dict[str, Any]:
     have not checked yet are left out (blind first; a narrow filter would otherwise give them away),
     and ``hidden_until_you_check`` says how many."""
     dumps = list(selected_dumps(filters).prefetch_related("tags"))
-    checks = Check.objects.filter(dump__in=[d.pk for d in dumps])
+    chosen = Check.objects.filter(dump__in=[d.pk for d in dumps])
     # A dump can hold responses of several APIs: the checks are narrowed to the responses asked for.
     for name in ("provider", "api", "model"):
         if filters.get(name):
-            checks = checks.filter(**{name: filters[name]})
-    hidden = hidden_check_count(user, checks)
+            chosen = chosen.filter(**{name: filters[name]})
+    hidden = hidden_check_count(user, chosen)
     settled = Check.settlements.filter(dump__in=[d.pk for d in dumps])
     for name in ("provider", "api", "model"):
         if filters.get(name):
             settled = settled.filter(**{name: filters[name]})
     settlements = list(checks_visible_to(user, settled).order_by("dump_id", "id"))
-    checks = list(checks_visible_to(user, checks).select_related("editor").order_by("dump_id", "id"))
+    checks = list(checks_visible_to(user, chosen).select_related("editor").order_by("dump_id", "id"))
     evidence = {dump.pk: evidence_counts(dump) for dump in dumps}
     overall = Slice(str(_("All")), checks, dumps, evidence, settlements)
 
@@ -169,7 +176,7 @@ def _evidence_rates(part: Slice, no_dumps: str | None) -> dict[str, dict[str, An
     """What lies behind the slice's citations (citation × source, as editors check them): evidence text
     the dump holds, a snapshot of the source, a passage found in it, and of those a figure or date
     the passage does not say. A dump counts whole in every slice it is in, as its markers do."""
-    total = defaultdict(int)
+    total: defaultdict[str, int] = defaultdict(int)
     for dump in part.dumps:
         for name, count in part.evidence.get(dump.pk, {}).items():
             total[name] += count
@@ -289,8 +296,8 @@ def _short(text: str, length: int) -> str:
     return text if len(text) <= length else text[: length - 1] + "…"
 
 
-def _ratings(checks: Iterable[Check]) -> dict[tuple[int, str], dict[int, str]]:
-    ratings: dict[tuple[int, str], dict[int, str]] = defaultdict(dict)
+def _ratings(checks: Iterable[Check]) -> Ratings:
+    ratings: defaultdict[Hashable, dict[Hashable, str | None]] = defaultdict(dict)
     for check in checks:
         if check.kind == "citation" and check.verdict:
             ratings[(check.dump_id, check.item_key)][check.editor_id] = check.verdict

@@ -1,12 +1,16 @@
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
+from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 # A check's free text, in characters: far beyond any quote or note an editor writes, and small enough
 # that a check page, which shows every editor's check of an item, stays a page. The web form and the
@@ -20,7 +24,7 @@ MAX_NOTE_CHARS = 10_000
 MAX_CHECK_BYTES = 1024 * 1024
 
 
-def _choice(label: str, choices: list[tuple[str, Any]]) -> forms.ChoiceField:
+def _choice(label: StrOrPromise, choices: list[tuple[str, Any]]) -> forms.ChoiceField:
     return forms.ChoiceField(label=label, choices=choices, required=False, widget=forms.RadioSelect)
 
 
@@ -42,7 +46,7 @@ def _at_most(limit: int) -> Callable[[str], None]:
     return validate
 
 
-def _free_text(label: str, limit: int, rows: int) -> forms.CharField:
+def _free_text(label: StrOrPromise, limit: int, rows: int) -> forms.CharField:
     # No maxlength on the box: a browser would cut a longer paste without a word, and the editor's
     # text is theirs to shorten. The limit is held when the form is posted.
     return forms.CharField(
@@ -136,7 +140,7 @@ class NotClaimsForm(forms.Form):
         """Each ticked item of ``keys`` with the version its page showed; anything else is dropped."""
         offered = set(keys)
         chosen = {}
-        for value in self.data.getlist("item_key"):
+        for value in cast(QueryDict, self.data).getlist("item_key"):
             key, _, version = value.rpartition("@")
             if key in offered and version.isdigit():
                 chosen[key] = int(version)
@@ -175,9 +179,11 @@ class SettleForm(forms.Form):
         error_messages={"required": _("Say why: a settlement needs a reason.")},
     )
 
-    def __init__(self, *args: Any, given: dict[str, list[str]] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, data: Mapping[str, Any] | None = None, *, given: dict[str, list[str]] | None = None, **kwargs: Any
+    ) -> None:
         """``given``: per verdict, the editors who gave it, so that picking theirs is picking its line."""
-        super().__init__(*args, prefix="settle", **kwargs)
+        super().__init__(data, prefix="settle", **kwargs)
         self.given = given or {}
 
     def options(self) -> list[dict[str, Any]]:

@@ -99,8 +99,6 @@ def passage_view(statement: str, kept: SnapshotPassage, url: str) -> dict[str, A
     it holds; the first compared again with the claim (the comparison costs only the two texts)."""
     claim = statement_claim(statement)
     candidates = kept.passages if kept.found else ()
-    if kept.found and not candidates:  # a row kept without its candidates: the passage alone
-        candidates = (Passage(kept.start, kept.end, kept.text, kept.score, kept.page),)
     found = found_with(claim, candidates)
     return {
         "found": found,

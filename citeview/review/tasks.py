@@ -3,6 +3,8 @@ recounted. Running it again does nothing more: a result that is current is left 
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.tasks import TaskContext, task
 
 
@@ -16,7 +18,7 @@ def rebuild_dump(dump_id: int, everything: bool = False) -> bool:
 
 
 @task(takes_context=True)
-def read_dump_again(context: TaskContext, dump_id: int) -> str:
+def read_dump_again(context: TaskContext[Any, Any], dump_id: int) -> str:
     """Read again a dump too large to rebuild in a request, queued by its first view after the code
     changed (``dump_refresh_if_stale``); returns the dump's state afterwards."""
     from citeview.review.services import dump_read_again_stored

@@ -250,9 +250,9 @@ def _settle_offer(
         given.setdefault(verdict, []).append(editor)
     if form is None:
         settled = readable.settlements.get(item.key)
-        initial = {"version": item_version(dump, item.key)}
+        initial: dict[str, Any] = {"version": item_version(dump, item.key)}
         if settled is not None:
-            initial.update(verdict=settled.verdict, reason=settled.note)
+            initial |= {"verdict": settled.verdict, "reason": settled.note}
         form = SettleForm(initial=initial, given=given)
     form.given = given
     return {"form": form, "url": reverse("review:settle", args=[dump.pk, item.key])}
@@ -328,8 +328,8 @@ def _may_read(user: Any, check: Check) -> bool:
 def _shown(name: str, values: dict[str, str]) -> str:
     """A recorded value as the form names it (a verdict's label, not its code)."""
     value = values.get(name, "")
-    field = Check._meta.get_field(name)
-    return str(dict(field.choices).get(value, value)) if field.choices else value
+    choices = getattr(Check._meta.get_field(name), "choices", None)
+    return str(dict(choices).get(value, value)) if choices else value
 
 
 def _initial(dump: Dump, item: CheckItem, user: Any) -> dict[str, Any]:
@@ -452,7 +452,7 @@ def _history(dump: Dump, item: CheckItem, user: Any) -> list[dict[str, Any]]:
 
 
 def _field_label(name: str) -> str:
-    return str(Check._meta.get_field(name).verbose_name)
+    return str(getattr(Check._meta.get_field(name), "verbose_name", name))
 
 
 def _show(request: HttpRequest) -> str:

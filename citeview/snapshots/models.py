@@ -108,8 +108,12 @@ class SnapshotPassage(models.Model):
 
     @property
     def passages(self) -> tuple[Passage, ...]:
-        """The candidates as passages, best first."""
-        return tuple(Passage(c["start"], c["end"], c["text"], c["score"], c.get("page")) for c in self.candidates or ())
+        """The candidates as passages, best first; of a row kept before its candidates were, the passage alone."""
+        if self.candidates:
+            return tuple(Passage(c["start"], c["end"], c["text"], c["score"], c.get("page")) for c in self.candidates)
+        if self.start is None or self.end is None or self.score is None:
+            return ()
+        return (Passage(self.start, self.end, self.text, self.score, self.page),)
 
 
 class FetchState(models.TextChoices):

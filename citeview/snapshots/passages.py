@@ -142,7 +142,7 @@ def passages_wanted(
     that finds a passage missing asks again, in case a worker lost the first task, but a page viewed
     often queues one, not one a view). Returns whether it was queued."""
     dumps = sorted(set(dump_ids)) if dump_ids is not None else None
-    key = f"citeview:passages-wanted:{snapshot.pk}:{PASSAGE_VERSION[:16]}:{','.join(map(str, dumps or ['*']))}"
+    key = f"citeview:passages-wanted:{snapshot.pk}:{PASSAGE_VERSION[:16]}:{','.join(map(str, dumps)) if dumps is not None else '*'}"
     if unless_asked_lately and not cache.add(key, True, WANTED_AGAIN_AFTER_SECONDS):
         return False
     find_passages.enqueue(snapshot.pk, dumps)  # with the database's queue, seen once this commits

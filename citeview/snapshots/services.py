@@ -103,7 +103,7 @@ def snapshot_store(
     return snapshot, True
 
 
-def snapshot_upload(*, url: str, upload: UploadedFile, taken_by: Any) -> tuple[Snapshot, bool]:
+def snapshot_upload(*, url: str, upload: UploadedFile[Any], taken_by: Any) -> tuple[Snapshot, bool]:
     """A saved page (HTML, PDF or plain text) the editor uploads. Read to one byte past the limit, so
     an oversized file is refused without being held whole."""
     content = upload.read(MAX_SNAPSHOT_BYTES + 1)

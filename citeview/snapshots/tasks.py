@@ -11,6 +11,8 @@ declared with both: ``@task(queue_name=SNAPSHOT_QUEUE, priority=SNAPSHOT_PRIORIT
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.tasks import TaskContext, task
 from django.tasks.base import DEFAULT_TASK_PRIORITY
 
@@ -21,7 +23,7 @@ SNAPSHOT_PRIORITY = DEFAULT_TASK_PRIORITY - 10
 
 
 @task(takes_context=True, queue_name=SNAPSHOT_QUEUE, priority=SNAPSHOT_PRIORITY)
-def fetch_snapshot(context: TaskContext, fetch_id: int) -> str:
+def fetch_snapshot(context: TaskContext[Any, Any], fetch_id: int) -> str:
     """Fetch the page of the ``SnapshotFetch`` ``fetch_id`` and keep it; returns the fetch's state."""
     from citeview.snapshots.services import snapshot_fetch_run  # services queue this task
 

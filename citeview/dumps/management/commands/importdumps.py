@@ -9,6 +9,7 @@ import limits of the settings (``CITEVIEW_MAX_IMPORT_*``) as on the page and thr
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +47,7 @@ class Command(BaseCommand):
         for number, file in enumerate(files, 1):
             place = f"[{number}/{len(files)}]"
             if file.suffix.lower() not in SPLIT_SUFFIXES:
-                entry = ImportEntry(
-                    str(file), file.name, lambda file=file: _read(file, settings.CITEVIEW_MAX_DUMP_BYTES)
-                )
+                entry = ImportEntry(str(file), file.name, partial(_read, file, settings.CITEVIEW_MAX_DUMP_BYTES))
                 for result in import_results([entry], uploaded_by=user, tags=tags):
                     counts[result.outcome] += 1
                     self._report(place, result)
@@ -80,12 +79,12 @@ class Command(BaseCommand):
 
     def _report(self, place: str, result: ImportResult) -> None:
         line = f"{place} {result.name}: "
-        if result.outcome == STORED:
-            self.stdout.write(f"{line}stored as dump {result.dump.pk}")
-        elif result.outcome == ALREADY_STORED:
-            self.stdout.write(f"{line}already stored as dump {result.dump.pk}")
+        if result.dump is not None:
+            stored = "stored" if result.outcome == STORED else "already stored"
+            self.stdout.write(f"{line}{stored} as dump {result.dump.pk}")
         else:
-            self.stdout.write(self.style.ERROR(f"{line}{result.error.message}"))
+            message = result.error.message if result.error is not None else result.outcome
+            self.stdout.write(self.style.ERROR(f"{line}{message}"))
 
 
 def _files(path: Path) -> list[Path]:
