@@ -90,8 +90,8 @@ def measure(quick: bool) -> list[dict[str, object]]:
     from django.test import Client
 
     from citeview.dumps.services import dump_ingest
+    from citeview.snapshots.kept_passages import snapshot_passages_find
     from citeview.snapshots.models import SnapshotPassage
-    from citeview.snapshots.passages import snapshot_passages_find
     from citeview.snapshots.services import snapshot_store
 
     call_command("migrate", verbosity=0)

@@ -273,7 +273,7 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["d
 # in the request, as the page is then as quick as the queue.
 CITEVIEW_READ_IN_TASK_ABOVE = env_int("CITEVIEW_READ_IN_TASK_ABOVE", 1024 * 1024)
 # A worker (`manage.py worker`) records that it is alive this often; one silent for longer than the
-# second is taken for dead, and the tasks it was running are queued again (citeview.dumps.queue). A
+# second is taken for dead, and the tasks it was running are queued again (citeview.dumps.lost_work). A
 # task is never taken back for running long: a slow fetch run twice is a page fetched twice. (This
 # replaces CITEVIEW_TASK_LOST_AFTER_SECONDS, which is no longer read.)
 CITEVIEW_WORKER_HEARTBEAT_SECONDS = env_int("CITEVIEW_WORKER_HEARTBEAT_SECONDS", 10)
@@ -307,7 +307,7 @@ CITEVIEW_SNAPSHOT_FETCHES_PER_USER = env_int("CITEVIEW_SNAPSHOT_FETCHES_PER_USER
 CITEVIEW_SNAPSHOT_FETCHES_PENDING = env_int("CITEVIEW_SNAPSHOT_FETCHES_PENDING", 20)
 
 # The cache the pages keep their fragments in (a list's rows, a viewer's header and panels:
-# citeview/dumps/fragments.py). A table of the database by default, so that every app server reads
+# citeview/dumps/kept_fragments.py). A table of the database by default, so that every app server reads
 # what another kept; the table is made by a migration (dumps 0012). CACHE_URL names another shared
 # cache instead: redis://host:6379/0 (Django's Redis backend; needs the redis package) or
 # memcached://host:11211 (needs pymemcache).

@@ -37,7 +37,7 @@ def role_name(user: Any) -> str | None:
 
 
 def fragment_audience(user: Any, *, shows_own_checks: bool = False) -> str:
-    """Whom a kept fragment of a page may be shown to (``citeview.dumps.fragments``): everyone of the
+    """Whom a kept fragment of a page may be shown to (``citeview.dumps.kept_fragments``): everyone of the
     user's role, as a fragment shows what the role's permissions allow; a fragment that shows checks
     blind first keeps from an editor until they check (``checks_visible_to``) only to that editor."""
     role = role_name(user) or "none"

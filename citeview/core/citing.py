@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from citeview.core.bidi import show_bidi_controls
+from citeview.core.bidi_controls import show_bidi_controls
 from citeview.core.links import is_safe_http_url
 from citeview.core.markers import MarkerMatch, NotAMarker, UnknownNotation, read_markers, thinking_end
 from citeview.core.model import Citation, Marker, Response

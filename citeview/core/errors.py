@@ -13,7 +13,7 @@ class DumpError(Exception):
     Codes: ``empty``, ``too_large``, ``binary``, ``not_utf8``, ``html``, ``invalid_json``,
     ``truncated_json``, ``too_deep``, ``invalid_sse``, ``unknown_provider``, ``unsupported_provider``,
     ``unsupported_media_type``, ``invalid_request``, ``unexpected_shape``; and for an entry of a bulk
-    import (``citeview.core.bulk``): ``invalid_zip``, ``encrypted``, ``unsupported_compression``, ``not_jsonl``,
+    import (``citeview.core.import_entries``): ``invalid_zip``, ``encrypted``, ``unsupported_compression``, ``not_jsonl``,
     ``too_many_entries``, ``unreadable``, ``internal_error``.
     """
 

@@ -1,6 +1,6 @@
 """The default cache's backend: Django's database cache, keeping many entries in a constant number of
 queries. Django's writes each entry on its own (a count, a read and a write apiece), and a page of the
-list keeps its 25 rows at once (``citeview.dumps.fragments``)."""
+list keeps its 25 rows at once (``citeview.dumps.kept_fragments``)."""
 
 from __future__ import annotations
 

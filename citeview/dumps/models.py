@@ -133,7 +133,7 @@ class Dump(KeepsBlobs, models.Model):
     # Items with at least one finished check, kept up to date by every save (the list filters on it).
     checked_item_count = models.PositiveIntegerField(default=0)
     # Counts the writes that change what a page shows of the dump besides its result (title, tags,
-    # assignee, checks, comments): the pages' kept fragments are keyed by it (``citeview.dumps.fragments``).
+    # assignee, checks, comments): the pages' kept fragments are keyed by it (``citeview.dumps.kept_fragments``).
     page_version = models.PositiveIntegerField(default=0)
     # Counts the changes to the evidence behind its citations kept outside it: a snapshot of a page it
     # cites, the passages found in one for its statements. What is counted of that evidence (the
@@ -311,7 +311,7 @@ class DumpPage(models.Model):
     language = models.CharField(max_length=16)
     derived_at = models.DateTimeField()
     made_by = models.CharField(max_length=64)
-    html = models.BinaryField()  # UTF-8: served as it is read, never decoded (dumps.pages.dump_body)
+    html = models.BinaryField()  # UTF-8: served as it is read, never decoded (dumps.viewer_body.dump_body)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["dump", "language"], name="one_page_per_dump_and_language")]
@@ -357,7 +357,7 @@ class WorkerHeartbeat(models.Model):
     """A task worker (``manage.py worker``) saying it is alive: it writes ``beat_at`` every few seconds
     from a thread of its own, and ``stopped_at`` when it stops cleanly. django-tasks-db records which
     worker claimed a task but not whether that worker still lives; this does, so that a task is taken
-    back only from a worker that went silent, never for running long (``citeview.dumps.queue``)."""
+    back only from a worker that went silent, never for running long (``citeview.dumps.lost_work``)."""
 
     worker_id = models.CharField(max_length=64, unique=True)  # db_worker's --worker-id (at most 64)
     started_at = models.DateTimeField()

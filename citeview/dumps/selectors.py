@@ -82,8 +82,8 @@ def import_get(*, pk: int, user: Any) -> Import:
     return get_object_or_404(imports_visible_to(user), pk=pk)
 
 
-# What the viewer reads of a dump on every view (``citeview.dumps.pages.dump_viewed``): what its kept
-# pieces are keyed by (``dumps.fragments``), whether its result is current, and its title.
+# What the viewer reads of a dump on every view (``citeview.dumps.viewer_body.dump_viewed``): what its kept
+# pieces are keyed by (``dumps.kept_fragments``), whether its result is current, and its title.
 VIEWED_FIELDS = (
     "derived_at",
     "page_version",
@@ -111,7 +111,7 @@ def dumps_outdated() -> QuerySet[Dump]:
 def dump_read_status(dump: Dump, gettext: Callable[[str], str]) -> dict[str, Any]:
     """Where reading a dump stands, as the viewer's status panel and the API show it: its state, the
     error in the reader's language when it failed, and whether it is lost (waiting for a read whose
-    task is gone or whose worker stopped: ``citeview.dumps.queue`` will queue it again, or its uploader can)."""
+    task is gone or whose worker stopped: ``citeview.dumps.lost_work`` will queue it again, or its uploader can)."""
     error = dump.read_error or {}
     return {
         "id": dump.pk,

@@ -3,7 +3,7 @@ reading a large dump's stored bytes, and storing a piece of a bulk import.
 
 Every task here can safely run again: its bytes were stored before it was queued, and running it twice
 makes what running it once does (a worker killed mid-task leaves its task to be run again,
-``citeview.dumps.queue``). The work itself is in ``services`` and ``bulk``; the tasks only name it.
+``citeview.dumps.lost_work``). The work itself is in ``services`` and ``bulk``; the tasks only name it.
 """
 
 from __future__ import annotations

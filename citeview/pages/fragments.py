@@ -1,4 +1,4 @@
-"""The kept pieces of the list and the viewer (``citeview.dumps.fragments``), composed here since they
+"""The kept pieces of the list and the viewer (``citeview.dumps.kept_fragments``), composed here since they
 show review's progress and comments beside the dump. Each is made without the request (no ``perms``):
 what depends on the reader is in its key, through ``fragment_audience``, and a form's CSRF token is a
 marker that ``with_csrf_token`` replaces with the reader's."""
@@ -20,7 +20,7 @@ from django.utils.safestring import SafeString
 
 from citeview.accounts import roles
 from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, DumpForm, filter_choices
-from citeview.dumps.fragments import (
+from citeview.dumps.kept_fragments import (
     DumpVersion,
     cached_fragments,
     checked_fragment,
@@ -30,10 +30,10 @@ from citeview.dumps.fragments import (
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_list, team_editors
 from citeview.dumps.templatetags.bidi import show_bidi
-from citeview.review.evidence import cited_page_snapshots
+from citeview.review.citation_evidence import cited_page_snapshots
 from citeview.review.forms import CommentForm
 from citeview.review.selectors import dump_comments, editor_progress
-from citeview.review.snapshots import provenance_text
+from citeview.review.snapshot_views import provenance_text
 
 
 def list_rows(versions: list[DumpVersion], user: Any) -> list[SafeString]:

@@ -31,12 +31,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 from citeview.accounts import roles
 from citeview.core.errors import DumpError
 from citeview.dumps.forms import DumpFilterForm, DumpForm
-from citeview.dumps.fragments import DumpVersion
 from citeview.dumps.http_status import form_error_status, status_for
+from citeview.dumps.kept_fragments import DumpVersion
 from citeview.dumps.models import Dump
-from citeview.dumps.pages import dump_body, dump_viewed
 from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, can_retry_read, dump_ingest
+from citeview.dumps.viewer_body import dump_body, dump_viewed
 from citeview.pages.fragments import list_content, viewer_page, with_csrf_token
 from citeview.review.decorators import result_required
 from citeview.review.services import dump_refresh_if_stale
@@ -126,8 +126,8 @@ def _render_around(
     a SafeString), which cost more than the rest of the page. A random marker stands in for it, so
     nothing else on the page (a dump's title, a comment) can be taken for its place.
 
-    The page is answered as its three parts, never joined: joining them copied the body once more,
-    0.1 to 0.5 ms of CPU a view (more with the caches cold). Its length is set here, so that no
+    The page is answered as its three parts, never joined: joining them copied the body once more
+    (what that cost: bench/README.md, "Serving"). Its length is set here, so that no
     middleware joins them to count it (``CommonMiddleware``)."""
     marker = f"<!--cv-{secrets.token_hex(16)}-->"
     response = render(request, template, {**context, name: SafeString(marker)})

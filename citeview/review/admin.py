@@ -35,7 +35,7 @@ class CommentAdmin(admin.ModelAdmin):
     list_display = ("dump", "item_key", "author", "created_at")
     search_fields = ("text", "author__username")
 
-    # The viewer keeps its comments panel (citeview.dumps.fragments): an edit here must show at once.
+    # The viewer keeps its comments panel (citeview.dumps.kept_fragments): an edit here must show at once.
     def save_model(self, request, obj, form, change) -> None:  # type: ignore[no-untyped-def]
         super().save_model(request, obj, form, change)
         dump_changed(dump=obj.dump)

@@ -33,8 +33,8 @@ from citeview.review.charts import (
     headline,
     verdict_table,
 )
+from citeview.review.citation_evidence import citation_evidence
 from citeview.review.decorators import result_required
-from citeview.review.evidence import citation_evidence
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check, Comment
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count

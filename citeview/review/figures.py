@@ -31,7 +31,7 @@ from citeview.core.review.metrics import (
     verdict_distribution,
 )
 from citeview.dumps.models import Dump, ReadState
-from citeview.review.evidence import evidence_counts
+from citeview.review.citation_evidence import evidence_counts
 from citeview.review.models import Check
 from citeview.review.selectors import checks_visible_to, hidden_check_count
 

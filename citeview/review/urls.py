@@ -1,7 +1,7 @@
 from django.urls import path
 
 from citeview.dumps import views as dump_views
-from citeview.review import exports, snapshots, views
+from citeview.review import exports, snapshot_views, views
 
 app_name = "review"
 urlpatterns = [
@@ -11,8 +11,8 @@ urlpatterns = [
     path("dumps/<int:pk>/check/not-claims/", views.mark_not_claims, name="not_claims"),
     path("dumps/<int:pk>/check/<slug:key>/", views.check_item, name="item"),
     path("dumps/<int:pk>/check/<slug:key>/settle/", views.settle_item, name="settle"),
-    path("dumps/<int:pk>/check/<slug:key>/snapshot/", snapshots.snapshot_take, name="snapshot"),
-    path("dumps/<int:pk>/check/<slug:key>/snapshot/status", snapshots.snapshot_status, name="snapshot_status"),
+    path("dumps/<int:pk>/check/<slug:key>/snapshot/", snapshot_views.snapshot_take, name="snapshot"),
+    path("dumps/<int:pk>/check/<slug:key>/snapshot/status", snapshot_views.snapshot_status, name="snapshot_status"),
     path("dumps/<int:pk>/checked/", views.check_done, name="done"),
     path("queue/", views.queue, name="queue"),
     path("settle/", views.settle_queue, name="settle_queue"),

@@ -20,14 +20,15 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from citeview.accounts import roles
 from citeview.core.phrases import phrase_text
 from citeview.core.rendering.answer import citation_anchor, response_prefix, source_entries
-from citeview.core.rendering.evidence import hint_words
 from citeview.core.rendering.plain import plain_text
+from citeview.core.rendering.shortening import shortened
+from citeview.core.rendering.side_by_side import hint_words
 from citeview.core.review.final import disagrees
 from citeview.core.review.items import CUT_OFF, CheckItem, item_comparison, item_flags
 from citeview.dumps.http_status import form_error_status
 from citeview.dumps.models import Dump
-from citeview.dumps.pages import rendered_answers
 from citeview.dumps.selectors import UNASSIGNED, dump_get
+from citeview.dumps.viewer_body import rendered_answers
 from citeview.review.decorators import result_required
 from citeview.review.forms import CheckForm, CommentForm, NotClaimsForm, SettleForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, VERDICTS, Check
@@ -60,7 +61,7 @@ from citeview.review.services import (
     comment_add,
     last_save,
 )
-from citeview.review.snapshots import item_source_url, snapshot_panel
+from citeview.review.snapshot_views import item_source_url, snapshot_panel
 
 # Of each item's statement, the list of all items shows its start only.
 NAV_TEXT_CHARS = 120
@@ -552,18 +553,13 @@ def _nav_entry(
         "marker": marker,
         # Every item reads as what it is, a statement's second citation too: its words, then its marker.
         # Cut before it is made plain, and made plain once per statement (``_plain`` keeps it).
-        "text": _shortened(
+        "text": shortened(
             _plain(item.statement.text[:NAV_TEXT_CHARS]), NAV_FOLLOWING_CHARS if following else NAV_SHOWN_CHARS
         ),
         "flags": flags,
         "done": item.key in done,
         "current": current,
     }
-
-
-def _shortened(text: str, length: int) -> str:
-    """As ``truncatechars`` cuts, without a template filter for each of thousands of items."""
-    return text if len(text) <= length else text[: length - 1] + "…"
 
 
 def _item_label(citation: dict[str, Any], item: CheckItem) -> str:
@@ -809,7 +805,7 @@ def settle_queue(request: HttpRequest) -> HttpResponse:
     entries = [
         {
             "dispute": dispute,
-            "text": _shortened(_plain(dispute.statement_text[:NAV_TEXT_CHARS]), NAV_SHOWN_CHARS),
+            "text": shortened(_plain(dispute.statement_text[:NAV_TEXT_CHARS]), NAV_SHOWN_CHARS),
             "verdicts": [(editor, _verdict_label(verdict)) for editor, verdict in dispute.verdicts],
             "url": f"{reverse('review:item', args=[dispute.dump.pk, dispute.item_key])}#cv-settle",
         }

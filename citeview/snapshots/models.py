@@ -8,8 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from citeview.core.evidence.pages import Page
 from citeview.core.evidence.passages import Passage
+from citeview.core.evidence.pdf_pages import Page
 from citeview.dumps.blobs import blob_read
 
 

@@ -3,7 +3,7 @@
 Every way ends in :func:`snapshot_store`: bytes of the page taken before are that snapshot, kept once;
 otherwise the text is extracted first (a file that yields none is an ``ExtractionError`` and nothing is
 stored), then the bytes go to the blob storage, then the row that names them is written, and a worker
-is asked to find the passages of every claim citing the page (``citeview.snapshots.passages``)."""
+is asked to find the passages of every claim citing the page (``citeview.snapshots.kept_passages``)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from citeview.core.phrases import Phrase, phrase
 from citeview.core.url_keys import source_url_key, url_sha256
 from citeview.dumps.blobs import blob_store
 from citeview.snapshots.fetch import FetchError, fetch
+from citeview.snapshots.kept_passages import snapshot_taken
 from citeview.snapshots.models import FetchState, Snapshot, SnapshotFetch, SnapshotMethod
-from citeview.snapshots.passages import snapshot_taken
 from citeview.snapshots.selectors import fetches_pending
 from citeview.snapshots.tasks import fetch_snapshot
 

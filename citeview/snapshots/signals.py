@@ -8,7 +8,7 @@ from typing import Any
 from django.dispatch import receiver
 
 from citeview.dumps.signals import result_written
-from citeview.snapshots.passages import dump_passages_wanted
+from citeview.snapshots.kept_passages import dump_passages_wanted
 
 
 @receiver(result_written, dispatch_uid="citeview-passages-of-a-written-dump")

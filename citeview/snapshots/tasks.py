@@ -34,6 +34,6 @@ def fetch_snapshot(context: TaskContext[Any, Any], fetch_id: int) -> str:
 def find_passages(snapshot_id: int, dump_ids: list[int] | None = None) -> int:
     """Find the passages of the snapshot ``snapshot_id`` for the claims citing its page (in ``dump_ids``,
     or in every dump); returns how many were found now. Running it again finds nothing more."""
-    from citeview.snapshots.passages import snapshot_passages_find  # it queues this task
+    from citeview.snapshots.kept_passages import snapshot_passages_find  # it queues this task
 
     return snapshot_passages_find(snapshot_id=snapshot_id, dump_ids=dump_ids)

@@ -16,7 +16,7 @@ import pytest
 
 from citeview.core.parse import parse_dump
 from citeview.core.rendering.answer import source_labels
-from citeview.core.rendering.evidence import evidence_rows
+from citeview.core.rendering.side_by_side import evidence_rows
 from tests.conftest import OWN_FIXTURES, SHARED_FIXTURES, fixture_ids, real_fixtures
 
 FIXTURES = real_fixtures("bedrock")

@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from citeview.core.bidi import BIDI_CONTROLS, show_bidi_controls
+from citeview.core.bidi_controls import BIDI_CONTROLS, show_bidi_controls
 from citeview.core.review.report import report_markdown
 
 # Unicode's Bidi_Control property (PropList.txt): U+061C, U+200E..U+200F, U+202A..U+202E, U+2066..U+2069.

@@ -17,7 +17,7 @@ import pytest
 from citeview.core import registry
 from citeview.core.errors import DumpError
 from citeview.core.parse import parse_dump
-from citeview.core.rendering.evidence import evidence_rows
+from citeview.core.rendering.side_by_side import evidence_rows
 from tests.conftest import OWN_FIXTURES, PROJECT_DIR, SHARED_FIXTURES, fixture_ids, fixture_params, real_fixtures, sse
 
 FIXTURES = real_fixtures("cohere")

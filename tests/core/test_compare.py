@@ -9,7 +9,7 @@ import pytest
 
 from citeview.core.evidence.compare import compare, findings, mark_findings
 from citeview.core.numbers import folded, mark_numbers_in_html, number_value, number_values
-from citeview.core.rendering.evidence import evidence_rows
+from citeview.core.rendering.side_by_side import evidence_rows
 
 
 def values(text: str, kind: str) -> list[str]:
@@ -610,7 +610,7 @@ def test_the_viewer_the_check_page_and_the_snapshot_panel_give_one_finding(claim
     from citeview.core.evidence.found import found_with
     from citeview.core.evidence.passages import Passage
     from citeview.core.review.items import DIFFERS, check_items, item_comparison, item_flags
-    from citeview.review.snapshots import _hints
+    from citeview.review.snapshot_views import _hints
 
     response = _cited(claim, evidence)
     (row,) = evidence_rows(response, {"1": "1"})

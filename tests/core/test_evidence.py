@@ -8,7 +8,7 @@ from typing import Any
 from citeview.core.links import text_fragment_url
 from citeview.core.numbers import mark_numbers_in_html, number_values
 from citeview.core.parse import parse_dump
-from citeview.core.rendering.evidence import evidence_rows, location_words
+from citeview.core.rendering.side_by_side import evidence_rows, location_words
 from tests.conftest import own_fixture
 
 
@@ -221,7 +221,7 @@ def test_markers_side_by_side_cite_one_sentence_shown_once_without_its_list_mark
 
 def test_a_claim_reads_without_its_inline_citation_link_or_brackets():
     # OpenAI's web search writes its citations into the answer: "([reuters.com](https://…))".
-    from citeview.core.rendering.evidence import claim_words
+    from citeview.core.rendering.side_by_side import claim_words
 
     assert claim_words("Sales rose 3% in 2025 ([reuters.com](https://www.reuters.com/a?utm_source=openai)).") == (
         "Sales rose 3% in 2025."

@@ -13,7 +13,7 @@ from citeview.core.errors import DumpError
 from citeview.core.evidence.held import EVIDENCE_KINDS
 from citeview.core.parse import parse_dump
 from citeview.core.rendering.answer import source_labels
-from citeview.core.rendering.evidence import evidence_view
+from citeview.core.rendering.side_by_side import evidence_view
 from tests.conftest import SHARED_FIXTURES, real_fixtures, recorded_providers
 
 # What each provider's recordings hold as evidence: the kinds their rows are labelled with. Mistral's

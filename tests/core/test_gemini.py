@@ -10,7 +10,7 @@ import pytest
 from citeview.core.offsets import ByteOffsets
 from citeview.core.parse import parse_dump
 from citeview.core.rendering.answer import render_answer, source_labels
-from citeview.core.rendering.evidence import evidence_rows
+from citeview.core.rendering.side_by_side import evidence_rows
 from tests.conftest import fixture_params, own_fixture, real_fixtures, sse
 
 FIXTURES = real_fixtures("gemini")

@@ -27,8 +27,8 @@ from citeview.core.framing import read_dump
 from citeview.core.model import SEVERITIES
 from citeview.core.parse import parse_dump
 from citeview.core.rendering.answer import render_response, source_labels
-from citeview.core.rendering.evidence import evidence_rows
 from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
+from citeview.core.rendering.side_by_side import evidence_rows
 from citeview.core.review.statements import statements
 from tests.conftest import real_fixtures, recorded_providers
 from tests.hostile import strategies as hs

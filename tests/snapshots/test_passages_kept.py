@@ -17,10 +17,10 @@ from django.urls import reverse
 from citeview.core.evidence import passages as passages_module
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
-from citeview.review import evidence as evidence_module
+from citeview.review import citation_evidence as evidence_module
 from citeview.review.exports import shown_time
+from citeview.snapshots.kept_passages import snapshot_passages_find
 from citeview.snapshots.models import Snapshot, SnapshotPassage
-from citeview.snapshots.passages import snapshot_passages_find
 from citeview.snapshots.services import snapshot_paste
 from tests.builders import sonar_object
 
@@ -185,7 +185,7 @@ def test_every_page_and_report_says_how_a_snapshot_was_taken_and_by_whom(editor_
 def test_a_long_finding_stops_in_time_and_queues_the_rest_behind_the_work_waiting(editor, monkeypatch, database_queue):
     from django_tasks_db.models import DBTaskResult
 
-    from citeview.snapshots import passages as kept_passages
+    from citeview.snapshots import kept_passages
 
     stored(editor, statements(5), [TOKYO])
     snapshot, _ = snapshot_paste(url=TOKYO, text=PAGE, taken_by=editor)  # queued, not run

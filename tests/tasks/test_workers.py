@@ -20,8 +20,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from citeview.dumps.lost_work import requeue_lost_work
 from citeview.dumps.models import Dump, ImportedEntry, WorkerHeartbeat
-from citeview.dumps.queue import requeue_lost_work
 from citeview.dumps.services import dump_ingest
 from citeview.snapshots.models import SnapshotFetch
 from tests.builders import sonar_object

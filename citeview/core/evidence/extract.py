@@ -30,7 +30,7 @@ from lxml import etree  # type: ignore[import-untyped]
 from lxml import html as lxml_html
 from pypdf.errors import DependencyError, FileNotDecryptedError
 
-from citeview.core.evidence.pages import Page, page_at
+from citeview.core.evidence.pdf_pages import Page, page_at
 from citeview.core.phrases import Phrase, phrase
 
 # A saved page larger than this is refused before it is parsed (a fetch is capped at 10 MB too).

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from citeview.core.evidence.compare import Comparison, Finding, compare, findings, mark_findings
-from citeview.core.evidence.pages import Page
 from citeview.core.evidence.passages import BEST, Passage, passages_of_claims, snapshot_sentences
+from citeview.core.evidence.pdf_pages import Page
 
 # What "the figures and dates a passage holds" are, of the findings ``compare`` reads.
 FIGURE_AND_DATE_KINDS = ("figure", "date")

@@ -40,7 +40,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from citeview.core.evidence.pages import Page, page_at
+from citeview.core.evidence.pdf_pages import Page, page_at
 from citeview.core.links import text_fragment_url
 from citeview.core.markers import MARKER
 from citeview.core.numbers import NUMBER, folded, number_value

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from citeview.core.bidi import show_bidi_controls
+from citeview.core.bidi_controls import show_bidi_controls
 from citeview.core.links import is_safe_http_url, url_domain
 from citeview.core.phrases import Translate, phrase_text, untranslated
 from citeview.core.rendering.markdown import (
@@ -465,7 +465,7 @@ class _FootnoteParts:
 
 
 def _source_card(card_id: str, source: dict[str, Any], gettext: Translate, *, conflict: bool) -> Card:
-    # A source's title is a name people read: its bidi controls are shown, not obeyed (core.bidi).
+    # A source's title is a name people read: its bidi controls are shown, not obeyed (core.bidi_controls).
     title = str(source["title"] or url_domain(source["url"]) or source["url"] or source["key"])
     redirect = source["extra"].get("redirect")
     return Card(

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from citeview.core.evidence.compare import Comparison
 from citeview.core.evidence.held import held_evidence
 from citeview.core.markers import MARKER
-from citeview.core.rendering.evidence import EvidenceReading, claim_span, claim_words, evidence_comparison
+from citeview.core.rendering.side_by_side import EvidenceReading, claim_span, claim_words, evidence_comparison
 from citeview.core.review.statements import Statement, statements
 
 Kind = Literal["citation", "unresolved", "statement"]

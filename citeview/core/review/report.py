@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from citeview.core import registry
-from citeview.core.bidi import show_bidi_controls
+from citeview.core.bidi_controls import show_bidi_controls
 from citeview.core.phrases import Phrase, Translate, phrase, phrase_text, untranslated
 from citeview.core.rendering.answer import readable_marker
 from citeview.core.rendering.plain import plain_text

@@ -18,8 +18,8 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from citeview.core.bulk import ImportEntry
 from citeview.core.errors import DumpError, too_large_error
+from citeview.core.import_entries import ImportEntry
 from citeview.core.phrases import phrase
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, ImportResult, import_entries, import_results
 from citeview.dumps.forms import tag_names

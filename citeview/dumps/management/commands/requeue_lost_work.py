@@ -1,4 +1,4 @@
-"""``python manage.py requeue_lost_work``: queue again the tasks a dead worker left (``citeview.dumps.queue``).
+"""``python manage.py requeue_lost_work``: queue again the tasks a dead worker left (``citeview.dumps.lost_work``).
 ``manage.py worker`` does this itself as it starts and once per ``CITEVIEW_WORKER_SILENT_AFTER_SECONDS``;
 this is for a cron or by hand."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from citeview.dumps.queue import requeue_lost_work
+from citeview.dumps.lost_work import requeue_lost_work
 
 
 class Command(BaseCommand):

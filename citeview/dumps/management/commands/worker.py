@@ -1,6 +1,6 @@
 """``python manage.py worker``: django-tasks-db's ``db_worker`` (every option of it), which says it is
 alive while it runs (``citeview.dumps.heartbeat``), first takes back the work a dead worker left and
-keeps looking for it (``citeview.dumps.queue``).
+keeps looking for it (``citeview.dumps.lost_work``).
 
 Without ``--queue-name`` it takes every queue citeview declares (``TASKS``' ``QUEUES``: ``default``
 and ``snapshots``), the dumps' work first (their tasks' priority is higher); ``--queue-name
@@ -25,7 +25,7 @@ from django.utils.autoreload import DJANGO_AUTORELOAD_ENV
 from django_tasks_db.management.commands import db_worker
 
 from citeview.dumps.heartbeat import worker_beat, worker_started, worker_stopped
-from citeview.dumps.queue import requeue_lost_work
+from citeview.dumps.lost_work import requeue_lost_work
 
 logger = logging.getLogger(__name__)
 

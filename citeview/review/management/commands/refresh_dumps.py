@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from citeview.review.services import dump_refresh_outdated
-from citeview.snapshots.passages import passages_refresh
+from citeview.snapshots.kept_passages import passages_refresh
 
 
 class Command(BaseCommand):

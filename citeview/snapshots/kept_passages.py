@@ -21,7 +21,7 @@ from django.db.models import F
 
 from citeview.core.evidence.found import PassageFound, passages_for_claims
 from citeview.core.links import is_safe_http_url
-from citeview.core.rendering.evidence import claim_words
+from citeview.core.rendering.side_by_side import claim_words
 from citeview.core.review.items import CheckItem
 from citeview.core.url_keys import source_url_key
 from citeview.core.version import PASSAGE_VERSION

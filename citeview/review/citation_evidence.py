@@ -12,8 +12,8 @@ from citeview.core.evidence.held import held_evidence
 from citeview.core.links import is_safe_http_url
 from citeview.dumps.models import Dump
 from citeview.review.selectors import dump_check_items
+from citeview.snapshots.kept_passages import claim_sha256, statement_claim
 from citeview.snapshots.models import SnapshotPassage
-from citeview.snapshots.passages import claim_sha256, statement_claim
 from citeview.snapshots.selectors import newest_snapshots, passages_kept, snapshot_entry
 
 # Counted once per dump and kept while neither its result nor its evidence changes.
@@ -40,7 +40,7 @@ def citation_evidence(dump: Dump) -> list[dict[str, Any]]:
 
 def _evidence_groups(dump: Dump) -> list[dict[str, Any]]:
     """Per source cited, its evidence and each of its citations with its marker, quote and statement.
-    The passages are those a worker found and kept (``citeview.snapshots.passages``), read in one
+    The passages are those a worker found and kept (``citeview.snapshots.kept_passages``), read in one
     query: none is looked for here, however large the snapshot."""
     responses = dump.result["responses"]
     items = [item for item in dump_check_items(dump) if item.kind == "citation" and item.citation is not None]

@@ -28,8 +28,8 @@ from citeview.review.exports import shown_time
 from citeview.review.forms import SnapshotPasteForm, SnapshotUploadForm
 from citeview.review.selectors import dump_check_items
 from citeview.review.services import dump_refresh_if_stale
+from citeview.snapshots.kept_passages import claim_sha256, passages_wanted, statement_claim
 from citeview.snapshots.models import Snapshot, SnapshotFetch, SnapshotPassage
-from citeview.snapshots.passages import claim_sha256, passages_wanted, statement_claim
 from citeview.snapshots.selectors import newest_fetch, newest_snapshot, passages_kept, snapshot_count, snapshot_entry
 from citeview.snapshots.services import (
     FetchingDisabled,

@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 
 from citeview.dumps.models import Dump
-from citeview.dumps.pages import running_code_fingerprint
+from citeview.dumps.viewer_body import running_code_fingerprint
 
 
 class DumpVersion(NamedTuple):

@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from citeview.core.bulk import ImportLimits, split_import
 from citeview.core.errors import DumpError
+from citeview.core.import_entries import ImportLimits, split_import
 from tests.zips import archive, listing
 
 LIMITS = ImportLimits(dump_bytes=10 * 1024 * 1024, dumps=10_000, unpacked_bytes=100 * 1024 * 1024)

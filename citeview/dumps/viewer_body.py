@@ -22,8 +22,8 @@ from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import phrase_text
 from citeview.core.pretty import pretty_dump_text
 from citeview.core.rendering.answer import footnotes, response_prefix, source_entries, source_labels
-from citeview.core.rendering.evidence import evidence_view
 from citeview.core.rendering.shortening import shortened
+from citeview.core.rendering.side_by_side import evidence_view
 from citeview.dumps.blobs import blob_size
 from citeview.dumps.models import Dump, DumpPage
 from citeview.dumps.selectors import VIEWED_FIELDS
