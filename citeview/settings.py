@@ -191,7 +191,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "dumps:home"
+LOGIN_REDIRECT_URL = "pages:home"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en")

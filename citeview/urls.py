@@ -8,8 +8,6 @@ from django.views.decorators.http import require_GET
 from django.views.i18n import set_language
 
 from citeview.accounts.views import LoginView, account_page, token_revoke_view
-from citeview.dumps.urls import urlpatterns as dump_urlpatterns
-from citeview.pages.urls import urlpatterns as page_urlpatterns
 
 
 @login_not_required
@@ -22,9 +20,9 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
-    # The list and the viewer (composed in pages, over dumps and review) and a dump's own addresses share
-    # the names links use: dumps:home, dumps:detail, dumps:raw.
-    path("", include(([*page_urlpatterns, *dump_urlpatterns], "dumps"))),
+    # Each app names its own pages: pages: (the list and the viewer), dumps:, review:.
+    path("", include("citeview.pages.urls")),
+    path("", include("citeview.dumps.urls")),
     path("", include("citeview.review.urls")),
     path("api/", include("citeview.api.urls")),
     path("accounts/login/", LoginView.as_view(), name="login"),

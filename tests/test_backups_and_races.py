@@ -36,7 +36,7 @@ def test_dumpdata_and_loaddata_with_the_blobs_copied_restore_dumps_byte_for_byte
     request = own_fixture("claude-content-blocks-search-results.request.json")
     dump_ingest(raw=own_fixture("claude-content-blocks-search-results.json"), uploaded_by=editor, request=request)
     client.force_login(editor)
-    client.post(reverse("review:details", args=[dumps[0].pk]), {"title": "条件の確認", "tags": "health, 2026"})
+    client.post(reverse("dumps:details", args=[dumps[0].pk]), {"title": "条件の確認", "tags": "health, 2026"})
     for version, verdict in enumerate(("none", "partial")):
         body = {"version": str(version), "verdict": verdict, "verification_worthy": "yes", "note": "年度を確認"}
         client.post(reverse("review:item", args=[dumps[0].pk, "r0-c1"]), body)

@@ -29,9 +29,9 @@ def test_the_dump_list_offers_a_registered_provider_and_filters_by_it(toy, edito
     dump_ingest(
         raw=json.dumps(sonar_object("Osaka grew [1].", ["https://example.org/osaka"])).encode(), uploaded_by=editor
     )
-    page = editor_client.get(reverse("dumps:home")).content.decode()
+    page = editor_client.get(reverse("pages:home")).content.decode()
     assert '<option value="toy">toy</option>' in page
-    filtered = editor_client.get(reverse("dumps:home"), {"provider": "toy"}).content.decode()
+    filtered = editor_client.get(reverse("pages:home"), {"provider": "toy"}).content.decode()
     assert toy_dump.get_absolute_url() in filtered and "Osaka grew" not in filtered
     assert "Tokyo has 14 million" in editor_client.get(toy_dump.get_absolute_url()).content.decode()
 

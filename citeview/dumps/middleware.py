@@ -59,6 +59,6 @@ class DumpSizeLimitMiddleware:
             return JsonResponse(error.to_json(), status=413)
         context = {
             "message": error.phrase.text(gettext),
-            "back": reverse("dumps:import") if is_import else reverse("dumps:home"),
+            "back": reverse("dumps:import") if is_import else reverse("pages:home"),
         }
         return HttpResponse(render_to_string("413.html", context), status=413)

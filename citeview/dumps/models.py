@@ -242,7 +242,7 @@ class Dump(KeepsBlobs, models.Model):
         return self.read_state == ReadState.READY
 
     def get_absolute_url(self) -> str:
-        return reverse("dumps:detail", args=[self.pk])
+        return reverse("pages:detail", args=[self.pk])
 
     @property
     def has_attachment(self) -> bool:

@@ -44,7 +44,7 @@ def list_rows(versions: list[DumpVersion], user: Any) -> list[SafeString]:
         dumps = list(dump_list().filter(pk__in=[version.pk for version in missing]))
         progress = editor_progress([dump.pk for dump in dumps])
         return {
-            dump.pk: render_to_string("dumps/_dump_row.html", {"dump": dump, "editors": progress.get(dump.pk, [])})
+            dump.pk: render_to_string("pages/_dump_row.html", {"dump": dump, "editors": progress.get(dump.pk, [])})
             for dump in dumps
         }
 
@@ -83,7 +83,7 @@ def _viewer_page(dump: Dump, can_record: bool, organise: bool, comment: bool) ->
         "csrf_token": CSRF_MARKER,
     }
     title = truncatechars(show_bidi(dump.display_title), 60)  # escaped where the page shows it
-    return {"title": title, "content": render_to_string("dumps/_viewer.html", context)}
+    return {"title": title, "content": render_to_string("pages/_viewer.html", context)}
 
 
 def _snapshots_listed(dump: Dump) -> dict[str, Any]:
@@ -135,7 +135,7 @@ def list_content(
             "max_dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / (1024 * 1024), 1),
             "csrf_token": CSRF_MARKER,
         }
-        return render_to_string("dumps/_list.html", context)
+        return render_to_string("pages/_list.html", context)
 
     if form.is_bound or page_query:
         return make()
@@ -160,5 +160,5 @@ def filter_fields(form: DumpFilterForm) -> SafeString:
     return kept_fragment(
         "list-filters",
         [shown, form.offered],
-        lambda: render_to_string("dumps/_filter_fields.html", {"filter_form": form}),
+        lambda: render_to_string("pages/_filter_fields.html", {"filter_form": form}),
     )

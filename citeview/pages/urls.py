@@ -1,10 +1,11 @@
-"""The list and the viewer, with the viewer's normalised JSON and Search Suggestions frame. ``citeview/urls.py``
-names them ``dumps:`` beside a dump's own addresses, as links have always called them."""
+"""The list and the viewer, with the viewer's normalised JSON and Search Suggestions frame: pages
+composed over dumps and review."""
 
 from django.urls import path
 
 from citeview.pages import views
 
+app_name = "pages"
 urlpatterns = [
     path("", views.home, name="home"),
     path("dumps/<int:pk>/", views.dump_detail, name="detail"),

@@ -113,7 +113,7 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {"viewer": {"title": viewer["title"], "content": with_csrf_token(viewer["content"], request)}}
     if body is None or dump.derived_at != read_from:  # none kept, or kept of the result just rebuilt
         body = dump_body(whole())
-    return _render_around(request, "dumps/detail.html", context, "body", body)
+    return _render_around(request, "pages/detail.html", context, "body", body)
 
 
 def _render_around(
@@ -148,7 +148,7 @@ def _reading_page(request: HttpRequest, dump: Dump) -> HttpResponse:
         "reading": dump_read_status(dump, gettext),
         "can_retry": can_retry_read(request.user, dump),
     }
-    return render(request, "dumps/reading.html", context)
+    return render(request, "pages/reading.html", context)
 
 
 @require_GET
@@ -211,7 +211,7 @@ def _framed_by_our_page(request: HttpRequest) -> bool:
 def _suggestions_outside_their_frame(pk: int) -> HttpResponse:
     # 403, not 404: the document exists and the reader may see it, only not here. Plain text, so
     # nothing in the answer can be taken for the snippet or for one of our pages.
-    viewer = reverse("dumps:detail", args=[pk])
+    viewer = reverse("pages:detail", args=[pk])
     message = _("Google's Search Suggestions are shown only in a frame of the dump's viewer: open %(url)s.")
     response = HttpResponse(message % {"url": viewer} + "\n", status=403, content_type="text/plain; charset=utf-8")
     patch_vary_headers(response, _FRAME_HEADERS)
@@ -229,4 +229,4 @@ def home_page(request: HttpRequest, form: DumpForm, status: int = 200) -> HttpRe
     versions = dump_list(filters, tags=False).values(*DumpVersion._fields)
     page = Paginator(versions, PAGE_SIZE).get_page(request.GET.get("page"))
     content = list_content(request.user, form, filter_form, page, query.urlencode())
-    return render(request, "dumps/home.html", {"content": with_csrf_token(content, request)}, status=status)
+    return render(request, "pages/home.html", {"content": with_csrf_token(content, request)}, status=status)

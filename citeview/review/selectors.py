@@ -230,3 +230,23 @@ def hidden_check_count(user: Any, checks: QuerySet[Check]) -> int:
     if not roles.can_record(user):
         return 0
     return checks.count() - checks_visible_to(user, checks).count()
+
+
+def check_visible_to(user: Any, check: Check) -> bool:
+    """Whether blind first lets ``user`` read ``check`` (``checks_visible_to``)."""
+    return checks_visible_to(user, Check.rows.filter(pk=check.pk)).exists()
+
+
+def own_checks(dump: Dump, user: Any, keys: set[str]) -> QuerySet[Check]:
+    """``user``'s own checks of the items (and statements) ``keys`` of ``dump``."""
+    return Check.objects.filter(dump=dump, editor=user, item_key__in=keys)
+
+
+def others_checks_of_item(dump: Dump, key: str, user: Any) -> QuerySet[Check]:
+    """Every other editor's checks of one item, read or not: what ``hidden_check_count`` counts from."""
+    return Check.objects.filter(dump=dump, item_key=key).exclude(editor=user)
+
+
+def item_comments(dump: Dump, key: str) -> list[Comment]:
+    """The comments on one item, oldest first, with their authors."""
+    return list(dump.comments.filter(item_key=key).select_related("author"))

@@ -1,6 +1,5 @@
 from django.urls import path
 
-from citeview.dumps import views as dump_views
 from citeview.review import exports, snapshot_views, views
 
 app_name = "review"
@@ -17,8 +16,6 @@ urlpatterns = [
     path("queue/", views.queue, name="queue"),
     path("settle/", views.settle_queue, name="settle_queue"),
     path("dumps/<int:pk>/comments/", views.comment_create, name="comment"),
-    # A dump's title, tags and assignee are the dumps app's; the address keeps the name templates use.
-    path("dumps/<int:pk>/details/", dump_views.dump_details, name="details"),
     path("dumps/<int:pk>/report/", exports.report_page, name="report"),
     path("dumps/<int:pk>/report.md", exports.report_md, name="report_md"),
     path("dumps/<int:pk>/report.json", exports.report_json, name="report_json"),

@@ -44,7 +44,7 @@ def imported(editor, raw: bytes) -> Dump:
 def pages(client, dump: Dump) -> dict[str, str]:
     check = client.get(reverse("review:start", args=[dump.pk]), follow=True)
     return {
-        "list": client.get(reverse("dumps:home")).content.decode(),
+        "list": client.get(reverse("pages:home")).content.decode(),
         "viewer": client.get(dump.get_absolute_url()).content.decode(),
         "check": check.content.decode(),
         "report": client.get(reverse("review:report", args=[dump.pk])).content.decode(),

@@ -44,7 +44,7 @@ def page(client, url: str, language: str = "en") -> str:
 
 
 def both_pages(client, dump: Dump, language: str = "en") -> tuple[str, str]:
-    return page(client, reverse("dumps:home"), language), page(client, dump.get_absolute_url(), language)
+    return page(client, reverse("pages:home"), language), page(client, dump.get_absolute_url(), language)
 
 
 def without_csrf_tokens(pages: tuple[str, ...]) -> tuple[str, ...]:
@@ -66,7 +66,7 @@ def test_the_default_cache_is_a_table_of_the_database_that_migrate_made():
 def test_a_page_seen_again_reads_its_rows_and_panels_kept(editor_client, dump):
     first = both_pages(editor_client, dump)
     read = {}
-    for name, url in (("list", reverse("dumps:home")), ("viewer", dump.get_absolute_url())):
+    for name, url in (("list", reverse("pages:home")), ("viewer", dump.get_absolute_url())):
         with CaptureQueriesContext(connection) as again:
             page(editor_client, url)
         read[name] = " ".join(query["sql"] for query in again.captured_queries)
@@ -79,7 +79,7 @@ def test_a_page_seen_again_reads_its_rows_and_panels_kept(editor_client, dump):
 def test_title_tags_assignee_checks_and_comments_show_at_once(editor_client, editor, second_editor, dump):
     both_pages(editor_client, dump)  # kept now
     details = {"title": "厚労省の条件 調査", "tags": "health", "assignee": second_editor.pk}
-    editor_client.post(reverse("review:details", args=[dump.pk]), details)
+    editor_client.post(reverse("dumps:details", args=[dump.pk]), details)
     listed, viewer = both_pages(editor_client, dump)
     for shown in (listed, header(viewer)):
         assert "厚労省の条件 調査" in shown and "health" in shown and "taro" in shown
@@ -99,7 +99,7 @@ def test_each_language_and_role_gets_its_own(client, editor, reviewer, dump):
     assert "Check the citations" in page(client, dump.get_absolute_url())
     japanese = page(client, dump.get_absolute_url(), "ja")
     assert "引用を確認する" in japanese and "引き継ぎレポート" in header(japanese)
-    assert "Citations" not in page(client, reverse("dumps:home"), "ja").split("<tbody>")[1]
+    assert "Citations" not in page(client, reverse("pages:home"), "ja").split("<tbody>")[1]
     client.force_login(reviewer)
     viewer = page(client, dump.get_absolute_url())
     assert "Read the checks" in viewer and "Check the citations" not in viewer
@@ -133,7 +133,7 @@ def test_a_fragment_that_shows_checks_is_kept_per_editor_and_one_that_does_not_p
 def test_the_list_keeps_its_query_count_cold_and_warm(editor_client, editor):
     def queries() -> int:
         with CaptureQueriesContext(connection) as captured:
-            page(editor_client, reverse("dumps:home"))
+            page(editor_client, reverse("pages:home"))
         return len(captured)
 
     dump_ingest(raw=own_fixture(SEED), uploaded_by=editor)
@@ -155,7 +155,7 @@ def test_the_viewer_seen_again_pays_the_same_few_queries_whatever_the_team_added
 
     plain = dump_ingest(raw=own_fixture(SEED).replace("条件A".encode(), "条件B".encode()), uploaded_by=None)[0]
     details = {"title": "厚労省の条件", "tags": "health, 2026-Q3, batch-7", "assignee": second_editor.pk}
-    editor_client.post(reverse("review:details", args=[dump.pk]), details)
+    editor_client.post(reverse("dumps:details", args=[dump.pk]), details)
     for text in ("年度を確認してください", "二つ目のURLは古い版", "確認済み"):
         editor_client.post(reverse("review:comment", args=[dump.pk]), {"text": text})
     editor_client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})
@@ -201,14 +201,14 @@ def test_the_forms_of_a_kept_viewer_carry_each_readers_own_csrf_token(editor, se
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
         assert client.post(comments, {"text": text}).status_code == 403  # without it
         assert client.post(comments, {"text": text, "csrfmiddlewaretoken": token}).status_code == 302
-        assert ('action="' + reverse("review:details", args=[dump.pk]) in viewer) == (user != reviewer)
+        assert ('action="' + reverse("dumps:details", args=[dump.pk]) in viewer) == (user != reviewer)
     viewer = page(client, dump.get_absolute_url())
     assert "年度を確認してください" in viewer and "確認済み" in viewer and "出典は一次資料" in viewer
 
 
 def test_the_kept_list_shows_each_role_its_own_and_a_new_dump_at_once(editor, reviewer, dump):
     client = Client(enforce_csrf_checks=True)
-    home = reverse("dumps:home")
+    home = reverse("pages:home")
     client.force_login(editor)
     listed = page(client, home)  # kept now, for editors
     assert "1 dump" in listed and "Read the dump" in listed
@@ -226,7 +226,7 @@ def test_the_kept_list_shows_each_role_its_own_and_a_new_dump_at_once(editor, re
 def test_each_page_of_the_kept_list_shows_its_own_dumps(editor_client, editor, dump):
     for n in range(25):
         dump_ingest(raw=own_fixture(SEED).replace("条件A".encode(), f"条件A{n}".encode()), uploaded_by=editor)
-    home = reverse("dumps:home")
+    home = reverse("pages:home")
     for _view in range(2):  # made, then kept
         first, second = page(editor_client, home), page(editor_client, home + "?page=2")
         assert first.count("<tr") == 26 and second.count("<tr") == 2

@@ -129,13 +129,13 @@ def test_the_viewer_shows_status_diagnostics_sources_searches_and_raw(editor_cli
     assert "https://news.example.com/2026/jouken" in page and "https://www.mhlw.go.jp/stf/jouken-a.html" in page
     assert "2 searches, as received" in page
     assert '<details class="cv-card cv-raw">' in page and "response.reasoning.search_results" in page
-    assert reverse("dumps:normalized", args=[dump.pk]) in page
+    assert reverse("pages:normalized", args=[dump.pk]) in page
 
 
 def test_the_normalised_json_downloads_as_the_contract(editor_client):
     editor_client.post(HOME, {"text": own_fixture("agent-seed-incomplete.sse").decode()})
     dump = Dump.objects.get()
-    response = editor_client.get(reverse("dumps:normalized", args=[dump.pk]))
+    response = editor_client.get(reverse("pages:normalized", args=[dump.pk]))
     assert response["Content-Disposition"].startswith("attachment;")
     body = json.loads(response.content)
     assert body["citeview"] == 1 and body["dump"]["sha256"] == dump.sha256

@@ -252,7 +252,7 @@ def dump_pages(client: Any, dump: Dump, *which: str) -> dict[str, str]:
     which = which or ("viewer", "list", "report", "checks")
     urls = {
         "viewer": dump.get_absolute_url(),
-        "list": reverse("dumps:home"),
+        "list": reverse("pages:home"),
         "report": reverse("review:report", args=[dump.pk]),
     }
     pages = {name: get_ok(client, urls[name]) for name in which if name in urls}

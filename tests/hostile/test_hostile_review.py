@@ -69,7 +69,7 @@ def test_file_names(editor_client, editor, name):
 
 @pytest.mark.parametrize("title", params(TEXT))
 def test_dump_titles(editor_client, seed, title):
-    response = editor_client.post(reverse("review:details", args=[seed.pk]), {"title": title, "tags": ""})
+    response = editor_client.post(reverse("dumps:details", args=[seed.pk]), {"title": title, "tags": ""})
     assert response.status_code == 302
     seed.refresh_from_db()
     assert seed.title == title.strip()
@@ -88,11 +88,11 @@ def test_dump_titles(editor_client, seed, title):
 @pytest.mark.parametrize("payload", params(TEXT))
 def test_tags(editor_client, seed, payload):
     names = list(dict.fromkeys(n for n in (p.strip()[:50].strip() for p in payload.split(",")) if n))
-    response = editor_client.post(reverse("review:details", args=[seed.pk]), {"title": "", "tags": ", ".join(names)})
+    response = editor_client.post(reverse("dumps:details", args=[seed.pk]), {"title": "", "tags": ", ".join(names)})
     assert response.status_code == 302
     assert sorted(seed.tags.values_list("name", flat=True)) == sorted(names)
     pages = dump_pages(editor_client, seed, "viewer", "list")
-    pages["list, filtered by the tag"] = get_ok(editor_client, reverse("dumps:home"), tag=names[0])
+    pages["list, filtered by the tag"] = get_ok(editor_client, reverse("pages:home"), tag=names[0])
     assert_pages_inert(pages, payload)
     for page in pages.values():
         chips = [norm("".join(e.text)) for e in parsed(page).elements if e.matches("span", "cv-chip")]
@@ -101,11 +101,11 @@ def test_tags(editor_client, seed, payload):
 
 @pytest.mark.parametrize("payload", params(TEXT_SHORT))
 def test_list_search_and_filters_reflect_the_query(editor_client, seed, payload):
-    editor_client.post(reverse("review:details", args=[seed.pk]), {"title": payload, "tags": ""})
+    editor_client.post(reverse("dumps:details", args=[seed.pk]), {"title": payload, "tags": ""})
     filters = {"tag": payload[:50], "provider": payload, "status": payload, "assignee": payload, "page": payload}
     pages = {
-        "searched": get_ok(editor_client, reverse("dumps:home"), q=payload),
-        "filtered": get_ok(editor_client, reverse("dumps:home"), q=payload, **filters),
+        "searched": get_ok(editor_client, reverse("pages:home"), q=payload),
+        "filtered": get_ok(editor_client, reverse("pages:home"), q=payload, **filters),
     }
     assert_pages_inert(pages, payload)
     assert norm(truncated(payload.strip(), 80)) in shown_text(pages["searched"], cls="cv-table")  # found

@@ -96,7 +96,7 @@ def read_every_view(client, dump: Dump, queries: dict[str, list[str]] | None = N
         "viewer": dump.get_absolute_url(),
         "check page": reverse("review:item", args=[dump.pk, items[0].key]),
         "check page, last item": reverse("review:item", args=[dump.pk, items[-1].key]),
-        "normalised json": reverse("dumps:normalized", args=[dump.pk]),
+        "normalised json": reverse("pages:normalized", args=[dump.pk]),
         "api dump": f"/api/dumps/{dump.pk}",
         "api checks": f"/api/dumps/{dump.pk}/checks",
         "api report": f"/api/dumps/{dump.pk}/report",
@@ -109,7 +109,7 @@ def read_every_view(client, dump: Dump, queries: dict[str, list[str]] | None = N
         "figures page": reverse("review:figures"),
         "figures json": reverse("review:figures_json"),
         "api metrics": "/api/metrics",
-        "list": reverse("dumps:home") + "?q=a",
+        "list": reverse("pages:home") + "?q=a",
     }
     sizes = {}
     for name, url in urls.items():

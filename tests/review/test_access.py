@@ -20,9 +20,9 @@ def dump_pk(editor) -> int:
 def pages(pk: int) -> dict[str, str]:
     """What everyone with a role may read (GET)."""
     return {
-        "home": reverse("dumps:home"),
-        "detail": reverse("dumps:detail", args=[pk]),
-        "normalized": reverse("dumps:normalized", args=[pk]),
+        "home": reverse("pages:home"),
+        "detail": reverse("pages:detail", args=[pk]),
+        "normalized": reverse("pages:normalized", args=[pk]),
         "raw": reverse("dumps:raw", args=[pk]),
         "check start": reverse("review:start", args=[pk]),
         "check item": reverse("review:item", args=[pk, "r0-c0-1"]),
@@ -39,9 +39,9 @@ def pages(pk: int) -> dict[str, str]:
 def writes(pk: int) -> dict[str, tuple[str, dict[str, str]]]:
     """What only editors may do (POST), with a valid body."""
     return {
-        "store a dump": (reverse("dumps:home"), {"text": own_fixture("sonar-stream-full-mode-crlf.sse").decode()}),
+        "store a dump": (reverse("pages:home"), {"text": own_fixture("sonar-stream-full-mode-crlf.sse").decode()}),
         "record a check": (reverse("review:item", args=[pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"}),
-        "edit details": (reverse("review:details", args=[pk]), {"title": "x", "tags": ""}),
+        "edit details": (reverse("dumps:details", args=[pk]), {"title": "x", "tags": ""}),
     }
 
 
@@ -83,7 +83,7 @@ def test_an_account_without_a_role_is_refused_with_an_explanation(client, django
     for name, url in pages(dump_pk).items():
         response = client.get(url)
         assert response.status_code == 403, name
-    assert "no role yet" in client.get(reverse("dumps:home")).content.decode()
+    assert "no role yet" in client.get(reverse("pages:home")).content.decode()
     assert client.get(f"/api/dumps/{dump_pk}").status_code == 403
 
 
@@ -93,14 +93,14 @@ def test_wrong_methods_are_refused(client, editor, dump_pk):
         if name in ("home", "check item"):
             continue  # these take POST too
         assert client.post(url).status_code == 405, name
-    for url in (reverse("review:comment", args=[dump_pk]), reverse("review:details", args=[dump_pk])):
+    for url in (reverse("review:comment", args=[dump_pk]), reverse("dumps:details", args=[dump_pk])):
         assert client.get(url).status_code == 405
-    assert client.put(reverse("dumps:home")).status_code == 405
+    assert client.put(reverse("pages:home")).status_code == 405
     assert client.delete(reverse("review:item", args=[dump_pk, "r0-c0-1"])).status_code == 405
 
 
 def test_the_remaining_views_follow_the_same_matrix(client, editor, reviewer, django_user_model, dump_pk):
-    suggestions = reverse("dumps:suggestions", args=[dump_pk, 0])
+    suggestions = reverse("pages:suggestions", args=[dump_pk, 0])
     done = reverse("review:done", args=[dump_pk])
     assert client.get(suggestions).status_code == 302 and client.get(done).status_code == 302  # to the login
     for user in (editor, reviewer):

@@ -42,7 +42,7 @@ def text_readers(client, dump) -> dict[str, str]:
         "api report md": f"/api/dumps/{pk}/report.md",
         "verdicts csv": reverse("review:verdicts_csv"),
         "verdicts jsonl": reverse("review:verdicts_jsonl"),
-        "viewer": reverse("dumps:detail", args=[pk]),
+        "viewer": reverse("pages:detail", args=[pk]),
     }
     read = {}
     for name, url in pages.items():

@@ -44,7 +44,7 @@ def test_a_dump_whose_checkable_items_are_all_checked_is_done_in_the_list(client
     for key in ("r0-c0", "r0-c1"):
         client.post(reverse("review:item", args=[dump.pk, key]), {"version": "0", "verdict": "complete"})
     assert client.get("/api/dumps?progress=done").json()["count"] == 1
-    assert "2 / 2" in client.get(reverse("dumps:home")).content.decode()
+    assert "2 / 2" in client.get(reverse("pages:home")).content.decode()
 
 
 def test_each_citation_of_a_statement_reads_as_its_words_but_only_the_first_at_length(client, editor):
@@ -64,7 +64,7 @@ def test_the_viewer_lists_a_few_diagnostics_of_each_kind_and_counts_the_rest(cli
     page = client.get(dump.get_absolute_url()).content.decode()
     assert page.count('<code class="cv-code">unresolved_marker</code>') == 10
     assert "and 40 more like it, all in the normalised JSON" in page
-    assert len(client.get(reverse("dumps:normalized", args=[dump.pk])).json()["responses"][0]["unresolved"]) == 50
+    assert len(client.get(reverse("pages:normalized", args=[dump.pk])).json()["responses"][0]["unresolved"]) == 50
 
 
 def test_footnotes_past_the_drawn_cap_are_shown_as_written(client, editor, settings):

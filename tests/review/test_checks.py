@@ -182,9 +182,9 @@ def test_comments_can_be_left_by_reviewers_on_an_item(client, reviewer, dump):
 def test_editors_give_a_dump_a_title_tags_and_an_assignee(client, editor, second_editor, reviewer, dump):
     client.force_login(reviewer)
     details = {"title": "厚労省の条件 調査", "tags": "health, 2026-Q3, health", "assignee": second_editor.pk}
-    assert client.post(reverse("review:details", args=[dump.pk]), details).status_code == 403
+    assert client.post(reverse("dumps:details", args=[dump.pk]), details).status_code == 403
     client.force_login(editor)
-    client.post(reverse("review:details", args=[dump.pk]), details)
+    client.post(reverse("dumps:details", args=[dump.pk]), details)
     dump.refresh_from_db()
     assert dump.title == "厚労省の条件 調査" and dump.assignee == second_editor
     assert sorted(t.name for t in dump.tags.all()) == ["2026-Q3", "health"]
@@ -295,5 +295,5 @@ def test_the_report_and_exports_keep_other_editors_checks_from_an_editor_who_has
 def test_the_list_shows_each_dumps_progress_as_a_count_and_a_percentage(client, editor, dump):
     client.force_login(editor)
     client.post(item_url(dump, "r0-c0-1"), verdict())
-    page = client.get(reverse("dumps:home"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    page = client.get(reverse("pages:home"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "1 / 4 (25%)" in page

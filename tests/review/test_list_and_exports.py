@@ -39,7 +39,7 @@ def sonar(text: str, url: str = "https://example.org/a") -> bytes:
 
 
 def listed(client, **query) -> str:
-    return client.get(reverse("dumps:home"), query).content.decode()
+    return client.get(reverse("pages:home"), query).content.decode()
 
 
 def test_the_list_filters_by_provider_status_tag_assignee_and_progress(client, editor, second_editor):
@@ -78,7 +78,7 @@ def test_the_list_pages_in_a_constant_number_of_queries(client, editor, second_e
 
     def queries_for_the_list() -> int:
         with CaptureQueriesContext(connection) as captured:
-            assert client.get(reverse("dumps:home")).status_code == 200
+            assert client.get(reverse("pages:home")).status_code == 200
         return len(captured)
 
     store(editor, own_fixture(SEED), tags=["a", "b"], assignee=second_editor)

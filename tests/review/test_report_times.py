@@ -23,7 +23,7 @@ AT = datetime(2026, 12, 1, 6, 21, 42, 123456, tzinfo=UTC)  # 15:21 in Tokyo, the
 SHOWN = {"ja": "2026/12/01 15:21 JST", "en": "2026-12-01 15:21 JST"}
 TIME_ELEMENT = re.compile(r"<time\b[^>]*>(.*?)</time>", re.S)
 # The list and the viewer's header still add the zone themselves (`{{ t|date:"T" }}`) after
-# SHORT_DATETIME_FORMAT, which now carries it: VIEWER's templates/dumps/home.html and detail.html.
+# SHORT_DATETIME_FORMAT, which now carries it: VIEWER's templates/pages/home.html and detail.html.
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def everything_at_one_time(client, editor):
 
 
 PAGES = {
-    "list": lambda dump: reverse("dumps:home"),
+    "list": lambda dump: reverse("pages:home"),
     "viewer": lambda dump: dump.get_absolute_url(),
     "check history and comments": lambda dump: reverse("review:item", args=[dump.pk, "r0-c0-1"]),
     "report": lambda dump: reverse("review:report", args=[dump.pk]),

@@ -80,7 +80,7 @@ def test_every_page_of_its_result_sends_the_reader_to_its_progress_page(editor_c
         ("get", reverse("review:report", args=[dump.pk])),
         ("get", reverse("review:report_md", args=[dump.pk])),
         ("get", reverse("review:report_json", args=[dump.pk])),
-        ("get", reverse("dumps:normalized", args=[dump.pk])),
+        ("get", reverse("pages:normalized", args=[dump.pk])),
         ("post", reverse("review:item", args=[dump.pk, "r0-c0"])),
         ("post", reverse("review:undo", args=[dump.pk])),
         ("post", reverse("review:not_claims", args=[dump.pk])),

@@ -1,0 +1,80 @@
+"""The queries each busy page makes, pinned (as Zulip pins its views'): a change that adds one fails
+here and says which page, so a new query is a decision, not an accident. The list and the viewer are
+counted cold (nothing kept: every row and piece made) and warm (all kept); the check page on every view.
+
+If a count here changes on purpose, change it with the reason in the commit."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from citeview.dumps.models import Dump
+from citeview.dumps.services import dump_ingest
+from tests.conftest import own_fixture
+
+pytestmark = pytest.mark.django_db
+
+SEED = "agent-seed-incomplete.sse"  # four items: [2] with two URLs, [9], and [8] with no source
+
+# Every page pays four for the session, the user and their permissions; the check page reads its dump
+# twice (the decorator that rebuilds a stale result, then the view). `pytest -vv` on a failing count
+# lists every query made.
+LIST_COLD, LIST_WARM = 35, 8
+VIEWER_COLD, VIEWER_WARM = 19, 7
+CHECK_PAGE = 24
+
+
+@pytest.fixture(autouse=True)
+def nothing_kept_yet() -> None:
+    cache.clear()
+
+
+@pytest.fixture
+def dumps(editor) -> list[Dump]:
+    """Three dumps, one of them assigned, commented on and with a check saved."""
+    made = []
+    for n in range(3):
+        raw = own_fixture(SEED).replace(b"\xe6\x9d\xa1\xe4\xbb\xb6A", f"条件A{n}".encode())
+        made.append(dump_ingest(raw=raw, uploaded_by=editor)[0])
+    return made
+
+
+@pytest.fixture
+def worked_on(editor_client, editor, dumps) -> Dump:
+    dump = dumps[0]
+    editor_client.post(
+        reverse("dumps:details", args=[dump.pk]), {"title": "条件", "tags": "a, b", "assignee": editor.pk}
+    )
+    editor_client.post(reverse("review:comment", args=[dump.pk]), {"text": "年度を確認"})
+    editor_client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})
+    cache.clear()
+    return dump
+
+
+def get(client, url: str) -> None:
+    assert client.get(url, HTTP_ACCEPT_LANGUAGE="ja").status_code == 200
+
+
+def test_the_list(editor_client, worked_on, django_assert_num_queries):
+    with django_assert_num_queries(LIST_COLD):
+        get(editor_client, reverse("pages:home"))
+    with django_assert_num_queries(LIST_WARM):
+        get(editor_client, reverse("pages:home"))
+
+
+def test_the_viewer(editor_client, worked_on, django_assert_num_queries):
+    get(editor_client, worked_on.get_absolute_url())  # the body is made and kept on the first view ever
+    cache.clear()
+    with django_assert_num_queries(VIEWER_COLD):
+        get(editor_client, worked_on.get_absolute_url())
+    with django_assert_num_queries(VIEWER_WARM):
+        get(editor_client, worked_on.get_absolute_url())
+
+
+def test_the_check_page(editor_client, worked_on, django_assert_num_queries):
+    url = reverse("review:item", args=[worked_on.pk, "r0-c1"])
+    get(editor_client, url)
+    with django_assert_num_queries(CHECK_PAGE):
+        get(editor_client, url)
