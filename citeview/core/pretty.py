@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from citeview.core.eventstream import DamagedMessage, read_event_stream
 from citeview.core.framing import LINE_BREAK, loads_strict
+from citeview.core.framing.eventstream import DamagedMessage, read_event_stream
 
 MAX_PRETTY_BYTES = 2 * 1024 * 1024  # beyond this the page shows the start; the download has it all
 

@@ -27,7 +27,7 @@ CORE_DIR = Path(__file__).resolve().parent
 # quotes are checked against; msgspec decodes most dumps, and framing's proof of its reading (no key
 # dropped) does not check its numbers and strings, so another release may change a result. orjson is
 # not one: framing uses it only where it writes back to the very bytes read
-# (``framing._orjson_proven``). tests/core/test_version.py fails when the core imports a library
+# (``framing.strict_json._orjson_proven``). tests/core/test_version.py fails when the core imports a library
 # that is in neither list.
 RENDERED_WITH = (bleach, markdown_it, mdurl, msgspec, pypdf)
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from citeview.core import eventstream
+from citeview.core.framing import eventstream
 from citeview.core.errors import DumpError
-from citeview.core.eventstream import DamagedMessage, read_event_stream
 from citeview.core.framing import loads_strict, read_dump
+from citeview.core.framing.eventstream import DamagedMessage, read_event_stream
 from citeview.core.parse import parse_dump
 from tests.conftest import SHARED_FIXTURES
 

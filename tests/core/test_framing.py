@@ -249,7 +249,7 @@ def test_deep_nesting_in_a_spaced_document_is_refused():
     assert read_dump(json.dumps(obj, indent=2).encode()).framing == "json"
 
 
-# A large value's proof is written a piece at a time (``framing._proof_pieces``): a dict's keys apart
+# A large value's proof is written a piece at a time (``framing.strict_json._proof_pieces``): a dict's keys apart
 # from its containers, a long list a slice at a time. The cases below sit where the pieces meet.
 LONG = 1500  # more items than a slice holds
 

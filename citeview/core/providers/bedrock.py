@@ -6,7 +6,7 @@ Converse answers in camelCase content blocks of one key each (``{"text"}``, ``{"
 ``{"toolUse"}``, ``{"reasoningContent"}``). A ``citationsContent`` block's citations cover the whole
 block, as a Claude text block's do (§2), and quote their source in ``sourceContent``. A stream is
 decoded events keyed by their name (``{"contentBlockDelta": {...}}``), as the AWS SDKs give them and
-as ``citeview.core.eventstream`` reads the binary body; a block index that received ``citation``
+as ``citeview.core.framing.eventstream`` reads the binary body; a block index that received ``citation``
 deltas is one ``citationsContent`` block, the citation before or after its text.
 
 A Knowledge Base answer is ``output.text`` with ``citations[]``, each a span of the text
@@ -25,8 +25,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from citeview.core.citing import note_unknown_event_types
-from citeview.core.eventstream import DamagedMessage
 from citeview.core.evidence.request_documents import RequestDocument, check_documents, decoded_base64, pdf_document
+from citeview.core.framing.eventstream import DamagedMessage
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_none, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, ReasoningText, Response

@@ -21,8 +21,23 @@ import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import add
 from typing import Any
 
+import msgspec
+
+from citeview.core.errors import DumpError
+from citeview.core.framing.framed import MAX_DEPTH, FramedDump
+from citeview.core.framing.strict_json import (
+    DECODER,
+    ENCODER,
+    MAY_ESCAPE_COLON,
+    count_braces,
+    count_brackets,
+    count_colons,
+    loads_strict,
+    may_nest_too_deep,
+)
 from citeview.core.phrases import Phrase, phrase
 
 PRELUDE_BYTES = 12  # total length, headers length, the prelude's CRC32
@@ -187,7 +202,7 @@ def _next_message(raw: bytes, start: int, budget: int) -> tuple[int | None, int]
 def _read_message(
     stream: EventStream, number: int, offset: int, message: bytes, headers_length: int, loads: Callable[[bytes], Any]
 ) -> None:
-    headers = _headers(message[PRELUDE_BYTES : PRELUDE_BYTES + headers_length])
+    headers = message_headers(message[PRELUDE_BYTES : PRELUDE_BYTES + headers_length])
     if headers is None:
         _lose(stream, number, offset, phrase("its headers cannot be read"), len(message))
         return
@@ -212,7 +227,7 @@ def _read_message(
     stream.values.append({name: value})
 
 
-def _headers(data: bytes) -> dict[str, Any] | None:
+def message_headers(data: bytes) -> dict[str, Any] | None:
     """The headers of a message by name, or None when they do not read as headers. Only strings
     (``:event-type`` and the others) are kept as values; other types are skipped over."""
     headers: dict[str, Any] = {}
@@ -255,3 +270,98 @@ def _headers(data: bytes) -> dict[str, Any] | None:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+# --- The stream as framing reads it ---------------------------------------------------------------
+
+
+def read_framed_event_stream(raw: bytes) -> FramedDump:
+    plain = _read_plain_event_stream(raw)
+    if plain is not None:
+        return plain
+    stream = read_event_stream(raw, loads_strict)
+    if all(isinstance(value, DamagedMessage) for value in stream.values):
+        if stream.damaged:
+            raise DumpError(
+                "binary",
+                phrase(
+                    "This is an AWS event stream (the body of a Bedrock stream), but none of its messages can be "
+                    "read. {first}",
+                    first=stream.damaged[0].message(),
+                ),
+            )
+        raise DumpError(
+            "truncated_json",
+            phrase(
+                "This is an AWS event stream (the body of a Bedrock stream) that ends inside its first message: "
+                "it looks cut off."
+            ),
+        )
+    return FramedDump("eventstream", stream.values, cut_off=stream.cut_off, damaged=stream.damaged)
+
+
+def _read_plain_event_stream(raw: bytes) -> FramedDump | None:
+    """An event stream as AWS sends it, every message whole, of the few header blocks a stream
+    repeats: read as ``read_event_stream`` reads it, each header block once, the payloads proven
+    together as a stream's events are. None at anything else (a damaged or cut message, an error
+    message, a payload ``json`` must read): ``read_event_stream`` then reads it and says what is wrong."""
+    names_by_headers: dict[bytes, str | None] = {}
+    names: list[str] = []
+    payloads: list[bytes] = []
+    offset, size = 0, len(raw)
+    while offset < size:
+        prelude = raw[offset : offset + PRELUDE_BYTES]
+        if len(prelude) < PRELUDE_BYTES or zlib.crc32(prelude[:8]) != int.from_bytes(prelude[8:]):
+            return None if raw[offset:].strip() else _plain_event_stream(names, payloads)
+        total, headers_length = int.from_bytes(prelude[:4]), int.from_bytes(prelude[4:8])
+        if not MIN_MESSAGE_BYTES <= total <= MAX_MESSAGE_BYTES or headers_length > min(
+            MAX_HEADERS_BYTES, total - MIN_MESSAGE_BYTES
+        ):
+            return None
+        message = raw[offset : offset + total]
+        if len(message) < total or zlib.crc32(message[:-4]) != int.from_bytes(message[-4:]):
+            return None
+        headers = message[PRELUDE_BYTES : PRELUDE_BYTES + headers_length]
+        if headers not in names_by_headers:
+            names_by_headers[headers] = _event_name_of(headers)
+        name = names_by_headers[headers]
+        if name is None:
+            return None
+        names.append(name)
+        payloads.append(message[PRELUDE_BYTES + headers_length : -4])
+        offset += total
+    return _plain_event_stream(names, payloads)
+
+
+def _event_name_of(headers: bytes) -> str | None:
+    """The event (or exception) a message's headers name, as ``read_event_stream`` reads them; None
+    for headers it would not read as one event's."""
+    fields = message_headers(headers)
+    if fields is None:
+        return None
+    kind = fields.get(":message-type")
+    name = fields.get(":event-type") if kind == "event" else fields.get(":exception-type")
+    return name if kind in ("event", "exception") and isinstance(name, str) and name else None
+
+
+def _plain_event_stream(names: list[str], payloads: list[bytes]) -> FramedDump | None:
+    if not payloads or not all(payloads) or any(not payload.strip() for payload in payloads):
+        return None  # (an empty payload is read as {} by the careful reader)
+    try:
+        decoded = list(map(DECODER.decode, payloads))
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if ENCODER.encode(decoded).count(b":") != sum(map(count_colons, payloads)) or any(
+        MAY_ESCAPE_COLON in payload for payload in payloads
+    ):
+        return None
+    # Each payload becomes the value of its event's one key: a level deeper than it is alone.
+    brackets = map(add, map(count_braces, payloads), map(count_brackets, payloads))
+    if any(
+        may_nest_too_deep(payload, MAX_DEPTH - 1)
+        for payload, n in zip(payloads, brackets, strict=True)
+        if n > MAX_DEPTH - 1
+    ):
+        return None
+    values: list[Any] = [{name: value} for name, value in zip(names, decoded, strict=True)]
+    return FramedDump("eventstream", values, depth_checked=True)

@@ -1,0 +1,30 @@
+"""What reading a dump's bytes gives: its JSON values, in order, and how they were laid out."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from citeview.core.framing.eventstream import DamagedMessage
+
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass
+class FramedDump:
+    """The JSON values of a dump, in order, and how they were laid out."""
+
+    framing: str  # "json" | "json-array" | "jsonl" | "sse" | "eventstream"
+    values: list[Any]
+    event_names: list[str | None] = field(default_factory=list)  # SSE `event:` names, parallel to values
+    done_marker: bool = False  # an SSE `data: [DONE]` line was seen
+    cut_off: bool = False  # the last event was cut off mid-way and dropped
+    repaired_strings: int = 0  # strings whose lone surrogates were replaced by U+FFFD
+    depth_checked: bool = False  # no value nests deeper than MAX_DEPTH
+    # Messages of an event stream that could not be read; each also stands among the values, where it was.
+    damaged: list[DamagedMessage] = field(default_factory=list)
+
+
+MAX_DEPTH = 64  # provider responses nest a dozen levels; far deeper is an attack or a mistake
