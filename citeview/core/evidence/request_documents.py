@@ -18,12 +18,13 @@ import binascii
 import bisect
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from citeview.core.attached import AttachedFile
 from citeview.core.errors import DumpError
+from citeview.core.jsonvalues import dicts_in
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response
 from citeview.core.pdf import PdfUnreadable, is_pdf, pdf_text
@@ -58,6 +59,34 @@ class RequestDocument:
         if self._comparable_pages is None:
             self._comparable_pages = [_comparable(page) for page in self.pages or []]
         return self._comparable_pages
+
+
+# A document found in a request, made once its key is known: whether it is a search result, and its maker.
+FoundDocument = tuple[bool, Callable[[str], RequestDocument]]
+
+
+def request_blocks(
+    request: dict[str, Any], tool_result_content: Callable[[dict[str, Any]], Any]
+) -> Iterator[dict[str, Any]]:
+    """Every content block of a request's messages in order, each followed by the blocks of the tool
+    result it is, if it is one (``tool_result_content`` reads them, as each API nests them)."""
+    for message in dicts_in(request.get("messages")):
+        for block in dicts_in(message.get("content")):
+            yield block
+            yield from dicts_in(tool_result_content(block))
+
+
+def indexed_documents(found: Iterable[FoundDocument | None]) -> list[RequestDocument]:
+    """The documents found, keyed as citations index them: the documents ``doc:0``, ``doc:1``… in the
+    request's order, then the search results, counted apart, ``search_result:0``…"""
+    documents: list[RequestDocument] = []
+    search_results: list[RequestDocument] = []
+    for is_search_result, make in filter(None, found):
+        if is_search_result:
+            search_results.append(make(f"search_result:{len(search_results)}"))
+        else:
+            documents.append(make(f"doc:{len(documents)}"))
+    return documents + search_results
 
 
 def pdf_document(key: str, title: str | None, data: bytes, filename: str | None = None) -> RequestDocument:

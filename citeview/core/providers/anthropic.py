@@ -11,7 +11,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citeview.core.citing import note_unknown_event_types
-from citeview.core.evidence.request_documents import RequestDocument, check_documents, decoded_base64, pdf_document
+from citeview.core.evidence.request_documents import (
+    FoundDocument,
+    RequestDocument,
+    check_documents,
+    decoded_base64,
+    indexed_documents,
+    pdf_document,
+    request_blocks,
+)
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_none, int_or_zero, is_int, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response, SearchBatch
@@ -438,50 +446,40 @@ def check_quotes(response: Response, request: dict[str, Any]) -> None:
 
 
 def _request_documents(request: dict[str, Any]) -> list[RequestDocument]:
-    documents: list[RequestDocument] = []
-    search_results: list[RequestDocument] = []
-    for message in dicts_in(request.get("messages")):
-        content = message.get("content")
-        for block in dicts_in(content):
-            _collect_document(block, documents, search_results)
-            if block.get("type") == "tool_result":
-                for inner in dicts_in(block.get("content")):
-                    _collect_document(inner, documents, search_results)
-    return documents + search_results
+    return indexed_documents(map(_block_document, request_blocks(request, _tool_result_content)))
 
 
-def _collect_document(
-    block: dict[str, Any], documents: list[RequestDocument], search_results: list[RequestDocument]
-) -> None:
+def _tool_result_content(block: dict[str, Any]) -> Any:
+    return block.get("content") if block.get("type") == "tool_result" else None
+
+
+def _block_document(block: dict[str, Any]) -> FoundDocument | None:
     kind = block.get("type")
     title = str_or_none(block.get("title"))
     if kind == "search_result":
         blocks = _text_blocks(block.get("content"))
         origin = str_or_none(block.get("source"))
-        search_results.append(
-            RequestDocument(
-                f"search_result:{len(search_results)}", title, "search_result", blocks=blocks, origin=origin
-            )
-        )
-        return
+        return True, lambda key: RequestDocument(key, title, "search_result", blocks=blocks, origin=origin)
     if kind != "document":
-        return
+        return None
     source = dict_or_empty(block.get("source"))
-    key = f"doc:{len(documents)}"
+    return False, lambda key: _document(key, title, source)
+
+
+def _document(key: str, title: str | None, source: dict[str, Any]) -> RequestDocument:
     source_type = source.get("type")
     if source_type == "text":
-        documents.append(RequestDocument(key, title, "text", text=str_or_none(source.get("data")) or ""))
-    elif source_type == "content":
+        return RequestDocument(key, title, "text", text=str_or_none(source.get("data")) or "")
+    if source_type == "content":
         inner = source.get("content")
-        blocks = [inner] if isinstance(inner, str) else _text_blocks(inner)
-        documents.append(RequestDocument(key, title, "content", blocks=blocks))
-    elif source_type == "base64" and isinstance(source.get("data"), str):
+        blocks: list[str | None] = [inner] if isinstance(inner, str) else _text_blocks(inner)
+        return RequestDocument(key, title, "content", blocks=blocks)
+    if source_type == "base64" and isinstance(source.get("data"), str):
         data = decoded_base64(source["data"])
-        documents.append(pdf_document(key, title, data) if data else RequestDocument(key, title, "pdf"))
-    elif source_type in ("base64", "url"):
-        documents.append(RequestDocument(key, title, "pdf"))
-    else:
-        documents.append(RequestDocument(key, title, "file"))
+        return pdf_document(key, title, data) if data else RequestDocument(key, title, "pdf")
+    if source_type in ("base64", "url"):
+        return RequestDocument(key, title, "pdf")
+    return RequestDocument(key, title, "file")
 
 
 def _text_blocks(content: Any) -> list[str | None]:

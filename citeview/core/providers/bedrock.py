@@ -25,7 +25,15 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from citeview.core.citing import note_unknown_event_types
-from citeview.core.evidence.request_documents import RequestDocument, check_documents, decoded_base64, pdf_document
+from citeview.core.evidence.request_documents import (
+    FoundDocument,
+    RequestDocument,
+    check_documents,
+    decoded_base64,
+    indexed_documents,
+    pdf_document,
+    request_blocks,
+)
 from citeview.core.framing.eventstream import DamagedMessage
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_none, str_or_none
 from citeview.core.links import is_safe_http_url
@@ -840,34 +848,23 @@ def check_converse_request(response: Response, request: dict[str, Any]) -> None:
 
 
 def _converse_documents(request: dict[str, Any]) -> list[RequestDocument]:
-    documents: list[RequestDocument] = []
-    search_results: list[RequestDocument] = []
-    for message in dicts_in(request.get("messages")):
-        for block in dicts_in(message.get("content")):
-            _collect_document(block, documents, search_results)
-            for inner in dicts_in(dict_or_empty(block.get("toolResult")).get("content")):
-                _collect_document(inner, documents, search_results)
-    return documents + search_results
+    return indexed_documents(map(_block_document, request_blocks(request, _tool_result_content)))
 
 
-def _collect_document(
-    block: dict[str, Any], documents: list[RequestDocument], search_results: list[RequestDocument]
-) -> None:
+def _tool_result_content(block: dict[str, Any]) -> Any:
+    return dict_or_empty(block.get("toolResult")).get("content")
+
+
+def _block_document(block: dict[str, Any]) -> FoundDocument | None:
     result = block.get("searchResult")
     if isinstance(result, dict):
-        search_results.append(
-            RequestDocument(
-                f"search_result:{len(search_results)}",
-                str_or_none(result.get("title")),
-                "search_result",
-                blocks=_text_blocks(result.get("content")),
-                origin=str_or_none(result.get("source")),
-            )
-        )
-        return
+        title, origin = str_or_none(result.get("title")), str_or_none(result.get("source"))
+        blocks = _text_blocks(result.get("content"))
+        return True, lambda key: RequestDocument(key, title, "search_result", blocks=blocks, origin=origin)
     document = block.get("document")
     if isinstance(document, dict):
-        documents.append(_document(f"doc:{len(documents)}", document))
+        return False, lambda key: _document(key, document)
+    return None
 
 
 def _document(key: str, document: dict[str, Any]) -> RequestDocument:
