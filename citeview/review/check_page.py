@@ -127,7 +127,7 @@ def check_page(
     settle_form: SettleForm | None = None,
 ) -> CheckPage:
     """What the check page shows of ``item`` to the reader of ``request``, ``form`` as given (empty,
-    or with a refused input and its errors); ``conflict`` when a save was refused (``_conflict_page``),
+    or with a refused input and its errors); ``conflict`` when a save was refused (``views._conflict_page``),
     ``settle_form`` when a settlement was."""
     position = items.index(item)
     response = dump.result["responses"][item.response]
