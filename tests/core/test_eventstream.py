@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from citeview.core.framing import eventstream
 from citeview.core.errors import DumpError
-from citeview.core.framing import loads_strict, read_dump
+from citeview.core.framing import eventstream, loads_strict, read_dump
 from citeview.core.framing.eventstream import DamagedMessage, read_event_stream
 from citeview.core.parse import parse_dump
 from tests.conftest import SHARED_FIXTURES
