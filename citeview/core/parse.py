@@ -38,13 +38,35 @@ DOCUMENT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".csv", ".html", ".htm
 Attachment = bytes | Sequence[AttachedFile]
 
 
+class DumpBytes:
+    """A dump's bytes, given to ``parse_dump`` for it to let go of once they are read into values: a
+    caller that keeps no other reference (a worker reading a stored dump) never holds a large dump's
+    bytes beside its parsed values (bench/README.md, memory)."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: bytes) -> None:
+        self._raw = raw
+
+    def take(self) -> bytes:
+        """The bytes, once: this holder keeps them no longer."""
+        raw, self._raw = self._raw, b""
+        return raw
+
+
 def parse_dump(
-    raw: bytes, *, provider: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES, request: Attachment | None = None
+    dump: bytes | DumpBytes,
+    *,
+    provider: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    request: Attachment | None = None,
 ) -> ParsedDump:
     """Read a dump. ``request`` is what the reviewer attached of the request that produced it: its
     JSON body as bytes, or the documents it sent on their own (document 0 first, see
     :func:`read_attachment`). A dump of the shape ``{"request": {...}, "response": ...}`` carries its
     own request."""
+    raw = dump.take() if isinstance(dump, DumpBytes) else dump
+    del dump
     if len(raw) > max_bytes:
         raise too_large_error(len(raw), max_bytes)
     names = [*registry.provider_names(), *registry.api_names()]
@@ -53,8 +75,10 @@ def parse_dump(
             "unknown_provider",
             phrase("Unknown provider {provider!r}; use one of: {names}.", provider=provider, names=", ".join(names)),
         )
+    sha256, size = hashlib.sha256(raw).hexdigest(), len(raw)
     with _no_cycle_collection():
         framed = read_dump(raw)
+        del raw  # read: the values are all that is needed now
         sent: dict[str, Any] | list[RequestDocument] | None = None
         if isinstance(request, bytes):
             sent = read_request(request)
@@ -69,7 +93,7 @@ def parse_dump(
             # never a crash. The trace is logged so the parser can learn the shape.
             logger.warning("A dump of an unexpected shape could not be read", exc_info=True)
             raise DumpError("unexpected_shape", _unexpected_shape(provider, type(error).__name__)) from error
-    return ParsedDump(hashlib.sha256(raw).hexdigest(), len(raw), framed.framing, responses)
+    return ParsedDump(sha256, size, framed.framing, responses)
 
 
 @contextmanager

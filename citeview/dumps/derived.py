@@ -18,7 +18,7 @@ from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import to_locale
 
-from citeview.core.parse import Attachment, parse_dump
+from citeview.core.parse import Attachment, DumpBytes, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
 from citeview.core.review.items import check_item_count
 from citeview.core.url_keys import cited_url_hashes
@@ -70,7 +70,7 @@ def derived_fields(raw: bytes, provider: str | None, request: Attachment | None)
     return fields_of_result(normalised_result(raw, provider, request))
 
 
-def normalised_result(raw: bytes, provider: str | None, request: Attachment | None) -> dict[str, Any]:
+def normalised_result(raw: bytes | DumpBytes, provider: str | None, request: Attachment | None) -> dict[str, Any]:
     """A dump's normalised JSON (``normalized-json.md``), or a DumpError."""
     return parse_dump(raw, provider=provider, max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES, request=request).to_json()
 

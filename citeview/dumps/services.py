@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from citeview.accounts import roles
 from citeview.core.errors import DumpError
-from citeview.core.parse import Attachment
+from citeview.core.parse import Attachment, DumpBytes
 from citeview.core.phrases import phrase
 from citeview.dumps.blobs import blob_store
 from citeview.dumps.derived import derived_fields, fields_of_result, normalised_result
@@ -128,10 +128,11 @@ def dump_read_stored(*, pk: int) -> str:
     if dump is None or dump.read_state == ReadState.READY:
         return ReadState.READY if dump else "gone"
     try:
-        result = normalised_result(dump.raw, dump.read_provider or None, dump.attachment())
-        # Read: the dump's bytes are let go, not held through the renderings and the row's write
-        # (where a large answer's read peaks: bench/README.md, memory).
+        attachment, raw = dump.attachment(), DumpBytes(dump.raw)
+        # Held by ``raw`` alone, the dump's bytes are let go as soon as they are read into values, not
+        # held through the parse, the renderings and the row's write (bench/README.md, memory).
         dump.let_go_of_blobs()
+        result = normalised_result(raw, dump.read_provider or None, attachment)
         derived = _encoded(fields_of_result(result))
         del result
     except DumpError as error:
