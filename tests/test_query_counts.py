@@ -1,6 +1,7 @@
 """The queries each busy page makes, pinned (as Zulip pins its views'): a change that adds one fails
 here and says which page, so a new query is a decision, not an accident. The list and the viewer are
-counted cold (nothing kept: every row and piece made) and warm (all kept); the check page on every view.
+counted cold (nothing in the cache: every row and piece made; the viewer's body, kept in its own table
+since the dump's first view, read) and warm (all kept); the check page on any view.
 
 If a count here changes on purpose, change it with the reason in the commit."""
 
