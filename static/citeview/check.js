@@ -218,9 +218,21 @@ function cvAskToLeave(go) {
   }
   if (dialog.open) return;
   dialog.returnValue = "";
-  dialog.addEventListener("close", () => { if (dialog.returnValue === "leave") leave(); }, { once: true });
+  cvLeaveGo = leave;
   dialog.showModal();
 }
+
+// What "Leave" does for the question now asked. A dialog's close event is queued, not sent at once:
+// the close of an earlier answer ("Stay") can arrive after the question is asked again, so it is
+// ignored while the dialog is open. (Close events do not bubble: this listens as they come down.)
+var cvLeaveGo = null;
+document.addEventListener("close", (event) => {
+  const dialog = event.target;
+  if (dialog.id !== "cv-leave" || dialog.open) return;
+  const go = cvLeaveGo;
+  cvLeaveGo = null;
+  if (go && dialog.returnValue === "leave") go();
+}, true);
 
 function cvLeave(href) {
   cvAskToLeave(() => window.location.assign(href));
