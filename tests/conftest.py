@@ -85,7 +85,7 @@ AWAITING_ISSUE_32 = frozenset(
         ),
     }
 )
-PROVIDERS_AWAITING_ISSUE_32 = frozenset({"azure", "groq", "openrouter"})
+PROVIDERS_AWAITING_ISSUE_32 = frozenset({"azure", "openrouter"})
 
 
 def fixture_params(paths: list[Path], failing: Iterable[str] = ()) -> list[Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 from typing import Any, TypeGuard
@@ -39,6 +40,17 @@ def number_or_none(value: Any) -> int | float | None:
 
 def dict_or_empty(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def object_in_json_string(value: Any) -> dict[str, Any]:
+    """A tool call's ``arguments``: an object, or the JSON text of one (as the model wrote it, so
+    not always JSON). Anything else is no fields."""
+    if not isinstance(value, str):
+        return dict_or_empty(value)
+    try:
+        return dict_or_empty(json.loads(value))
+    except (ValueError, RecursionError):
+        return {}
 
 
 def camel_or_snake(value: Any, camel: str) -> Any:

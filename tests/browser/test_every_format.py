@@ -25,6 +25,7 @@ FORMATS = {
     "18-vercel-ui-message-stream-ja.sse": ("vercel.ui_message_stream", 0, 0, 1, 0, True),
     "19-langchain-gemini-ja.json": ("langchain.messages", 4, 0, 1, 0, False),
     "20-gemini-ja-rag-recitation.json": ("gemini.generate_content", 4, 4, 0, 1, False),
+    "21-groq-compound-ja-search-visit.json": ("groq.chat_completions", 0, 0, 0, 0, True),
 }
 
 
@@ -70,6 +71,7 @@ def test_the_new_formats_look_right_at_both_widths(signed_in):
         ("vercel-no-positions", "18-vercel-ui-message-stream-ja.sse"),
         ("gemini-rag-recitation", "20-gemini-ja-rag-recitation.json"),
         ("mistral-references", "16-mistral-ja-chat-references-exchange.json"),
+        ("groq-compound", "21-groq-compound-ja-search-visit.json"),
     ):
         page.goto("/")
         page.fill("#id_text", (SAMPLES / name).read_text(encoding="utf-8"))

@@ -62,7 +62,7 @@ def test_the_unknown_shape_error_names_every_registered_provider(toy):
     with pytest.raises(DumpError) as caught:
         parse_dump(b'{"hello": "world"}')
     assert (
-        "(Claude, AWS Bedrock, Cohere, Gemini, LangChain, Mistral, OpenAI, Perplexity, Toy, Vercel AI SDK, xAI)"
+        "(Claude, AWS Bedrock, Cohere, Gemini, Groq, LangChain, Mistral, OpenAI, Perplexity, Toy, Vercel AI SDK, xAI)"
         in caught.value.message
     )
 
@@ -152,6 +152,7 @@ def test_every_provider_module_declares_its_apis():
         "bedrock",
         "cohere",
         "gemini",
+        "groq",
         "langchain",
         "mistral",
         "openai",
@@ -167,6 +168,7 @@ def test_every_provider_module_declares_its_apis():
         "cohere.chat_v2",
         "gemini.generate_content",
         "gemini.interactions",
+        "groq.chat_completions",
         "langchain.messages",
         "mistral.chat_completions",
         "mistral.conversations",

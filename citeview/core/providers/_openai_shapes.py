@@ -838,22 +838,37 @@ def _is_whole_completion(value: dict[str, Any]) -> bool:
 
 class _ChatStream:
     """Chunks of one completion share an id. Recorders redact ids unevenly, so a chunk whose
-    accumulated text extends the stream's continues it whatever its id."""
+    accumulated text extends the stream's continues it whatever its id. Some servers (Groq's
+    compound systems) give every chunk an id of its own: in a stream whose ids have never repeated,
+    a chunk of the same model continues it until a finish reason ends it."""
 
     def __init__(self) -> None:
         self.finished = False  # a finish reason was seen
         self.last_message_text = ""
+        self.last_id: Any = None
+        self.ids_repeat = False  # two chunks in a row shared an id: ids name the completion
 
     def starts_new_response(self, value: dict[str, Any], previous: dict[str, Any]) -> bool:
         if value.get("id") == previous.get("id"):
             return self.finished and _is_whole_completion(value)
+        if self._ids_name_chunks(value, previous):
+            return False
         so_far = self.last_message_text
         text = _message_text(value)
         return not (so_far and text and text.startswith(so_far))
 
+    def _ids_name_chunks(self, value: dict[str, Any], previous: dict[str, Any]) -> bool:
+        return (
+            not (self.finished or self.ids_repeat)
+            and value.get("object") == previous.get("object") == "chat.completion.chunk"
+            and value.get("model") == previous.get("model")
+        )
+
     def add(self, value: dict[str, Any]) -> None:
         self.finished = self.finished or bool(_finish_reason(value))
         self.last_message_text = _message_text(value) or self.last_message_text
+        self.ids_repeat = self.ids_repeat or value.get("id") == self.last_id
+        self.last_id = value.get("id")
 
 
 def names_a_response(value: dict[str, Any]) -> bool:

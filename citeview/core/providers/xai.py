@@ -15,13 +15,12 @@ in that list.
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from typing import Any
 
 from citeview.core.citing import cite_markers, note_listed_citation_not_a_url
 from citeview.core.inline_tokens import numbered_links
-from citeview.core.jsonvalues import dict_or_empty, str_or_none
+from citeview.core.jsonvalues import dict_or_empty, object_in_json_string, str_or_none
 from citeview.core.markers import MarkerMatch
 from citeview.core.model import Citation, Response, SearchBatch
 from citeview.core.phrases import Phrase, phrase
@@ -53,21 +52,10 @@ def _read_search_call(response: Response, table: WebSources, item: dict[str, Any
     if isinstance(item.get("action"), dict):
         read_web_search_call(response, table, item)
         return True
-    query = str_or_none(_arguments(item.get("arguments")).get("query"))
+    query = str_or_none(object_in_json_string(item.get("arguments")).get("query"))
     if query:
         response.searches.append(SearchBatch([query], []))
     return True
-
-
-def _arguments(arguments: Any) -> dict[str, Any]:
-    if isinstance(arguments, dict):
-        return arguments
-    if not isinstance(arguments, str):
-        return {}
-    try:
-        return dict_or_empty(json.loads(arguments))
-    except (ValueError, RecursionError):  # a call's arguments are the model's text: not always JSON
-        return {}
 
 
 def _read_citation_list(response: Response, table: WebSources, final: dict[str, Any]) -> None:
