@@ -72,7 +72,6 @@ AWAITING_ISSUE_32 = frozenset(
         *(
             f"gemini/{name}"
             for name in (
-                "firebase-googleai-unary-failure-url-context-url-limit-exceeded.json",
                 "firebase-googleai-unary-url-context-mixed-validity.json",
                 "firebase-vertexai-unary-url-context-missing-retrievedurl.json",
                 "firebase-vertexai-unary-url-context-mixed-validity.json",

@@ -496,10 +496,7 @@ def test_every_built_dump_is_detected_as_its_api(name: str, api: str):
 OTHER_PROVIDERS = [p for provider in ("perplexity", "anthropic", "gemini", "openai") for p in real_fixtures(provider)]
 
 
-@pytest.mark.parametrize(
-    "path",
-    fixture_params(OTHER_PROVIDERS, ["gemini/firebase-googleai-unary-failure-url-context-url-limit-exceeded.json"]),
-)
+@pytest.mark.parametrize("path", fixture_params(OTHER_PROVIDERS))
 def test_no_other_providers_recording_is_taken_for_cohere(path: Path):
     assert all(r["provider"] != "cohere" for r in parse(path.read_bytes()))
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from citeview.core.errors import DumpError
 from citeview.core.offsets import ByteOffsets
 from citeview.core.parse import parse_dump
 from citeview.core.rendering.answer import render_answer, source_labels
@@ -14,8 +15,8 @@ from citeview.core.rendering.side_by_side import evidence_rows
 from tests.conftest import fixture_params, own_fixture, real_fixtures, sse
 
 FIXTURES = real_fixtures("gemini")
-# An error body Gemini answered with (HTTP 400), read as the provider's error once issue 32 is done.
-ERROR_BODY = "gemini/firebase-googleai-unary-failure-url-context-url-limit-exceeded.json"
+# An error body Gemini answered with (HTTP 400): no answer, so no supports.
+ERROR_BODY = "firebase-googleai-unary-failure-url-context-url-limit-exceeded.json"
 PLACEMENT_PROBLEMS = {"segment_text_mismatch", "offset_inside_character", "offset_out_of_range"}
 REDIRECT = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ"
 
@@ -55,7 +56,10 @@ def parse(obj: dict) -> dict:
 
 
 @pytest.mark.parametrize(
-    "path", fixture_params(FIXTURES, [ERROR_BODY, "gemini/pydantic-ai-recitation-on-function-call.json"])
+    "path",
+    fixture_params(
+        [p for p in FIXTURES if p.name != ERROR_BODY], ["gemini/pydantic-ai-recitation-on-function-call.json"]
+    ),
 )
 def test_every_recorded_support_is_placed_on_its_text_or_diagnosed(path: Path):
     raw = path.read_bytes()
@@ -414,6 +418,29 @@ def test_an_error_in_a_stream_fails_it_with_its_message():
     ]
     response = parse_dump(json.dumps(chunks, ensure_ascii=False).encode()).to_json()["responses"][0]
     assert (response["status"], response["status_detail"]) == ("failed", "Internal error")
+
+
+def test_the_recorded_error_body_is_geminis_failure_with_its_status_code_and_message():
+    if not FIXTURES:
+        pytest.skip("../shared/fixtures is not beside the project")
+    raw = (FIXTURES[0].parent / ERROR_BODY).read_bytes()
+    (response,) = parse_dump(raw).to_json()["responses"]
+    assert (response["api"], response["status"], response["text"]) == ("gemini.generate_content", "failed", "")
+    assert response["status_detail"] == (
+        "INVALID_ARGUMENT (HTTP 400): Number of urls to lookup exceeds the limit (21 > 20). "
+        "Please reduce the number of urls in the request."
+    )
+    assert [d["code"] for d in response["diagnostics"]] == ["failed_response"]  # nothing else claimed
+    assert response["sources"] == response["citations"] == response["unresolved"] == []
+
+
+def test_an_error_body_of_another_shape_is_not_taken_for_geminis():
+    openai_error = {
+        "error": {"message": "Invalid API key", "type": "invalid_request_error", "param": None, "code": None}
+    }
+    with pytest.raises(DumpError) as refused:
+        parse_dump(json.dumps(openai_error).encode())
+    assert refused.value.code == "unknown_provider"
 
 
 def test_a_cumulative_stream_is_not_read_twice():

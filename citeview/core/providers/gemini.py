@@ -14,6 +14,7 @@ from citeview.core.jsonvalues import (
     dicts_in,
     int_or_none,
     int_or_zero,
+    is_int,
     number_or_none,
     str_or_none,
     strings_in,
@@ -83,11 +84,20 @@ def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list
                 ),
             )
         if error is not None:
-            response.mark_failed(error)
+            response.mark_failed(error, detail=_error_detail(error))
         else:
             _set_status(response, candidates[index].finish_reason, block_reason)
         responses.append(response)
     return responses
+
+
+def _error_detail(error: dict[str, Any]) -> Phrase | None:
+    """Google's words for a failure: its status name and HTTP code beside its message, as it came."""
+    if not _is_google_error({"error": error}):
+        return None  # mark_failed shows the message alone
+    return phrase(
+        "{status} (HTTP {code}): {message}", status=error["status"], code=error["code"], message=error["message"]
+    )
 
 
 def _read_parts(candidate: _Candidate, parts: list[dict[str, Any]], *, one_body: bool) -> None:
@@ -816,7 +826,9 @@ def _note_unknown_annotations(response: Response, unknown: dict[str, list[dict[s
 
 
 def _decide_generate_content(kind: str | None, keys: frozenset[str]) -> Decision | None:
-    return "chunk" if "candidates" in keys or "usageMetadata" in keys or "usage_metadata" in keys else NEITHER
+    if "candidates" in keys or "usageMetadata" in keys or "usage_metadata" in keys:
+        return "chunk"
+    return None if "error" in keys else NEITHER  # an error body is told by its fields (_is_google_error)
 
 
 def _decide_interactions(kind: str | None, keys: frozenset[str]) -> Decision | None:
@@ -826,9 +838,21 @@ def _decide_interactions(kind: str | None, keys: frozenset[str]) -> Decision | N
 
 
 def _generate_content_value(value: dict[str, Any]) -> ValueKind | None:
-    if "candidates" in value or "usageMetadata" in value or "usage_metadata" in value:
+    if "candidates" in value or "usageMetadata" in value or "usage_metadata" in value or _is_google_error(value):
         return "chunk"
     return None
+
+
+def _is_google_error(value: dict[str, Any]) -> bool:
+    """Google's error body, ``{"error": {"code": 400, "message": "…", "status": "INVALID_ARGUMENT"}}``:
+    what the API answered instead of a response (other providers' errors have no ``status`` name)."""
+    error = value.get("error")
+    return (
+        isinstance(error, dict)
+        and is_int(error.get("code"))
+        and isinstance(error.get("status"), str)
+        and isinstance(error.get("message"), str)
+    )
 
 
 def _candidates(value: dict[str, Any]) -> list[dict[str, Any]]:
