@@ -25,7 +25,24 @@ def real_fixtures(provider: str) -> list[Path]:
         if os.environ.get("CI") == "true":
             raise RuntimeError(f"CI=true but the real fixtures are missing: {folder}")
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix in (".json", ".sse"))
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.suffix in (".json", ".sse") and _fixture_name(p) not in OPENROUTER_FILED_UNDER_OPENAI
+    )
+
+
+# Two OpenRouter recordings are in ../shared twice: under openrouter/ (pydantic-ai-openrouter-web-plugin-
+# 2026-08-13, the same ids and bytes of answer) and, filed before citeview read OpenRouter, under openai/
+# (their PROVENANCE notes say "NOT OpenAI"). citeview reads them as OpenRouter, as issue 32 asks, so the
+# openai folder's check, which wants the provider "openai" of every file there, fails these two; the
+# suite reads them with the openrouter folder.
+OPENROUTER_FILED_UNDER_OPENAI = frozenset(
+    {
+        "openai/openrouter-chat-completions-annotations-deepseek.json",
+        "openai/openrouter-chat-completions-annotations-deepseek-stream.sse",
+    }
+)
 
 
 def recorded_providers() -> list[str]:
@@ -84,7 +101,7 @@ AWAITING_ISSUE_32 = frozenset(
         ),
     }
 )
-PROVIDERS_AWAITING_ISSUE_32 = frozenset({"azure", "openrouter"})
+PROVIDERS_AWAITING_ISSUE_32 = frozenset({"azure"})
 
 
 def fixture_params(paths: list[Path], failing: Iterable[str] = ()) -> list[Any]:

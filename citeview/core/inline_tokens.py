@@ -33,6 +33,14 @@ CITATION_FAMILIES = ("cite", "filecite")
 _LENTICULAR_MARKER = re.compile("【([^【】†\n]{1,40})†([^【】\n]{1,200})】")
 # [[1]](https://…): the address may hold one level of parentheses (…/XAI_(company)).
 _NUMBERED_LINK = re.compile(r"\[\[([0-9]{1,6})\]\]\(((?:[^()\s]|\([^()\s]*\))+)\)")
+# An address as a model writes it: a Markdown link's target (a pair of parentheses allowed inside,
+# as Wikipedia's addresses have), or a bare http(s) address, which ends at the first character no
+# address holds unescaped (a Japanese sentence often goes on right after it) or at trailing punctuation.
+_MARKDOWN_LINK = re.compile(
+    r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\(<?(https?://[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)>?\)"
+)
+_BARE_ADDRESS = re.compile(r"https?://[A-Za-z0-9\-._~:/?#@!$&'*+,;=%]+")
+_ADDRESS_END_PUNCTUATION = ".,:;!?'"
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,16 @@ class InlineToken:
     family: str = ""  # a private-use token's family ("cite"); a lenticular marker's name ("source")
     ids: tuple[str, ...] = ()
     locator: str | None = None  # "L8-L13"
+
+
+@dataclass(frozen=True)
+class WrittenLink:
+    """An address the answer writes, as a Markdown link (``start``..``end`` spans the whole link)
+    or bare."""
+
+    start: int
+    end: int
+    url: str
 
 
 @dataclass(frozen=True)
@@ -91,6 +109,23 @@ def inline_tokens(text: str) -> list[InlineToken]:
 def is_inline_token(text: str) -> bool:
     """Whether ``text`` is one private-use token or 【】 marker, and nothing else."""
     return bool(_PRIVATE_USE_TOKEN.fullmatch(text) or _LENTICULAR_MARKER.fullmatch(text))
+
+
+def written_links(text: str) -> list[WrittenLink]:
+    """The addresses the text writes, in order: Markdown links, and bare addresses outside them."""
+    if "http" not in text:
+        return []
+    links = [WrittenLink(m.start(), m.end(), m.group(1)) for m in _MARKDOWN_LINK.finditer(text)]
+    inside = [(link.start, link.end) for link in links]
+    at = 0
+    for match in _BARE_ADDRESS.finditer(text):
+        while at < len(inside) and inside[at][1] <= match.start():
+            at += 1
+        if at < len(inside) and inside[at][0] <= match.start():
+            continue  # the target of a Markdown link, taken with its link
+        url = match.group().rstrip(_ADDRESS_END_PUNCTUATION)
+        links.append(WrittenLink(match.start(), match.start() + len(url), url))
+    return sorted(links, key=lambda link: link.start)
 
 
 def numbered_links(text: str) -> list[NumberedLink]:

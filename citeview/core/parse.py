@@ -158,6 +158,17 @@ def _read_responses(
             responses.append(response)
     if framed.cut_off:
         _note_cut_off(responses[-1])
+    if framed.damaged_frames:
+        responses[0].diagnose(
+            "damaged_frame",
+            "warning",
+            phrase(
+                "{count} event(s) of the recorded stream were saved incomplete by the recorder (their text stops "
+                "mid-way) and cannot be read; the events after them are shown.",
+                count=framed.damaged_frames,
+            ),
+            count=framed.damaged_frames,
+        )
     if framed.repaired_strings:
         responses[0].diagnose(
             "invalid_unicode",

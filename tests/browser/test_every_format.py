@@ -26,6 +26,7 @@ FORMATS = {
     "19-langchain-gemini-ja.json": ("langchain.messages", 4, 0, 1, 0, False),
     "20-gemini-ja-rag-recitation.json": ("gemini.generate_content", 4, 4, 0, 1, False),
     "21-groq-compound-ja-search-visit.json": ("groq.chat_completions", 0, 0, 0, 0, True),
+    "22-openrouter-ja-web-plugin.json": ("openrouter.chat_completions", 2, 2, 0, 0, True),
 }
 
 
@@ -72,6 +73,7 @@ def test_the_new_formats_look_right_at_both_widths(signed_in):
         ("gemini-rag-recitation", "20-gemini-ja-rag-recitation.json"),
         ("mistral-references", "16-mistral-ja-chat-references-exchange.json"),
         ("groq-compound", "21-groq-compound-ja-search-visit.json"),
+        ("openrouter-web-plugin", "22-openrouter-ja-web-plugin.json"),
     ):
         page.goto("/")
         page.fill("#id_text", (SAMPLES / name).read_text(encoding="utf-8"))

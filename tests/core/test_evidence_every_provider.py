@@ -26,6 +26,7 @@ EXPECTED_KINDS = {
     "groq": set(),  # its pages' text is on the sources: the answer ties no sentence to one
     "mistral": set(),
     "openai": {"retrieved_passage"},  # file search results
+    "openrouter": {"search_snippet"},  # the page text its web search annotations carry
     "perplexity": {"search_snippet"},
     "xai": set(),
 }

@@ -62,7 +62,7 @@ def test_the_unknown_shape_error_names_every_registered_provider(toy):
     with pytest.raises(DumpError) as caught:
         parse_dump(b'{"hello": "world"}')
     assert (
-        "(Claude, AWS Bedrock, Cohere, Gemini, Groq, LangChain, Mistral, OpenAI, Perplexity, Toy, Vercel AI SDK, xAI)"
+        "(Claude, AWS Bedrock, Cohere, Gemini, Groq, LangChain, Mistral, OpenAI, OpenRouter, Perplexity, Toy, Vercel AI SDK, xAI)"
         in caught.value.message
     )
 
@@ -156,6 +156,7 @@ def test_every_provider_module_declares_its_apis():
         "langchain",
         "mistral",
         "openai",
+        "openrouter",
         "perplexity",
         "vercel",
         "xai",
@@ -174,6 +175,7 @@ def test_every_provider_module_declares_its_apis():
         "mistral.conversations",
         "openai.chat_completions",
         "openai.responses",
+        "openrouter.chat_completions",
         "perplexity.agent",
         "perplexity.sonar",
         "vercel.ui_message_stream",

@@ -13,6 +13,7 @@ from citeview.core.errors import DumpError
 from citeview.core.framing.eventstream import looks_like_event_stream, read_framed_event_stream
 from citeview.core.framing.framed import LINE_BREAK, MAX_DEPTH, FramedDump
 from citeview.core.framing.jsonl import json_document, read_json_or_jsonl
+from citeview.core.framing.recorded import is_recorded_frames, unwrap_recorded_frames
 from citeview.core.framing.sse import looks_like_sse, read_lined_sse, read_simple_sse, read_sse
 from citeview.core.framing.strict_json import (
     MAY_HOLD_UNSHOWABLE,
@@ -50,6 +51,8 @@ _BINARY_SIGNATURES = {
 def read_dump(raw: bytes) -> FramedDump:
     # Binary, so before the text checks (its NUL bytes): a prelude whose checksum holds is no accident.
     dump = read_framed_event_stream(raw) if looks_like_event_stream(raw) else _read_text_dump(raw)
+    if dump.framing == "jsonl" and is_recorded_frames(dump.values):
+        dump = unwrap_recorded_frames(dump)  # its payloads are checked below as any values are
     if not (dump.depth_checked or raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH):
         refuse_deep(dump.values)
     if b"\\u" in raw and MAY_HOLD_UNSHOWABLE.search(raw):  # (the first test is the quicker)

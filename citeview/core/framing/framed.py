@@ -25,6 +25,8 @@ class FramedDump:
     depth_checked: bool = False  # no value nests deeper than MAX_DEPTH
     # Messages of an event stream that could not be read; each also stands among the values, where it was.
     damaged: list[DamagedMessage] = field(default_factory=list)
+    # Runs of a recorder's frames that could not be read into payloads (framing/recorded.py).
+    damaged_frames: int = 0
 
 
 MAX_DEPTH = 64  # provider responses nest a dozen levels; far deeper is an attack or a mistake

@@ -259,3 +259,9 @@ def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 count_colons = methodcaller("count", b":")
+
+
+# One value at a time out of a longer text (``raw_decode``), refusing what ``loads_strict`` refuses.
+STRICT_DECODER = json.JSONDecoder(
+    parse_constant=_refuse_constant, parse_float=_finite_float, object_pairs_hook=_refuse_duplicate_keys
+)

@@ -15,6 +15,7 @@ A provider's parser calls :func:`read_responses` and :func:`read_chat_completion
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -632,6 +633,21 @@ class WebSources(SourceTable):
     def _index(self, source: Source) -> None:
         if source.kind == "web" and source.url:
             self._pages.setdefault(without_tracking(source.url), source.key)
+
+
+class PlacedSpans:
+    """The citations' spans, to ask whether one overlaps a stretch of text (in log time)."""
+
+    def __init__(self, citations: list[Citation]) -> None:
+        spans = sorted((c.start, c.end) for c in citations)
+        self.starts = [start for start, _ in spans]
+        self.furthest_end: list[int] = []  # the furthest end among the spans up to each
+        for _, end in spans:
+            self.furthest_end.append(max(end, self.furthest_end[-1] if self.furthest_end else end))
+
+    def overlaps(self, start: int, end: int) -> bool:
+        before = bisect.bisect_left(self.starts, end)  # the spans that start before ``end``
+        return before > 0 and self.furthest_end[before - 1] > start
 
 
 @lru_cache(maxsize=4096)  # asked for every annotation whose span does not hold its link

@@ -14,7 +14,6 @@ in that list.
 
 from __future__ import annotations
 
-import bisect
 import re
 from typing import Any
 
@@ -29,6 +28,7 @@ from citeview.core.providers._openai_shapes import (
     RESPONSES_SHAPE,
     UNITS,
     Dialect,
+    PlacedSpans,
     WebSources,
     read_chat_completions,
     read_responses,
@@ -89,7 +89,7 @@ def _cite_numbered_links(response: Response) -> None:
     for source in response.sources:
         if source.kind == "web" and source.url:
             keys.setdefault(without_tracking(source.url), source.key)
-    placed = _Placed(response.citations)
+    placed = PlacedSpans(response.citations)
     for link in links:
         if placed.overlaps(link.start, link.end):
             continue  # an annotation placed it
@@ -109,21 +109,6 @@ def _cite_numbered_links(response: Response) -> None:
             start=link.start,
             end=link.end,
         )
-
-
-class _Placed:
-    """The citations' spans, to ask whether one overlaps a stretch of text (in log time)."""
-
-    def __init__(self, citations: list[Citation]) -> None:
-        spans = sorted((c.start, c.end) for c in citations)
-        self.starts = [start for start, _ in spans]
-        self.furthest_end: list[int] = []  # the furthest end among the spans up to each
-        for _, end in spans:
-            self.furthest_end.append(max(end, self.furthest_end[-1] if self.furthest_end else end))
-
-    def overlaps(self, start: int, end: int) -> bool:
-        before = bisect.bisect_left(self.starts, end)  # the spans that start before ``end``
-        return before > 0 and self.furthest_end[before - 1] > start
 
 
 # --- Chat Completions with Live Search (legacy) -----------------------------------------------------
