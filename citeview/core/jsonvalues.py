@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
 from typing import Any, TypeGuard
+
+from citeview.core.framing.strict_json import loads_strict, repair_unshowable
 
 
 def dicts_in(value: Any) -> list[dict[str, Any]]:
@@ -44,13 +45,16 @@ def dict_or_empty(value: Any) -> dict[str, Any]:
 
 def object_in_json_string(value: Any) -> dict[str, Any]:
     """A tool call's ``arguments``: an object, or the JSON text of one (as the model wrote it, so
-    not always JSON). Anything else is no fields."""
+    not always JSON). Anything else is no fields. Read as strictly as the dump, and what text cannot
+    hold (a NUL, half a character) shown as �, as in the dump's own strings."""
     if not isinstance(value, str):
         return dict_or_empty(value)
     try:
-        return dict_or_empty(json.loads(value))
+        found = dict_or_empty(loads_strict(value))
     except (ValueError, RecursionError):
         return {}
+    repair_unshowable([found])
+    return found
 
 
 def camel_or_snake(value: Any, camel: str) -> Any:

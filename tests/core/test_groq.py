@@ -195,3 +195,17 @@ def test_a_groq_completion_of_an_ordinary_model_is_groqs_and_an_unmarked_one_sta
     }
     assert read(json.dumps(value).encode())["api"] == "openai.chat_completions"
     assert read(json.dumps({**value, "x_groq": {"id": "req_1"}}).encode())["api"] == "groq.chat_completions"
+
+
+def test_what_text_cannot_hold_in_a_tools_arguments_is_shown_as_a_replacement_character():
+    # The arguments are JSON inside a string: the dump's own repair never sees their escapes.
+    visit = {"index": 0, "type": "visit", "arguments": '{"url": "https://a.example/\\u0000\\ud83d"}', "output": "…"}
+    value = {
+        "id": "stub",
+        "object": "chat.completion",
+        "model": "groq/compound",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"content": "答え", "executed_tools": [visit]}}],
+    }
+    response = read(json.dumps(value).encode())
+    assert [s["url"] for s in response["sources"]] == ["https://a.example/\ufffd\ufffd"]
+    assert "\\u0000" not in json.dumps(response)  # PostgreSQL's jsonb cannot store a NUL

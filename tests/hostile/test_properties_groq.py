@@ -6,6 +6,7 @@ sources are exactly the pages its tools read."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from hypothesis import given
@@ -14,6 +15,8 @@ from hypothesis import strategies as st
 from citeview.core.parse import parse_dump
 from tests.hostile import strategies as hs
 from tests.hostile.test_properties import PROFILE, check_dump
+
+_UNSHOWABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 @st.composite
@@ -46,6 +49,7 @@ def groq_completion(draw: st.DrawFn) -> tuple[list[dict[str, Any]], bool, list[d
         return [value], False, tools
     deltas: list[dict[str, Any]] = [{"executed_tools": [tool]} for tool in tools]
     deltas += [{"content": piece} for piece in draw(hs.stream_pieces(text))]
+    deltas = deltas or [{"role": "assistant", "content": ""}]  # (one chunk alone is no stream to tell)
     chunks = [
         {
             "id": f"chatcmpl-{number:032x}",
@@ -74,7 +78,8 @@ def _read_pages(tools: list[dict[str, Any]]) -> set[str]:
             pages.add(json.loads(tool["arguments"])["url"])
         else:
             pages.update(result["url"] for result in tool["search_results"]["results"])
-    return pages - {""}  # an empty address is no page
+    # An empty address is no page; a NUL or half a character is shown as � (framing's repair).
+    return {_UNSHOWABLE.sub("\ufffd", page) for page in pages} - {""}
 
 
 def _saved_whole(values: list[dict[str, Any]], framing: str) -> bytes:
