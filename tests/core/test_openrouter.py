@@ -186,7 +186,6 @@ def test_written_links_finds_markdown_links_and_bare_addresses(text: str, links:
     assert [(text[link.start : link.end], link.url) for link in written_links(text)] == links
 
 
-def test_written_links_takes_time_in_proportion_to_the_text():
-    # Brackets that never close and addresses that never end: found in one pass, not one per start.
+def test_unclosed_brackets_before_an_address_leave_it_found():
     text = "[" * 20_000 + "](" * 20_000 + "https://a.example/" + "a" * 20_000
     assert [link.url for link in written_links(text)] == ["https://a.example/" + "a" * 20_000]

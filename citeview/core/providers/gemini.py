@@ -93,7 +93,7 @@ def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list
 
 def _error_detail(error: dict[str, Any]) -> Phrase | None:
     """Google's words for a failure: its status name and HTTP code beside its message, as it came."""
-    if not _is_google_error({"error": error}):
+    if not _is_google_error(error):
         return None  # mark_failed shows the message alone
     return phrase(
         "{status} (HTTP {code}): {message}", status=error["status"], code=error["code"], message=error["message"]
@@ -838,15 +838,15 @@ def _decide_interactions(kind: str | None, keys: frozenset[str]) -> Decision | N
 
 
 def _generate_content_value(value: dict[str, Any]) -> ValueKind | None:
-    if "candidates" in value or "usageMetadata" in value or "usage_metadata" in value or _is_google_error(value):
+    if "candidates" in value or "usageMetadata" in value or "usage_metadata" in value:
         return "chunk"
-    return None
+    return "chunk" if _is_google_error(value.get("error")) else None
 
 
-def _is_google_error(value: dict[str, Any]) -> bool:
-    """Google's error body, ``{"error": {"code": 400, "message": "…", "status": "INVALID_ARGUMENT"}}``:
-    what the API answered instead of a response (other providers' errors have no ``status`` name)."""
-    error = value.get("error")
+def _is_google_error(error: Any) -> bool:
+    """The object of Google's error body, ``{"error": {"code": 400, "message": "…", "status":
+    "INVALID_ARGUMENT"}}``, what the API answered instead of a response (other providers' errors
+    have no ``status`` name)."""
     return (
         isinstance(error, dict)
         and is_int(error.get("code"))
