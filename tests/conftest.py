@@ -59,33 +59,12 @@ def fixture_ids(paths: list[Path]) -> list[str]:
     return [p.name for p in paths]
 
 
-# Recordings added to ../shared for issue 32 (the formats of 2025–26: Claude's web fetch, Gemini's URL
+# Recordings added to ../shared for issue 32 (the formats of 2025–26: Gemini's URL
 # context and error bodies, OpenAI's container file citations) and the folders of the providers it adds,
 # which citeview does not read yet. Their tests are expected to fail until that issue is done, strictly:
 # one that passes must leave this list. Every other recording must pass as before.
 AWAITING_ISSUE_32 = frozenset(
     {
-        *(
-            f"anthropic/{name}"
-            for name in (
-                "pydantic-ai-web-fetch-20260209-programmatic.json",
-                "pydantic-ai-web-fetch-dynamic-filtering-example-com.sse",
-                "pydantic-ai-web-fetch-pydantic-dev-2025-12.json",
-                "pydantic-ai-web-fetch-pydantic-dev-2025-12.sse",
-                "pydantic-ai-web-fetch-pydantic-dev-2026-02.sse",
-                "vercel-ai-issue10819-web-fetch-error-run-a.step1.json",
-                "vercel-ai-issue10819-web-fetch-error-run-a.step2.json",
-                "vercel-ai-issue10819-web-fetch-error-run-b.step1.json",
-                "vercel-ai-issue10819-web-fetch-error-run-c.step1.json",
-                "vercel-ai-issue10819-web-fetch-error-url-not-accessible.step1.chunks.jsonl",
-                "vercel-ai-issue10819-web-fetch-error-url-not-accessible.step2.chunks.jsonl",
-                "vercel-ai-web-fetch-20260209-programmatic.chunks.jsonl",
-                "vercel-ai-web-fetch-20260209-programmatic.json",
-                "vercel-ai-web-fetch-error-unavailable.json",
-                "vercel-ai-web-fetch-wikipedia-maglemosian.chunks.jsonl",
-                "vercel-ai-web-fetch-wikipedia-maglemosian.json",
-            )
-        ),
         *(
             f"gemini/{name}"
             for name in (

@@ -157,6 +157,7 @@ def add_source_checks(response: Response) -> None:
     for reasoning in response.reasoning:
         reasoning.citations.sort(key=lambda c: (c.start, c.end))
         cited.update(key for citation in reasoning.citations for key in citation.source_keys)
+    fetched_uncited = []
     for source in response.sources:
         if source.url is not None and not is_safe_http_url(source.url):
             response.diagnose(
@@ -169,13 +170,28 @@ def add_source_checks(response: Response) -> None:
                 key=source.key,
                 url=source.url,
             )
-        if source.key not in cited:
-            response.diagnose(
-                "unused_source",
-                "info",
-                phrase("Source {key} was offered but the answer never cites it.", key=source.key),
-                key=source.key,
-            )
+        if source.key in cited:
+            continue
+        if source.extra.get("snippet_kind") == "fetched_page":
+            fetched_uncited.append(source.key)  # read, not merely offered: said once, below
+            continue
+        response.diagnose(
+            "unused_source",
+            "info",
+            phrase("Source {key} was offered but the answer never cites it.", key=source.key),
+            key=source.key,
+        )
+    if fetched_uncited:
+        response.diagnose(
+            "fetched_not_cited",
+            "info",
+            phrase(
+                "The model fetched and read {count} page(s) that the answer cites nowhere; the text it read of each "
+                "is kept with the source, to check the answer against.",
+                count=len(fetched_uncited),
+            ),
+            keys=fetched_uncited,
+        )
 
 
 NO_TYPE = "(an event without a type)"

@@ -18,6 +18,7 @@ SNIPPET_KINDS = (
     "retrieved_passage",  # the passage a retrieval (file search, RAG) returned for the answer
     "document_text",  # the document the caller sent, as the provider echoed it
     "tool_output",  # what a tool the caller ran returned
+    "fetched_page",  # the page as the model fetched and read it (Claude's web fetch)
 )
 
 

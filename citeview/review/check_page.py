@@ -63,7 +63,7 @@ ATTENTION_VERDICTS = frozenset({"none", "supports_and_refutes", "inaccessible", 
 SHOW_ALL, SHOW_UNCHECKED, SHOW_ATTENTION, SHOW_DISAGREE = "", "unchecked", "attention", "disagree"
 # Source texts longer than this are shown cut in the panel (the viewer's source list has them whole).
 SNIPPET_CHARS, DOCUMENT_CHARS = 800, 6_000
-_DOCUMENT_KINDS = frozenset({"retrieved_passage", "document_text", "tool_output"})
+_DOCUMENT_KINDS = frozenset({"retrieved_passage", "document_text", "tool_output", "fetched_page"})
 
 
 @dataclass(frozen=True)

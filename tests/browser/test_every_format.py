@@ -27,6 +27,7 @@ FORMATS = {
     "20-gemini-ja-rag-recitation.json": ("gemini.generate_content", 4, 4, 0, 1, False),
     "21-groq-compound-ja-search-visit.json": ("groq.chat_completions", 0, 0, 0, 0, True),
     "22-openrouter-ja-web-plugin.json": ("openrouter.chat_completions", 2, 2, 0, 0, True),
+    "23-claude-ja-web-fetch.json": ("anthropic.messages", 3, 3, 0, 0, False),
 }
 
 
@@ -74,6 +75,7 @@ def test_the_new_formats_look_right_at_both_widths(signed_in):
         ("mistral-references", "16-mistral-ja-chat-references-exchange.json"),
         ("groq-compound", "21-groq-compound-ja-search-visit.json"),
         ("openrouter-web-plugin", "22-openrouter-ja-web-plugin.json"),
+        ("claude-web-fetch", "23-claude-ja-web-fetch.json"),
     ):
         page.goto("/")
         page.fill("#id_text", (SAMPLES / name).read_text(encoding="utf-8"))

@@ -9,7 +9,8 @@ stands for the claim, the second is not the page. So every piece of evidence car
 - ``search_snippet``: a search engine's excerpt of the page (Perplexity's, xAI's, …);
 - ``retrieved_passage``: what a file search or a retrieval returned (OpenAI, Gemini, Bedrock);
 - ``document_text``: the document the caller sent, as the provider echoed it (Cohere);
-- ``tool_output``: what a tool the caller ran returned (Cohere, Mistral).
+- ``tool_output``: what a tool the caller ran returned (Cohere, Mistral);
+- ``fetched_page``: the page as the model fetched and read it (Claude's web fetch).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-EvidenceKind = Literal["checked_quote", "quote", "search_snippet", "retrieved_passage", "document_text", "tool_output"]
+EvidenceKind = Literal[
+    "checked_quote", "quote", "search_snippet", "retrieved_passage", "document_text", "tool_output", "fetched_page"
+]
 EVIDENCE_KINDS: tuple[EvidenceKind, ...] = (
     "checked_quote",
     "quote",
@@ -25,6 +28,7 @@ EVIDENCE_KINDS: tuple[EvidenceKind, ...] = (
     "retrieved_passage",
     "document_text",
     "tool_output",
+    "fetched_page",
 )
 # The provider's words for the claim, rather than a text of the source the dump happens to hold.
 QUOTE_KINDS = frozenset({"checked_quote", "quote"})

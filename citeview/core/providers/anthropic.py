@@ -23,6 +23,7 @@ from citeview.core.evidence.request_documents import (
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_none, int_or_zero, is_int, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, Response, SearchBatch
+from citeview.core.pdf import PdfUnreadable, is_pdf, pdf_text
 from citeview.core.phrases import phrase
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
@@ -169,6 +170,7 @@ def _read_message(response: Response, message: dict[str, Any]) -> None:
         position += len(text)
     response.text = "".join(parts)
     _add_web_results(response, table, blocks)
+    _add_web_fetches(response, table, blocks)
     _note_earlier_results(response, result_urls)
 
 
@@ -330,13 +332,95 @@ def _add_web_results(response: Response, table: SourceTable, blocks: list[dict[s
 
 
 def _tool_query(block: dict[str, Any]) -> str | None:
+    return str_or_none(_tool_input(block).get("query"))
+
+
+def _tool_input(block: dict[str, Any]) -> dict[str, Any]:
+    """A server tool's input: whole in a message, in ``partial_json`` pieces in a stream."""
     tool_input = block.get("input")
     if not tool_input and block.get("partial_json"):
         try:
             tool_input = json.loads(block["partial_json"])
         except ValueError:
-            return None
-    return str_or_none(dict_or_empty(tool_input).get("query"))
+            return {}
+    return dict_or_empty(tool_input)
+
+
+def _add_web_fetches(response: Response, table: SourceTable, blocks: list[dict[str, Any]]) -> None:
+    """Each page Claude fetched is a source holding the text Claude read, the evidence its answer rests
+    on; a failed fetch is said, with its address. A result may answer a call of the message before
+    (a continuation starts with it): it is read all the same."""
+    calls = {str(b.get("id")): b for b in blocks if b.get("type") == "server_tool_use"}
+    for block in blocks:
+        if block.get("type") != "web_fetch_tool_result":
+            continue
+        result = dict_or_empty(block.get("content"))
+        caller = _programmatic_caller(block)
+        if result.get("type") == "web_fetch_result":
+            _add_fetched_page(table, result, caller)
+            continue
+        call = calls.get(str(block.get("tool_use_id")))
+        url = str_or_none(_tool_input(call).get("url")) if call is not None else None
+        _note_failed_fetch(response, url, str_or_none(result.get("error_code")) or "unknown")
+
+
+def _programmatic_caller(block: dict[str, Any]) -> str | None:
+    """The tool whose code called this one (``code_execution_…``); None for Claude's own call."""
+    caller = str_or_none(dict_or_empty(block.get("caller")).get("type"))
+    return None if caller in (None, "direct") else caller
+
+
+def _add_fetched_page(table: SourceTable, result: dict[str, Any], caller: str | None) -> None:
+    url = str_or_none(result.get("url"))
+    document = dict_or_empty(result.get("content"))
+    extra = {"retrieved_at": str_or_none(result.get("retrieved_at")), "caller": caller}
+    key = table.add(
+        url or "web_fetch:unknown", kind="web", url=url, title=str_or_none(document.get("title")), extra=extra
+    )
+    text = fetched_text(dict_or_empty(document.get("source")))
+    if text:
+        table.get(key).extra.update(snippet=text, snippet_kind="fetched_page")
+
+
+_BASE64_PDF_START = "JVBER"  # "%PDF" in base64: a fetched PDF may arrive as text/plain holding its base64
+
+
+def fetched_text(source: dict[str, Any]) -> str | None:
+    """The text of a fetched document's ``source``: its plain text, or a PDF's pages (the PDF sent as
+    base64, whatever its ``media_type`` says)."""
+    data = str_or_none(source.get("data"))
+    if not data:
+        return None
+    if source.get("type") != "base64" and not data.startswith(_BASE64_PDF_START):
+        return data
+    pdf = decoded_base64(data)
+    if pdf is None or not is_pdf(pdf):
+        return data if source.get("type") == "text" else None
+    try:
+        return "\n\n".join(pdf_text(pdf).pages) or None
+    except PdfUnreadable:
+        return None
+
+
+def _note_failed_fetch(response: Response, url: str | None, error: str) -> None:
+    if url is None:
+        response.diagnose(
+            "web_fetch_failed",
+            "warning",
+            phrase(
+                "A web fetch failed: {error}. Its address is in the message before this one, which asked for it.",
+                error=error,
+            ),
+            error_code=error,
+        )
+        return
+    response.diagnose(
+        "web_fetch_failed",
+        "warning",
+        phrase("Claude's fetch of {url} failed: {error}.", url=url, error=error),
+        url=url,
+        error_code=error,
+    )
 
 
 def _note_earlier_results(response: Response, result_urls: set[str]) -> None:

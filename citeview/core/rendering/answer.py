@@ -340,6 +340,8 @@ _EXTRA_SHOWN_APART = {
     "file_search_store",
     "source",
     "document_index",
+    "retrieved_at",
+    "caller",
 }
 DETAIL_CHARS = 300
 

@@ -435,6 +435,7 @@ class _Words:
             "retrieved_passage": gettext("a retrieved passage"),
             "document_text": gettext("the document as echoed"),
             "tool_output": gettext("a tool's output"),
+            "fetched_page": gettext("the page as the model fetched it"),
         }
         self._statuses = {
             "completed": gettext("completed"),
