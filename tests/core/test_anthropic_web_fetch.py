@@ -12,11 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from citeview.core.parse import parse_dump
 from tests.conftest import SHARED_FIXTURES, fixture_ids, real_fixtures, sse
 from tests.core.pdfs import pdf_with_pages
 from tests.core.test_anthropic import message, parse, stream_events, text, walk
+from tests.hostile import strategies as hs
+from tests.hostile.test_properties import PROFILE
 
 # The recorders' JSON Lines of stream chunks (.chunks.jsonl) too, which hold half of the fetches.
 RECORDINGS = [*real_fixtures("anthropic"), *sorted((SHARED_FIXTURES / "anthropic").glob("*.jsonl"))]
@@ -63,6 +67,11 @@ def failed(tool_id: str, code: str) -> dict[str, Any]:
         "tool_use_id": tool_id,
         "content": {"type": "web_fetch_tool_result_error", "error_code": code},
     }
+
+
+def shown(value: str) -> str:
+    """A drawn string as citeview shows it: a NUL or half a character as U+FFFD."""
+    return re.sub("[\x00\ud800-\udfff]", "\ufffd", value)
 
 
 def codes(response: dict[str, Any]) -> list[str]:
@@ -202,3 +211,40 @@ def test_a_streamed_fetch_reads_its_address_from_the_input_deltas_and_its_result
     (failure,) = [d for d in response["diagnostics"] if d["code"] == "web_fetch_failed"]
     assert failure["details"] == {"url": PAGE_URL, "error_code": "too_many_requests"}
     assert [(s["url"], s["extra"]["snippet"]) for s in response["sources"]] == [("https://example.jp/", PAGE_TEXT)]
+
+
+def _streamed(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each block as a stream sends it: whole in its start (a tool's input arrives as deltas)."""
+    events: list[dict[str, Any]] = []
+    for index, block in enumerate(blocks):
+        if block["type"] == "server_tool_use":
+            events.append({"type": "content_block_start", "index": index, "content_block": {**block, "input": {}}})
+            piece = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            events.append({"type": "content_block_delta", "index": index, "delta": piece})
+        else:
+            events.append({"type": "content_block_start", "index": index, "content_block": block})
+        events.append({"type": "content_block_stop", "index": index})
+    return events
+
+
+FETCHES = st.lists(st.integers(0, 10**6), min_size=1, max_size=3, unique=True).flatmap(
+    lambda ids: st.tuples(*(hs.claude_web_fetch(f"srv_{i}") for i in ids))
+)
+
+
+@PROFILE
+@given(FETCHES, st.booleans())
+def test_any_fetches_whole_or_streamed_give_their_pages_and_failures(fetches, streamed):
+    blocks = [block for fetch in fetches for block in fetch]
+    whole = message(*blocks, text("答え"))
+    # Escaped, as the API sends JSON: the drawn text may hold half of a character.
+    events = stream_events(*_streamed(blocks))
+    raw = "".join(f"data: {json.dumps(e)}\n\n" for e in events) if streamed else json.dumps(whole)
+    (response,) = parse_dump(raw.encode()).to_json()["responses"]
+    results = [b["content"] for b in blocks if b["type"] == "web_fetch_tool_result"]
+    pages = {shown(r["url"]) for r in results if r["type"] == "web_fetch_result"}
+    assert {s["url"] for s in response["sources"]} == pages
+    failures = [r["error_code"] for r in results if r["type"] != "web_fetch_result"]
+    assert sorted(
+        d["details"]["error_code"] for d in response["diagnostics"] if d["code"] == "web_fetch_failed"
+    ) == sorted(failures)

@@ -575,6 +575,39 @@ def claude_request(documents: list[str], draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
+def claude_web_fetch(draw: st.DrawFn, tool_id: str) -> list[dict[str, Any]]:
+    """A page Claude fetched (its text, or base64 that may or may not be a PDF), or a failed fetch;
+    its call sometimes in the message before, sometimes from code the model ran."""
+    url = draw(urls())
+    caller = draw(st.sampled_from([None, {"type": "direct"}, {"type": "code_execution_20260120", "tool_id": "c"}]))
+    called = {"caller": caller} if caller else {}
+    data = draw(st.one_of(short_text(), st.just("JVBERi0xLjQK"), st.just("JVBERi0xLjQKJcfsj6IK" + "A" * 40)))
+    media = draw(st.sampled_from(["text/plain", "application/pdf"]))
+    kind = draw(st.sampled_from(["text", "text", "base64"]))
+    result: dict[str, Any] = {
+        "type": "web_fetch_result",
+        "url": url,
+        "retrieved_at": "2026-11-30T01:02:03Z",
+        "content": {
+            "type": "document",
+            "title": draw(st.one_of(st.none(), short_text())),
+            "source": {"type": kind, "media_type": media, "data": data},
+        },
+    }
+    if draw(st.sampled_from([False, False, True])):
+        result = {
+            "type": "web_fetch_tool_result_error",
+            "error_code": draw(st.sampled_from(["unavailable", "url_not_accessible"])),
+        }
+    blocks = [{"type": "web_fetch_tool_result", "tool_use_id": tool_id, "content": result, **called}]
+    if draw(st.booleans()):  # else the call was in the message before
+        blocks.insert(
+            0, {"type": "server_tool_use", "id": tool_id, "name": "web_fetch", "input": {"url": url}, **called}
+        )
+    return blocks
+
+
+@st.composite
 def anthropic_dump(draw: st.DrawFn) -> tuple[bytes, bytes | None]:
     """A Claude answer, and (sometimes) the request that produced it, as separate bytes."""
     documents = draw(claude_documents())
@@ -588,6 +621,8 @@ def anthropic_dump(draw: st.DrawFn) -> tuple[bytes, bytes | None]:
         if draw(st.sampled_from([False, False, True])):
             content = {"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"}
         blocks.append({"type": "web_search_tool_result", "tool_use_id": "t1", "content": content})
+    for number in range(draw(st.integers(0, 2))):
+        blocks += draw(claude_web_fetch(f"f{number}"))
     for _ in range(draw(st.integers(0, 4))):
         block: dict[str, Any] = {"type": "text", "text": draw(answer_text(max_pieces=8))}
         citations = draw(st.lists(claude_citation(documents, web_urls), max_size=3))
