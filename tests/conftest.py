@@ -52,17 +52,17 @@ def recorded_providers() -> list[str]:
             raise RuntimeError(f"CI=true but the real fixtures are missing: {SHARED_FIXTURES}")
         return []
     folders = (folder.name for folder in SHARED_FIXTURES.iterdir() if folder.is_dir())
-    return sorted(name for name in folders if name not in PROVIDERS_AWAITING_ISSUE_32)
+    return sorted(folders)
 
 
 def fixture_ids(paths: list[Path]) -> list[str]:
     return [p.name for p in paths]
 
 
-# Recordings added to ../shared for issue 32 (the formats of 2025–26: Gemini's URL
-# context and error bodies, OpenAI's container file citations) and the folders of the providers it adds,
-# which citeview does not read yet. Their tests are expected to fail until that issue is done, strictly:
-# one that passes must leave this list. Every other recording must pass as before.
+# Recordings added to ../shared for issue 32 (the formats of 2025–26: Gemini's URL context and
+# recitation notices, OpenAI's container file citations) that citeview does not read fully yet. Their
+# tests are expected to fail until that issue is done, strictly: one that passes must leave this list.
+# Every other recording must pass as before.
 AWAITING_ISSUE_32 = frozenset(
     {
         *(
@@ -80,7 +80,6 @@ AWAITING_ISSUE_32 = frozenset(
         ),
     }
 )
-PROVIDERS_AWAITING_ISSUE_32 = frozenset({"azure"})
 
 
 def fixture_params(paths: list[Path], failing: Iterable[str] = ()) -> list[Any]:

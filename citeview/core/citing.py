@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 from citeview.core.bidi_controls import show_bidi_controls
 from citeview.core.links import is_safe_http_url
-from citeview.core.markers import MarkerMatch, NotAMarker, UnknownNotation, read_markers, thinking_end
+from citeview.core.markers import MARKER, MarkerMatch, NotAMarker, UnknownNotation, read_markers, thinking_end
 from citeview.core.model import Citation, Marker, Response
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
@@ -24,11 +25,12 @@ def cite_markers(
     response: Response,
     resolve: Callable[[MarkerMatch], list[str]],
     explain_unresolved: Callable[[MarkerMatch], Phrase],
+    notation: re.Pattern[str] = MARKER,
 ) -> list[MarkerMatch]:
     """Turn every marker in ``response.text`` into a citation, or an unresolved marker when it
     resolves to no source (never to a guessed one), and say of every ``[N]`` that Markdown does not
     show as text why it is no citation. Returns the markers found."""
-    read = read_markers(response.text)
+    read = read_markers(response.text, notation)
     if thinking_end(response.text):
         response.diagnose(
             "reasoning_section",

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, Place, read_places
 
 MARKER = re.compile(r"\[(web:)?([0-9]{1,6})\]")
+# Azure OpenAI On Your Data's notation: [doc1], [doc2], … (numbered from 1 in its citations' order).
+DOC_MARKER = re.compile(r"\[(doc)([0-9]{1,6})\]")
 # Reasoning models have put their thinking before the answer; its brackets cite nothing the reader sees.
 LEADING_THINKING = re.compile(r"\A\s*<think>.*?(?:</think>|\Z)", re.S)
 _PLACEHOLDER_IN_URL = re.compile("\\[\ufdd0([0-9]+)\\]")
@@ -73,11 +75,12 @@ class MarkersRead:
     unknown: list[UnknownNotation] = field(default_factory=list)
 
 
-def read_markers(text: str) -> MarkersRead:
+def read_markers(text: str, notation: re.Pattern[str] = MARKER) -> MarkersRead:
+    """The markers of ``notation`` (a pattern whose second group is the number, as :data:`MARKER`'s)."""
     skip_to = thinking_end(text)
     candidates = [
-        MarkerMatch(m.start(), m.end(), m.group(0), m.group(2), bool(m.group(1)))
-        for m in MARKER.finditer(text, skip_to)
+        MarkerMatch(m.start(), m.end(), m.group(0), m.group(2), m.group(1) == "web:")
+        for m in notation.finditer(text, skip_to)
     ]
     checked = [m for m in candidates if m.end <= MAX_MARKDOWN_CHARS]
     places = read_places(text[:MAX_MARKDOWN_CHARS], [Place(m.start, m.end, replace=True) for m in checked])
@@ -91,7 +94,7 @@ def read_markers(text: str) -> MarkersRead:
         read.not_markers.append(NotAMarker(candidate, hidden.part, url))
     # Past what is rendered there is no Markdown to ask; every candidate there counts.
     read.markers += candidates[len(checked) :]
-    read.unknown = unknown_notations(text, skip_to)
+    read.unknown = [t for t in unknown_notations(text, skip_to) if not notation.fullmatch(t.text)]
     return read
 
 

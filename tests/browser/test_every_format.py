@@ -28,6 +28,7 @@ FORMATS = {
     "21-groq-compound-ja-search-visit.json": ("groq.chat_completions", 0, 0, 0, 0, True),
     "22-openrouter-ja-web-plugin.json": ("openrouter.chat_completions", 2, 2, 0, 0, True),
     "23-claude-ja-web-fetch.json": ("anthropic.messages", 3, 3, 0, 0, False),
+    "24-azure-on-your-data-ja.json": ("azure.on_your_data", 4, 4, 0, 0, False),
 }
 
 
@@ -76,6 +77,7 @@ def test_the_new_formats_look_right_at_both_widths(signed_in):
         ("groq-compound", "21-groq-compound-ja-search-visit.json"),
         ("openrouter-web-plugin", "22-openrouter-ja-web-plugin.json"),
         ("claude-web-fetch", "23-claude-ja-web-fetch.json"),
+        ("azure-on-your-data", "24-azure-on-your-data-ja.json"),
     ):
         page.goto("/")
         page.fill("#id_text", (SAMPLES / name).read_text(encoding="utf-8"))

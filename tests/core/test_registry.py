@@ -62,7 +62,7 @@ def test_the_unknown_shape_error_names_every_registered_provider(toy):
     with pytest.raises(DumpError) as caught:
         parse_dump(b'{"hello": "world"}')
     assert (
-        "(Claude, AWS Bedrock, Cohere, Gemini, Groq, LangChain, Mistral, OpenAI, OpenRouter, Perplexity, Toy, Vercel AI SDK, xAI)"
+        "(Claude, Azure OpenAI, AWS Bedrock, Cohere, Gemini, Groq, LangChain, Mistral, OpenAI, OpenRouter, Perplexity, Toy, Vercel AI SDK, xAI)"
         in caught.value.message
     )
 
@@ -149,6 +149,7 @@ def test_two_shapes_of_one_name_are_refused(toy):
 def test_every_provider_module_declares_its_apis():
     assert registry.provider_names() == [
         "anthropic",
+        "azure",
         "bedrock",
         "cohere",
         "gemini",
@@ -163,6 +164,7 @@ def test_every_provider_module_declares_its_apis():
     ]
     assert registry.api_names() == [
         "anthropic.messages",
+        "azure.on_your_data",
         "bedrock.converse",
         "bedrock.retrieve_and_generate",
         "cohere.chat_v1",

@@ -17,7 +17,6 @@ and memory, as the app does.
 from __future__ import annotations
 
 import codecs
-import html
 import io
 import re
 import time
@@ -30,6 +29,7 @@ from lxml import etree  # type: ignore[import-untyped]
 from lxml import html as lxml_html
 from pypdf.errors import DependencyError, FileNotDecryptedError
 
+from citeview.core.evidence.markup_text import CELLS, closing_text, markup_stripped, opening_text, tidied
 from citeview.core.evidence.pdf_pages import Page, page_at
 from citeview.core.phrases import Phrase, phrase
 
@@ -79,19 +79,6 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs
 
 # Elements whose content is no text a reader sees.
 _UNSEEN = {"script", "style", "noscript", "template", "svg", "math", "head", "iframe", "object", "title"}
-_BLOCKS = {
-    "address", "article", "aside", "blockquote", "br", "caption", "dd", "div", "dl", "dt", "figcaption",
-    "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav",
-    "ol", "p", "pre", "section", "table", "ul", "body", "html",
-}  # fmt: skip
-# A table row is one line, its cells between bars, and a list item a line that starts with a dash, as
-# trafilatura writes them: each is a passage of its own (``passages``), never cut at a stop inside it.
-_CELLS = {"td", "th"}
-_ROW, _ITEM = "tr", "li"
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)?[^<>]*>")
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-_SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
-_BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 
 
 class ExtractionError(Exception):
@@ -246,7 +233,7 @@ def extract_html(content: bytes, declared_charset: str | None = None) -> Extract
         raise MemoryError("libxml2 ran out of memory")  # said as a syntax error, never as too deep
     if tree is None or any(error.level_name == "FATAL" for error in parser.error_log):
         # libxml2 stops at a depth of 256 and drops the rest: read the text between the tags instead.
-        text = _markup_stripped(document)
+        text = markup_stripped(document)
         note = phrase("The page is nested too deeply to be read as a tree: its text is read between the tags.")
         return Extraction(text, "html", "markup_stripped", "citeview", "1", charset=codec, notes=(note,))
     whole_text_version = ".".join(map(str, etree.LXML_VERSION))
@@ -284,71 +271,16 @@ def _whole_text(tree: Any) -> str:
             if tag in _UNSEEN:
                 walk.skip_subtree()  # its end still comes, with its tail
                 continue
-            pieces.append(_opening(tag, cells))
-            cells += tag in _CELLS
+            pieces.append(opening_text(tag, cells))
+            cells += tag in CELLS
             if element.text:
                 pieces.append(element.text)
         else:
-            cells -= tag in _CELLS
-            pieces.append(_closing(tag, cells))
+            cells -= tag in CELLS
+            pieces.append(closing_text(tag, cells))
             if element.tail and element is not tree:
                 pieces.append(element.tail)
-    return _tidied("".join(pieces))
-
-
-def _opening(tag: str, cells: int = 0) -> str:
-    if tag in _CELLS:
-        return " | "
-    if tag == _ROW:
-        return "\n"
-    if tag in _BLOCKS or tag == _ITEM:
-        return " " if cells else ("\n- " if tag == _ITEM else "\n")
-    return ""
-
-
-def _closing(tag: str, cells: int = 0) -> str:
-    if tag == _ROW:
-        return " |\n"
-    if tag in _BLOCKS or tag == _ITEM:
-        return " " if cells else "\n"
-    return ""
-
-
-def _markup_stripped(document: str) -> str:
-    """The text between the tags, found by scanning once: no tree, so no depth limit."""
-    pieces, position, cells = [], 0, 0
-    lowered = document.translate(_ASCII_LOWER)  # str.lower() can change the length ("İ")
-    while position < len(document):
-        start = document.find("<", position)
-        if start < 0:
-            pieces.append(document[position:])
-            break
-        pieces.append(document[position:start])
-        for opening, closing in (("<script", "</script"), ("<style", "</style"), ("<!--", "-->")):
-            if lowered.startswith(opening, start):
-                end = lowered.find(closing, start)
-                position = len(document) if end < 0 else lowered.find(">", end) + 1 or len(document)
-                break
-        else:
-            tag = _TAG.match(document, start)
-            if tag is None:  # a lone "<" is text
-                pieces.append("<")
-                position = start + 1
-            else:
-                name = (tag.group(2) or "").lower()
-                if tag.group(1):
-                    cells = max(cells - (name in _CELLS), 0)  # a stray closing tag closes nothing
-                    pieces.append(_closing(name, cells))
-                else:
-                    pieces.append(_opening(name, cells))
-                    cells += name in _CELLS
-                position = tag.end()
-    return _tidied(html.unescape("".join(pieces)))
-
-
-def _tidied(text: str) -> str:
-    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
-    return _BLANK_LINES.sub("\n", "\n".join(lines)).strip()
+    return tidied("".join(pieces))
 
 
 def _meta_charset(content: bytes) -> str | None:
@@ -424,7 +356,7 @@ def extract_pdf(
     position, deadline = 0, time.monotonic() + time_budget
     for index in range(min(count, max_pages)):
         try:
-            text = _tidied(reader.pages[index].extract_text() or "")
+            text = tidied(reader.pages[index].extract_text() or "")
         except MemoryError:
             raise
         except Exception as error:  # whatever pypdf raises, as on opening: the other pages are still read
