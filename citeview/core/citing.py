@@ -174,6 +174,8 @@ def add_source_checks(response: Response) -> None:
             )
         if source.key in cited:
             continue
+        if source.extra.get("not_retrieved"):
+            continue  # a page the model could not read: its provider's note says so
         if source.extra.get("snippet_kind") == "fetched_page":
             fetched_uncited.append(source.key)  # read, not merely offered: said once, below
             continue

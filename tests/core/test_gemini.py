@@ -12,7 +12,7 @@ from citeview.core.offsets import ByteOffsets
 from citeview.core.parse import parse_dump
 from citeview.core.rendering.answer import render_answer, source_labels
 from citeview.core.rendering.side_by_side import evidence_rows
-from tests.conftest import fixture_params, own_fixture, real_fixtures, sse
+from tests.conftest import fixture_ids, fixture_params, own_fixture, real_fixtures, sse
 
 FIXTURES = real_fixtures("gemini")
 # An error body Gemini answered with (HTTP 400): no answer, so no supports.
@@ -766,3 +766,72 @@ def test_interactions_byte_offsets_inside_a_character_are_diagnosed_not_placed()
     assert "offset_inside_character" in codes(response)
     ((span, _, location),) = cited(response)
     assert span == "東京" and location is None  # a page 0 is no page
+
+
+# --- URL context: the pages the prompt named, retrieved or not -------------------------------------
+
+URL_CONTEXT_FIXTURES = [p for p in FIXTURES if "urlContextMetadata" in p.read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("path", URL_CONTEXT_FIXTURES, ids=fixture_ids(URL_CONTEXT_FIXTURES))
+def test_every_url_the_prompt_gave_is_a_source_with_its_status_and_each_failure_is_said(path: Path):
+    raw = path.read_bytes()
+    values = [json.loads(line.removeprefix("data:")) for line in raw.decode().splitlines() if line.startswith("data:")]
+    candidates = [c for v in (values or [json.loads(raw)]) for c in v.get("candidates", [])]
+    entries = [e for c in candidates if "urlContextMetadata" in c for e in c["urlContextMetadata"]["urlMetadata"]]
+    (response,) = parse_dump(raw).to_json()["responses"]
+    statuses = {s["url"]: s["extra"].get("url_retrieval_status") for s in response["sources"]}
+    for entry in entries:
+        if "retrievedUrl" in entry:
+            assert statuses[entry["retrievedUrl"]] == entry["urlRetrievalStatus"].removeprefix("URL_RETRIEVAL_STATUS_")
+    failed = [e for e in entries if e["urlRetrievalStatus"] != "URL_RETRIEVAL_STATUS_SUCCESS"]
+    notes = [d for d in response["diagnostics"] if d["code"] == "url_not_retrieved"]
+    assert len(notes) == (1 if failed else 0)
+    if failed:
+        assert len(notes[0]["details"]["urls"]) == len(failed)
+
+
+def url_context(*entries: tuple[str | None, str]) -> dict:
+    metadata = [
+        {**({"retrievedUrl": url} if url else {}), "urlRetrievalStatus": f"URL_RETRIEVAL_STATUS_{status}"}
+        for url, status in entries
+    ]
+    return {"urlMetadata": metadata}
+
+
+def test_a_url_retrieved_and_grounded_is_one_source_and_a_failed_one_is_marked_not_read():
+    answer = "気象庁のページによると平年値は15.8℃です。"
+    value = body(answer, [{"segment": segment(answer, answer), "groundingChunkIndices": [0]}], chunks=1)
+    value["candidates"][0]["groundingMetadata"]["groundingChunks"] = [
+        {"web": {"uri": "https://www.jma.go.jp/", "title": "気象庁"}}
+    ]
+    value["candidates"][0]["urlContextMetadata"] = url_context(
+        ("https://www.jma.go.jp/", "SUCCESS"), ("https://paywalled.example.jp/", "PAYWALL"), (None, "ERROR")
+    )
+    response = parse(value)
+    assert [(s["key"], s["url"], s["extra"].get("url_retrieval_status")) for s in response["sources"]] == [
+        ("0", "https://www.jma.go.jp/", "SUCCESS"),
+        ("https://paywalled.example.jp/", "https://paywalled.example.jp/", "PAYWALL"),
+    ]
+    assert response["sources"][1]["extra"]["not_retrieved"] is True
+    (note,) = [d for d in response["diagnostics"] if d["code"] == "url_not_retrieved"]
+    assert note["details"]["urls"] == [
+        {"url": "https://paywalled.example.jp/", "status": "PAYWALL"},
+        {"url": None, "status": "ERROR"},
+    ]
+    assert "2 of the 3" in note["message"] and "(no address given)" in note["message"]
+    assert "unused_source" not in codes(response)  # the failure is said once, not as "never cited"
+
+
+def test_a_support_of_a_chunk_the_response_does_not_list_names_it_and_stays_unplaced():
+    answer = "取得できたページ。取得できなかったページ。"
+    first, second = "取得できたページ。", "取得できなかったページ。"
+    supports = [
+        {"segment": segment(first, answer), "groundingChunkIndices": [0]},
+        {"segment": segment(second, answer), "groundingChunkIndices": [1, 2]},
+    ]
+    response = parse(body(answer, supports, chunks=1))
+    assert [answer[c["start"] : c["end"]] for c in response["citations"]] == [first]
+    (note,) = [d for d in response["diagnostics"] if d["code"] == "unknown_chunk"]
+    assert note["details"]["missing_chunks"] == [1, 2]
+    assert "1, 2" in note["message"] and "lists 1" in note["message"] and "not marked as cited" in note["message"]

@@ -51,3 +51,21 @@ def test_the_suggestions_need_a_login(client, gemini_dump):
     client.logout()
     response = client.get(f"/dumps/{gemini_dump.pk}/responses/0/search-suggestions")
     assert response.status_code == 302
+
+
+def test_a_url_gemini_could_not_retrieve_is_marked_in_the_source_list(editor_client):
+    answer = "気象庁のページを読みました。"
+    value = body(answer, [])
+    value["candidates"][0]["urlContextMetadata"] = {
+        "urlMetadata": [
+            {"retrievedUrl": "https://paywalled.example.jp/", "urlRetrievalStatus": "URL_RETRIEVAL_STATUS_PAYWALL"}
+        ]
+    }
+    editor_client.post("/", {"text": json.dumps(value, ensure_ascii=False)})
+    page = editor_client.get(Dump.objects.get().get_absolute_url()).content.decode()
+    assert "Not retrieved: the model could not read this page (PAYWALL)." in page
+    assert (
+        "Gemini could not retrieve 1 of the 1 URL(s) the prompt gave: https://paywalled.example.jp/ (PAYWALL)" in page
+    )
+    japanese = editor_client.get(Dump.objects.get().get_absolute_url(), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    assert "未取得：モデルはこのページを読めませんでした（PAYWALL）。" in japanese

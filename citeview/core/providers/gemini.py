@@ -40,6 +40,7 @@ class _Candidate:
     part_starts: dict[int, int] = field(default_factory=dict)
     cumulative: bool = False
     recitations: list[dict[str, Any]] = field(default_factory=list)  # the last non-empty citationMetadata's
+    urls: list[dict[str, Any]] = field(default_factory=list)  # the last non-empty urlContextMetadata's entries
 
 
 def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list[Response]:
@@ -68,6 +69,7 @@ def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list
             notices = _recitation_notices(camel_or_snake(raw, "citationMetadata"))
             if notices:  # like grounding: an empty citationMetadata never overwrites the last notices
                 candidate.recitations = notices
+            candidate.urls = _url_context(raw) or candidate.urls
     if not candidates:
         candidates[0] = _Candidate(0)
     responses = []
@@ -131,6 +133,7 @@ def _read_candidate(response: Response, candidate: _Candidate) -> None:
     )
     if queries or keys:
         response.searches.append(SearchBatch(queries, keys))
+    _read_url_context(response, table, candidate.urls)
     rendered = str_or_none(camel_or_snake(camel_or_snake(grounding, "searchEntryPoint"), "renderedContent"))
     if rendered:
         response.search_suggestions = rendered
@@ -138,6 +141,52 @@ def _read_candidate(response: Response, candidate: _Candidate) -> None:
     for number, support in enumerate(dicts_in(camel_or_snake(grounding, "groundingSupports"))):
         _place_support(response, offsets, candidate.part_starts, number, support, chunks)
     _read_recitations(response, offsets, candidate.recitations)
+
+
+# --- URL context: the pages the prompt named, and whether each was retrieved ---------------------
+
+_RETRIEVED = "URL_RETRIEVAL_STATUS_SUCCESS"
+
+
+def _url_context(candidate: dict[str, Any]) -> list[dict[str, Any]]:
+    """``urlContextMetadata.urlMetadata`` (an older preview: ``urlRetrievalMetadata.urlRetrievalContexts``)."""
+    metadata = camel_or_snake(candidate, "urlContextMetadata")
+    if isinstance(metadata, dict):
+        return dicts_in(camel_or_snake(metadata, "urlMetadata"))
+    return dicts_in(camel_or_snake(camel_or_snake(candidate, "urlRetrievalMetadata"), "urlRetrievalContexts"))
+
+
+def _read_url_context(response: Response, table: SourceTable, entries: list[dict[str, Any]]) -> None:
+    """Each URL the prompt gave is a source with its retrieval status (a grounding chunk of the same
+    page gets the status); the ones Gemini could not retrieve are marked and said, once."""
+    failed: list[dict[str, str | None]] = []
+    for entry in entries:
+        url = str_or_none(camel_or_snake(entry, "retrievedUrl"))
+        status = str_or_none(camel_or_snake(entry, "urlRetrievalStatus")) or "URL_RETRIEVAL_STATUS_UNSPECIFIED"
+        shown = status.removeprefix("URL_RETRIEVAL_STATUS_")
+        if status != _RETRIEVED:
+            failed.append({"url": url, "status": shown})
+        if url is None:
+            continue  # a failure without its address: counted in the note, no source to list
+        extra: dict[str, Any] = {"url_retrieval_status": shown}
+        if status != _RETRIEVED:
+            extra["not_retrieved"] = True
+        key = next((s.key for s in response.sources if s.url == url), url)
+        table.add(key, kind="web", url=url, title=None, extra=extra)
+    if failed:
+        named = ", ".join(f"{f['url'] or '(no address given)'} ({f['status']})" for f in failed)
+        response.diagnose(
+            "url_not_retrieved",
+            "warning",
+            phrase(
+                "Gemini could not retrieve {count} of the {total} URL(s) the prompt gave: {urls}. What the answer "
+                "says of them rests on no page it read.",
+                count=len(failed),
+                total=len(entries),
+                urls=named,
+            ),
+            urls=failed,
+        )
 
 
 # --- Grounding chunks -----------------------------------------------------------------------------
@@ -420,11 +469,21 @@ def _place_support(
     known = [(chunk.key, score) for chunk, score in cited]
     source_keys = [key for key, _ in known]
     if len(known) < len(indices):
+        missing = [i for i in indices if not 0 <= i < count]
         response.diagnose(
             "unknown_chunk",
             "warning",
-            phrase("Support {number} points at grounding chunks that do not exist.", number=number),
+            phrase(
+                "Support {number} ({text}) points at grounding chunk(s) {missing}, which the response does not "
+                "list (it lists {count}); they are no source here.{unplaced}",
+                number=number,
+                text=_short(text),
+                missing=", ".join(map(str, missing)),
+                count=count,
+                unplaced="" if source_keys else phrase(" The claim is not marked as cited."),
+            ),
             support=number,
+            missing_chunks=missing,
         )
     if end_value is None:
         response.diagnose(

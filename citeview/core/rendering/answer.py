@@ -342,6 +342,8 @@ _EXTRA_SHOWN_APART = {
     "document_index",
     "retrieved_at",
     "caller",
+    "url_retrieval_status",
+    "not_retrieved",
 }
 DETAIL_CHARS = 300
 
