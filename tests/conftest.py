@@ -60,7 +60,7 @@ def fixture_ids(paths: list[Path]) -> list[str]:
 
 
 # Recordings added to ../shared for issue 32 (the formats of 2025–26: Gemini's URL context and
-# recitation notices, OpenAI's container file citations) that citeview does not read fully yet. Their
+# recitation notices) that citeview does not read fully yet. Their
 # tests are expected to fail until that issue is done, strictly: one that passes must leave this list.
 # Every other recording must pass as before.
 AWAITING_ISSUE_32 = frozenset(
@@ -73,10 +73,6 @@ AWAITING_ISSUE_32 = frozenset(
                 "firebase-vertexai-unary-url-context-mixed-validity.json",
                 "pydantic-ai-recitation-on-function-call.json",
             )
-        ),
-        *(
-            f"openai/pydantic-ai-responses-code-interpreter-image-container-file-citation.{suffix}"
-            for suffix in ("json", "sse", "turn2.json")
         ),
     }
 )

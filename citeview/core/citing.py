@@ -159,7 +159,7 @@ def add_source_checks(response: Response) -> None:
     for reasoning in response.reasoning:
         reasoning.citations.sort(key=lambda c: (c.start, c.end))
         cited.update(key for citation in reasoning.citations for key in citation.source_keys)
-    fetched_uncited = []
+    fetched_uncited, consulted_uncited = [], []
     for source in response.sources:
         if source.url is not None and not is_safe_http_url(source.url):
             response.diagnose(
@@ -174,10 +174,13 @@ def add_source_checks(response: Response) -> None:
             )
         if source.key in cited:
             continue
-        if source.extra.get("not_retrieved"):
-            continue  # a page the model could not read: its provider's note says so
+        if source.extra.get("not_retrieved") or source.extra.get("generated_file"):
+            continue  # a page the model could not read (its provider's note says so), a file it wrote
         if source.extra.get("snippet_kind") == "fetched_page":
             fetched_uncited.append(source.key)  # read, not merely offered: said once, below
+            continue
+        if source.extra.get("consulted"):
+            consulted_uncited.append(source.key)  # a search reads more than an answer cites: said once
             continue
         response.diagnose(
             "unused_source",
@@ -195,6 +198,17 @@ def add_source_checks(response: Response) -> None:
                 count=len(fetched_uncited),
             ),
             keys=fetched_uncited,
+        )
+    if consulted_uncited:
+        response.diagnose(
+            "consulted_not_cited",
+            "info",
+            phrase(
+                "The search consulted {count} source(s) that the answer does not cite; they are listed apart, "
+                "after the cited ones.",
+                count=len(consulted_uncited),
+            ),
+            keys=consulted_uncited,
         )
 
 

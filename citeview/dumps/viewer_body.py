@@ -295,7 +295,9 @@ def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any
         "prefix": prefix,
         "answer_html": rendered["answer"],
         "status_detail": phrase_text(response["status_detail_phrase"], gettext),
-        "sources": sources,
+        # A search's pages the answer does not cite are listed apart, after the cited ones: consulted, no problem.
+        "sources": [entry for entry in sources if not _consulted_only(entry)],
+        "consulted_sources": [entry for entry in sources if _consulted_only(entry)],
         "diagnostics": _diagnostic_rows(response, prefix, sources, rendered["drawn_until"]),
         "diagnostic_count": len(response["diagnostics"]),
         "severities": _severity_counts(response["diagnostics"]),
@@ -309,6 +311,11 @@ def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any
         "reasoning": rendered.get("reasoning", []),
         "recitations": [_recitation_view(r, response["text"]) for r in response.get("recitations", [])],
     }
+
+
+def _consulted_only(entry: dict[str, Any]) -> bool:
+    cited = entry["cited_by"] or entry["cited_past_rendering"] or entry["cited_without_position"] or entry["cited_in"]
+    return bool(entry["extra"].get("consulted")) and not cited
 
 
 def _first_unresolved(response: dict[str, Any], prefix: str, until: int) -> str:

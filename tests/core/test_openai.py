@@ -14,10 +14,6 @@ from tests.conftest import fixture_params, real_fixtures, sse
 
 FIXTURES = real_fixtures("openai")
 # Code interpreter's container file citations (and their zero-width image annotation): issue 32.
-CONTAINER_FILE_CITATIONS = [
-    f"openai/pydantic-ai-responses-code-interpreter-image-container-file-citation.{suffix}"
-    for suffix in ("json", "sse", "turn2.json")
-]
 URL = "https://www.nikkei.com/article/DGXZQO123?utm_source=openai"
 LINK = "([nikkei.com](https://www.nikkei.com/article/DGXZQO123?utm_source=openai))"
 
@@ -57,7 +53,7 @@ def spans(response: dict) -> list[tuple[str, str | None]]:
     return [(response["text"][c["start"] : c["end"]], urls[c["source_keys"][0]]) for c in response["citations"]]
 
 
-@pytest.mark.parametrize("path", fixture_params(FIXTURES, CONTAINER_FILE_CITATIONS))
+@pytest.mark.parametrize("path", fixture_params(FIXTURES))
 def test_every_recorded_annotation_is_placed_on_its_characters_or_reported(path: Path):
     (response,) = parse_dump(path.read_bytes()).to_json()["responses"]
     assert response["provider"] == "openai" and response["text"] and response["status"] == "completed"
@@ -491,3 +487,85 @@ def test_an_assistants_file_citation_covers_its_marker_and_keeps_its_quote():
     (citation,) = response["citations"]
     assert (citation["marker"], citation["source_keys"]) == (marker, ["file-xyz"])
     assert citation["cited_text"] == "10労働日の年次有給休暇を付与する。" and response["unresolved"] == []
+
+
+def search_call(*sources: dict, query: str = "東京 人口", **action) -> dict:
+    return {
+        "type": "web_search_call",
+        "id": "ws_1",
+        "status": "completed",
+        "action": {"type": "search", "query": query, "sources": list(sources), **action},
+    }
+
+
+def test_consulted_pages_the_answer_does_not_cite_are_said_once_as_consulted_not_as_unused():
+    text = f"東京。{LINK}"
+    consulted = ["https://www.metro.tokyo.lg.jp/", "https://ja.wikipedia.org/wiki/東京都"]
+    call = search_call(
+        {"type": "url", "url": URL.split("?")[0]},
+        *({"type": "url", "url": url} for url in consulted),
+        {"type": "api", "name": "oai-weather"},
+    )
+    response = parse(body(call, message_item((text, [url_citation(text)]))))
+    assert [(s["key"], s["kind"]) for s in response["sources"]] == [
+        (URL, "web"),  # cited, and listed first
+        (consulted[0], "web"),
+        (consulted[1], "web"),
+        ("api:oai-weather", "tool"),
+    ]
+    assert all(s["extra"]["consulted"] is True for s in response["sources"])
+    assert "unused_source" not in codes(response)
+    (note,) = [d for d in response["diagnostics"] if d["code"] == "consulted_not_cited"]
+    assert note["severity"] == "info" and note["details"]["keys"] == [*consulted, "api:oai-weather"]
+
+
+def test_open_page_and_find_in_page_list_the_page_they_read():
+    opened = {
+        "type": "web_search_call",
+        "id": "ws_2",
+        "status": "completed",
+        "action": {"type": "open_page", "url": "https://a.example/"},
+    }
+    found = {
+        "type": "web_search_call",
+        "id": "ws_3",
+        "status": "completed",
+        "action": {"type": "find_in_page", "url": "https://a.example/", "pattern": "人口"},
+    }
+    response = parse(body(opened, found, message_item(("東京。", []))))
+    assert response["searches"] == [
+        {"queries": [], "source_keys": ["https://a.example/"]},
+        {"queries": ["find “人口”"], "source_keys": ["https://a.example/"]},
+    ]
+
+
+def test_a_code_interpreter_file_is_cited_on_its_link_and_the_image_at_zero_is_no_citation():
+    text = "グラフです。\n\n[y_squared.png](sandbox:/mnt/data/y_squared.png)"
+    link_start = text.index("[")
+    image = {
+        "type": "container_file_citation",
+        "container_id": "cntr_1",
+        "file_id": "cfile_img",
+        "filename": "cfile_img.png",
+        "start_index": 0,
+        "end_index": 0,
+    }
+    linked = {
+        "type": "container_file_citation",
+        "container_id": "cntr_1",
+        "file_id": "cfile_png",
+        "filename": "y_squared.png",
+        "start_index": link_start,
+        "end_index": len(text),
+    }
+    response = parse(body(message_item((text, [image, linked]))))
+    assert [(text[c["start"] : c["end"]], c["source_keys"]) for c in response["citations"]] == [
+        (text[link_start:], ["cfile_png"])
+    ]
+    files = {s["key"]: (s["kind"], s["title"], s["extra"].get("generated_file")) for s in response["sources"]}
+    assert files == {"cfile_img": ("file", "cfile_img.png", True), "cfile_png": ("file", "y_squared.png", True)}
+    assert "empty_span" not in codes(response) and "unused_source" not in codes(response)
+
+
+def codes(response: dict) -> list[str]:
+    return [d["code"] for d in response["diagnostics"]]

@@ -38,6 +38,7 @@ import pytest
 from citeview.core.evidence import passages
 from citeview.core.evidence.compare import compare
 from citeview.core.evidence.extract import extract_text
+from citeview.core.evidence.markup_text import markup_stripped
 from citeview.core.evidence.passages import PASSAGE_THRESHOLD, best_passage, find_passages, passage_fragment_url
 from tests.conftest import OWN_FIXTURES
 from tests.core.pdfs import pdf_with_pages
@@ -428,7 +429,7 @@ def test_an_html_table_row_and_list_item_each_become_one_line_of_the_snapshots_t
 
         text = extract._whole_text(lxml_html.document_fromstring(html))
     else:
-        text = extract._markup_stripped(html)
+        text = markup_stripped(html)
     lines = [line.rstrip() for line in text.splitlines()]  # trafilatura ends a row with a space
     assert "| 2024 | 83.9 million. Provisional |" in lines
     assert "- Figures are revised once a year. They are audited." in lines

@@ -295,11 +295,11 @@ def test_a_live_search_citations_list_with_a_hole_says_so():
 # --- What ships with citeview ---------------------------------------------------------------------------
 
 
-def test_the_japanese_sample_cites_each_link_and_flags_the_uncited_url():
+def test_the_japanese_sample_cites_each_link_and_lists_the_uncited_page_as_consulted():
     response = read((SAMPLES / "14-xai-ja-responses-websearch.json").read_bytes())
     assert response["api"] == "xai.responses" and len(response["citations"]) == 5
     assert all(response["text"][c["start"] : c["end"]].startswith("[[") for c in response["citations"])
-    assert sorted(codes(response)) == ["offset_unit", "unused_source"]
+    assert sorted(codes(response)) == ["consulted_not_cited", "offset_unit"]
     assert not [d for d in response["diagnostics"] if d["severity"] != "info"]
 
 

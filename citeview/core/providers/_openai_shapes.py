@@ -302,11 +302,12 @@ def _annotate(placing: _Placing, text: str, shift: int, number: int, annotation:
         _place_span(placing, text, shift, span)
     elif kind in ("file_citation", "file_path"):
         _annotate_file(placing, text, shift, number, annotation, kind)
-    elif kind == "container_file_citation":
-        key = _file_source(table, annotation, annotation)
-        _place_span(
-            placing, text, shift, _Span(annotation.get("start_index"), annotation.get("end_index"), number, key)
-        )
+    elif kind == "container_file_citation":  # a file the code interpreter wrote, linked where the answer names it
+        key = _file_source(table, annotation, annotation, generated=True)
+        start, end = annotation.get("start_index"), annotation.get("end_index")
+        if start == end == 0:
+            return  # the image the code drew, shown with the answer: listed as the file it is, no citation
+        _place_span(placing, text, shift, _Span(start, end, number, key))
     else:
         response.diagnose(
             "unknown_citation",
@@ -683,12 +684,19 @@ def read_web_search_call(response: Response, table: WebSources, item: dict[str, 
     action = dict_or_empty(item.get("action"))
     queries = [q for q in [str_or_none(action.get("query"))] if q] + strings_in(action.get("queries"))
     keys = []
-    urls = [str_or_none(s.get("url")) for s in dicts_in(action.get("sources"))]
-    # open_page and find_in_page name the page they read: it is a source too.
-    urls.append(str_or_none(action.get("url")))
-    for url in urls:
+    for consulted in dicts_in(action.get("sources")):
+        url, name = str_or_none(consulted.get("url")), str_or_none(consulted.get("name"))
         if url:
             keys.append(table.page(url, None))
+        elif name:  # an API the search asked ({"type": "api", "name": "oai-weather"}): no page, a tool
+            keys.append(table.add(f"api:{name}", kind="tool", url=None, title=name))
+        else:
+            continue
+        table.get(keys[-1]).extra["consulted"] = True  # the search read it: cited or not, no problem
+    # open_page and find_in_page name the page they read: it is a source too.
+    opened = str_or_none(action.get("url"))
+    if opened:
+        keys.append(table.page(opened, None))
     if action.get("type") == "find_in_page" and str_or_none(action.get("pattern")):
         queries.append(f"find “{action['pattern']}”")
     if queries or keys:

@@ -344,6 +344,7 @@ _EXTRA_SHOWN_APART = {
     "caller",
     "url_retrieval_status",
     "not_retrieved",
+    "consulted",
 }
 DETAIL_CHARS = 300
 
