@@ -57,14 +57,14 @@ def parse(obj: dict) -> dict:
 
 @pytest.mark.parametrize(
     "path",
-    fixture_params(
-        [p for p in FIXTURES if p.name != ERROR_BODY], ["gemini/pydantic-ai-recitation-on-function-call.json"]
-    ),
+    fixture_params([p for p in FIXTURES if p.name != ERROR_BODY]),
 )
 def test_every_recorded_support_is_placed_on_its_text_or_diagnosed(path: Path):
     raw = path.read_bytes()
     for response in parse_dump(raw).to_json()["responses"]:
-        assert response["provider"] == "gemini" and response["text"]
+        # An answer without text is a function call, and says so.
+        assert response["provider"] == "gemini"
+        assert response["text"] or "function_call_answer" in [d["code"] for d in response["diagnostics"]]
         text = response["text"]
         diagnosed = [d for d in response["diagnostics"] if d["code"] in PLACEMENT_PROBLEMS]
         for citation in response["citations"]:
@@ -835,3 +835,16 @@ def test_a_support_of_a_chunk_the_response_does_not_list_names_it_and_stays_unpl
     (note,) = [d for d in response["diagnostics"] if d["code"] == "unknown_chunk"]
     assert note["details"]["missing_chunks"] == [1, 2]
     assert "1, 2" in note["message"] and "lists 1" in note["message"] and "not marked as cited" in note["message"]
+
+
+def test_an_answer_that_is_a_function_call_says_so_and_keeps_its_recitation_notice_unplaced():
+    value = body("", [])
+    value["candidates"][0]["content"]["parts"] = [{"functionCall": {"name": "final_result", "args": {"city": "パリ"}}}]
+    value["candidates"][0]["citationMetadata"] = {
+        "citationSources": [{"startIndex": 10, "endIndex": 40, "uri": "https://a.example/"}]
+    }
+    response = parse(value)
+    assert response["text"] == "" and response["status"] == "completed"
+    (note,) = [d for d in response["diagnostics"] if d["code"] == "function_call_answer"]
+    assert note["details"]["functions"] == ["final_result"] and "final_result" in note["message"]
+    assert [r["url"] for r in response["recitations"]] == ["https://a.example/"]

@@ -41,6 +41,7 @@ class _Candidate:
     cumulative: bool = False
     recitations: list[dict[str, Any]] = field(default_factory=list)  # the last non-empty citationMetadata's
     urls: list[dict[str, Any]] = field(default_factory=list)  # the last non-empty urlContextMetadata's entries
+    function_calls: list[str] = field(default_factory=list)  # the names of the functions the model called
 
 
 def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list[Response]:
@@ -104,6 +105,9 @@ def _error_detail(error: dict[str, Any]) -> Phrase | None:
 
 def _read_parts(candidate: _Candidate, parts: list[dict[str, Any]], *, one_body: bool) -> None:
     for raw_index, part in enumerate(parts):
+        call = camel_or_snake(part, "functionCall")
+        if isinstance(call, dict):
+            candidate.function_calls.append(str_or_none(call.get("name")) or "?")
         text = str_or_none(camel_or_snake(part, "text"))
         if text is None or camel_or_snake(part, "thought") is True:
             continue
@@ -134,6 +138,16 @@ def _read_candidate(response: Response, candidate: _Candidate) -> None:
     if queries or keys:
         response.searches.append(SearchBatch(queries, keys))
     _read_url_context(response, table, candidate.urls)
+    if not response.text and candidate.function_calls:
+        response.diagnose(
+            "function_call_answer",
+            "info",
+            phrase(
+                "The model answered with a function call ({names}) instead of text; its arguments are in the raw dump.",
+                names=", ".join(dict.fromkeys(candidate.function_calls)),
+            ),
+            functions=list(dict.fromkeys(candidate.function_calls)),
+        )
     rendered = str_or_none(camel_or_snake(camel_or_snake(grounding, "searchEntryPoint"), "renderedContent"))
     if rendered:
         response.search_suggestions = rendered
