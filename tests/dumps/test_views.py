@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from citeview.dumps.models import Dump
 from tests.builders import sonar_object
-from tests.conftest import own_fixture
+from tests.conftest import own_fixture, sse
+from tests.core.test_anthropic import stream_events
 
 pytestmark = pytest.mark.django_db
 
@@ -224,3 +225,10 @@ def test_an_upload_sent_by_the_script_is_told_where_the_dump_is_and_keeps_its_me
 def test_a_refused_upload_sent_by_the_script_is_the_page_with_its_message(editor_client):
     refused = editor_client.post(HOME, {"file": SimpleUploadedFile("a.json", b"%PDF-1.7")}, HTTP_X_CITEVIEW_UPLOAD="1")
     assert refused.status_code == 415 and "X-Citeview-Location" not in refused and "PDF" in refused.content.decode()
+
+
+def test_the_list_shows_a_dump_of_several_responses_as_one_row_with_their_count(editor_client):
+    editor_client.post("/", {"text": sse(*stream_events(), *stream_events()).decode()})
+    page = editor_client.get("/").content.decode()
+    assert page.count('class="cv-dump-row"') == 1 and "2 responses" in page
+    assert "応答 2 件" in editor_client.get("/", HTTP_ACCEPT_LANGUAGE="ja").content.decode()
