@@ -94,3 +94,14 @@ def test_the_contract_json_has_exactly_the_documented_fields():
     assert set(response["diagnostics"][0]) - {"phrase"} == {"code", "severity", "message", "details"}
     assert response["diagnostics"][0]["message"] == phrase_text(response["diagnostics"][0]["phrase"])
     json.dumps(doc)  # serialisable as it is
+
+
+def test_two_finished_completions_of_the_same_text_are_two_responses():
+    """An evaluation run asks the same question twice and gets the same answer: two responses, never one."""
+    first = sonar_object(
+        "東京の人口は約1400万人です[1]。", ["https://www.metro.tokyo.lg.jp/"], id="6f1d2a3b-0000-4000-8000-000000000001"
+    )
+    second = {**first, "id": "6f1d2a3b-0000-4000-8000-000000000002"}
+    raw = (json.dumps(first, ensure_ascii=False) + "\n" + json.dumps(second, ensure_ascii=False) + "\n").encode()
+    responses = parse_dump(raw).to_json()["responses"]
+    assert [r["id"] for r in responses] == [first["id"], second["id"]]

@@ -875,6 +875,8 @@ class _ChatStream:
     def starts_new_response(self, value: dict[str, Any], previous: dict[str, Any]) -> bool:
         if value.get("id") == previous.get("id"):
             return self.finished and _is_whole_completion(value)
+        if self.finished and _is_whole_completion(value):
+            return True  # after a finished completion, one of another id is the next, even with the same text
         if self._ids_name_chunks(value, previous):
             return False
         so_far = self.last_message_text
