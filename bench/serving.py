@@ -33,8 +33,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench.figures import Figure, print_table
-from bench.inputs import sonar_answer
+from bench.figures import Figure, print_table, ratio_figure
+from bench.inputs import sonar_answer, sonar_batch
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 TRIVIAL_PAGE = "/bench/trivial"  # served by bench/urls.py
@@ -272,12 +272,17 @@ def measure(workdir: Path, quick: bool) -> list[Figure]:
     # The dumps whose viewers are loaded go through the real service: parsed, rendered, counted.
     medium, _new = dump_ingest(raw=sonar_answer(100_000, seed=2), uploaded_by=editor, filename="bench-100kb.json")
     large, _new = dump_ingest(raw=sonar_answer(1_000_000, seed=3), uploaded_by=editor, filename="bench-1mb.json")
+    batch, batch_figures = batch_page_figures(client, editor)
     figures = query_count_figures(client, editor)  # leaves 10,000 dumps stored
+    figures += batch_figures
 
+    medium_viewer = f"viewer, {medium.size / 1000:.0f} KB dump"
+    batch_viewer = f"batch of {BATCH_BENCHED:,} responses ({batch.size / 1_000_000:.0f} MB), its first page"
     pages = {
         f"list page, {LISTED_DUMPS:,} dumps": ("/", True),
-        f"viewer, {medium.size / 1000:.0f} KB dump": (medium.get_absolute_url(), True),
+        medium_viewer: (medium.get_absolute_url(), True),
         f"viewer, {large.size / 1_000_000:.1f} MB dump": (large.get_absolute_url(), False),  # no target
+        batch_viewer: (batch.get_absolute_url(), False),  # held against the 100 KB viewer, below
     }
     seconds, rounds = (2, 1) if quick else (5, 3)
     wrk = find_wrk()
@@ -287,11 +292,61 @@ def measure(workdir: Path, quick: bool) -> list[Figure]:
                 figures += missing_page_figures(name, target)
         else:
             figures += load_figures(wrk, base_url, cookie, pages, seconds, rounds)
+            figures.append(_batch_against_viewer(figures, batch_viewer, medium_viewer))
         upload = sonar_answer(10_000_000, seed=4)
         seconds_to_view = upload_then_view(base_url, cookie, csrf_token, upload)
     name = f"{len(upload) / 1_000_000:.0f} MB dump: web upload until its viewer answers 200"
     figures.append(Figure("upload", name, round(seconds_to_view, 2), "s"))
     return figures
+
+
+BATCH_BENCHED = 1_000
+BATCH_PAGE_EXTRA_BYTES = (
+    100_000  # issue 32: a batch's first page is no larger than its largest response's page and this
+)
+BATCH_PAGE_SLOWER = 2.0  # ... and answers within twice the time of the 100 KB viewer
+
+
+def batch_page_figures(client: Any, editor: Any) -> tuple[Any, list[Figure]]:
+    """A batch of ``BATCH_BENCHED`` responses read as a worker reads it, and its first page's size held
+    against the page of its largest response stored alone."""
+    from citeview.dumps.services import dump_ingest, dump_read_begin, dump_read_stored
+
+    raw = sonar_batch(BATCH_BENCHED)
+    stored = []
+    for name, data in (("bench-batch.jsonl", raw), ("bench-batch-largest.json", max(raw.splitlines(), key=len))):
+        dump, _new = dump_ingest(raw=data, uploaded_by=editor, filename=name)
+        if not dump.is_ready:  # queued for a worker: its task's work, here
+            dump_read_begin(pk=dump.pk, task_id="bench")
+            dump_read_stored(pk=dump.pk)
+        stored.append(dump)
+    batch, largest = stored
+    started = time.perf_counter()
+    first = client.get(batch.get_absolute_url())  # its rows are made on this first view
+    first_seconds = time.perf_counter() - started
+    first_bytes = len(client.get(batch.get_absolute_url()).content)
+    largest_bytes = len(client.get(largest.get_absolute_url()).content)
+    assert first.status_code == 200, first.status_code
+    limit = largest_bytes + BATCH_PAGE_EXTRA_BYTES
+    name = f"batch of {BATCH_BENCHED:,} responses: first page / its largest response's page alone + 100 KB"
+    return batch, [
+        Figure("serving", f"batch of {BATCH_BENCHED:,} responses: first page", round(first_bytes / 1000, 1), "KB"),
+        Figure("serving", "the page of its largest response alone", round(largest_bytes / 1000, 1), "KB"),
+        Figure("serving", name, round(first_bytes / limit, 2), "×", "≤ 1.0", first_bytes <= limit),
+        Figure(
+            "serving",
+            f"batch of {BATCH_BENCHED:,} responses: first view ever (its rows made)",
+            round(first_seconds, 2),
+            "s",
+        ),
+    ]
+
+
+def _batch_against_viewer(figures: list[Figure], batch_viewer: str, medium_viewer: str) -> Figure:
+    """How much longer the batch's page takes than the 100 KB viewer, from their requests per second."""
+    rate = {f.name: f.value for f in figures if f.unit == "req/s"}
+    slower = rate[f"{medium_viewer}: requests per second"] / rate[f"{batch_viewer}: requests per second"]
+    return ratio_figure("serving", f"{batch_viewer}: time per request / the 100 KB viewer's", slower, BATCH_PAGE_SLOWER)
 
 
 def logged_in_editor() -> tuple[Any, Any, str, str]:

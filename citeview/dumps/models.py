@@ -317,6 +317,44 @@ class DumpPage(models.Model):
         constraints = [models.UniqueConstraint(fields=["dump", "language"], name="one_page_per_dump_and_language")]
 
 
+class DumpResponse(models.Model):
+    """One response of a batch (a dump of many responses), kept apart so that its page reads only its
+    own result and renderings, and the batch's navigator only these rows' counts. Made from the dump's
+    result on the batch's first view and again whenever that result is rebuilt (``derived_at``)."""
+
+    dump = models.ForeignKey(Dump, on_delete=models.CASCADE, related_name="response_rows")
+    index = models.PositiveIntegerField()  # its place among the dump's responses, from 0
+    derived_at = models.DateTimeField()  # the dump's ``derived_at`` it was made from
+    status = models.CharField(max_length=16)
+    api = models.CharField(max_length=64)
+    model = models.CharField(max_length=100, blank=True)
+    headline = models.CharField(max_length=200, blank=True)  # the answer's first words
+    citation_count = models.PositiveIntegerField(default=0)
+    unresolved_count = models.PositiveIntegerField(default=0)
+    source_count = models.PositiveIntegerField(default=0)
+    problem_count = models.PositiveIntegerField(default=0)  # diagnostics that are warnings or errors
+    item_count = models.PositiveIntegerField(default=0)  # what editors check in it
+    result = models.JSONField(encoder=JSONTextEncoder)  # the response's normalised JSON
+    rendered = models.JSONField(encoder=JSONTextEncoder)  # its rendering, per interface language
+
+    # What the navigator reads of each row: never the result or the renderings.
+    LISTED_FIELDS = (
+        "index",
+        "status",
+        "api",
+        "model",
+        "headline",
+        "citation_count",
+        "unresolved_count",
+        "source_count",
+        "problem_count",
+        "item_count",
+    )
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["dump", "index"], name="one_row_per_response")]
+
+
 class Import(models.Model):
     """A bulk import whose file is stored (in the blob storage, under ``sha256``) and whose dumps workers
     store, a piece at a time (``citeview.dumps.tasks.import_piece``). Its page lists each as it is stored."""

@@ -95,6 +95,7 @@ VIEWED_FIELDS = (
     "headline",
     "filename",
     "sha256",
+    "response_count",  # a batch is browsed one response at a time (``citeview.dumps.batches``)
 )
 
 

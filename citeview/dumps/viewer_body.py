@@ -268,7 +268,7 @@ def _body_context(dump: Dump) -> dict[str, Any]:
     answers = zip(rendered_answers(dump), dump.result["responses"], strict=True)
     return {
         "dump": dump,
-        "responses": [_response_view(rendered, index, response) for index, (rendered, response) in enumerate(answers)],
+        "responses": [response_view(rendered, index, response) for index, (rendered, response) in enumerate(answers)],
         "raw_text": raw_text,
         "raw_shortened": raw_shortened,
         "request_text": pretty_dump_text(request_raw, "json")[0] if request_raw is not None else None,
@@ -280,7 +280,7 @@ def _body_context(dump: Dump) -> dict[str, Any]:
     }
 
 
-def _response_view(rendered: dict[str, Any], index: int, response: dict[str, Any]) -> dict[str, Any]:
+def response_view(rendered: dict[str, Any], index: int, response: dict[str, Any]) -> dict[str, Any]:
     prefix = response_prefix(index)
     sources = source_entries(response, prefix, rendered["drawn_until"])  # back-links to the footnotes drawn
     labels = {entry["key"]: entry for entry in sources}

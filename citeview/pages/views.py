@@ -30,6 +30,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from citeview.accounts import roles
 from citeview.core.errors import DumpError
+from citeview.dumps.batches import batch_rows_ensure, is_batch
 from citeview.dumps.forms import DumpFilterForm, DumpForm
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.kept_fragments import DumpVersion
@@ -37,6 +38,7 @@ from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, can_retry_read, dump_ingest
 from citeview.dumps.viewer_body import dump_body, dump_viewed
+from citeview.pages.batch import batch_body
 from citeview.pages.fragments import list_content, viewer_page, with_csrf_token
 from citeview.review.decorators import result_required
 from citeview.review.services import dump_refresh_if_stale
@@ -111,7 +113,10 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     whole = functools.cache(lambda: dump_get(pk=pk, heavy=False))
     viewer = viewer_page(dump, request.user, whole)
     context = {"viewer": {"title": viewer["title"], "content": with_csrf_token(viewer["content"], request)}}
-    if body is None or dump.derived_at != read_from:  # none kept, or kept of the result just rebuilt
+    if is_batch(dump):  # one response at a time, with a navigator: never the whole batch's page
+        batch_rows_ensure(dump=dump, whole=whole)
+        body = batch_body(request, dump)
+    elif body is None or dump.derived_at != read_from:  # none kept, or kept of the result just rebuilt
         body = dump_body(whole())
     return _render_around(request, "pages/detail.html", context, "body", body)
 

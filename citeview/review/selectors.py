@@ -250,3 +250,10 @@ def others_checks_of_item(dump: Dump, key: str, user: Any) -> QuerySet[Check]:
 def item_comments(dump: Dump, key: str) -> list[Comment]:
     """The comments on one item, oldest first, with their authors."""
     return list(dump.comments.filter(item_key=key).select_related("author"))
+
+
+def checked_items_per_response(dump: Dump) -> dict[int, int]:
+    """How many items of each of a dump's responses have a finished check, by the response's index."""
+    finished = Check.objects.filter(FINISHED, dump=dump, is_item=True)
+    rows = finished.values("response_index").annotate(checked=Count("item_key", distinct=True)).order_by()
+    return {row["response_index"]: row["checked"] for row in rows}

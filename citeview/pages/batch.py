@@ -1,0 +1,132 @@
+"""The viewer's body for a batch (``citeview.dumps.batches``): a navigator of its responses, a page of
+them at a time, filtered by status and by what needs a look, and the one response chosen, rendered
+alone. What it reads is the page of rows' counts and that one response's row."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.db.models import QuerySet
+from django.http import HttpRequest, QueryDict
+from django.template.loader import render_to_string
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from citeview.core.rendering.answer import response_prefix
+from citeview.dumps.batches import batch_response, batch_rows
+from citeview.dumps.models import Dump, DumpResponse
+from citeview.dumps.viewer_body import response_view
+from citeview.review.selectors import checked_items_per_response
+
+ROWS_PER_PAGE = 50
+
+
+class BatchFilterForm(forms.Form):
+    status = forms.ChoiceField(
+        label=_("Status"),
+        required=False,
+        choices=[
+            ("", _("any")),
+            ("completed", _("completed")),
+            ("incomplete", _("incomplete")),
+            ("failed", _("failed")),
+        ],
+    )
+    needs = forms.ChoiceField(
+        label=_("Needs a look"),
+        required=False,
+        choices=[
+            ("", _("any")),
+            ("unresolved", _("unresolved markers")),
+            ("warnings", _("warnings")),
+            ("unchecked", _("not fully checked")),
+        ],
+    )
+
+
+def batch_body(request: HttpRequest, dump: Dump) -> bytes:
+    form = BatchFilterForm(request.GET)
+    filters = form.cleaned_data if form.is_valid() else {"status": "", "needs": ""}
+    checked = checked_items_per_response(dump)
+    rows = batch_rows(
+        dump,
+        status=filters["status"],
+        problems=filters["needs"] if filters["needs"] in ("unresolved", "warnings") else "",
+        indices_left_out=_fully_checked(dump, checked) if filters["needs"] == "unchecked" else frozenset(),
+    )
+    page = Paginator(rows, ROWS_PER_PAGE).get_page(request.GET.get("page"))
+    listed = list(page.object_list)
+    chosen = _chosen_index(request, dump, listed)
+    row = batch_response(dump, chosen) if chosen is not None else None
+    context = {
+        "dump": dump,
+        "form": form,
+        "page": page,
+        "rows": [_row_view(r, checked.get(r.index, 0), request.GET, chosen) for r in listed],
+        "chosen": _chosen_view(row, dump, request.GET, rows) if row is not None else None,
+        "filtered": bool(filters["status"] or filters["needs"]),
+        "page_links": _page_links(page, request.GET),
+    }
+    return render_to_string("pages/_batch.html", context).encode()
+
+
+def _fully_checked(dump: Dump, checked: dict[int, int]) -> frozenset[int]:
+    counts = DumpResponse.objects.filter(dump_id=dump.pk, derived_at=dump.derived_at, index__in=list(checked))
+    return frozenset(i for i, items in counts.values_list("index", "item_count") if checked[i] >= items)
+
+
+def _chosen_index(request: HttpRequest, dump: Dump, listed: list[DumpResponse]) -> int | None:
+    """The response asked for (``?response=N``, counted from 1 as the page shows it), else the page's first."""
+    asked = request.GET.get("response", "")
+    if asked.isdigit() and 1 <= int(asked) <= dump.response_count:
+        return int(asked) - 1
+    return listed[0].index if listed else None
+
+
+def _with(query: QueryDict, **values: Any) -> str:
+    """The page's address with ``values`` set in its query, the filters and the page kept."""
+    changed = query.copy()
+    for name, value in values.items():
+        changed[name] = str(value)
+    return f"?{changed.urlencode()}"
+
+
+def _row_view(row: DumpResponse, checked: int, query: QueryDict, chosen: int | None) -> dict[str, Any]:
+    return {
+        "number": row.index + 1,
+        "link": _response_link(query, row.index),
+        "current": row.index == chosen,
+        "row": row,
+        "checked": min(checked, row.item_count),
+    }
+
+
+def _chosen_view(row: DumpResponse, dump: Dump, query: QueryDict, listed: QuerySet[DumpResponse]) -> dict[str, Any]:
+    """The response shown, and the responses before and after it among those the filters list."""
+    rendered = row.rendered.get(get_language()) or row.rendered.get(settings.LANGUAGE_CODE)
+    rendered = rendered or next(iter(row.rendered.values()))
+    before = listed.filter(index__lt=row.index).order_by("-index").values_list("index", flat=True).first()
+    after = listed.filter(index__gt=row.index).values_list("index", flat=True).first()
+    return {
+        "view": response_view(rendered, row.index, row.result),
+        "number": row.index + 1,
+        "count": dump.response_count,
+        "previous": _response_link(query, before),
+        "next": _response_link(query, after),
+    }
+
+
+def _response_link(query: QueryDict, index: int | None) -> str | None:
+    if index is None:
+        return None
+    return _with(query, response=index + 1) + f"#{response_prefix(index)}"
+
+
+def _page_links(page: Any, query: QueryDict) -> dict[str, str | None]:
+    return {
+        "previous": _with(query, page=page.previous_page_number()) if page.has_previous() else None,
+        "next": _with(query, page=page.next_page_number()) if page.has_next() else None,
+    }
