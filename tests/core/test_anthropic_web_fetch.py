@@ -248,3 +248,11 @@ def test_any_fetches_whole_or_streamed_give_their_pages_and_failures(fetches, st
     assert sorted(
         d["details"]["error_code"] for d in response["diagnostics"] if d["code"] == "web_fetch_failed"
     ) == sorted(failures)
+
+
+def test_a_fetched_pdf_that_cannot_be_read_is_said_and_its_page_kept():
+    data = base64.b64encode(b"%PDF-1.4\nthis is no PDF body").decode()
+    response = parse(message(fetched("srv_1", PAGE_URL, data), text("x")))
+    assert [s["url"] for s in response["sources"]] == [PAGE_URL] and "snippet" not in response["sources"][0]["extra"]
+    (note,) = [d for d in response["diagnostics"] if d["code"] == "location_unverifiable"]
+    assert PAGE_URL in note["message"] and note["severity"] == "warning"

@@ -148,3 +148,12 @@ def test_the_rendered_answer_links_each_docn_to_its_chunk_and_escapes_the_rest()
     html = render_answer(response, "r0")
     assert html.count('class="cv-cite-link"') == 1 and "<b>" not in html and "&lt;b&gt;" in html
     assert "cv-unresolved" in html and "[doc3]" in html
+
+
+def test_a_claim_is_read_without_its_docn_markers_and_a_marker_alone_is_no_statement():
+    from citeview.core.rendering.side_by_side import claim_words
+    from citeview.core.review.statements import statements
+
+    assert claim_words("返品は30日以内です[doc1][doc2]。") == "返品は30日以内です。"
+    response = read(completion(content="返品は30日以内です。\n\n[doc1]"))
+    assert [s.text for s in statements(response)] == ["返品は30日以内です。"]

@@ -357,7 +357,7 @@ def _add_web_fetches(response: Response, table: SourceTable, blocks: list[dict[s
         result = dict_or_empty(block.get("content"))
         caller = _programmatic_caller(block)
         if result.get("type") == "web_fetch_result":
-            _add_fetched_page(table, result, caller)
+            _add_fetched_page(response, table, result, caller)
             continue
         call = calls.get(str(block.get("tool_use_id")))
         url = str_or_none(_tool_input(call).get("url")) if call is not None else None
@@ -370,14 +370,28 @@ def _programmatic_caller(block: dict[str, Any]) -> str | None:
     return None if caller in (None, "direct") else caller
 
 
-def _add_fetched_page(table: SourceTable, result: dict[str, Any], caller: str | None) -> None:
+def _add_fetched_page(response: Response, table: SourceTable, result: dict[str, Any], caller: str | None) -> None:
     url = str_or_none(result.get("url"))
     document = dict_or_empty(result.get("content"))
     extra = {"retrieved_at": str_or_none(result.get("retrieved_at")), "caller": caller}
     key = table.add(
         url or "web_fetch:unknown", kind="web", url=url, title=str_or_none(document.get("title")), extra=extra
     )
-    text = fetched_text(dict_or_empty(document.get("source")))
+    try:
+        text = _fetched_text(dict_or_empty(document.get("source")))
+    except PdfUnreadable as error:
+        response.diagnose(
+            "location_unverifiable",
+            "warning",
+            phrase(
+                "The PDF Claude fetched from {url} cannot be read here ({reason}); the text Claude read of it is "
+                "not shown.",
+                url=url or key,
+                reason=error.reason,
+            ),
+            key=key,
+        )
+        return
     if text:
         table.get(key).extra.update(snippet=text, snippet_kind="fetched_page")
 
@@ -385,9 +399,9 @@ def _add_fetched_page(table: SourceTable, result: dict[str, Any], caller: str | 
 _BASE64_PDF_START = "JVBER"  # "%PDF" in base64: a fetched PDF may arrive as text/plain holding its base64
 
 
-def fetched_text(source: dict[str, Any]) -> str | None:
+def _fetched_text(source: dict[str, Any]) -> str | None:
     """The text of a fetched document's ``source``: its plain text, or a PDF's pages (the PDF sent as
-    base64, whatever its ``media_type`` says)."""
+    base64, whatever its ``media_type`` says). Raises :class:`PdfUnreadable` for a PDF pypdf cannot read."""
     data = str_or_none(source.get("data"))
     if not data:
         return None
@@ -396,10 +410,7 @@ def fetched_text(source: dict[str, Any]) -> str | None:
     pdf = decoded_base64(data)
     if pdf is None or not is_pdf(pdf):
         return data if source.get("type") == "text" else None
-    try:
-        return "\n\n".join(pdf_text(pdf).pages) or None
-    except PdfUnreadable:
-        return None
+    return "\n\n".join(pdf_text(pdf).pages) or None
 
 
 def _note_failed_fetch(response: Response, url: str | None, error: str) -> None:

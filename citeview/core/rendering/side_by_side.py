@@ -14,7 +14,7 @@ from citeview.core.evidence.compare import Comparison, Finding, Reading, compare
 from citeview.core.evidence.held import HeldEvidence, held_evidence
 from citeview.core.evidence.passages import best_passage, passage_fragment_url
 from citeview.core.links import is_safe_http_url, text_fragment_url, url_domain
-from citeview.core.markers import MARKER
+from citeview.core.markers import DOC_MARKER, MARKER
 from citeview.core.phrases import Translate, untranslated
 from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
 from citeview.core.rendering.plain import plain_text
@@ -131,7 +131,7 @@ def claim_words(claim: str) -> str:
     """A claim as a reader sees it: no markers, inline citations, link addresses, or the list item's or
     heading's own mark. A whole link goes to the Markdown reader, which keeps its words and drops its
     brackets; an address the claim's span cut from its link is dropped here."""
-    claim = _CITATION_LINK.sub("", MARKER.sub("", claim))
+    claim = _CITATION_LINK.sub("", DOC_MARKER.sub("", MARKER.sub("", claim)))
     claim = _AUTOLINK.sub("", _CUT_LINK_END.sub(r"\g<words>", claim))
     return plain_text(_BLOCK_MARK.sub("", claim))
 

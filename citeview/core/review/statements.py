@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from citeview.core.markers import MARKER, thinking_end
+from citeview.core.markers import DOC_MARKER, MARKER, thinking_end
 
 
 @dataclass(frozen=True)
@@ -370,7 +370,7 @@ def _stripped(text: str, start: int, end: int) -> Span:
 
 def _has_words(piece: str) -> bool:
     """A letter or digit once markers and tags are gone; Markdown syntax holds neither."""
-    return any(character.isalnum() for character in _HTML_TAG.sub("", MARKER.sub("", piece)))
+    return any(character.isalnum() for character in _HTML_TAG.sub("", DOC_MARKER.sub("", MARKER.sub("", piece))))
 
 
 def _citation_place(citation: dict[str, Any]) -> tuple[int, bool]:
