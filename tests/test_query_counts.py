@@ -25,10 +25,9 @@ SEED = "agent-seed-incomplete.sse"  # four items: [2] with two URLs, [9], and [8
 LIST_COLD, LIST_WARM = 35, 8
 VIEWER_COLD, VIEWER_WARM = 19, 7
 CHECK_PAGE = 24
-# A batch's page, once its rows are made: the viewer's warm queries but the kept body, the editors the
-# form offers, then whether the rows are current, the checks per response, the page of rows and its
-# count, the one response chosen and its neighbours among those listed.
-BATCH_WARM = 14
+# A batch's page with its pieces kept: the viewer's warm queries but the kept body, the editors the form
+# offers, whether the rows are current, the checks per response, and the navigator and response kept.
+BATCH_WARM = 11
 
 
 @pytest.fixture(autouse=True)
@@ -90,6 +89,6 @@ def test_a_batch_page_reads_a_page_of_rows_and_one_response(editor_client, djang
 
     editor_client.post(reverse("pages:home"), {"text": batch_of(60)})
     url = Dump.objects.get().get_absolute_url()
-    get(editor_client, url)  # the rows are made on the first view
+    get(editor_client, url + "?response=40")  # the rows are made on the first view, and the pieces kept
     with django_assert_num_queries(BATCH_WARM):
         get(editor_client, url + "?response=40")

@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from citeview.core.rendering.answer import response_prefix
 from citeview.dumps.batches import batch_response, batch_rows
+from citeview.dumps.kept_fragments import kept_fragment
 from citeview.dumps.models import Dump, DumpResponse
 from citeview.dumps.viewer_body import response_view
 from citeview.review.selectors import checked_items_per_response
@@ -48,29 +49,71 @@ class BatchFilterForm(forms.Form):
 
 
 def batch_body(request: HttpRequest, dump: Dump) -> bytes:
+    """The navigator, then the response chosen. Both are kept (``kept_fragment``): the navigator by the
+    filters, page and response asked for and the checks counted, the response by the result it is of;
+    a warm page reads the checks' counts and the two pieces, and renders nothing."""
     form = BatchFilterForm(request.GET)
     filters = form.cleaned_data if form.is_valid() else {"status": "", "needs": ""}
+    query = _asked(filters, request.GET)
     checked = checked_items_per_response(dump)
+    shown = [dump.pk, dump.derived_at.isoformat(), query.urlencode(), sorted(checked.items())]
+    navigator = kept_fragment("batch-navigator", shown, lambda: _navigator(dump, form, filters, query, checked))
+    chosen: int | None = navigator["chosen"]
+    html: str = navigator["html"]
+    return (html + ("" if chosen is None else _response_html(dump, chosen))).encode()
+
+
+def _asked(filters: dict[str, str], given: QueryDict) -> QueryDict:
+    """What the page was asked for, and nothing else: the links it makes keep these alone."""
+    query = QueryDict(mutable=True)
+    for name in ("status", "needs"):
+        if filters[name]:
+            query[name] = filters[name]
+    for name in ("page", "response"):
+        value = given.get(name, "")
+        if isinstance(value, str) and value.isdigit():
+            query[name] = value
+    return query
+
+
+def _navigator(
+    dump: Dump, form: BatchFilterForm, filters: dict[str, str], query: QueryDict, checked: dict[int, int]
+) -> dict[str, Any]:
     rows = batch_rows(
         dump,
         status=filters["status"],
         problems=filters["needs"] if filters["needs"] in ("unresolved", "warnings") else "",
         indices_left_out=_fully_checked(dump, checked) if filters["needs"] == "unchecked" else frozenset(),
     )
-    page = Paginator(rows, ROWS_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(rows, ROWS_PER_PAGE).get_page(query.get("page"))
     listed = list(page.object_list)
-    chosen = _chosen_index(request, dump, listed)
-    row = batch_response(dump, chosen) if chosen is not None else None
+    chosen = _chosen_index(query, dump, listed)
     context = {
         "dump": dump,
         "form": form,
         "page": page,
-        "rows": [_row_view(r, checked.get(r.index, 0), request.GET, chosen) for r in listed],
-        "chosen": _chosen_view(row, dump, request.GET, rows) if row is not None else None,
+        "rows": [_row_view(r, checked.get(r.index, 0), query, chosen) for r in listed],
+        "steps": _steps(rows, chosen, query) if chosen is not None else None,
         "filtered": bool(filters["status"] or filters["needs"]),
-        "page_links": _page_links(page, request.GET),
+        "page_links": _page_links(page, query),
     }
-    return render_to_string("pages/_batch.html", context).encode()
+    return {"html": render_to_string("pages/_batch.html", context), "chosen": chosen}
+
+
+def _response_html(dump: Dump, index: int) -> str:
+    """The response, rendered alone as the viewer renders each of its responses, kept by the result it is of."""
+
+    def made() -> str:
+        row = batch_response(dump, index)
+        if row is None:
+            return ""
+        rendered = row.rendered.get(get_language()) or row.rendered.get(settings.LANGUAGE_CODE)
+        rendered = rendered or next(iter(row.rendered.values()))
+        view = response_view(rendered, row.index, row.result)
+        context = {"response": view, "count": dump.response_count, "number": row.index + 1}
+        return render_to_string("dumps/_response.html", context)
+
+    return kept_fragment("batch-response", [dump.pk, dump.derived_at.isoformat(), index], made)
 
 
 def _fully_checked(dump: Dump, checked: dict[int, int]) -> frozenset[int]:
@@ -78,9 +121,9 @@ def _fully_checked(dump: Dump, checked: dict[int, int]) -> frozenset[int]:
     return frozenset(i for i, items in counts.values_list("index", "item_count") if checked[i] >= items)
 
 
-def _chosen_index(request: HttpRequest, dump: Dump, listed: list[DumpResponse]) -> int | None:
+def _chosen_index(query: QueryDict, dump: Dump, listed: list[DumpResponse]) -> int | None:
     """The response asked for (``?response=N``, counted from 1 as the page shows it), else the page's first."""
-    asked = request.GET.get("response", "")
+    asked = query.get("response", "")
     if asked.isdigit() and 1 <= int(asked) <= dump.response_count:
         return int(asked) - 1
     return listed[0].index if listed else None
@@ -104,19 +147,11 @@ def _row_view(row: DumpResponse, checked: int, query: QueryDict, chosen: int | N
     }
 
 
-def _chosen_view(row: DumpResponse, dump: Dump, query: QueryDict, listed: QuerySet[DumpResponse]) -> dict[str, Any]:
-    """The response shown, and the responses before and after it among those the filters list."""
-    rendered = row.rendered.get(get_language()) or row.rendered.get(settings.LANGUAGE_CODE)
-    rendered = rendered or next(iter(row.rendered.values()))
-    before = listed.filter(index__lt=row.index).order_by("-index").values_list("index", flat=True).first()
-    after = listed.filter(index__gt=row.index).values_list("index", flat=True).first()
-    return {
-        "view": response_view(rendered, row.index, row.result),
-        "number": row.index + 1,
-        "count": dump.response_count,
-        "previous": _response_link(query, before),
-        "next": _response_link(query, after),
-    }
+def _steps(listed: QuerySet[DumpResponse], index: int, query: QueryDict) -> dict[str, str | None]:
+    """Links to the responses before and after the one shown, among those the filters list."""
+    before = listed.filter(index__lt=index).order_by("-index").values_list("index", flat=True).first()
+    after = listed.filter(index__gt=index).values_list("index", flat=True).first()
+    return {"previous": _response_link(query, before), "next": _response_link(query, after)}
 
 
 def _response_link(query: QueryDict, index: int | None) -> str | None:

@@ -102,3 +102,19 @@ def test_the_rows_are_made_again_when_the_result_is_rebuilt(editor_client, batch
 def test_the_batch_page_speaks_japanese(editor_client, batch):
     page = editor_client.get(batch.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
     assert "60 件の応答のバッチ" in page and "応答 1–50 件目（全 60 件）" in page
+
+
+def test_a_saved_check_shows_in_the_navigator_at_once(editor_client, batch):
+    from django.urls import reverse
+
+    def first_row_checked() -> str:
+        page = editor_client.get(batch.get_absolute_url()).content.decode()
+        return re.search(r'<td class="cv-nowrap">(\d+ / \d+)</td>', page).group(1)
+
+    before = first_row_checked()
+    assert before.startswith("0 / ")
+    saved = editor_client.post(
+        reverse("review:item", args=[batch.pk, "r0-c0"]), {"version": "0", "verdict": "complete"}
+    )
+    assert saved.status_code in (200, 302)
+    assert first_row_checked() == "1 / " + before.split(" / ")[1]

@@ -792,6 +792,16 @@ def gemini_dump(draw: st.DrawFn) -> bytes:
                 "groundingMetadata": draw(grounding_metadata(answer)),
             }
         )
+        if draw(st.booleans()):  # URL context: the prompt's pages, some without their address
+            statuses = st.sampled_from(["SUCCESS", "ERROR", "PAYWALL", "UNSAFE", "UNSPECIFIED"])
+            entries = [
+                {
+                    **({"retrievedUrl": draw(urls())} if draw(st.booleans()) else {}),
+                    "urlRetrievalStatus": f"URL_RETRIEVAL_STATUS_{draw(statuses)}",
+                }
+                for _ in range(draw(st.integers(0, 4)))
+            ]
+            candidates[-1]["urlContextMetadata"] = {"urlMetadata": entries}
     body: dict[str, Any] = {"candidates": candidates, "modelVersion": "gemini-2.5-flash", "responseId": "x3Yk"}
     if draw(st.sampled_from([False] * 5 + [True])):
         body["promptFeedback"] = {"blockReason": "SAFETY"}

@@ -174,6 +174,10 @@ def _read_url_context(response: Response, table: SourceTable, entries: list[dict
     """Each URL the prompt gave is a source with its retrieval status (a grounding chunk of the same
     page gets the status); the ones Gemini could not retrieve are marked and said, once."""
     failed: list[dict[str, str | None]] = []
+    keys_by_url: dict[str, str] = {}  # the first source of each address: a chunk, or an entry listed before
+    for source in response.sources:
+        if source.url:
+            keys_by_url.setdefault(source.url, source.key)
     for entry in entries:
         url = str_or_none(camel_or_snake(entry, "retrievedUrl"))
         status = str_or_none(camel_or_snake(entry, "urlRetrievalStatus")) or "URL_RETRIEVAL_STATUS_UNSPECIFIED"
@@ -185,8 +189,7 @@ def _read_url_context(response: Response, table: SourceTable, entries: list[dict
         extra: dict[str, Any] = {"url_retrieval_status": shown}
         if status != _RETRIEVED:
             extra["not_retrieved"] = True
-        key = next((s.key for s in response.sources if s.url == url), url)
-        table.add(key, kind="web", url=url, title=None, extra=extra)
+        keys_by_url.setdefault(url, table.add(keys_by_url.get(url, url), kind="web", url=url, title=None, extra=extra))
     if failed:
         named = ", ".join(f"{f['url'] or '(no address given)'} ({f['status']})" for f in failed)
         response.diagnose(
@@ -945,9 +948,9 @@ class _GenerateContentStream:
         if new_id and self.response_ids:
             return new_id not in self.response_ids
         has_text = any(
-            isinstance(p, dict) and p.get("text")
+            p.get("text")
             for c in _candidates(value)
-            for p in (camel_or_snake(camel_or_snake(c, "content") or {}, "parts") or [])
+            for p in dicts_in(camel_or_snake(dict_or_empty(camel_or_snake(c, "content")), "parts"))
         )
         return self.finished and has_text
 
