@@ -252,3 +252,28 @@ def assignable_editors() -> Any:
     return (
         get_user_model().objects.filter(groups__name__in=[EDITOR, LEAD], is_active=True).distinct().order_by("username")
     )
+
+
+class BatchFilterForm(forms.Form):
+    """What a batch's navigator lists: responses of a status, and those that need a look."""
+
+    status = forms.ChoiceField(
+        label=_("Status"),
+        required=False,
+        choices=[
+            ("", _("any")),
+            ("completed", _("completed")),
+            ("incomplete", _("incomplete")),
+            ("failed", _("failed")),
+        ],
+    )
+    needs = forms.ChoiceField(
+        label=_("Needs a look"),
+        required=False,
+        choices=[
+            ("", _("any")),
+            ("unresolved", _("unresolved markers")),
+            ("warnings", _("warnings")),
+            ("unchecked", _("not fully checked")),
+        ],
+    )

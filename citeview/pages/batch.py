@@ -1,51 +1,27 @@
 """The viewer's body for a batch (``citeview.dumps.batches``): a navigator of its responses, a page of
 them at a time, filtered by status and by what needs a look, and the one response chosen, rendered
-alone. What it reads is the page of rows' counts and that one response's row."""
+alone. A page reads the rows' counts and that one response's row, and keeps what it renders."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django import forms
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest, QueryDict
 from django.template.loader import render_to_string
 from django.utils.translation import get_language
-from django.utils.translation import gettext_lazy as _
 
 from citeview.core.rendering.answer import response_prefix
 from citeview.dumps.batches import batch_response, batch_rows
+from citeview.dumps.forms import BatchFilterForm
 from citeview.dumps.kept_fragments import kept_fragment
 from citeview.dumps.models import Dump, DumpResponse
 from citeview.dumps.viewer_body import response_view
 from citeview.review.selectors import checked_items_per_response
 
 ROWS_PER_PAGE = 50
-
-
-class BatchFilterForm(forms.Form):
-    status = forms.ChoiceField(
-        label=_("Status"),
-        required=False,
-        choices=[
-            ("", _("any")),
-            ("completed", _("completed")),
-            ("incomplete", _("incomplete")),
-            ("failed", _("failed")),
-        ],
-    )
-    needs = forms.ChoiceField(
-        label=_("Needs a look"),
-        required=False,
-        choices=[
-            ("", _("any")),
-            ("unresolved", _("unresolved markers")),
-            ("warnings", _("warnings")),
-            ("unchecked", _("not fully checked")),
-        ],
-    )
 
 
 def batch_body(request: HttpRequest, dump: Dump) -> bytes:
