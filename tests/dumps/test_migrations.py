@@ -38,3 +38,36 @@ def test_a_version_stored_as_a_number_is_kept_as_text_and_out_of_date():
     executor.migrate(executor.loader.graph.leaf_nodes())
     assert Dump.objects.get().result_version == "7"
     assert list(dumps_outdated().values_list("sha256", flat=True)) == [EMPTY_OBJECT]
+
+
+BEFORE_MOVING = [("dumps", "0016_batch_responses")]
+LARGE_COLUMNS = ["search_text", "cited_url_hashes", "result", "rendered"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_large_columns_move_last_with_their_values_kept():
+    executor = MigrationExecutor(connection)
+    executor.migrate(BEFORE_MOVING)
+    old_dump = executor.loader.project_state(BEFORE_MOVING).apps.get_model("dumps", "Dump")
+    result = {"citeview": 1, "responses": [{"text": "東京の人口は約1400万人です。"}]}
+    old_dump.objects.create(
+        sha256=EMPTY_OBJECT,
+        size=2,
+        framing="json",
+        apis="perplexity.sonar",
+        status="completed",
+        result=result,
+        rendered={"ja": [{"answer": "<p>東京</p>"}]},
+        search_text="東京の人口",
+        cited_url_hashes="abc def",
+    )
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    dump = Dump.objects.get()
+    assert (dump.result, dump.rendered) == (result, {"ja": [{"answer": "<p>東京</p>"}]})
+    assert (dump.search_text, dump.cited_url_hashes) == ("東京の人口", "abc def")
+    with connection.cursor() as cursor:
+        columns = [column.name for column in connection.introspection.get_table_description(cursor, "dumps_dump")]
+    if connection.vendor == "sqlite":  # where the order matters: bench/README.md, Serving
+        assert columns[-len(LARGE_COLUMNS) :] == LARGE_COLUMNS
