@@ -7,12 +7,15 @@ Each large column is copied into a new one, which is added last, and takes its n
 are kept. PostgreSQL, which keeps large values out of line, gains nothing and loses nothing.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from django.db import migrations, models
 
 import citeview.dumps.models
 
 # Each field as the model declares it; a text field is given "" to fill the rows it is added to.
-LARGE_FIELDS = {
+LARGE_FIELDS: dict[str, Callable[[], models.Field[Any, Any]]] = {
     "search_text": lambda: models.TextField(blank=True, default=""),
     "cited_url_hashes": lambda: models.TextField(blank=True, default=""),
     "result": lambda: models.JSONField(
@@ -26,7 +29,7 @@ LARGE_FIELDS = {
 }
 
 
-def moved_last(name: str, field: models.Field) -> list[migrations.operations.base.Operation]:
+def moved_last(name: str, field: models.Field[Any, Any]) -> list[migrations.operations.base.Operation]:
     moving = f"{name}_moving"
     declared_default = isinstance(field, models.JSONField)  # the text fields have none in the model
     return [
