@@ -10,6 +10,7 @@ from citeview.core.phrases import Phrase, phrase
 CONTRACT_VERSION = 1
 
 SEVERITIES = ("error", "warning", "info")
+_SENTENCE_ENDS = (".", "。", "!", "?", "！", "？")
 
 # What a source's ``extra["snippet"]`` is, in ``extra["snippet_kind"]``: a reviewer must be able to
 # tell a search engine's excerpt from the passage a retrieval returned or the document itself.
@@ -183,12 +184,12 @@ class Response:
             )
         self.status = "failed"
         self.status_detail = detail
-        self.diagnose(
-            "failed_response",
-            "error",
-            phrase("The response failed: {detail}.", detail=self.status_detail),
-            error=error if isinstance(error, dict) else None,
-        )
+        # A provider's message that ends its own sentence gets no second full stop.
+        if str(detail).rstrip().endswith(_SENTENCE_ENDS):
+            said = phrase("The response failed: {detail}", detail=detail)
+        else:
+            said = phrase("The response failed: {detail}.", detail=detail)
+        self.diagnose("failed_response", "error", said, error=error if isinstance(error, dict) else None)
 
     def set_status(self, status: Any, error: Any = None, reason: str | None = None) -> None:
         """A response's own status field: completed only when it says so; failed with the provider's

@@ -400,3 +400,15 @@ def test_a_file_id_on_a_location_that_is_not_well_formed_stays_on_the_source():
     response = parse(message(text("a", citation)))
     (only,) = response["citations"]
     assert only["location"] is None and response["sources"][0]["extra"]["file_id"] == FILE_B
+
+
+@pytest.mark.parametrize(
+    ("said", "shown"),
+    [("Overloaded", "Overloaded."), ("Overloaded.", "Overloaded."), ("混雑しています。", "混雑しています。")],
+)
+def test_a_failure_is_said_with_one_full_stop(said, shown):
+    events = stream_events(stop=False)
+    events.append({"type": "error", "error": {"type": "overloaded_error", "message": said}})
+    (response,) = parse_dump(sse(*events)).to_json()["responses"]
+    (failure,) = [d for d in response["diagnostics"] if d["code"] == "failed_response"]
+    assert failure["message"] == f"The response failed: {shown}"
