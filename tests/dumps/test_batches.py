@@ -118,3 +118,26 @@ def test_a_saved_check_shows_in_the_navigator_at_once(editor_client, batch):
     )
     assert saved.status_code in (200, 302)
     assert first_row_checked() == "1 / " + before.split(" / ")[1]
+
+
+def test_the_report_of_a_batch_gives_a_line_for_each_response(editor_client, batch):
+    from django.urls import reverse
+
+    editor_client.post(reverse("review:item", args=[batch.pk, "r4-c0"]), {"version": "0", "verdict": "none"})
+    summary = editor_client.get(reverse("review:report_json", args=[batch.pk])).json()["summary"]
+    lines = summary["responses"]
+    assert len(lines) == 60 and [line["index"] for line in lines] == list(range(60))
+    fifth = lines[4]
+    assert (fifth["status"], fifth["citations"], fifth["unresolved"]) == ("completed", 1, 1)
+    assert (fifth["recorded"], fifth["unsupported"]) == (1, 1) and fifth["items"] >= 2
+    assert lines[6]["status"] == "incomplete" and lines[6]["recorded"] == 0
+    markdown = editor_client.get(reverse("review:report_md", args=[batch.pk])).content.decode()
+    assert "### Responses" in markdown
+    assert (
+        f"- 5. completed · 1 citation(s), 1 unresolved · 1 of {fifth['items']} item(s) checked · 1 not supported"
+        in markdown
+    )
+    assert markdown.count("Provider and model: Perplexity · Perplexity Sonar") == 1
+    page = editor_client.get(reverse("review:report", args=[batch.pk])).content.decode()
+    table = re.search(r'<table class="cv-table cv-report-responses">.*?</table>', page, re.S).group(0)
+    assert table.count('<tr><td class="cv-num">') == 60

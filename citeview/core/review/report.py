@@ -305,6 +305,11 @@ def _label_summary(shown: dict[str, Any], words: _Words, texts: _StatementTexts,
     summary = shown["summary"]
     for editor in (*summary["checked_by"], *summary["settled_by"]):
         editor["last_shown"] = show_time(editor["last"])
+    for response in summary["responses"]:
+        response["status_shown"] = words.status(response["status"])
+    # Each provider, API and model once: a batch of a thousand answers names one.
+    answers = {(r["provider"], r["api_name"], r["model"]): r for r in summary["responses"]}
+    summary["answers_shown"] = list(answers.values())
     summary["final_verdicts_shown"] = [
         {"code": code, "label": words.final(code), "count": count}
         for code, count in summary["final_verdicts"].items()
@@ -593,8 +598,12 @@ def _summary_markdown(summary: dict[str, Any], gettext: Translate) -> list[str]:
     attention (claims not supported, disagreements not settled, markers that cite nothing)."""
     none = "- " + phrase("none").text(gettext)
     lines = ["## " + phrase("Summary").text(gettext), ""]
-    answers = " · ".join(_answer_line(r, gettext) for r in summary["responses"]) or NOT_GIVEN
+    answers = " · ".join(dict.fromkeys(_answer_line(r, gettext) for r in summary["responses"])) or NOT_GIVEN
     lines.append("- " + phrase("Provider and model: {answers}", answers=answers).text(gettext))
+    if len(summary["responses"]) > 1:  # a batch: a line for each response
+        lines += ["", "### " + phrase("Responses").text(gettext), ""]
+        lines += [_response_line(r, gettext) for r in summary["responses"]]
+        lines.append("")
     checked = " · ".join(_editor_line(e, gettext) for e in summary["checked_by"]) or phrase("no one yet").text(gettext)
     lines.append("- " + phrase("Checked by: {editors}", editors=checked).text(gettext))
     if summary["settled_by"]:
@@ -612,6 +621,21 @@ def _summary_markdown(summary: dict[str, Any], gettext: Translate) -> list[str]:
     lines += [_unresolved_markdown(g, gettext) for g in summary["unresolved_by_statement"]] or [none]
     lines.append("")
     return lines
+
+
+def _response_line(response: dict[str, Any], gettext: Translate) -> str:
+    said = phrase(
+        "{number}. {status} · {citations} citation(s), {unresolved} unresolved · {recorded} of {items} item(s) "
+        "checked · {unsupported} not supported",
+        number=response["index"] + 1,
+        status=response["status_shown"],
+        citations=response["citations"],
+        unresolved=response["unresolved"],
+        recorded=response["recorded"],
+        items=response["items"],
+        unsupported=response["unsupported"],
+    )
+    return "- " + said.text(gettext)
 
 
 def _answer_line(response: dict[str, Any], gettext: Translate) -> str:

@@ -81,9 +81,12 @@ def report_summary(
     unsupported: list[dict[str, Any]] = []
     disagreements: list[dict[str, Any]] = []
     statements: dict[int, list[dict[str, Any]]] = {}
+    # Per response, for a batch's line each: its items, those with anything recorded, those not supported.
+    tallies = [{"items": 0, "recorded": 0, "unsupported": 0} for _ in result["responses"]]
     for group in _statement_groups(items):
         first = group[0]
         response = result["responses"][first.response]
+        tally = tallies[first.response]
         answers = {field: recorded.answer(first.statement_key, field) for field in STATEMENT_ANSWERS}
         where = {"response": first.response, "statement_key": first.statement_key}
         shown, finals = [], []
@@ -96,11 +99,14 @@ def report_summary(
                 entry.update(_final_json(final), settlement=_settlement(recorded.settled.get(item.key)))
                 counts[_bucket(final, item.key in hidden_keys)] += 1
                 if final.verdict in UNSUPPORTING:
+                    tally["unsupported"] += 1
                     unsupported.append({**where, **entry, "quotes": _quotes(recorded, item.key, final)})
                 if final.unsettled:
                     given = _given(recorded, item.key, "verdict")
                     disagreements.append({**where, **entry, "field": "verdict", "given": given})
+            tally["items"] += 1
             if item.key in recorded.of or item.key in recorded.settled:
+                tally["recorded"] += 1
                 shown.append(entry)
             else:
                 not_checked += 1  # which ones: the response's statements_needing_check
@@ -128,7 +134,10 @@ def report_summary(
             entry = {"item": first.statement_key, "kind": "statement", "citations": cited, "quotes": quotes}
             unsupported.append({**where, **entry, **_final_json(answers["supported_together"])})
     summary = {
-        "responses": [_response_ref(number, response) for number, response in enumerate(result["responses"])],
+        "responses": [
+            {**_response_ref(number, response), **tallies[number]}
+            for number, response in enumerate(result["responses"])
+        ],
         "checked_by": _checked_by(checks),
         "settled_by": _checked_by(settlements),
         "final_verdicts": counts,
@@ -225,6 +234,9 @@ def _response_ref(number: int, response: dict[str, Any]) -> dict[str, Any]:
         "api": response["api"],
         "api_name": api.label if api else response["api"],
         "model": response["model"] or "",
+        "status": response.get("status", ""),
+        "citations": len(response.get("citations", ())),
+        "unresolved": len(response.get("unresolved", ())),
     }
 
 
