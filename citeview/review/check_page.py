@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from citeview.accounts import roles
 from citeview.core.phrases import phrase_text
-from citeview.core.rendering.answer import citation_anchor, response_prefix, source_entries
+from citeview.core.rendering.answer import citation_anchor, readable_marker, response_prefix, source_entries
 from citeview.core.rendering.plain import plain_text
 from citeview.core.rendering.shortening import shortened
 from citeview.core.rendering.side_by_side import hint_words
@@ -334,11 +334,11 @@ def _unresolved_view(dump: Dump, response: dict[str, Any], prefix: str, item: Ch
             for d in response["diagnostics"]
             if d["code"] == "unresolved_marker" and d["details"].get("start") == marker["start"]
         ),
-        _("{marker} points at no source.").format(marker=marker["marker"]),
+        _("{marker} points at no source.").format(marker=readable_marker(marker["marker"], marker["ref"])),
     )
     anchor = _unresolved_anchor(prefix, item.unresolved)
     return {
-        "marker": marker["marker"],
+        "marker": readable_marker(marker["marker"], marker["ref"]),
         "explanation": explanation,
         "anchor": anchor,
         "viewer_url": f"{dump.get_absolute_url()}#{anchor}",

@@ -823,7 +823,7 @@ def test_a_url_retrieved_and_grounded_is_one_source_and_a_failed_one_is_marked_n
     assert "unused_source" not in codes(response)  # the failure is said once, not as "never cited"
 
 
-def test_a_support_of_a_chunk_the_response_does_not_list_names_it_and_stays_unplaced():
+def test_a_support_of_chunks_the_response_does_not_list_marks_its_claim_as_citing_no_source():
     answer = "取得できたページ。取得できなかったページ。"
     first, second = "取得できたページ。", "取得できなかったページ。"
     supports = [
@@ -831,10 +831,13 @@ def test_a_support_of_a_chunk_the_response_does_not_list_names_it_and_stays_unpl
         {"segment": segment(second, answer), "groundingChunkIndices": [1, 2]},
     ]
     response = parse(body(answer, supports, chunks=1))
-    assert [answer[c["start"] : c["end"]] for c in response["citations"]] == [first]
+    assert [answer[c["start"] : c["end"]] for c in response["citations"]] == [first]  # never a guessed page
+    assert response["unresolved"] == [{"marker": "", "ref": "chunks 1, 2", "start": len(answer), "end": len(answer)}]
     (note,) = [d for d in response["diagnostics"] if d["code"] == "unknown_chunk"]
     assert note["details"]["missing_chunks"] == [1, 2]
-    assert "1, 2" in note["message"] and "lists 1" in note["message"] and "not marked as cited" in note["message"]
+    assert "1, 2" in note["message"] and "lists 1" in note["message"]
+    html = render_answer(response, "r0")
+    assert "[chunks 1, 2]" in html and "cv-unresolved" in html and "[chunks 1, 2] points at no source." in html
 
 
 def test_an_answer_that_is_a_function_call_says_so_and_keeps_its_recitation_notice_unplaced():

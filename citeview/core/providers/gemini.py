@@ -20,7 +20,7 @@ from citeview.core.jsonvalues import (
     strings_in,
 )
 from citeview.core.links import is_grounding_redirect, is_safe_http_url
-from citeview.core.model import Citation, Recitation, Response, SearchBatch
+from citeview.core.model import Citation, Marker, Recitation, Response, SearchBatch
 from citeview.core.offsets import ByteOffsets, place_byte_span
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
@@ -485,19 +485,18 @@ def _place_support(
         cited = [(chunks[i], None) for i in indices if 0 <= i < count]
     known = [(chunk.key, score) for chunk, score in cited]
     source_keys = [key for key, _ in known]
-    if len(known) < len(indices):
-        missing = [i for i in indices if not 0 <= i < count]
+    missing = [i for i in indices if not 0 <= i < count]
+    if missing:
         response.diagnose(
             "unknown_chunk",
             "warning",
             phrase(
                 "Support {number} ({text}) points at grounding chunk(s) {missing}, which the response does not "
-                "list (it lists {count}); they are no source here.{unplaced}",
+                "list (it lists {count}); where the claim stands, it is marked as pointing at no source.",
                 number=number,
                 text=_short(text),
                 missing=", ".join(map(str, missing)),
                 count=count,
-                unplaced="" if source_keys else phrase(" The claim is not marked as cited."),
             ),
             support=number,
             missing_chunks=missing,
@@ -536,7 +535,11 @@ def _place_support(
             segment_text=text,
             source_keys=source_keys,
         )
-    if placement.start is None or placement.end is None or not source_keys:
+    if placement.start is None or placement.end is None:
+        return
+    if missing:  # never a guessed page: the claim's end is marked as citing what the response does not list
+        response.unresolved.append(Marker("", _chunks_named(missing), placement.end, placement.end))
+    if not source_keys:
         return
     known_scores = [float(score) for _, score in known if score is not None]
     confidence = known_scores if known and len(known_scores) == len(known) else None
@@ -546,6 +549,15 @@ def _place_support(
     response.citations.append(
         Citation(placement.start, placement.end, source_keys, confidence=confidence, location=location)
     )
+
+
+MISSING_CHUNKS_NAMED = 3
+
+
+def _chunks_named(indices: list[int]) -> str:
+    """What an unresolved mark of missing chunks shows: ``chunk 1``, ``chunks 1, 2``, ``chunks 0, 1, 2 …``."""
+    named = ", ".join(map(str, indices[:MISSING_CHUNKS_NAMED])) + (" …" if len(indices) > MISSING_CHUNKS_NAMED else "")
+    return f"chunk {named}" if len(indices) == 1 else f"chunks {named}"
 
 
 def _short(text: str | None) -> str | Phrase:

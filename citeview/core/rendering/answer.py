@@ -178,7 +178,7 @@ def render_answer(
         if marker["end"] > until:
             continue
         explanation = explanations.get(marker["start"]) or gettext("{marker} points at no source.").format(
-            marker=marker["marker"]
+            marker=readable_marker(marker["marker"], marker["ref"])
         )
         anchors.append(
             Anchor(
