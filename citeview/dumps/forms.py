@@ -178,21 +178,21 @@ def _attachment_too_large_message(size: int) -> str:
     ) % {"size": mebibytes(size).text(gettext), "bytes": f"{size:,}", "limit": mebibytes(limit).text(gettext)}
 
 
+# A response's status (and a dump's, the worst of its responses'), as the filters offer it.
+STATUS_CHOICES = [
+    ("", _("any")),
+    ("completed", _("completed")),
+    ("incomplete", _("incomplete")),
+    ("failed", _("failed")),
+]
+
+
 class DumpFilterForm(forms.Form):
     """The list's filters and search; every field is optional and an unknown value is ignored."""
 
     q = forms.CharField(label=_("Search"), required=False, max_length=200)
     provider = forms.ChoiceField(label=_("Provider"), required=False)
-    status = forms.ChoiceField(
-        label=_("Status"),
-        required=False,
-        choices=[
-            ("", _("any")),
-            ("completed", _("completed")),
-            ("incomplete", _("incomplete")),
-            ("failed", _("failed")),
-        ],
-    )
+    status = forms.ChoiceField(label=_("Status"), required=False, choices=STATUS_CHOICES)
     tag = forms.CharField(label=_("Tag"), required=False, max_length=50)
     assignee = forms.ChoiceField(label=_("Assigned to"), required=False)
     progress = forms.ChoiceField(
@@ -257,16 +257,7 @@ def assignable_editors() -> Any:
 class BatchFilterForm(forms.Form):
     """What a batch's navigator lists: responses of a status, and those that need a look."""
 
-    status = forms.ChoiceField(
-        label=_("Status"),
-        required=False,
-        choices=[
-            ("", _("any")),
-            ("completed", _("completed")),
-            ("incomplete", _("incomplete")),
-            ("failed", _("failed")),
-        ],
-    )
+    status = forms.ChoiceField(label=_("Status"), required=False, choices=STATUS_CHOICES)
     needs = forms.ChoiceField(
         label=_("Needs a look"),
         required=False,
