@@ -414,24 +414,15 @@ def _fetched_text(source: dict[str, Any]) -> str | None:
 
 
 def _note_failed_fetch(response: Response, url: str | None, error: str) -> None:
-    if url is None:
-        response.diagnose(
-            "web_fetch_failed",
-            "warning",
-            phrase(
-                "A web fetch failed: {error}. Its address is in the message before this one, which asked for it.",
-                error=error,
-            ),
-            error_code=error,
+    if url is None:  # the call was in the message before: its address is there
+        said = phrase(
+            "A web fetch failed: {error}. Its address is in the message before this one, which asked for it.",
+            error=error,
         )
-        return
-    response.diagnose(
-        "web_fetch_failed",
-        "warning",
-        phrase("Claude's fetch of {url} failed: {error}.", url=url, error=error),
-        url=url,
-        error_code=error,
-    )
+    else:
+        said = phrase("Claude's fetch of {url} failed: {error}.", url=url, error=error)
+    where = {"url": url} if url is not None else {}
+    response.diagnose("web_fetch_failed", "warning", said, **where, error_code=error)
 
 
 def _note_earlier_results(response: Response, result_urls: set[str]) -> None:
