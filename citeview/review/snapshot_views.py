@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from citeview.accounts import roles
 from citeview.core.evidence.extract import ExtractionError
 from citeview.core.evidence.found import PassageFound, figures_and_dates, found_with
+from citeview.core.evidence.page_copies import copies_compared
 from citeview.core.evidence.passages import Passage, passage_fragment_url
 from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import phrase_text
@@ -41,13 +42,19 @@ from citeview.snapshots.services import (
 )
 
 
-def item_source_url(dump: Dump, item: CheckItem) -> str | None:
-    """The http(s) URL of the item's source, the one its snapshots belong to; None for an item with no
-    such source (a file, a marker without a source, a statement)."""
+def item_source(dump: Dump, item: CheckItem) -> dict[str, Any] | None:
+    """The source the item's citation points at, as the dump's result has it; None for a statement
+    or a marker without a source."""
     if item.citation is None or item.source_key is None:
         return None
     response = dump.result["responses"][item.response]
-    source = next((s for s in response["sources"] if s["key"] == item.source_key), None)
+    return next((s for s in response["sources"] if s["key"] == item.source_key), None)
+
+
+def item_source_url(dump: Dump, item: CheckItem) -> str | None:
+    """The http(s) URL of the item's source, the one its snapshots belong to; None for an item with no
+    such source (a file, a marker without a source, a statement)."""
+    source = item_source(dump, item)
     # As the panel links it: only an explicit http(s) URL with a host (core.links).
     return source["url"] if source is not None and is_safe_http_url(source["url"]) else None
 
@@ -70,6 +77,7 @@ def snapshot_panel(request: HttpRequest, dump: Dump, item: CheckItem, url: str) 
         "action_url": reverse("review:snapshot", args=[dump.pk, item.key]),
         "upload_form": SnapshotUploadForm(auto_id="cv-snapshot-%s"),
         "paste_form": SnapshotPasteForm(auto_id="cv-snapshot-%s"),
+        "model_copy": model_copy_view(item_source(dump, item)),
     }
     if snapshot is not None:
         panel["provenance"] = provenance_text(snapshot)
@@ -80,7 +88,22 @@ def snapshot_panel(request: HttpRequest, dump: Dump, item: CheckItem, url: str) 
             panel["finding"] = True
         else:
             panel.update(passage_view(item.statement.text, kept, url))
+            if panel["model_copy"] and panel["found"].passage:
+                panel["model_copy"]["compared"] = copies_compared(
+                    panel["found"].passage.text, panel["model_copy"]["text"]
+                )
     return panel
+
+
+def model_copy_view(source: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The page as the model fetched and read it, when the dump holds it (Claude's web fetch): the
+    panel holds the snapshot's passage against it. None for any other source."""
+    if source is None or source["extra"].get("snippet_kind") != "fetched_page":
+        return None
+    text = source["extra"].get("snippet")
+    if not isinstance(text, str) or not text.strip():
+        return None
+    return {"text": text, "retrieved_at": source["extra"].get("retrieved_at")}
 
 
 def provenance_text(snapshot: Snapshot) -> str:

@@ -281,7 +281,7 @@ def test_any_claim_and_page_give_passages_whose_spans_hold(claim, text):
 
 # --- one pass for many claims: the same sentences as looking each term up in the page --------------
 
-_LATIN_WORD_CHAR = re.compile(f"[^\\W{passages._CJK_CHARS}]")
+_LATIN_WORD_CHAR = re.compile(f"[^\\W{passages.CJK_CHARS}]")
 
 
 def held_by_looking_up(claim_terms: tuple[str, ...], keys: list[str]) -> dict[int, set[int]]:

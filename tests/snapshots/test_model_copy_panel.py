@@ -1,0 +1,91 @@
+"""Issue 32: where the dump holds the page as Claude fetched and read it, the check panel holds the
+passage of citeview's own snapshot against it: the same words, other words marked on both sides,
+or no such passage; with no snapshot yet, it says what one would show."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from citeview.dumps.services import dump_ingest
+from citeview.snapshots.services import snapshot_paste
+from tests.core.test_anthropic import message, text, web
+from tests.core.test_anthropic_web_fetch import PAGE_URL, call, fetched
+
+pytestmark = pytest.mark.django_db
+
+MODEL_COPY = "気象庁\n\n平年値（1991〜2020年）：年平均気温 15.8℃、年降水量 1598.2mm。\n観測地点は北の丸公園です。"
+CLAIM = "東京の年平均気温の平年値は15.8℃です。"
+QUOTE = "平年値（1991〜2020年）：年平均気温 15.8℃、年降水量 1598.2mm。"
+
+
+def stored(editor, model_copy: str = MODEL_COPY):
+    dump = message(
+        call("srv_1", PAGE_URL),
+        fetched("srv_1", PAGE_URL, model_copy),
+        text(CLAIM, web(PAGE_URL, QUOTE, title="気象庁")),
+    )
+    return dump_ingest(raw=json.dumps(dump, ensure_ascii=False).encode(), uploaded_by=editor)[0]
+
+
+def panel(client, dump, language: str = "en") -> str:
+    html = client.get(reverse("review:item", args=[dump.pk, "r0-c0"]), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    start = html.index('id="cv-snapshot"')
+    return html[start : html.index("</section>", start)]
+
+
+def test_a_snapshot_the_same_as_what_the_model_read_says_so(editor_client, editor):
+    dump = stored(editor)
+    snapshot_paste(url=PAGE_URL, text="気象庁トップ\n" + QUOTE + "\n更新情報", taken_by=editor)
+    html = panel(editor_client, dump)
+    assert "Against the page as the model read it" in html and "fetched by the model at 2026-11-30T01:02:03Z" in html
+    assert "has this passage word for word" in html
+    assert "cv-model-copy-differs" not in html and "cv-copy-differs" not in html
+
+
+def test_a_page_edited_since_the_model_read_it_is_marked_on_both_sides(editor_client, editor):
+    dump = stored(editor)
+    snapshot_paste(
+        url=PAGE_URL, text="気象庁\n平年値（1991〜2020年）：年平均気温 16.1℃、年降水量 1598.2mm。", taken_by=editor
+    )
+    html = panel(editor_client, dump)
+    assert "cv-model-copy-differs" in html and "What differs is marked" in html
+    model = html[html.index("cv-model-copy-passage") : html.index("cv-model-copy-snapshot")]
+    snapshot = html[html.index("cv-model-copy-snapshot") :]
+    assert '年平均気温 <mark class="cv-copy-differs">15.8</mark>℃' in model
+    assert '年平均気温 <mark class="cv-copy-differs">16.1</mark>℃' in snapshot
+
+
+def test_a_passage_the_model_never_read_is_said_to_be_missing_from_its_copy(editor_client, editor):
+    dump = stored(editor, model_copy="気象庁\n\n東京の観測地点は北の丸公園です。ページは移転しました。")
+    snapshot_paste(url=PAGE_URL, text="気象庁\n" + QUOTE, taken_by=editor)
+    html = panel(editor_client, dump)
+    assert "The page as the model read it has no such passage" in html
+
+
+def test_with_no_snapshot_yet_the_panel_says_what_one_would_show(editor_client, editor):
+    html = panel(editor_client, stored(editor))
+    assert "No snapshot of this page yet." in html
+    assert (
+        "The dump holds the page as the model read it: a snapshot shows whether the page still says the same." in html
+    )
+
+
+def test_a_source_the_model_did_not_fetch_gets_no_comparison(editor_client, editor):
+    dump = dump_ingest(
+        raw=json.dumps(message(text(CLAIM, web(PAGE_URL, QUOTE))), ensure_ascii=False).encode(), uploaded_by=editor
+    )[0]
+    snapshot_paste(url=PAGE_URL, text="気象庁\n" + QUOTE, taken_by=editor)
+    html = panel(editor_client, dump)
+    assert "cv-model-copy" not in html and "the page as the model read it" not in html.lower()
+
+
+def test_the_panel_says_it_in_japanese(editor_client, editor):
+    dump = stored(editor)
+    snapshot_paste(
+        url=PAGE_URL, text="気象庁\n平年値（1991〜2020年）：年平均気温 16.1℃、年降水量 1598.2mm。", taken_by=editor
+    )
+    html = panel(editor_client, dump, "ja")
+    assert "モデルが読んだときのページと照らし合わせる" in html and "違うところに印を付けています" in html
