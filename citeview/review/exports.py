@@ -10,6 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import permission_required
+from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
@@ -22,6 +23,7 @@ from django.views.decorators.http import require_GET
 from citeview.accounts import roles
 from citeview.core.rendering.plain import plain_text
 from citeview.core.review.report import handover_report, labelled_report, report_markdown
+from citeview.dumps.batches import BATCH_RESPONSES
 from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
@@ -164,9 +166,20 @@ def dump_report_markdown(dump: Dump, request: HttpRequest) -> str:
 @permission_required(roles.READ, raise_exception=True)
 @result_required
 def report_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """The report to read and print. A batch's summary covers every response; its details come
+    ``BATCH_RESPONSES`` responses a page (the downloads hold them all)."""
     dump = dump_get(pk=pk)
-    report = labelled_report(dump_report(dump, request.user), gettext, shown_time)
-    return render(request, "review/report.html", {"dump": dump, "report": report})
+    report = dump_report(dump, request.user)
+    count = len(report["responses"])
+    details = (
+        Paginator(range(count), BATCH_RESPONSES).get_page(request.GET.get("page")) if count > BATCH_RESPONSES else None
+    )
+    detailed = list(details.object_list) if details is not None else None
+    shown = labelled_report(report, gettext, shown_time, detailed)
+    if details is not None:
+        for response in shown["summary"]["responses"]:
+            response["detail_url"] = f"?page={response['index'] // BATCH_RESPONSES + 1}#report-{response['index']}"
+    return render(request, "review/report.html", {"dump": dump, "report": shown, "details": details})
 
 
 @require_GET

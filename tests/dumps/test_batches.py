@@ -141,3 +141,44 @@ def test_the_report_of_a_batch_gives_a_line_for_each_response(editor_client, bat
     page = editor_client.get(reverse("review:report", args=[batch.pk])).content.decode()
     table = re.search(r'<table class="cv-table cv-report-responses">.*?</table>', page, re.S).group(0)
     assert table.count('<tr><td class="cv-num">') == 60
+
+
+def report_sections(page: str) -> list[str]:
+    return re.findall(r'<h2 id="report-(\d+)">', page)
+
+
+def test_the_report_page_of_a_batch_details_a_page_of_responses_after_the_whole_summary(editor_client, batch):
+    from django.urls import reverse
+
+    editor_client.post(reverse("review:item", args=[batch.pk, "r24-c0"]), {"version": "0", "verdict": "none"})
+    url = reverse("review:report", args=[batch.pk])
+    first = editor_client.get(url).content.decode()
+    assert report_sections(first) == [str(n) for n in range(BATCH_RESPONSES)]
+    assert "Response 1 of 60" in first and "Responses 1–10 of 60 in detail." in first
+    # The summary covers every response, each line linked to the page that details it.
+    table = re.search(r'<table class="cv-table cv-report-responses">.*?</table>', first, re.S).group(0)
+    assert table.count('<tr><td class="cv-num">') == 60
+    assert '<a href="?page=3#report-24">25</a>' in table
+    assert "回答25：東京の人口は約1400万人です" in first  # the unsupported claim, from a response not detailed here
+    third = editor_client.get(url, {"page": 3}).content.decode()
+    assert report_sections(third) == [str(n) for n in range(20, 30)]
+    assert "Response 25 of 60" in third and 'rel="prev"' in third and 'rel="next"' in third
+    last = editor_client.get(url, {"page": 99}).content.decode()  # past the end: the last page
+    assert report_sections(last) == [str(n) for n in range(50, 60)] and 'rel="next"' not in last
+
+
+def test_the_downloads_of_a_batch_report_hold_every_response(editor_client, batch):
+    from django.urls import reverse
+
+    report = editor_client.get(reverse("review:report_json", args=[batch.pk])).json()
+    assert len(report["responses"]) == 60
+    markdown = editor_client.get(reverse("review:report_md", args=[batch.pk])).content.decode()
+    assert "Response 60 of 60" in markdown and "Response 1 of 60" in markdown
+
+
+def test_the_report_of_a_dump_of_few_responses_is_one_page(editor_client):
+    from django.urls import reverse
+
+    editor_client.post("/", {"text": batch_of(BATCH_RESPONSES)})
+    page = editor_client.get(reverse("review:report", args=[Dump.objects.get().pk])).content.decode()
+    assert len(report_sections(page)) == BATCH_RESPONSES and "in detail." not in page and 'rel="next"' not in page

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -232,16 +232,24 @@ def iso_minutes(value: str) -> str:
 
 
 def labelled_report(
-    report: dict[str, Any], gettext: Translate = untranslated, show_time: ShowTime = iso_minutes
+    report: dict[str, Any],
+    gettext: Translate = untranslated,
+    show_time: ShowTime = iso_minutes,
+    detailed: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """The report with what a person reads beside each code: ``*_shown`` in ``gettext``'s language,
-    every time as ``show_time`` writes it. The codes stay, for the page to choose by."""
+    every time as ``show_time`` writes it. The codes stay, for the page to choose by. ``detailed``: the
+    indexes of the responses whose details it holds (all when None); the summary covers them all, so
+    a page of a batch's report costs its summary and its own responses."""
     words = _Words(gettext)
     texts = _StatementTexts()
     # A notation comes from the registry, not from a literal here: the catalogue lists each one from
     # its provider's module (a phrase), and one it lacks stays in English.
     registered_notation = gettext
-    shown = copy.deepcopy(report)
+    shown = copy.deepcopy({key: value for key, value in report.items() if key != "responses"})
+    picked = report["responses"] if detailed is None else [report["responses"][index] for index in detailed]
+    shown["responses"] = copy.deepcopy(picked)
+    shown["response_count"] = len(report["responses"])
     shown["dump"]["stored_shown"] = show_time(report["dump"]["stored_at"])
     for comment in shown.setdefault("comments", []):
         comment["time_shown"] = show_time(comment["time"])
@@ -291,7 +299,7 @@ def labelled_report(
         response["evidence_shown"] = [e for e in response["evidence"] if _has_evidence(e)]
         response["evidence_missing"] = [e for e in response["evidence"] if not _has_evidence(e)]
     if "summary" in shown:
-        _label_summary(shown, words, texts, show_time)
+        _label_summary(shown["summary"], report["responses"], words, texts, show_time)
     return shown
 
 
@@ -299,10 +307,12 @@ def _has_evidence(entry: dict[str, Any]) -> bool:
     return bool(entry["evidence"] or entry["quotes"] or entry["snapshot"])
 
 
-def _label_summary(shown: dict[str, Any], words: _Words, texts: _StatementTexts, show_time: ShowTime) -> None:
+def _label_summary(
+    summary: dict[str, Any], responses: list[dict[str, Any]], words: _Words, texts: _StatementTexts, show_time: ShowTime
+) -> None:
     """The summary for people. Its lists are grouped by statement (each statement written once, each
-    source found by its key), in the order the answer reads."""
-    summary = shown["summary"]
+    source found by its key), in the order the answer reads. ``responses`` (every one, as the report
+    has them) are read, never changed."""
     for editor in (*summary["checked_by"], *summary["settled_by"]):
         editor["last_shown"] = show_time(editor["last"])
     for response in summary["responses"]:
@@ -318,11 +328,9 @@ def _label_summary(shown: dict[str, Any], words: _Words, texts: _StatementTexts,
     for name in ("citation_recall", "citation_precision"):
         rate = summary[name]
         rate["why_shown"] = words.empty_reason(rate["empty_because"]) if rate["value"] is None else ""
-    statements = {(s["response"], s["key"]): s for r in shown["responses"] for s in r.get("statements", [])}
-    sources = [{s["key"]: s for s in r.get("sources", [])} for r in shown["responses"]]
-    items = {
-        (r["index"], i["item"]): i for r in shown["responses"] for s in r.get("statements", []) for i in s["items"]
-    }
+    statements = {(s["response"], s["key"]): s for r in responses for s in r.get("statements", [])}
+    sources = [{s["key"]: s for s in r.get("sources", [])} for r in responses]
+    items = {(r["index"], i["item"]): i for r in responses for s in r.get("statements", []) for i in s["items"]}
 
     def place(entry: dict[str, Any]) -> dict[str, Any]:
         source = sources[entry["response"]].get(entry.get("source") or "", {})
@@ -352,7 +360,7 @@ def _by_statement(
         where = (entry["response"], entry["statement_key"])
         if where not in groups:
             statement = statements.get(where)
-            shown = statement["statement_shown"] if statement else ""
+            shown = texts(statement["statement"]) if statement else ""
             groups[where] = {"statement_shown": shown or texts(""), "entries": []}
         groups[where]["entries"].append(entry)
     return list(groups.values())
