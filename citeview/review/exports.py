@@ -39,7 +39,7 @@ from citeview.review.citation_evidence import citation_evidence
 from citeview.review.decorators import result_required
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check, Comment
-from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
+from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count, sees_own_progress_only
 
 RECORDED_FIELDS = (
     "verdict",
@@ -309,6 +309,7 @@ def figures_page(request: HttpRequest) -> HttpResponse:
         "verdicts": verdict_table(figures),
         "agreement": {name: agreement_shown(a) for name, a in figures["agreement"].items()},
         "query": request.GET.urlencode(),
+        "own_progress_only": sees_own_progress_only(request.user),
     }
     return render(request, "review/figures.html", context)
 

@@ -33,7 +33,7 @@ from citeview.core.review.metrics import (
 from citeview.dumps.models import Dump, ReadState
 from citeview.review.citation_evidence import evidence_counts
 from citeview.review.models import Check
-from citeview.review.selectors import checks_visible_to, hidden_check_count
+from citeview.review.selectors import checks_visible_to, hidden_check_count, progress_per_editor
 
 
 class FigureFilterForm(forms.Form):
@@ -138,6 +138,8 @@ def team_figures(filters: dict[str, Any], user: Any) -> dict[str, Any]:
         "by_model": [slice_figures(s) for s in slices(lambda d: _split(d.model_names), "model")],
         "by_tag": [slice_figures(s) for s in slices(lambda d: [t.name for t in d.tags.all()], "tag")],
         "by_uploader": [slice_figures(s) for s in slices(_uploader, "uploader")],
+        # Each editor's assigned, checked and remaining items (an editor reads their own).
+        "by_editor": [progress.to_json() for progress in progress_per_editor(user, selected_dumps(filters))],
     }
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Exists, F, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, F, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce, Least
 
 from citeview.accounts import roles
@@ -257,3 +257,84 @@ def checked_items_per_response(dump: Dump) -> dict[int, int]:
     finished = Check.objects.filter(FINISHED, dump=dump, is_item=True)
     rows = finished.values("response_index").annotate(checked=Count("item_key", distinct=True)).order_by()
     return {row["response_index"]: row["checked"] for row in rows}
+
+
+@dataclass(frozen=True)
+class EditorProgress:
+    """One editor's work: the items of the dumps assigned to them (read, with items to check), how
+    many of those they have checked, and of all their checks, how many were of items editors
+    disagreed on and a lead later settled."""
+
+    editor: str
+    assigned_dumps: int
+    assigned_items: int
+    checked_items: int
+    checks: int
+    settled_checks: int
+
+    @property
+    def remaining_items(self) -> int:
+        return max(self.assigned_items - self.checked_items, 0)
+
+    @property
+    def settled_share(self) -> float | None:
+        return self.settled_checks / self.checks if self.checks else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "editor": self.editor,
+            "assigned_dumps": self.assigned_dumps,
+            "assigned_items": self.assigned_items,
+            "checked_items": self.checked_items,
+            "remaining_items": self.remaining_items,
+            "checks": self.checks,
+            "settled_checks": self.settled_checks,
+            "settled_share": self.settled_share,
+        }
+
+
+def sees_own_progress_only(user: Any) -> bool:
+    """An editor sees their own progress; a lead, staff or a reviewer (who records nothing) the team's."""
+    return roles.can_record(user) and not roles.can_settle(user)
+
+
+def progress_per_editor(user: Any, dumps: QuerySet[Dump] | None = None) -> list[EditorProgress]:
+    """Each editor's progress over ``dumps`` (every dump when None), by name, as ``user`` may read it:
+    an editor their own, a lead, staff or a reviewer the whole team's. Three queries, however many
+    editors and dumps."""
+    chosen = Dump.objects.all() if dumps is None else dumps
+    ready = chosen.filter(read_state=ReadState.READY, item_count__gt=0).order_by()
+    checkable = Least(F("item_count"), Value(settings.CITEVIEW_MAX_ITEMS_PER_DUMP))  # as Dump.checkable_item_count
+    assigned = ready.filter(assignee__isnull=False)
+    checks = Check.objects.filter(FINISHED, is_item=True, dump__in=ready.values("pk"))
+    if sees_own_progress_only(user):
+        assigned, checks = assigned.filter(assignee=user), checks.filter(editor=user)
+    settled = Check.settlements.filter(dump=OuterRef("dump"), item_key=OuterRef("item_key"))
+    rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for assignment in assigned.values("assignee__username").annotate(dumps=Count("id"), items=Sum(checkable)):
+        rows[assignment["assignee__username"]].update(
+            assigned_dumps=assignment["dumps"], assigned_items=assignment["items"] or 0
+        )
+    per_editor = (
+        checks.annotate(was_settled=Exists(settled), on_assigned=Q(dump__assignee=F("editor")))
+        .values("editor__username")
+        .annotate(
+            checks=Count("id"),
+            settled=Count("id", filter=Q(was_settled=True)),
+            checked=Count("id", filter=Q(on_assigned=True)),
+        )
+    )
+    for counted in per_editor:
+        entry = rows[counted["editor__username"]]
+        entry.update(checks=counted["checks"], settled_checks=counted["settled"], checked_items=counted["checked"])
+    return [
+        EditorProgress(
+            editor=name,
+            assigned_dumps=entry["assigned_dumps"],
+            assigned_items=entry["assigned_items"],
+            checked_items=entry["checked_items"],
+            checks=entry["checks"],
+            settled_checks=entry["settled_checks"],
+        )
+        for name, entry in sorted(rows.items())
+    ]

@@ -43,6 +43,8 @@ from citeview.review.selectors import (
     disputes_waiting,
     dump_check_items,
     finished_keys,
+    progress_per_editor,
+    sees_own_progress_only,
     work_queue,
 )
 from citeview.review.services import (
@@ -263,6 +265,8 @@ def queue(request: HttpRequest) -> HttpResponse:
         "unread": list(assigned_unread(request.user)[:200]) if is_editor else [],
         "is_editor": is_editor,
         "can_settle": roles.can_settle(request.user),
+        "progress": [progress.to_json() for progress in progress_per_editor(request.user)],
+        "own_progress_only": sees_own_progress_only(request.user),
     }
     return render(request, "review/queue.html", context)
 
