@@ -138,6 +138,7 @@ INSTALLED_APPS = [
     "citeview.snapshots",
     "citeview.review",
     "citeview.pages",
+    "citeview.webhooks",
 ]
 
 MIDDLEWARE = [
@@ -292,6 +293,19 @@ CITEVIEW_SNAPSHOT_FETCH = env_bool("CITEVIEW_SNAPSHOT_FETCH", DEBUG)
 # port or on the one named (10.1.0.0/16:8080), so that an intranet's web server is allowed and not its
 # other services. Empty: only public addresses. The tests allow-list the loopback server they start.
 CITEVIEW_SNAPSHOT_FETCH_ALLOW_NETWORKS = env_networks_with_ports("CITEVIEW_SNAPSHOT_FETCH_ALLOW_NETWORKS", "")
+# Webhooks (citeview/webhooks): the endpoints staff register in the admin are posted to under the
+# snapshot fetcher's address rules; these non-public networks (and ports) are allowed all the same.
+CITEVIEW_WEBHOOK_ALLOW_NETWORKS = env_networks_with_ports("CITEVIEW_WEBHOOK_ALLOW_NETWORKS", "")
+# How long one delivery may take, connecting and answering, before it counts as failed.
+CITEVIEW_WEBHOOK_TIMEOUT_SECONDS = env_positive_int("CITEVIEW_WEBHOOK_TIMEOUT_SECONDS", 10)
+# A failed delivery is tried again after each of these waits in turn (seconds: 30 s, 2 min, 10 min,
+# 1 h, 6 h), then given up and left in the delivery log.
+CITEVIEW_WEBHOOK_RETRY_SECONDS = [
+    float(wait) for wait in env_list("CITEVIEW_WEBHOOK_RETRY_SECONDS", "30,120,600,3600,21600")
+]
+# The address citeview is reached at (https://citeview.example.com): a webhook's links start with it.
+# Empty: the links are paths.
+CITEVIEW_BASE_URL = env_str("CITEVIEW_BASE_URL", "").rstrip("/")
 # The most text kept of a snapshot, in characters, whatever its type (HTML, PDF, plain text): past it
 # the text is cut, with a note saying so. Every claim's passage is looked for in all of it.
 CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS = env_positive_int("CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS", 5_000_000)

@@ -21,7 +21,7 @@ from citeview.dumps.blobs import blob_store
 from citeview.dumps.derived import derived_fields, fields_of_result, normalised_result
 from citeview.dumps.models import AttachedDocument, Dump, EncodedJSON, ReadState, Tag
 from citeview.dumps.selectors import dump_read_pending
-from citeview.dumps.signals import result_written
+from citeview.dumps.signals import dump_read_failed, dump_stored, result_written
 from citeview.dumps.tasks import read_dump
 
 # The derived fields written as JSON encoded beforehand (``_encoded``): the large ones.
@@ -76,6 +76,8 @@ def dump_ingest(
         return _stored_already(Dump.objects.get(sha256=sha256), request, uploaded_by), False
     if not in_task:
         _result_written(dump.pk, derived)
+        pk = dump.pk
+        transaction.on_commit(lambda: dump_stored.send(sender=Dump, pk=pk))
     return _written(dump), True
 
 
@@ -147,9 +149,13 @@ def dump_read_stored(*, pk: int) -> str:
 
 def _read_failed(pk: int, error: DumpError) -> str:
     reason = {"code": error.code, "message": error.message, "phrase": error.phrase.to_json()}
-    Dump.objects.filter(pk=pk).exclude(read_state=ReadState.READY).update(
-        read_state=ReadState.FAILED, read_error=reason
+    failed = (
+        Dump.objects.filter(pk=pk)
+        .exclude(read_state=ReadState.READY)
+        .update(read_state=ReadState.FAILED, read_error=reason)
     )
+    if failed:
+        transaction.on_commit(lambda: dump_read_failed.send(sender=Dump, pk=pk, code=error.code))
     return ReadState.FAILED
 
 

@@ -18,12 +18,17 @@ from django.tasks import TaskContext, task
 @task(takes_context=True)
 def read_dump(context: TaskContext[Any, Any], dump_id: int) -> str:
     """Read a stored dump's bytes into its result; returns the dump's state afterwards."""
+    from citeview.dumps.models import Dump, ReadState
     from citeview.dumps.services import dump_read_begin, dump_read_stored  # services queue this task
+    from citeview.dumps.signals import dump_stored
 
     if not dump_read_begin(pk=dump_id, task_id=str(context.task_result.id)):
         return "ready"  # read already (this is a second run) or gone
     _pause_for_tests()
-    return dump_read_stored(pk=dump_id)
+    state = dump_read_stored(pk=dump_id)
+    if state == ReadState.READY:
+        dump_stored.send(sender=Dump, pk=dump_id)
+    return state
 
 
 @task

@@ -22,6 +22,7 @@ from citeview.dumps.services import (
     dump_refresh_result,
 )
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
+from citeview.review.signals import check_saved, disagreement_settled, dump_fully_checked
 from citeview.review.tasks import read_dump_again, rebuild_dump
 
 STATEMENT_ANSWERS = ("verification_worthy", "supported_together")
@@ -59,7 +60,12 @@ def check_save(
         _lock(dump)
         check = _save_item(dump, item, editor, values, statement_values, seen_version, seen_statement, _new_save())
         dump_recount(dump=dump)
+        _on_commit_check_saved(dump.pk, item.key, editor.pk, check.pk)
     return check
+
+
+def _on_commit_check_saved(pk: int, item_key: str, editor: int, check: int) -> None:
+    transaction.on_commit(lambda: check_saved.send(sender=Check, pk=pk, item_key=item_key, editor=editor, check=check))
 
 
 @dataclass(frozen=True)
@@ -83,11 +89,12 @@ def checks_mark_not_claims(*, dump: Dump, editor: Any, items: list[ItemToSave]) 
             try:
                 with transaction.atomic():
                     values = {"verification_worthy": "no"}
-                    _save_item(dump, entry.item, editor, values, {}, entry.seen_version, None, save)
+                    check = _save_item(dump, entry.item, editor, values, {}, entry.seen_version, None, save)
             except CheckConflict:
                 left.append(entry.item.key)
             else:
                 saved.append(entry.item.key)
+                _on_commit_check_saved(dump.pk, entry.item.key, editor.pk, check.pk)
         dump_recount(dump=dump)
     return saved, left
 
@@ -164,6 +171,10 @@ def check_settle(*, dump: Dump, item: CheckItem, settler: Any, verdict: str, rea
         response = dump.result["responses"][item.response]
         settlement = _Write(dump, item, settler, response, version, _new_save()).settle(verdict, reason)
         dump_changed(dump=dump)
+        pk, key, by, settled = dump.pk, item.key, settler.pk, settlement.pk
+        transaction.on_commit(
+            lambda: disagreement_settled.send(sender=Check, pk=pk, item_key=key, settler=by, check=settled)
+        )
     return settlement
 
 
@@ -362,8 +373,13 @@ def dump_recount(*, dump: Dump) -> None:
     limit = settings.CITEVIEW_MAX_ITEMS_PER_DUMP
     keys = {item.key for item in check_items(dump.result["responses"], limit=limit)}
     finished = Check.objects.filter(FINISHED, dump=dump, is_item=True).values_list("item_key", flat=True)
-    Dump.objects.filter(pk=dump.pk).update(checked_item_count=len(keys & set(finished)))
+    before = Dump.objects.filter(pk=dump.pk).values_list("checked_item_count", flat=True).first()
+    checked = len(keys & set(finished))
+    Dump.objects.filter(pk=dump.pk).update(checked_item_count=checked)
     dump_changed(dump=dump)  # every save and undo of a check comes here
+    if keys and checked == len(keys) and before != checked:
+        pk = dump.pk
+        transaction.on_commit(lambda: dump_fully_checked.send(sender=Dump, pk=pk))
 
 
 def dump_refresh(*, dump: Dump) -> Dump:

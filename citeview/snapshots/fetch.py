@@ -172,6 +172,97 @@ def fetch(
         ) from None
 
 
+# What is read of the answer to a POST: its status is what counts; a receiver's long answer is not kept.
+_POST_ANSWER_BYTES = 64 * 1024
+
+
+def post(
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    *,
+    allow_networks: Iterable[AllowEntry] = (),
+    total_timeout: float = TOTAL_TIMEOUT,
+    resolve: Resolver | None = None,
+    ca_certs: str | None = None,
+) -> int:
+    """POST ``body`` to ``url`` under the same address rules as a fetch (a webhook's endpoint is
+    typed by staff, but a typo or a lookup must not reach the machine's own services): the host
+    resolved once and every address checked, the connection to the address checked, the whole
+    exchange ending at ``total_timeout`` seconds. No redirect is followed. Returns the answer's
+    status; raises :class:`FetchError` when it is refused or no answer comes, and nothing else."""
+    allowed = allowed_networks(allow_networks)
+    deadline = time.monotonic() + total_timeout
+    try:
+        target = checked_url(url)
+        address = _checked_address(target, allowed, resolve or resolve_host, deadline)
+        return _posted(target, address, body, headers, deadline, ca_certs)
+    except FetchError:
+        raise
+    except Exception as error:
+        logger.warning("Posting to %s failed unexpectedly", url, exc_info=True)
+        raise FetchError(
+            "failed", phrase("{url} could not be reached: {reason}.", url=url, reason=type(error).__name__), url
+        ) from None
+
+
+def _posted(
+    target: _Target, address: str, body: bytes, headers: dict[str, str], deadline: float, ca_certs: str | None
+) -> int:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise _timeout(target.url)
+    connection = _connection(target, address, min(CONNECT_TIMEOUT, remaining), ca_certs)
+    watchdog = _Watchdog(connection, remaining)
+    try:
+        connection.connect()
+        if connection.sock is not None:
+            connection.sock.settimeout(max(deadline - time.monotonic(), 0.001))
+        sent = {**headers, "Host": target.host_header, "User-Agent": USER_AGENT, "Connection": "close"}
+        connection.request("POST", target.path, body=body, headers=sent, preload_content=False)
+        response = connection.getresponse()
+        response.read(_POST_ANSWER_BYTES)
+        if watchdog.fired:
+            raise _timeout(target.url)
+        return int(response.status)
+    except FetchError:
+        raise
+    except (SSLError, ssl.SSLError, CertificateError) as error:
+        if watchdog.fired:
+            raise _timeout(target.url) from None
+        raise FetchError(
+            "tls_failed",
+            phrase("{url} could not be reached securely: {reason}.", url=target.url, reason=_reason(error)),
+            target.url,
+        ) from None
+    except (Urllib3Error, OSError, ValueError, http.client.HTTPException) as error:
+        if watchdog.fired or isinstance(error, TimeoutError | Urllib3Timeout):
+            raise _timeout(target.url) from None
+        raise FetchError(
+            "connect_failed" if connection.sock is None else "protocol",
+            phrase("{url} could not be reached: {reason}.", url=target.url, reason=_reason(error)),
+            target.url,
+        ) from None
+    finally:
+        watchdog.cancel()
+        connection.close()
+
+
+def _connection(target: _Target, address: str, timeout: float, ca_certs: str | None) -> HTTPConnection:
+    """A connection to ``address``, the host named in the request, SNI and the certificate check."""
+    if target.scheme == "https":
+        return HTTPSConnection(
+            address,
+            target.port,
+            timeout=timeout,
+            server_hostname=target.host,
+            assert_hostname=target.host,
+            cert_reqs="CERT_REQUIRED",
+            ca_certs=ca_certs,
+        )
+    return HTTPConnection(address, target.port, timeout=timeout)
+
+
 def allowed_networks(entries: Iterable[AllowEntry]) -> tuple[AllowedNetwork, ...]:
     """``allow_networks`` as (network, port or None) pairs."""
     pairs: list[AllowedNetwork] = []
@@ -430,19 +521,7 @@ def _exchange(
     if remaining <= 0:
         raise _timeout(target.url)
     timeout = min(connect_timeout, remaining)  # the socket's while connecting; then the time left
-    connection: HTTPConnection
-    if target.scheme == "https":
-        connection = HTTPSConnection(
-            address,
-            target.port,
-            timeout=timeout,
-            server_hostname=target.host,
-            assert_hostname=target.host,
-            cert_reqs="CERT_REQUIRED",
-            ca_certs=ca_certs,
-        )
-    else:
-        connection = HTTPConnection(address, target.port, timeout=timeout)
+    connection = _connection(target, address, timeout, ca_certs)
     watchdog = _Watchdog(connection, remaining)
     try:
         connection.connect()

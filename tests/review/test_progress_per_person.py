@@ -103,7 +103,7 @@ def test_the_figures_show_progress_per_person_as_the_queue_does_and_follow_the_f
 def test_an_editor_with_nothing_yet_is_told_so(client, django_user_model):
     client.force_login(user_with_role(django_user_model, "jiro", "editor"))
     page = client.get(reverse("review:queue"), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
-    assert "担当のダンプはなく、記録した確認もまだありません。" in page
+    assert "担当の保存した回答はなく、記録した確認もまだありません。" in page
 
 
 def test_progress_per_person_speaks_japanese(client, lead, work):

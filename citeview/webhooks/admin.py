@@ -1,0 +1,95 @@
+"""Staff register webhook endpoints here (the URL, the events, whether it is for reviewers; the
+signing secret is made for them and shown to copy), and read the delivery log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from citeview.webhooks.models import EVENTS, WebhookDelivery, WebhookEndpoint
+from citeview.webhooks.services import webhook_send_again
+
+
+class WebhookEndpointForm(forms.ModelForm):
+    events = forms.MultipleChoiceField(
+        label=_("events"), choices=EVENTS, widget=forms.CheckboxSelectMultiple, required=True
+    )
+
+    class Meta:
+        model = WebhookEndpoint
+        fields = ("url", "description", "events", "for_reviewers", "active")
+
+    def clean_url(self) -> str:
+        url = str(self.cleaned_data["url"])
+        if not url.lower().startswith(("http://", "https://")):
+            raise forms.ValidationError(_("A webhook's URL starts with http:// or https://."))
+        return url
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(admin.ModelAdmin):
+    form = WebhookEndpointForm
+    list_display = ("__str__", "url", "event_list", "for_reviewers", "active", "created_at")
+    list_filter = ("active", "for_reviewers")
+    readonly_fields = ("secret", "created_at")
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        fields = ("url", "description", "events", "for_reviewers", "active")
+        # The secret is made on saving: shown once there is one, to copy into the receiver's settings.
+        return (*fields, "secret", "created_at") if obj is not None else fields
+
+    @admin.display(description=_("events"))
+    def event_list(self, obj: WebhookEndpoint) -> str:
+        return ", ".join(obj.events)
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    """The delivery log: read here, never edited; a delivery given up can be sent again."""
+
+    list_display = (
+        "created_at",
+        "event",
+        "endpoint",
+        "state",
+        "attempts",
+        "last_status",
+        "last_error",
+        "next_attempt_at",
+    )
+    list_filter = ("state", "event", "endpoint")
+    search_fields = ("message_id",)
+    readonly_fields = (
+        "endpoint",
+        "event",
+        "message_id",
+        "state",
+        "attempts",
+        "last_status",
+        "last_error",
+        "next_attempt_at",
+        "created_at",
+        "delivered_at",
+        "body",
+    )
+    actions = ["send_again"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description=_("Send the chosen deliveries again"))
+    def send_again(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
+        deliveries = list(queryset)
+        for delivery in deliveries:
+            webhook_send_again(delivery=delivery)
+        count = len(deliveries)
+        message = ngettext(
+            "%(n)d delivery is queued to be sent again.", "%(n)d deliveries are queued to be sent again.", count
+        )
+        self.message_user(request, message % {"n": count}, messages.SUCCESS)
