@@ -16,6 +16,8 @@
 - Nothing of the user's is sent: no cookies (none are kept), no credentials, no headers but ours,
   with a User-Agent that names citeview.
 
+:func:`post` sends a webhook's message under the same address rules (no redirect followed).
+
 Every refusal is a :class:`FetchError` with a code and a sentence naming what was refused and why;
 whatever else goes wrong (an answer that is no HTTP, a bug) is one too, never another exception.
 This module imports no Django: the app around it comes later (it imports the core only).
@@ -227,22 +229,8 @@ def _posted(
         return int(response.status)
     except FetchError:
         raise
-    except (SSLError, ssl.SSLError, CertificateError) as error:
-        if watchdog.fired:
-            raise _timeout(target.url) from None
-        raise FetchError(
-            "tls_failed",
-            phrase("{url} could not be reached securely: {reason}.", url=target.url, reason=_reason(error)),
-            target.url,
-        ) from None
     except (Urllib3Error, OSError, ValueError, http.client.HTTPException) as error:
-        if watchdog.fired or isinstance(error, TimeoutError | Urllib3Timeout):
-            raise _timeout(target.url) from None
-        raise FetchError(
-            "connect_failed" if connection.sock is None else "protocol",
-            phrase("{url} could not be reached: {reason}.", url=target.url, reason=_reason(error)),
-            target.url,
-        ) from None
+        raise _exchange_failure(target, error, watchdog, connection, posting=True) from None
     finally:
         watchdog.cancel()
         connection.close()
@@ -550,21 +538,8 @@ def _exchange(
         return response.status, headers, _body(target, response, headers, deadline, max_bytes, watchdog)
     except FetchError:
         raise
-    except (SSLError, ssl.SSLError, CertificateError) as error:  # CertificateError: not the host's certificate
-        if watchdog.fired:
-            raise _timeout(target.url) from None
-        raise FetchError(
-            "tls_failed",
-            phrase("{url} could not be reached securely: {reason}.", url=target.url, reason=_reason(error)),
-            target.url,
-        ) from None
-    except (Urllib3Error, OSError, ValueError) as error:
-        if watchdog.fired or isinstance(error, TimeoutError | Urllib3Timeout):
-            raise _timeout(target.url) from None
-        code = "connect_failed" if connection.sock is None else "protocol"
-        raise FetchError(
-            code, phrase("{url} could not be fetched: {reason}.", url=target.url, reason=_reason(error)), target.url
-        ) from None
+    except (Urllib3Error, OSError, ValueError) as error:  # before HTTPException: RemoteDisconnected is both
+        raise _exchange_failure(target, error, watchdog, connection, posting=False) from None
     except http.client.HTTPException as error:  # an answer that is no HTTP, or more of it than is read
         if watchdog.fired:
             raise _timeout(target.url) from None
@@ -572,6 +547,30 @@ def _exchange(
     finally:
         watchdog.cancel()
         connection.close()
+
+
+def _exchange_failure(
+    target: _Target, error: Exception, watchdog: _Watchdog, connection: HTTPConnection, *, posting: bool
+) -> FetchError:
+    """What an exchange that raised ``error`` failed of: the time (the watchdog fired, or the socket
+    timed out), TLS (the connection, or a certificate not the host's), the connection or the protocol."""
+    tls = isinstance(error, SSLError | ssl.SSLError | CertificateError)
+    if watchdog.fired or (not tls and isinstance(error, TimeoutError | Urllib3Timeout)):
+        return _timeout(target.url)
+    if tls:
+        return FetchError(
+            "tls_failed",
+            phrase("{url} could not be reached securely: {reason}.", url=target.url, reason=_reason(error)),
+            target.url,
+        )
+    code = "connect_failed" if connection.sock is None else "protocol"
+    if posting:
+        return FetchError(
+            code, phrase("{url} could not be reached: {reason}.", url=target.url, reason=_reason(error)), target.url
+        )
+    return FetchError(
+        code, phrase("{url} could not be fetched: {reason}.", url=target.url, reason=_reason(error)), target.url
+    )
 
 
 def _check_answer(target: _Target, status: int, headers: dict[str, str], max_bytes: int) -> None:
