@@ -381,7 +381,53 @@ LOGIN_PAUSE_SECONDS = env_int("LOGIN_PAUSE_SECONDS", 15 * 60)
 # directly is counted by its own address. Empty: the connection's address always counts.
 TRUSTED_PROXIES = env_networks("TRUSTED_PROXIES", "")
 # Every password check (the login page, the admin's login) is refused while its name or address is paused.
-AUTHENTICATION_BACKENDS = ["citeview.accounts.backends.PausingModelBackend"]
+AUTHENTICATION_BACKENDS = [
+    "citeview.accounts.backends.PausingModelBackend",
+    "citeview.accounts.oidc.RoleMappingBackend",
+]
+
+# Signing in through the company's identity provider (OpenID Connect, mozilla-django-oidc;
+# citeview/accounts/oidc.py): off until the client id and the provider's endpoints are set. Local
+# accounts keep working beside it. The README says what to set for Entra ID, Okta, Google and Keycloak.
+OIDC_RP_CLIENT_ID = env_str("OIDC_RP_CLIENT_ID", "")
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_RP_CLIENT_SECRET", "")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_OP_AUTHORIZATION_ENDPOINT", "")
+OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_OP_TOKEN_ENDPOINT", "")
+OIDC_OP_USER_ENDPOINT = env_str("OIDC_OP_USER_ENDPOINT", "")
+OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_OP_JWKS_ENDPOINT", "")
+# The provider's end_session_endpoint: signing out of citeview ends the provider's session too. Empty
+# where the provider has none (Google): citeview's own session ends.
+OIDC_OP_LOGOUT_ENDPOINT = env_str("OIDC_OP_LOGOUT_ENDPOINT", "")
+OIDC_RP_SIGN_ALGO = env_str("OIDC_RP_SIGN_ALGO", "RS256")
+OIDC_RP_SCOPES = env_str("OIDC_RP_SCOPES", "openid email profile")
+OIDC_USE_PKCE = True
+OIDC_STORE_ID_TOKEN = True  # the hint the provider's end-session endpoint asks for
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sign_in=failed"
+# What the login page's button calls the provider ("Sign in with Okta"); empty: "your company's account".
+CITEVIEW_OIDC_NAME = env_str("CITEVIEW_OIDC_NAME", "")
+# The claim that names the user (their citeview user name), and the one that lists their groups there.
+CITEVIEW_OIDC_USERNAME_CLAIM = env_str("CITEVIEW_OIDC_USERNAME_CLAIM", "preferred_username")
+CITEVIEW_OIDC_ROLES_CLAIM = env_str("CITEVIEW_OIDC_ROLES_CLAIM", "groups")
+
+
+def env_role_groups(name: str, default: str) -> dict[str, list[str]]:
+    """``editor=citeview-editors|writers,reviewer=…,lead=…,staff=…``: the provider's groups that give
+    each role (and staff). A role not in citeview's list stops the start with an error naming it."""
+    mapping: dict[str, list[str]] = {}
+    for entry in env_list(name, default):
+        role, _, groups = entry.partition("=")
+        role = role.strip()
+        if role not in ("editor", "reviewer", "lead", "staff") or not groups.strip():
+            raise ImproperlyConfigured(
+                f"{name}: {entry!r} is not role=group|group (roles: editor, reviewer, lead, staff)"
+            )
+        mapping[role] = [group.strip() for group in groups.split("|") if group.strip()]
+    return mapping
+
+
+CITEVIEW_OIDC_ROLE_GROUPS = env_role_groups(
+    "CITEVIEW_OIDC_ROLE_GROUPS", "editor=editor,reviewer=reviewer,lead=lead,staff=staff"
+)
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 

@@ -1,5 +1,4 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
@@ -7,7 +6,8 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.http import require_GET
 from django.views.i18n import set_language
 
-from citeview.accounts.views import LoginView, account_page, token_revoke_view
+from citeview.accounts.oidc import CallbackView, SignInView
+from citeview.accounts.views import LoginView, account_page, logout_view, token_revoke_view
 
 
 @login_not_required
@@ -28,7 +28,10 @@ urlpatterns = [
     path("accounts/login/", LoginView.as_view(), name="login"),
     path("accounts/", account_page, name="account"),
     path("accounts/tokens/<int:pk>/revoke", token_revoke_view, name="token_revoke"),
-    path("accounts/logout/", csrf_protect(auth_views.LogoutView.as_view()), name="logout"),
+    path("accounts/logout/", csrf_protect(logout_view), name="logout"),
+    # Signing in through the company's identity provider (404 while it is not configured).
+    path("oidc/authenticate/", login_not_required(SignInView.as_view()), name="oidc_authentication_init"),
+    path("oidc/callback/", login_not_required(CallbackView.as_view()), name="oidc_authentication_callback"),
     path("admin/", admin.site.urls),
     # The language switch works before logging in too.
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),

@@ -4,8 +4,10 @@ from datetime import timedelta
 from typing import Any, cast
 
 from django import forms
-from django.contrib import messages
+from django.conf import settings
+from django.contrib import auth, messages
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -15,13 +17,23 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from citeview.accounts import roles
 from citeview.accounts.models import ApiToken
+from citeview.accounts.oidc import oidc_enabled, provider_logout_url
 from citeview.accounts.throttle import client_address, seconds_paused
 from citeview.accounts.tokens import DEFAULT_LIFETIME, token_create, token_revoke
 
 
 class LoginView(auth_views.LoginView):
     """Django's login, paused for a while after repeated failures (HTTP 429, saying for how long). The
-    backend refuses a paused login on every other way in too (``backends``)."""
+    backend refuses a paused login on every other way in too (``backends``). Where the company's
+    identity provider is configured, the page offers it beside the password (``oidc``)."""
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context = super().get_context_data(**kwargs)
+        if oidc_enabled():
+            context["oidc_name"] = settings.CITEVIEW_OIDC_NAME
+            context["oidc_offered"] = True
+            context["oidc_failed"] = self.request.GET.get("sign_in") == "failed"
+        return context
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         wait = seconds_paused(request.POST.get("username", ""), client_address(request))
@@ -95,3 +107,17 @@ def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("You have no such token.")
     messages.success(request, _("The token is revoked: the API refuses it from now on."))
     return redirect("account")
+
+
+@login_not_required
+@require_POST
+def logout_view(request: HttpRequest) -> HttpResponse:
+    """Sign out: citeview's session ends, and the provider's too where the user signed in through one
+    that can end it (``oidc.provider_logout_url``, read before the session ends). The way to the
+    provider is a page that goes on by itself, not a redirect: the Content-Security-Policy's
+    form-action lets a form's answer redirect to citeview alone."""
+    where = provider_logout_url(request)
+    auth.logout(request)
+    if where is None:
+        return redirect(settings.LOGOUT_REDIRECT_URL)
+    return render(request, "registration/signing_out.html", {"provider_logout_url": where})
