@@ -17,8 +17,8 @@ from django.views.decorators.http import require_GET, require_POST
 from citeview.accounts import roles
 from citeview.core.evidence.extract import ExtractionError
 from citeview.core.evidence.found import PassageFound, figures_and_dates, found_with
-from citeview.core.evidence.page_copies import copies_compared
-from citeview.core.evidence.passages import Passage, passage_fragment_url
+from citeview.core.evidence.page_copies import MODEL_COPY_SEARCH_CHARS, copies_compared
+from citeview.core.evidence.passages import Passage, find_passages, passage_fragment_url
 from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import phrase_text
 from citeview.core.review.items import CheckItem
@@ -77,7 +77,7 @@ def snapshot_panel(request: HttpRequest, dump: Dump, item: CheckItem, url: str) 
         "action_url": reverse("review:snapshot", args=[dump.pk, item.key]),
         "upload_form": SnapshotUploadForm(auto_id="cv-snapshot-%s"),
         "paste_form": SnapshotPasteForm(auto_id="cv-snapshot-%s"),
-        "model_copy": model_copy_view(item_source(dump, item)),
+        "model_copy": model_copy_view(item_source(dump, item), item.statement.text),
     }
     if snapshot is not None:
         panel["provenance"] = provenance_text(snapshot)
@@ -95,15 +95,25 @@ def snapshot_panel(request: HttpRequest, dump: Dump, item: CheckItem, url: str) 
     return panel
 
 
-def model_copy_view(source: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The page as the model fetched and read it, when the dump holds it (Claude's web fetch): the
-    panel holds the snapshot's passage against it. None for any other source."""
+def model_copy_view(source: dict[str, Any] | None, statement: str) -> dict[str, Any] | None:
+    """The page as the model fetched and read it, when the dump holds it (Claude's web fetch): a
+    snapshot of its own for passage finding (the passage that best matches the claim, what differs
+    marked), and what the panel holds citeview's snapshot against. None for any other source."""
     if source is None or source["extra"].get("snippet_kind") != "fetched_page":
         return None
     text = source["extra"].get("snippet")
     if not isinstance(text, str) or not text.strip():
         return None
-    return {"text": text, "retrieved_at": source["extra"].get("retrieved_at")}
+    claim = statement_claim(statement)
+    found = found_with(claim, find_passages(claim, text[:MODEL_COPY_SEARCH_CHARS]))
+    return {
+        "text": text,
+        "retrieved_at": source["extra"].get("retrieved_at"),
+        "found": found,
+        # The texts escaped by mark_findings, with our own <mark>s only: safe as built.
+        "claim_html": found.claim_html(),
+        "passage_html": found.passage_html(),
+    }
 
 
 def provenance_text(snapshot: Snapshot) -> str:

@@ -89,3 +89,23 @@ def test_the_panel_says_it_in_japanese(editor_client, editor):
     )
     html = panel(editor_client, dump, "ja")
     assert "モデルが読んだときのページと照らし合わせる" in html and "違うところに印を付けています" in html
+
+
+def test_the_page_as_the_model_read_it_is_searched_for_the_claim_like_a_snapshot(editor_client, editor):
+    page = "気象庁\n\n過去の気象データ。\n" + "観測の説明です。" * 200 + "\n東京の年平均気温の平年値は15.9℃です。\n"
+    html = editor_client.get(
+        reverse("review:item", args=[stored(editor, model_copy=page).pk, "r0-c0"])
+    ).content.decode()
+    start = html.index('class="cv-snapshot cv-model-copy-found"')
+    found = html[start : html.index("</section>", start)]
+    assert "The passage found in the page as the model read it" in found and "score " in found
+    assert (
+        'id="cv-model-copy-passage-found">東京の年平均気温の平年値は<mark class="cv-number-diff">15.9</mark>℃' in found
+    )  # its words, not the page's start
+    assert "The claim and the passage differ" in found and "cv-use-passage" in found
+
+
+def test_a_claim_the_model_copy_does_not_hold_is_said_so(editor_client, editor):
+    dump = stored(editor, model_copy="Weather news in English only, nothing about the figure at all.")
+    html = editor_client.get(reverse("review:item", args=[dump.pk, "r0-c0"])).content.decode()
+    assert "Nothing in the page as the model read it matches the claim closely enough" in html
