@@ -109,6 +109,9 @@ def model_copy_view(source: dict[str, Any] | None, statement: str) -> dict[str, 
     return {
         "text": text,
         "retrieved_at": source["extra"].get("retrieved_at"),
+        "retrieved_shown": shown_time(str(source["extra"]["retrieved_at"]))
+        if source["extra"].get("retrieved_at")
+        else "",
         "found": found,
         # The texts escaped by mark_findings, with our own <mark>s only: safe as built.
         "claim_html": found.claim_html(),

@@ -9,6 +9,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -17,8 +18,12 @@ from citeview.webhooks.services import webhook_send_again
 
 
 class WebhookEndpointForm(forms.ModelForm):
+    # Each by the type a receiver reads in its messages, and what it means.
     events = forms.MultipleChoiceField(
-        label=_("events"), choices=EVENTS, widget=forms.CheckboxSelectMultiple, required=True
+        label=_("events"),
+        choices=[(name, format_lazy("{name} — {label}", name=name, label=label)) for name, label in EVENTS],
+        widget=forms.CheckboxSelectMultiple,
+        required=True,
     )
 
     class Meta:

@@ -36,11 +36,17 @@ def panel(client, dump, language: str = "en") -> str:
     return html[start : html.index("</section>", start)]
 
 
+def client_page(client, dump) -> str:
+    return client.get(reverse("review:item", args=[dump.pk, "r0-c0"])).content.decode()
+
+
 def test_a_snapshot_the_same_as_what_the_model_read_says_so(editor_client, editor):
     dump = stored(editor)
     snapshot_paste(url=PAGE_URL, text="気象庁トップ\n" + QUOTE + "\n更新情報", taken_by=editor)
     html = panel(editor_client, dump)
-    assert "Against the page as the model read it" in html and "fetched by the model at 2026-11-30T01:02:03Z" in html
+    assert "Against the page as the model read it" in html
+    whole = client_page(editor_client, dump)
+    assert '<time datetime="2026-11-30T01:02:03Z">fetched by the model at 2026-11-30 10:02 JST</time>' in whole
     assert "has this passage word for word" in html
     assert "cv-model-copy-differs" not in html and "cv-copy-differs" not in html
 
