@@ -408,6 +408,9 @@ CITEVIEW_OIDC_NAME = env_str("CITEVIEW_OIDC_NAME", "")
 # The claim that names the user (their citeview user name), and the one that lists their groups there.
 CITEVIEW_OIDC_USERNAME_CLAIM = env_str("CITEVIEW_OIDC_USERNAME_CLAIM", "preferred_username")
 CITEVIEW_OIDC_ROLES_CLAIM = env_str("CITEVIEW_OIDC_ROLES_CLAIM", "groups")
+# Whether a sign-in through the provider may take over the local account (one with a password) of the
+# same user name. Off: such a sign-in is refused, so a name alone never opens someone's account.
+CITEVIEW_OIDC_LINK_LOCAL_ACCOUNTS = env_bool("CITEVIEW_OIDC_LINK_LOCAL_ACCOUNTS", False)
 
 
 def env_role_groups(name: str, default: str) -> dict[str, list[str]]:

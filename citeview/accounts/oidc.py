@@ -73,7 +73,13 @@ class RoleMappingBackend(OIDCAuthenticationBackend):
         return bool(claims.get(settings.CITEVIEW_OIDC_USERNAME_CLAIM) or claims.get("email") or claims.get("sub"))
 
     def filter_users_by_claims(self, claims: dict[str, Any]) -> Any:
-        return self.UserModel.objects.filter(username=self.get_username(claims))
+        """The account of the provider's user name. A local account (one with a password) is not taken
+        over by a sign-in of the same name unless ``CITEVIEW_OIDC_LINK_LOCAL_ACCOUNTS`` says it is the
+        same person: a name is not proof, and staff's own accounts are local ones."""
+        users = self.UserModel.objects.filter(username=self.get_username(claims))
+        if not settings.CITEVIEW_OIDC_LINK_LOCAL_ACCOUNTS and any(user.has_usable_password() for user in users):
+            raise SuspiciousOperation("A local account has this user name")
+        return users
 
     def create_user(self, claims: dict[str, Any]) -> Any:
         user = self.UserModel.objects.create_user(self.get_username(claims), email=claims.get("email") or "")

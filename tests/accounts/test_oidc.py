@@ -121,6 +121,18 @@ def test_signing_out_ends_the_providers_session_too(client, configured):
     assert asked.headers["Location"].startswith("/accounts/login/")  # the provider asks for the password again
 
 
+def test_a_local_accounts_name_does_not_open_it_unless_the_setting_says_they_are_the_same_person(
+    client, configured, settings, editor
+):
+    configured.user("hanako", "provider-password", "editor", "staff")  # the name of a local account
+    answer, _ = sign_in(client, configured, "hanako")
+    assert answer["Location"] == "/accounts/login/?sign_in=failed"
+    assert client.get("/").status_code == 302 and not User.objects.get(username="hanako").is_staff
+    settings.CITEVIEW_OIDC_LINK_LOCAL_ACCOUNTS = True
+    answer, _ = sign_in(client, configured, "hanako")
+    assert answer["Location"] == "/" and User.objects.get(username="hanako").is_staff
+
+
 def test_the_login_page_offers_the_provider_beside_the_password(client, configured):
     page = client.get("/accounts/login/").content.decode()
     assert "Sign in with Test IdP" in page and 'href="/oidc/authenticate/"' in page and 'name="password"' in page

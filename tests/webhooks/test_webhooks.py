@@ -167,6 +167,16 @@ def test_staff_register_an_endpoint_and_read_the_delivery_log_in_the_admin(clien
     dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename=SEED)
     log = client.get(reverse("admin:webhooks_webhookdelivery_changelist")).content.decode()
     assert "dump.stored" in log and "HTTP 500" in log
+    given_up = WebhookDelivery.objects.get()
+    assert given_up.state == DeliveryState.FAILED
+    hooks.answers = []  # the receiver is mended: it takes what comes
+    client.post(
+        reverse("admin:webhooks_webhookdelivery_changelist"),
+        {"action": "send_again", "_selected_action": [given_up.pk]},
+    )
+    again = WebhookDelivery.objects.get()
+    assert (again.state, again.attempts) == (DeliveryState.DELIVERED, 1)
+    assert hooks.received[-1].headers["webhook-id"] == given_up.message_id  # the same message, sent again
     refused = client.post(
         reverse("admin:webhooks_webhookendpoint_add"), {"url": "ftp://example.com/", "events": ["dump.stored"]}
     )
