@@ -370,6 +370,20 @@ def checked_url(url: str) -> _Target:
     return _Target(url, scheme, host, port, path, shown_host if default else f"{shown_host}:{port}")
 
 
+def literal_refusal(url: str, allow_networks: Iterable[AllowEntry] = ()) -> FetchError | None:
+    """What the rules refuse of ``url`` before any lookup: its form, and the address it writes when it
+    writes one (a host name is checked when it is reached, as its answer may change)."""
+    try:
+        target = checked_url(url)
+        ipaddress.ip_address(target.host.split("%")[0])
+    except FetchError as refused:
+        return refused
+    except ValueError:
+        return None  # a host name
+    reason = address_refusal(target.host, allowed_networks(allow_networks), target.port)
+    return _forbidden(target, reason, target.host) if reason else None
+
+
 def _ascii_host(hostname: str, url: str) -> str:
     try:
         ipaddress.ip_address(hostname.split("%")[0])

@@ -6,13 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.text import format_lazy
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
+from citeview.snapshots.fetch import literal_refusal
 from citeview.webhooks.models import EVENTS, WebhookDelivery, WebhookEndpoint
 from citeview.webhooks.services import webhook_send_again
 
@@ -31,9 +33,21 @@ class WebhookEndpointForm(forms.ModelForm):
         fields = ("url", "description", "events", "for_reviewers", "active")
 
     def clean_url(self) -> str:
+        """The address rules deliveries follow, said when the endpoint is saved rather than when its
+        first delivery fails: the URL's form, and an address it writes that is not public (a host
+        name's answer is checked at each delivery)."""
         url = str(self.cleaned_data["url"])
         if not url.lower().startswith(("http://", "https://")):
             raise forms.ValidationError(_("A webhook's URL starts with http:// or https://."))
+        refused = literal_refusal(url, settings.CITEVIEW_WEBHOOK_ALLOW_NETWORKS)
+        if refused is not None:
+            raise forms.ValidationError(
+                format_lazy(
+                    "{refusal} {advice}",
+                    refusal=refused.phrase.text(gettext),
+                    advice=_("CITEVIEW_WEBHOOK_ALLOW_NETWORKS lets deliveries reach a network that is not public."),
+                )
+            )
         return url
 
 

@@ -181,3 +181,20 @@ def test_staff_register_an_endpoint_and_read_the_delivery_log_in_the_admin(clien
         reverse("admin:webhooks_webhookendpoint_add"), {"url": "ftp://example.com/", "events": ["dump.stored"]}
     )
     assert refused.status_code == 200 and WebhookEndpoint.objects.count() == 1
+
+
+def test_an_endpoint_at_an_address_deliveries_may_not_reach_is_refused_when_saved(client, settings, django_user_model):
+    settings.CITEVIEW_WEBHOOK_ALLOW_NETWORKS = []
+    client.force_login(django_user_model.objects.create_superuser("admin", "admin@example.com", "a-long-test-password"))
+    add = reverse("admin:webhooks_webhookendpoint_add")
+    for url, said in (
+        ("http://127.0.0.1:8000/hooks", "a loopback address"),
+        ("https://user:secret@hooks.example.com/", "carries a user name or password"),
+        ("http://[fd00::1]/hooks", "a private address"),
+    ):
+        answer = client.post(add, {"url": url, "events": ["dump.stored"], "active": "on"})
+        page = answer.content.decode()
+        assert answer.status_code == 200 and said in page and "CITEVIEW_WEBHOOK_ALLOW_NETWORKS" in page, url
+    assert not WebhookEndpoint.objects.exists()
+    answer = client.post(add, {"url": "https://hooks.example.com/citeview", "events": ["dump.stored"], "active": "on"})
+    assert answer.status_code == 302 and WebhookEndpoint.objects.get().url == "https://hooks.example.com/citeview"
