@@ -12,10 +12,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.exceptions import SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
+from django.views import View
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
@@ -42,16 +44,11 @@ class RoleMappingBackend(OIDCAuthenticationBackend):
     provider's user name claim and giving them the roles their groups map to at every sign-in."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # The library's reads the provider's settings and refuses to be made without them.
         if oidc_enabled():
             super().__init__(*args, **kwargs)
         else:
-            self.UserModel = self.get_user_model()
-
-    @staticmethod
-    def get_user_model() -> Any:
-        from django.contrib.auth import get_user_model
-
-        return get_user_model()
+            self.UserModel = get_user_model()
 
     def authenticate(self, request: HttpRequest | None, **kwargs: Any) -> Any:
         if not oidc_enabled():
@@ -106,8 +103,11 @@ class SignInView(OIDCAuthenticationRequestView):
     """The way to the provider's sign-in; not there while the provider is not configured."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # The library's reads the provider's settings and refuses to be made without them.
         if oidc_enabled():
             super().__init__(*args, **kwargs)
+        else:
+            View.__init__(self, *args, **kwargs)
 
     def get(self, request: HttpRequest) -> HttpResponse:
         if not oidc_enabled():

@@ -17,8 +17,8 @@ from django.views.decorators.http import require_GET, require_POST
 from citeview.accounts import roles
 from citeview.core.evidence.extract import ExtractionError
 from citeview.core.evidence.found import PassageFound, figures_and_dates, found_with
-from citeview.core.evidence.page_copies import MODEL_COPY_SEARCH_CHARS, copies_compared
-from citeview.core.evidence.passages import Passage, find_passages, passage_fragment_url
+from citeview.core.evidence.page_copies import copies_compared, model_copy_sentences
+from citeview.core.evidence.passages import Passage, passage_fragment_url, passages_of_claims
 from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import phrase_text
 from citeview.core.review.items import CheckItem
@@ -90,7 +90,7 @@ def snapshot_panel(request: HttpRequest, dump: Dump, item: CheckItem, url: str) 
             panel.update(passage_view(item.statement.text, kept, url))
             if panel["model_copy"] and panel["found"].passage:
                 panel["model_copy"]["compared"] = copies_compared(
-                    panel["found"].passage.text, panel["model_copy"]["text"]
+                    panel["found"].passage.text, panel["model_copy"]["sentences"]
                 )
     return panel
 
@@ -105,9 +105,10 @@ def model_copy_view(source: dict[str, Any] | None, statement: str) -> dict[str, 
     if not isinstance(text, str) or not text.strip():
         return None
     claim = statement_claim(statement)
-    found = found_with(claim, find_passages(claim, text[:MODEL_COPY_SEARCH_CHARS]))
+    sentences = model_copy_sentences(text)  # cut once, for the claim's passage and the snapshot's
+    found = found_with(claim, next(passages_of_claims([claim], sentences)))
     return {
-        "text": text,
+        "sentences": sentences,
         "retrieved_at": source["extra"].get("retrieved_at"),
         "retrieved_shown": shown_time(str(source["extra"]["retrieved_at"]))
         if source["extra"].get("retrieved_at")

@@ -21,11 +21,11 @@ CLAIM = "東京の年平均気温の平年値は15.8℃です。"
 QUOTE = "平年値（1991〜2020年）：年平均気温 15.8℃、年降水量 1598.2mm。"
 
 
-def stored(editor, model_copy: str = MODEL_COPY):
+def stored(editor, model_copy: str = MODEL_COPY, claim: str = CLAIM):
     dump = message(
         call("srv_1", PAGE_URL),
         fetched("srv_1", PAGE_URL, model_copy),
-        text(CLAIM, web(PAGE_URL, QUOTE, title="気象庁")),
+        text(claim, web(PAGE_URL, QUOTE, title="気象庁")),
     )
     return dump_ingest(raw=json.dumps(dump, ensure_ascii=False).encode(), uploaded_by=editor)[0]
 
@@ -115,3 +115,21 @@ def test_a_claim_the_model_copy_does_not_hold_is_said_so(editor_client, editor):
     dump = stored(editor, model_copy="Weather news in English only, nothing about the figure at all.")
     html = editor_client.get(reverse("review:item", args=[dump.pk, "r0-c0"])).content.decode()
     assert "Nothing in the page as the model read it matches the claim closely enough" in html
+
+
+def test_markup_in_the_claim_the_model_copy_and_the_snapshot_is_shown_as_text(editor_client, editor):
+    hostile = '<img src=x onerror="alert(1)">'
+    model_copy = (
+        f"気象庁\n\n{hostile}平年値（1991〜2020年）：年平均気温 15.8℃、年降水量 1598.2mm。<script>alert(2)</script>"
+    )
+    dump = stored(editor, model_copy=model_copy, claim=f"東京の{hostile}年平均気温の平年値は15.8℃です。")
+    snapshot_paste(
+        url=PAGE_URL,
+        text="気象庁\n<b onclick=x>平年値（1991〜2020年）：年平均気温 16.1℃、年降水量 1598.2mm。</b>",
+        taken_by=editor,
+    )
+    page = client_page(editor_client, dump)
+    shown = page[page.index('class="cv-snapshot cv-model-copy-found"') : page.index('class="cv-snapshot-take')]
+    assert "cv-model-copy-passage-found" in shown and "cv-model-copy-differs" in shown  # both blocks drawn
+    assert "<img" not in shown and "<script" not in shown and "<b " not in shown
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in shown and "&lt;b onclick=x&gt;" in shown

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from html import escape
 
-from citeview.core.evidence.passages import CJK_CHARS, best_passage
+from citeview.core.evidence.passages import CJK_CHARS, SnapshotSentences, passages_of_claims, snapshot_sentences
 
 # The model's copy is searched in its first this many characters: a fetched page is at most a few
 # hundred thousand, and the check page reads it on each view.
@@ -74,17 +74,23 @@ def words(text: str) -> list[Word]:
     ]
 
 
-def copies_compared(snapshot_passage: str, model_copy: str) -> CopiesCompared:
+def model_copy_sentences(model_copy: str) -> SnapshotSentences:
+    """The model's copy cut into sentences once, for the claim's passage and the snapshot's alike."""
+    return snapshot_sentences(model_copy[:MODEL_COPY_SEARCH_CHARS])
+
+
+def copies_compared(snapshot_passage: str, model_copy: str | SnapshotSentences) -> CopiesCompared:
     """``snapshot_passage`` found again in ``model_copy``: the stretch of the copy that holds most of
     its words in their order (from the first of them to the last), and the words either has alone."""
     snapshot_words = words(snapshot_passage)
     not_found = CopiesCompared(snapshot_passage, None, (), ())
     if not snapshot_words:
         return not_found
-    searched = model_copy[:MODEL_COPY_SEARCH_CHARS]
-    near = best_passage(snapshot_passage, searched)
-    if near is None:
+    sentences = model_copy_sentences(model_copy) if isinstance(model_copy, str) else model_copy
+    nearest = next(passages_of_claims([snapshot_passage], sentences, best=1))
+    if not nearest:
         return not_found
+    near, searched = nearest[0], sentences.text
     # The passage finder's window is whole sentences; the stretch that matches may start before it
     # or run past it, so the words around it are aligned too.
     margin = len(snapshot_passage)
@@ -99,16 +105,12 @@ def copies_compared(snapshot_passage: str, model_copy: str) -> CopiesCompared:
     first, last = blocks[0].b, blocks[-1].b + blocks[-1].size - 1
     start, end = _with_marks(region, model_words[first].start, model_words[last].end)
     matched_snapshot = {block.a + i for block in blocks for i in range(block.size)}
-    matched_model = {block.b + i for block in blocks for i in range(block.size)}
+    matched_model = {block.b + i - first for block in blocks for i in range(block.size)}
     return CopiesCompared(
         snapshot_passage,
         region[start:end],
-        _runs([w for i, w in enumerate(snapshot_words) if i not in matched_snapshot], snapshot_words, 0),
-        _runs(
-            [w for i, w in enumerate(model_words[first : last + 1], first) if i not in matched_model],
-            model_words[first : last + 1],
-            start,
-        ),
+        _unmatched_runs(snapshot_words, matched_snapshot, 0),
+        _unmatched_runs(model_words[first : last + 1], matched_model, start),
     )
 
 
@@ -121,17 +123,15 @@ def _with_marks(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _runs(unmatched: list[Word], all_words: list[Word], offset: int) -> tuple[tuple[int, int], ...]:
-    """The unmatched words as spans of their passage (shifted by ``offset``), each run of them that
-    no matched word interrupts one span."""
-    if not unmatched:
-        return ()
-    position = {id(word): index for index, word in enumerate(all_words)}
+def _unmatched_runs(passage_words: list[Word], matched: set[int], offset: int) -> tuple[tuple[int, int], ...]:
+    """The words not in ``matched`` (their indexes) as spans of their passage (shifted by ``offset``),
+    each run of them that no matched word interrupts one span."""
     spans: list[tuple[int, int]] = []
     previous = -2
-    for word in unmatched:
-        index = position[id(word)]
-        if index == previous + 1 and spans:
+    for index, word in enumerate(passage_words):
+        if index in matched:
+            continue
+        if index == previous + 1:
             spans[-1] = (spans[-1][0], word.end - offset)
         else:
             spans.append((word.start - offset, word.end - offset))
