@@ -7,7 +7,7 @@ a line whose answer does not go on from the one before starts the next response.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -43,9 +43,9 @@ class _ToyStream:
         self.answer = value.get("toy_answer", self.answer)
 
 
-def parse_toy_answers(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_toy_answers(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("toy", "toy.answers", streamed, status="completed")
-    last = values[-1]
+    *_, last = values  # (each value is given once: a stream's may not all be held)
     response.text = last["toy_answer"]
     table = SourceTable(response)
     for position, url in enumerate(last["toy_sources"], 1):

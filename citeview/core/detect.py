@@ -8,6 +8,7 @@ what tells it from another API of the same shape is declared in its provider's m
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -24,26 +25,32 @@ class ResponseValues:
 
     shape: Shape
     streamed: bool
-    values: list[dict[str, Any]]
+    # Its values; while a stream is read a part at a time (``StreamedResponses``), an iterator that
+    # gives each of them once, as it is read.
+    values: list[dict[str, Any]] | Iterator[dict[str, Any]]
     # What the stream has shown so far, kept up to date as values are added: looking through every
     # earlier value for each new one made long streams (tens of thousands of events) quadratic.
     splitter: StreamSplitter = field(default_factory=OneResponse)
     api: str = ""
     ignored: int = 0  # values of no known shape that no stream around them could take
-
-    def add(self, value: dict[str, Any]) -> None:
-        self.values.append(value)
-        self.splitter.add(value)
+    place: int = 0  # its place among the dump's responses
 
 
 def split_responses(dump: FramedDump, provider: str | None = None) -> list[ResponseValues]:
-    groups, ignored = _group(dump, registry.shapes())
+    unread = _Unread()
+    groups: list[ResponseValues] = []
+    values: list[dict[str, Any]] = []
+    for group, value in _grouped(dump.values, dump.framing, registry.shapes(), unread):
+        if not groups or groups[-1] is not group:
+            groups.append(group)
+            group.values = values = []
+        values.append(value)
     if not groups:
-        raise DumpError(
-            "unknown_provider",
-            _unknown_shape(dump.values),
-        )
-    groups[0].ignored = ignored
+        raise DumpError("unknown_provider", _unknown_shape(unread.first))
+    for group in groups:
+        if len(values := cast(list[dict[str, Any]], group.values)) == 1 and group.shape.whole_when_alone(values[0]):
+            group.streamed = False
+    groups[0].ignored = unread.ignored
     apis = registry.apis_by_shape()
     if provider is not None:
         for group in groups:
@@ -52,7 +59,7 @@ def split_responses(dump: FramedDump, provider: str | None = None) -> list[Respo
     marked: dict[str, str] = {}
     unmarked = []
     for group in groups:
-        api = _marked_api(apis[group.shape.name], group.values)
+        api = _marked_api(apis[group.shape.name], cast(list[dict[str, Any]], group.values))
         if api is None:
             unmarked.append(group)
             group.api = apis[group.shape.name][-1].name
@@ -64,15 +71,126 @@ def split_responses(dump: FramedDump, provider: str | None = None) -> list[Respo
     return groups
 
 
-def _group(dump: FramedDump, shapes: list[Shape]) -> tuple[list[ResponseValues], int]:
-    groups: list[ResponseValues] = []
+class ApiMarkedLate(Exception):
+    """A value of a stream read a part at a time shows, late, the mark of an API that comes before
+    the one whose parser was given the stream (``split_responses`` would have chosen it)."""
+
+
+class StreamedResponses:
+    """``split_responses`` for values read a part at a time: each response's values are given to its
+    parser as they are read, never all held at once. A response is given (iterate) as soon as its
+    API is known: by the first of its values an API marks (that API, or one of those before it if a
+    later value shows their mark, when :class:`ApiMarkedLate` is raised), or at its end. A response
+    no value marks takes its API from the others of its shape, so it is given at the dump's end, its
+    values held until then. Each response's values must be read before the next response is asked
+    for. After the iteration, ``ignored`` is what ``split_responses`` gives the first response;
+    :class:`DumpError` if the dump has no response of a shape citeview knows."""
+
+    def __init__(self, values: Iterable[Any], framing: str, provider: str | None = None) -> None:
+        self._unread = _Unread()
+        self._pairs = _Lookahead(_grouped(values, framing, registry.shapes(), self._unread))
+        self._provider = provider
+        self.ignored = 0
+
+    def __iter__(self) -> Iterator[ResponseValues]:
+        apis_by_shape = registry.apis_by_shape()
+        marked: dict[str, str] = {}
+        unmarked: list[ResponseValues] = []
+        place = 0
+        while (pair := self._pairs.peek()) is not None:
+            group = pair[0]
+            group.place, place = place, place + 1
+            apis = apis_by_shape[group.shape.name]
+            held, whole = self._held_until_marked(group, apis)
+            chosen = 0 if self._provider is not None else _first_marked(apis, held)
+            if chosen is None:  # (then every value is held)
+                group.values = held
+                unmarked.append(group)
+                continue
+            if self._provider is not None:
+                group.api = _forced_api(apis, self._provider).name
+            else:
+                group.api = marked[group.shape.name] = apis[chosen].name
+            group.values = held if whole else self._values_of(group, held, apis[:chosen])
+            yield group
+            self._drain(group)
+        if not place:
+            raise DumpError("unknown_provider", _unknown_shape(self._unread.first))
+        for group in unmarked:
+            group.api = marked.get(group.shape.name, apis_by_shape[group.shape.name][-1].name)
+            yield group
+        self.ignored = self._unread.ignored
+
+    def _held_until_marked(self, group: ResponseValues, apis: list[ApiFormat]) -> tuple[list[dict[str, Any]], bool]:
+        """The group's values up to the first an API marks (to its end when none does, or when the
+        provider is given, its first), and whether they are all of them."""
+        held = [self._pairs.take()[1]]
+        while (following := self._pairs.peek()) is not None and following[0] is group:
+            if self._provider is not None or _first_marked(apis, held[-1:]) is not None:
+                return held, False
+            held.append(self._pairs.take()[1])
+        if len(held) == 1 and group.shape.whole_when_alone(held[0]):
+            group.streamed = False
+        return held, True
+
+    def _values_of(
+        self, group: ResponseValues, held: list[dict[str, Any]], earlier_apis: list[ApiFormat]
+    ) -> Iterator[dict[str, Any]]:
+        yield from held
+        del held[:]  # (given to the parser: held no longer)
+        while (pair := self._pairs.peek()) is not None and pair[0] is group:
+            value = self._pairs.take()[1]
+            if any(api.marks is not None and api.marks(value) for api in earlier_apis):
+                raise ApiMarkedLate(group.api)
+            yield value
+
+    def _drain(self, group: ResponseValues) -> None:
+        """Read what the parser left of the group's values (a parser may stop at an error event)."""
+        for _ in group.values:
+            pass
+
+
+class _Lookahead:
+    """The grouped values, with the next one seen before it is taken."""
+
+    def __init__(self, pairs: Iterator[tuple[ResponseValues, dict[str, Any]]]) -> None:
+        self._pairs = pairs
+        self._next = next(pairs, None)
+
+    def peek(self) -> tuple[ResponseValues, dict[str, Any]] | None:
+        return self._next
+
+    def take(self) -> tuple[ResponseValues, dict[str, Any]]:
+        pair = self._next
+        assert pair is not None
+        self._next = next(self._pairs, None)
+        return pair
+
+
+@dataclass
+class _Unread:
+    """What grouping leaves: how many values no response took, and the dump's first value."""
+
+    ignored: int = 0
+    first: Any = None
+
+
+def _grouped(
+    values: Iterable[Any], framing: str, shapes: list[Shape], unread: _Unread
+) -> Iterator[tuple[ResponseValues, dict[str, Any]]]:
+    """Each value that belongs to a response, with its response, in order (a value of no known
+    shape before any stream after the stream's start, the stream takes it)."""
     current: ResponseValues | None = None
+    last: dict[str, Any] = {}  # the current stream's last value
     waiting: list[dict[str, Any]] = []  # values of no known shape before any stream: the next stream takes them
     outside = 0
     # Per ``type`` and keys of a value: the first shape not known to refuse every such value, and
     # its kind when that is known too (``Shape.decide``). A stream's events are of a few kinds.
     decided: dict[tuple[str | None, tuple[str, ...]], tuple[int, ValueKind | None]] = {}
-    for value in dump.values:
+    first = True
+    for value in values:
+        if first:
+            unread.first, first = value, False
         if not isinstance(value, dict):
             outside += 1  # a bare number, string or list in a stream is no event of any provider
             continue
@@ -82,44 +200,43 @@ def _group(dump: FramedDump, shapes: list[Shape]) -> tuple[list[ResponseValues],
         kind: ValueKind | None = None
         type_name = value.get("type")
         if type_name not in ("error", "ping"):
-            first = 0
+            first_shape = 0
             if type(value) is dict and (type_name is None or type(type_name) is str):
                 key = (type_name, tuple(value))
                 known = decided.get(key)
                 if known is None:
                     known = decided[key] = _decision(shapes, type_name, frozenset(key[1]))
-                first, kind = known
+                first_shape, kind = known
                 if kind is not None:
-                    shape = shapes[first]
+                    shape = shapes[first_shape]
             if shape is None:
-                for candidate in shapes[first:]:
+                for candidate in shapes[first_shape:]:
                     kind = candidate.recognise(value)
                     if kind is not None:
                         shape = candidate
                         break
         if shape is None:
             # A ping, an error or an unknown event belongs to the stream around it; its parser reports it.
-            (current.values if current is not None else waiting).append(value)
+            if current is not None:
+                last = value
+                yield current, value
+            else:
+                waiting.append(value)
             continue
-        if kind == "whole" or (kind == "chunk" and dump.framing == "json"):
-            groups.append(ResponseValues(shape, False, [value]))
+        if kind == "whole" or (kind == "chunk" and framing == "json"):
             current = None
+            yield ResponseValues(shape, False, []), value
             continue
-        if (
-            current is None
-            or current.shape is not shape
-            or current.splitter.starts_new_response(value, current.values[-1])
-        ):
+        if current is None or current.shape is not shape or current.splitter.starts_new_response(value, last):
             current = ResponseValues(shape, True, [], shape.new_splitter())
             for earlier in waiting:
-                current.add(earlier)
+                current.splitter.add(earlier)
+                yield current, earlier
             waiting = []
-            groups.append(current)
-        current.add(value)
-    for group in groups:
-        if len(group.values) == 1 and group.shape.whole_when_alone(group.values[0]):
-            group.streamed = False
-    return groups, len(waiting) + outside
+        current.splitter.add(value)
+        last = value
+        yield current, value
+    unread.ignored = len(waiting) + outside
 
 
 def _decision(shapes: list[Shape], type_name: str | None, keys: frozenset[str]) -> tuple[int, ValueKind | None]:
@@ -131,6 +248,12 @@ def _decision(shapes: list[Shape], type_name: str | None, keys: frozenset[str]) 
             continue
         return index, cast(ValueKind | None, decision)
     return len(shapes), None
+
+
+def _first_marked(apis: list[ApiFormat], values: list[dict[str, Any]]) -> int | None:
+    """The place of the first of a shape's APIs that one of the values shows as its own."""
+    api = _marked_api(apis, values)
+    return None if api is None else apis.index(api)
 
 
 def _marked_api(apis: list[ApiFormat], values: list[dict[str, Any]]) -> ApiFormat | None:
@@ -160,9 +283,8 @@ def _forced_api(apis: list[ApiFormat], provider: str) -> ApiFormat:
     return own[0]
 
 
-def _unknown_shape(values: list[Any]) -> Phrase:
+def _unknown_shape(first: Any) -> Phrase:
     providers = ", ".join(provider.label for provider in registry.providers())
-    first = values[0] if values else None
     if isinstance(first, dict) and first:
         return phrase(
             "This JSON is not a response from a provider citeview knows ({providers}); its first object has "

@@ -13,10 +13,10 @@ from typing import Any
 from citeview.core import registry
 from citeview.core.attached import AttachedFile
 from citeview.core.citing import add_source_checks
-from citeview.core.detect import split_responses
+from citeview.core.detect import ApiMarkedLate, ResponseValues, StreamedResponses, split_responses
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.evidence.request_documents import RequestDocument, attached_documents, check_documents
-from citeview.core.framing import FramedDump, read_dump
+from citeview.core.framing import FramedDump, Unproven, read_dump, stream_dump
 from citeview.core.model import ParsedDump, Response
 from citeview.core.phrases import Phrase, phrase
 
@@ -77,23 +77,77 @@ def parse_dump(
         )
     sha256, size = hashlib.sha256(raw).hexdigest(), len(raw)
     with _no_cycle_collection():
+        streamed = _read_streamed(raw, provider, request)
+        if streamed is not None:
+            return ParsedDump(sha256, size, streamed[0], streamed[1])
         framed = read_dump(raw)
         del raw  # read: the values are all that is needed now
-        sent: dict[str, Any] | list[RequestDocument] | None = None
-        if isinstance(request, bytes):
-            sent = read_request(request)
-        elif request:
-            sent = attached_documents(request)
-        try:
-            framed, responses = _read_responses(framed, provider, sent)
-        except DumpError:
-            raise
-        except (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError) as error:
-            # A value of a type no parser expects (a list where an object should be): one clear error,
-            # never a crash. The trace is logged so the parser can learn the shape.
-            logger.warning("A dump of an unexpected shape could not be read", exc_info=True)
-            raise DumpError("unexpected_shape", _unexpected_shape(provider, type(error).__name__)) from error
+        sent = _sent(request)
+        with _shape_errors_said(provider):
+            framed, wrapped_request = _unwrap_exchange(framed)
+            groups = split_responses(framed, provider)
+            parsed = [(group, _parsed(group)) for group in groups]
+            responses = _checked(
+                parsed,
+                sent if sent is not None else wrapped_request,
+                ignored=groups[0].ignored,
+                cut_off=framed.cut_off,
+                damaged_frames=framed.damaged_frames,
+                repaired_strings=framed.repaired_strings,
+            )
     return ParsedDump(sha256, size, framed.framing, responses)
+
+
+SentRequest = dict[str, Any] | list[RequestDocument] | None
+
+# What a value of a type no parser expects raises (a list where an object should be).
+_SHAPE_ERRORS = (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError)
+
+
+def _read_streamed(raw: bytes, provider: str | None, request: Attachment | None) -> tuple[str, list[Response]] | None:
+    """A stream laid out as servers write it, read and parsed a part at a time, so that its values
+    are never all held at once (bench/README.md, memory); None for any other dump, and for a stream
+    that turns out to be unreadable, of another API than its first values showed, or to fail in
+    any way: it is then read whole, which says what is wrong just as for any dump."""
+    dump = stream_dump(raw)
+    if dump is None:
+        return None
+    try:
+        sent = _sent(request)
+        streamed = StreamedResponses(dump.values, dump.framing, provider)
+        parsed = sorted(((group, _parsed(group)) for group in streamed), key=lambda pair: pair[0].place)
+        responses = _checked(
+            parsed,
+            sent,
+            ignored=streamed.ignored,
+            cut_off=False,
+            damaged_frames=0,
+            repaired_strings=dump.repaired_strings,
+        )
+    except (Unproven, ApiMarkedLate, DumpError, *_SHAPE_ERRORS):
+        return None
+    return dump.framing, responses
+
+
+def _sent(request: Attachment | None) -> SentRequest:
+    if isinstance(request, bytes):
+        return read_request(request)
+    if request:
+        return attached_documents(request)
+    return None
+
+
+@contextmanager
+def _shape_errors_said(provider: str | None) -> Iterator[None]:
+    """A value of a type no parser expects: one clear error, never a crash. The trace is logged so
+    the parser can learn the shape."""
+    try:
+        yield
+    except DumpError:
+        raise
+    except _SHAPE_ERRORS as error:
+        logger.warning("A dump of an unexpected shape could not be read", exc_info=True)
+        raise DumpError("unexpected_shape", _unexpected_shape(provider, type(error).__name__)) from error
 
 
 @contextmanager
@@ -123,31 +177,40 @@ def _unexpected_shape(provider: str | None, error: str) -> Phrase:
     )
 
 
-def _read_responses(
-    framed: FramedDump, provider: str | None, sent: dict[str, Any] | list[RequestDocument] | None
-) -> tuple[FramedDump, list[Response]]:
-    framed, wrapped_request = _unwrap_exchange(framed)
-    sent = sent if sent is not None else wrapped_request
+def _parsed(group: ResponseValues) -> list[Response]:
+    api = registry.api_format(group.api)
+    if api is None or api.parser is None:
+        raise DumpError(
+            "unsupported_provider",
+            phrase(
+                "This dump was recognised as {api}, which citeview cannot read yet.",
+                api=api.label if api else group.api,
+            ),
+        )
+    parsed = api.parser(group.values, group.streamed)
+    return parsed if isinstance(parsed, list) else [parsed]
+
+
+def _checked(
+    parsed: list[tuple[ResponseValues, list[Response]]],
+    sent: SentRequest,
+    *,
+    ignored: int,
+    cut_off: bool,
+    damaged_frames: int,
+    repaired_strings: int,
+) -> list[Response]:
+    """The parsed responses, in order, with what the reading found and the request's checks."""
     responses = []
-    for group in split_responses(framed, provider):
-        api = registry.api_format(group.api)
-        if api is None or api.parser is None:
-            raise DumpError(
-                "unsupported_provider",
-                phrase(
-                    "This dump was recognised as {api}, which citeview cannot read yet.",
-                    api=api.label if api else group.api,
-                ),
-            )
-        parsed = api.parser(group.values, group.streamed)
-        for response in parsed if isinstance(parsed, list) else [parsed]:
-            if group.ignored:
+    for place, (_, group_responses) in enumerate(parsed):
+        for response in group_responses:
+            if ignored and not place:
                 response.diagnose(
                     "unknown_event",
                     "info",
                     phrase(
                         "{count} value(s) in the dump have no shape citeview knows and were not read.",
-                        count=group.ignored,
+                        count=ignored,
                     ),
                 )
             if isinstance(sent, dict):
@@ -156,30 +219,30 @@ def _read_responses(
                 _check_against_documents(response, sent)
             add_source_checks(response)
             responses.append(response)
-    if framed.cut_off:
+    if cut_off:
         _note_cut_off(responses[-1])
-    if framed.damaged_frames:
+    if damaged_frames:
         responses[0].diagnose(
             "damaged_frame",
             "warning",
             phrase(
                 "{count} event(s) of the recorded stream were saved incomplete by the recorder (their text stops "
                 "mid-way) and cannot be read; the events after them are shown.",
-                count=framed.damaged_frames,
+                count=damaged_frames,
             ),
-            count=framed.damaged_frames,
+            count=damaged_frames,
         )
-    if framed.repaired_strings:
+    if repaired_strings:
         responses[0].diagnose(
             "invalid_unicode",
             "warning",
             phrase(
                 "{count} string(s) in the dump hold half of a character (a lone surrogate escape) or a NUL "
                 "character; it is shown as �. The raw dump keeps it as sent.",
-                count=framed.repaired_strings,
+                count=repaired_strings,
             ),
         )
-    return framed, responses
+    return responses
 
 
 def read_request(raw: bytes) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -30,9 +30,11 @@ ValueKind = Literal["event", "whole", "chunk"]
 # of every such value; None when it depends on more (``recognise`` is then asked).
 Decision = Literal["event", "whole", "chunk", "neither"]
 NEITHER: Decision = "neither"
-# A parser reads one response's values (``streamed``: they are a stream's); Gemini answers with one
-# Response per candidate.
-Parser = Callable[[list[dict[str, Any]], bool], Response | list[Response]]
+# A parser reads one response's values (``streamed``: they are a stream's), each once, in order: a
+# large stream's are given as they are read, never all held at once (``detect.StreamedResponses``);
+# a response that is not a stream is a list of its one value. Gemini answers with one Response per
+# candidate.
+Parser = Callable[[Iterable[dict[str, Any]], bool], Response | list[Response]]
 # Checks a response's quotes against the request that produced it, adding what it finds to the response.
 RequestCheck = Callable[[Response, dict[str, Any]], None]
 

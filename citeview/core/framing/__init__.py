@@ -8,13 +8,20 @@ Every way a dump can be unreadable ends here in one :class:`DumpError` that name
 from __future__ import annotations
 
 import codecs
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from citeview.core.errors import DumpError
-from citeview.core.framing.eventstream import looks_like_event_stream, read_framed_event_stream
-from citeview.core.framing.framed import LINE_BREAK, MAX_DEPTH, FramedDump
+from citeview.core.framing.eventstream import (
+    looks_like_event_stream,
+    plain_event_stream_values,
+    read_framed_event_stream,
+)
+from citeview.core.framing.framed import LINE_BREAK, MAX_DEPTH, FramedDump, Unproven
 from citeview.core.framing.jsonl import json_document, read_json_or_jsonl
 from citeview.core.framing.recorded import is_recorded_frames, unwrap_recorded_frames
-from citeview.core.framing.sse import looks_like_sse, read_lined_sse, read_simple_sse, read_sse
+from citeview.core.framing.sse import lined_sse_values, looks_like_sse, read_lined_sse, read_simple_sse, read_sse
 from citeview.core.framing.strict_json import (
     MAY_HOLD_UNSHOWABLE,
     UNPROVEN,
@@ -30,11 +37,14 @@ __all__ = [
     "LINE_BREAK",
     "MAX_DEPTH",
     "FramedDump",
+    "StreamedDump",
+    "Unproven",
     "decode_dump_text",
     "json_error",
     "loads_strict",
     "read_dump",
     "refuse_what_is_not_text",
+    "stream_dump",
 ]
 
 # Signatures of files people save by mistake instead of the response body.
@@ -58,6 +68,40 @@ def read_dump(raw: bytes) -> FramedDump:
     if b"\\u" in raw and MAY_HOLD_UNSHOWABLE.search(raw):  # (the first test is the quicker)
         dump.repaired_strings = repair_unshowable(dump.values)
     return dump
+
+
+@dataclass
+class StreamedDump:
+    """A stream's values read a part at a time, as they are asked for (``stream_dump``): each is
+    given once, and the values of the parts before are not kept."""
+
+    framing: str  # "sse" | "eventstream"
+    values: Iterator[Any]
+    repaired_strings: int = 0  # as ``FramedDump``'s, once every value is read
+
+
+def stream_dump(raw: bytes) -> StreamedDump | None:
+    """The values of a stream laid out as servers write it (SSE, or AWS's event stream), read as
+    ``read_dump`` reads them but a part at a time, or None for any other dump. Iterating raises
+    :class:`Unproven` at a part ``read_dump`` would read otherwise: read the dump with it then."""
+    if looks_like_event_stream(raw):
+        parts, framing = plain_event_stream_values(raw), "eventstream"
+    else:
+        refuse_what_is_not_text(raw)
+        lined = lined_sse_values(raw) if raw.startswith((b"data:", b"event:")) else None
+        if lined is None:
+            return None
+        parts, framing = lined, "sse"
+    dump = StreamedDump(framing, iter(()))
+    dump.values = _values_of_parts(dump, parts, repair=b"\\u" in raw and bool(MAY_HOLD_UNSHOWABLE.search(raw)))
+    return dump
+
+
+def _values_of_parts(dump: StreamedDump, parts: Iterator[list[Any]], *, repair: bool) -> Iterator[Any]:
+    for part in parts:
+        if repair:
+            dump.repaired_strings += repair_unshowable(part)
+        yield from part
 
 
 def _read_text_dump(raw: bytes) -> FramedDump:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from operator import add
 from typing import Any
@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 
 from citeview.core.errors import DumpError
-from citeview.core.framing.framed import MAX_DEPTH, FramedDump
+from citeview.core.framing.framed import MAX_DEPTH, STREAMED_PART_BYTES, FramedDump, Unproven
 from citeview.core.framing.strict_json import (
     DECODER,
     ENCODER,
@@ -305,32 +305,52 @@ def _read_plain_event_stream(raw: bytes) -> FramedDump | None:
     repeats: read as ``read_event_stream`` reads it, each header block once, the payloads proven
     together as a stream's events are. None at anything else (a damaged or cut message, an error
     message, a payload ``json`` must read): ``read_event_stream`` then reads it and says what is wrong."""
+    values: list[Any] = []
+    try:
+        for part in plain_event_stream_values(raw, part_bytes=len(raw)):
+            values += part
+    except Unproven:
+        return None
+    return FramedDump("eventstream", values, depth_checked=True)
+
+
+def plain_event_stream_values(raw: bytes, part_bytes: int = STREAMED_PART_BYTES) -> Iterator[list[Any]]:
+    """``_read_plain_event_stream``'s values, the messages of about ``part_bytes`` of the stream at a
+    time, so that a large stream's values are never all held at once. Raises :class:`Unproven` where
+    ``_read_plain_event_stream`` would not read the stream (its messages before are given by then)."""
     names_by_headers: dict[bytes, str | None] = {}
     names: list[str] = []
     payloads: list[bytes] = []
-    offset, size = 0, len(raw)
+    offset, size, part_size = 0, len(raw), 0
     while offset < size:
         prelude = raw[offset : offset + PRELUDE_BYTES]
         if len(prelude) < PRELUDE_BYTES or zlib.crc32(prelude[:8]) != int.from_bytes(prelude[8:]):
-            return None if raw[offset:].strip() else _plain_event_stream(names, payloads)
+            if raw[offset:].strip():
+                raise Unproven
+            break
         total, headers_length = int.from_bytes(prelude[:4]), int.from_bytes(prelude[4:8])
         if not MIN_MESSAGE_BYTES <= total <= MAX_MESSAGE_BYTES or headers_length > min(
             MAX_HEADERS_BYTES, total - MIN_MESSAGE_BYTES
         ):
-            return None
+            raise Unproven
         message = raw[offset : offset + total]
         if len(message) < total or zlib.crc32(message[:-4]) != int.from_bytes(message[-4:]):
-            return None
+            raise Unproven
         headers = message[PRELUDE_BYTES : PRELUDE_BYTES + headers_length]
         if headers not in names_by_headers:
             names_by_headers[headers] = _event_name_of(headers)
         name = names_by_headers[headers]
         if name is None:
-            return None
+            raise Unproven
         names.append(name)
         payloads.append(message[PRELUDE_BYTES + headers_length : -4])
         offset += total
-    return _plain_event_stream(names, payloads)
+        part_size += total
+        if part_size >= part_bytes:
+            yield _plain_events(names, payloads)
+            names, payloads, part_size = [], [], 0
+    if payloads or not offset:
+        yield _plain_events(names, payloads)
 
 
 def _event_name_of(headers: bytes) -> str | None:
@@ -344,17 +364,17 @@ def _event_name_of(headers: bytes) -> str | None:
     return name if kind in ("event", "exception") and isinstance(name, str) and name else None
 
 
-def _plain_event_stream(names: list[str], payloads: list[bytes]) -> FramedDump | None:
+def _plain_events(names: list[str], payloads: list[bytes]) -> list[Any]:
     if not payloads or not all(payloads) or any(not payload.strip() for payload in payloads):
-        return None  # (an empty payload is read as {} by the careful reader)
+        raise Unproven  # (an empty payload is read as {} by the careful reader)
     try:
         decoded = list(map(DECODER.decode, payloads))
     except (msgspec.DecodeError, RecursionError):
-        return None
+        raise Unproven from None
     if ENCODER.encode(decoded).count(b":") != sum(map(count_colons, payloads)) or any(
         MAY_ESCAPE_COLON in payload for payload in payloads
     ):
-        return None
+        raise Unproven
     # Each payload becomes the value of its event's one key: a level deeper than it is alone.
     brackets = map(add, map(count_braces, payloads), map(count_brackets, payloads))
     if any(
@@ -362,6 +382,5 @@ def _plain_event_stream(names: list[str], payloads: list[bytes]) -> FramedDump |
         for payload, n in zip(payloads, brackets, strict=True)
         if n > MAX_DEPTH - 1
     ):
-        return None
-    values: list[Any] = [{name: value} for name, value in zip(names, decoded, strict=True)]
-    return FramedDump("eventstream", values, depth_checked=True)
+        raise Unproven
+    return [{name: value} for name, value in zip(names, decoded, strict=True)]

@@ -30,3 +30,13 @@ class FramedDump:
 
 
 MAX_DEPTH = 64  # provider responses nest a dozen levels; far deeper is an attack or a mistake
+
+
+# A stream read a part at a time (``lined_sse_values``, ``plain_event_stream_values``) is read this
+# much at a time: its values for a part are a few times the part, far below the whole stream's.
+STREAMED_PART_BYTES = 1024 * 1024
+
+
+class Unproven(Exception):
+    """A part of a stream read a part at a time is not as the fast reader of the whole stream would
+    read it: the stream is to be read whole, the careful way, which says what is wrong."""

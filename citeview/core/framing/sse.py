@@ -4,6 +4,7 @@ WHATWG spec reads it (comments, data over several lines, CR line ends, a cut).""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from itertools import repeat
 from operator import add
 from typing import Any
@@ -12,7 +13,7 @@ import msgspec
 import orjson
 
 from citeview.core.errors import DumpError
-from citeview.core.framing.framed import LINE_BREAK, MAX_DEPTH, FramedDump
+from citeview.core.framing.framed import LINE_BREAK, MAX_DEPTH, STREAMED_PART_BYTES, FramedDump, Unproven
 from citeview.core.framing.jsonl import each_line_alone
 from citeview.core.framing.strict_json import (
     DECODER,
@@ -62,8 +63,52 @@ def read_lined_sse(raw: bytes) -> FramedDump | None:
     The lines are split and each field told by its place in C; the events are read by
     ``_proven_json``'s reader and proven all at once. None when the stream is laid out otherwise or
     anything in it needs a slower reader."""
-    if b"\r" in raw or MAY_ESCAPE_COLON in raw or not raw.endswith(b"\n\n"):
+    if not _may_be_lined(raw):
         return None
+    read = _read_lined_part(raw, last=True)
+    if read is None or not read[0]:
+        return None
+    values, names, done_marker = read
+    return FramedDump("sse", values, names, done_marker=done_marker, depth_checked=True)
+
+
+def lined_sse_values(raw: bytes) -> Iterator[list[Any]] | None:
+    """``read_lined_sse``'s values, a part of the stream at a time (``STREAMED_PART_BYTES`` of it,
+    cut after a blank line), so that a large stream's values are never all held at once. None when
+    the stream cannot be laid out so; the iterator raises :class:`Unproven` at a part
+    ``read_lined_sse`` would not have read, for the caller to read the stream the careful way."""
+    if not _may_be_lined(raw):
+        return None
+    return _lined_parts(raw)
+
+
+def _lined_parts(raw: bytes) -> Iterator[list[Any]]:
+    named = raw.startswith(b"event: ")
+    start, size, read_any = 0, len(raw), False
+    while start < size:
+        end = raw.find(b"\n\n", start + STREAMED_PART_BYTES)
+        end = size if end == -1 or end + 2 >= size else end + 2
+        part = raw[start:end]
+        if part.startswith(b"event: ") != named:
+            raise Unproven
+        read = _read_lined_part(part, last=end == size)
+        del part
+        if read is None:
+            raise Unproven
+        read_any = read_any or bool(read[0])
+        yield read[0]
+        start = end
+    if not read_any:
+        raise Unproven
+
+
+def _may_be_lined(raw: bytes) -> bool:
+    return not (b"\r" in raw or MAY_ESCAPE_COLON in raw or not raw.endswith(b"\n\n"))
+
+
+def _read_lined_part(raw: bytes, *, last: bool) -> tuple[list[Any], list[str | None], bool] | None:
+    """The values and event names of a whole stream (``last``), or of a part of one that ends
+    where an event does; and whether the stream ended with ``data: [DONE]``."""
     if raw.startswith(b"event: "):
         lines = raw.split(b"\n")
         count, rest = divmod(len(lines) - 1, 3)  # (event, data, blank) per event, and the last line end
@@ -93,7 +138,7 @@ def read_lined_sse(raw: bytes) -> FramedDump | None:
             return None
         names = [None] * count
         colons = raw.count(b":")
-    done_marker = payloads[-1].strip() == b"[DONE]"
+    done_marker = last and payloads[-1].strip() == b"[DONE]"
     if done_marker:
         del payloads[-1], names[-1]
     large = _large_events(payloads)
@@ -102,9 +147,9 @@ def read_lined_sse(raw: bytes) -> FramedDump | None:
     except (msgspec.DecodeError, RecursionError):
         return None
     # Each data line's colon is its field's; the others are the payloads'.
-    if not values or not _events_proven(values, colons - count, large):
+    if not _events_proven(values, colons - count, large):
         return None
-    return FramedDump("sse", values, names, done_marker=done_marker, depth_checked=True)
+    return values, names, done_marker
 
 
 def _decoded_letting_go(payloads: list[Any]) -> list[Any]:

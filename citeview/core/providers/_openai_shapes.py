@@ -16,7 +16,7 @@ A provider's parser calls :func:`read_responses` and :func:`read_chat_completion
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, cast
@@ -137,15 +137,15 @@ class Dialect:
 # --- Responses ------------------------------------------------------------------------------------
 
 
-def read_responses(values: list[dict[str, Any]], streamed: bool, dialect: Dialect) -> Response:
+def read_responses(values: Iterable[dict[str, Any]], streamed: bool, dialect: Dialect) -> Response:
     """A response of the Responses shape, as ``dialect``'s provider answers in it."""
     response = Response(dialect.provider, dialect.api, streamed)
     output = _Output()
     if streamed:
         final, error = _read_stream(response, output, values)
     else:
-        final, error = values[0], None
-        for index, item in enumerate(dicts_in(values[0].get("output"))):
+        final, error = next(iter(values)), None
+        for index, item in enumerate(dicts_in(final.get("output"))):
             output.read_item(index, item)
     if final is not None:
         response.id = str_or_none(final.get("id")) or response.id
@@ -156,7 +156,7 @@ def read_responses(values: list[dict[str, Any]], streamed: bool, dialect: Dialec
 
 
 def _read_stream(
-    response: Response, output: _Output, events: list[dict[str, Any]]
+    response: Response, output: _Output, events: Iterable[dict[str, Any]]
 ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     final: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
@@ -716,7 +716,7 @@ def _set_status(response: Response, final: dict[str, Any] | None, error: dict[st
 # --- Chat Completions -----------------------------------------------------------------------------
 
 
-def read_chat_completions(values: list[dict[str, Any]], streamed: bool, dialect: Dialect) -> Response:
+def read_chat_completions(values: Iterable[dict[str, Any]], streamed: bool, dialect: Dialect) -> Response:
     """A completion of the Chat Completions shape, whole or streamed, as ``dialect``'s provider answers in it."""
     response = Response(dialect.provider, dialect.api, streamed)
     messages: list[str] = []

@@ -7,6 +7,7 @@ evidence (``cited_text``) and where it sits in the source (``../shared/docs/prov
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,7 +69,7 @@ class _Stream:
 _PIECE_FIELDS = ("text", "partial_json")  # the fields ``_add_piece`` is given
 
 
-def parse_messages(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_messages(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("anthropic", "anthropic.messages", streamed)
     if streamed:
         stream = _read_stream(values)
@@ -77,12 +78,13 @@ def parse_messages(values: list[dict[str, Any]], streamed: bool) -> Response:
         _set_stream_status(response, stream)
         note_unknown_event_types(response, stream.unknown_types)
     else:
-        _read_message(response, values[0])
-        _set_status(response, str_or_none(values[0].get("stop_reason")), values[0].get("stop_details"))
+        message = next(iter(values))
+        _read_message(response, message)
+        _set_status(response, str_or_none(message.get("stop_reason")), message.get("stop_details"))
     return response
 
 
-def _read_stream(events: list[dict[str, Any]]) -> _Stream:
+def _read_stream(events: Iterable[dict[str, Any]]) -> _Stream:
     stream = _Stream()
     for event in events:
         kind = event.get("type")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from citeview.core.citing import cite_markers
@@ -28,7 +29,8 @@ from citeview.core.sources import SourceTable
 _TAG = re.compile(r"<[A-Za-z/!]")
 
 
-def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_chat_completions(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
+    values = list(values)  # read twice: for the shape's fields, then for this provider's own
     response = read_chat_completions(values, streamed, AZURE_CHAT)
     citations, intents = _context(values)
     table = SourceTable.of(response)
@@ -50,7 +52,7 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
     return response
 
 
-def _context(values: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Any]]:
+def _context(values: Iterable[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Any]]:
     """Every citation the completion's context holds, in order, and its intents (each a JSON string of
     queries), whether at the context's root (2024) or in its tool messages (2023)."""
     citations: list[dict[str, Any]] = []

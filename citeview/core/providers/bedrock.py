@@ -19,7 +19,7 @@ said.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -77,7 +77,7 @@ _SEARCH_WINDOW = 2048
 # --- Converse -------------------------------------------------------------------------------------
 
 
-def parse_converse(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_converse(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("bedrock", "bedrock.converse", streamed)
     if streamed:
         stream = _read_converse_stream(response, values)
@@ -85,7 +85,7 @@ def parse_converse(values: list[dict[str, Any]], streamed: bool) -> Response:
         _set_stream_status(response, stream)
         note_unknown_event_types(response, list(stream.unknown))
         return response
-    body = values[0]
+    body = next(iter(values))
     response.id = _request_id(body)
     message = dict_or_empty(dict_or_empty(body.get("output")).get("message"))
     _read_content(response, dicts_in(message.get("content")))
@@ -330,7 +330,7 @@ class _ConverseStream:
         return content
 
 
-def _read_converse_stream(response: Response, events: list[dict[str, Any]]) -> _ConverseStream:
+def _read_converse_stream(response: Response, events: Iterable[dict[str, Any]]) -> _ConverseStream:
     stream = _ConverseStream()
     for event in events:
         if isinstance(event, DamagedMessage):
@@ -398,12 +398,12 @@ class _KnowledgeBaseAnswer:
     unknown: dict[str | None, None] = field(default_factory=dict)
 
 
-def parse_retrieve_and_generate(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_retrieve_and_generate(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("bedrock", "bedrock.retrieve_and_generate", streamed)
     if streamed:
         answer = _read_kb_stream(response, values)
     else:
-        body = values[0]
+        body = next(iter(values))
         response.id = _request_id(body) or str_or_none(body.get("sessionId"))
         answer = _KnowledgeBaseAnswer(
             text=str_or_none(dict_or_empty(body.get("output")).get("text")) or "",
@@ -417,7 +417,7 @@ def parse_retrieve_and_generate(values: list[dict[str, Any]], streamed: bool) ->
     return response
 
 
-def _read_kb_stream(response: Response, events: list[dict[str, Any]]) -> _KnowledgeBaseAnswer:
+def _read_kb_stream(response: Response, events: Iterable[dict[str, Any]]) -> _KnowledgeBaseAnswer:
     answer = _KnowledgeBaseAnswer()
     texts: list[str] = []
     for event in events:

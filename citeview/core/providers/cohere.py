@@ -12,7 +12,7 @@ go with the plan or thinking text they mark (``Response.reasoning``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -497,7 +497,7 @@ class _V2Stream:
     unknown_types: list[str | None] = field(default_factory=list)
 
 
-def _read_v2_stream(values: list[dict[str, Any]]) -> _V2Stream:
+def _read_v2_stream(values: Iterable[dict[str, Any]]) -> _V2Stream:
     stream = _V2Stream()
     message = stream.message
     for event in values:
@@ -547,9 +547,9 @@ def _add_content(message: _V2Message, index: int, content: dict[str, Any]) -> No
         block.pieces.append(piece)
 
 
-def parse_chat_v2(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_chat_v2(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("cohere", "cohere.chat_v2", streamed)
-    stream = _read_v2_stream(values) if streamed else _V2Stream(final=values[0])
+    stream = _read_v2_stream(values) if streamed else _V2Stream(final=next(iter(values)))
     message = stream.message
     if stream.final is not None:
         final = _v2_body(stream.final)
@@ -673,7 +673,7 @@ class _V1Stream:
     unknown_types: list[str | None] = field(default_factory=list)
 
 
-def _read_v1_stream(values: list[dict[str, Any]]) -> _V1Stream:
+def _read_v1_stream(values: Iterable[dict[str, Any]]) -> _V1Stream:
     stream = _V1Stream()
     plan_chunks: list[str] = []
     for event in values:
@@ -705,9 +705,9 @@ def _read_v1_stream(values: list[dict[str, Any]]) -> _V1Stream:
     return stream
 
 
-def parse_chat_v1(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_chat_v1(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("cohere", "cohere.chat_v1", streamed)
-    stream = _read_v1_stream(values) if streamed else _V1Stream(final=values[0])
+    stream = _read_v1_stream(values) if streamed else _V1Stream(final=next(iter(values)))
     final = stream.final or {}
     streamed_text = "".join(stream.texts)
     final_text = str_or_none(final.get("text"))

@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import chain, islice
 from typing import Any
 
 from citeview.core.jsonvalues import (
@@ -44,12 +46,15 @@ class _Candidate:
     function_calls: list[str] = field(default_factory=list)  # the names of the functions the model called
 
 
-def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list[Response]:
+def parse_generate_content(values: Iterable[dict[str, Any]], streamed: bool) -> list[Response]:
     candidates: dict[int, _Candidate] = {}
     block_reason = None
     error: dict[str, Any] | None = None
     response_id = model = None
-    for chunk in values:
+    chunks = iter(values)
+    ahead = list(islice(chunks, 2))  # whether it is one body, not a stream's chunks
+    one_body = len(ahead) == 1
+    for chunk in chain(ahead, chunks):
         response_id = response_id or str_or_none(camel_or_snake(chunk, "responseId"))
         model = str_or_none(camel_or_snake(chunk, "modelVersion")) or model
         block_reason = (
@@ -60,9 +65,7 @@ def parse_generate_content(values: list[dict[str, Any]], streamed: bool) -> list
         for raw in dicts_in(camel_or_snake(chunk, "candidates")):
             index = int_or_zero(camel_or_snake(raw, "index"))
             candidate = candidates.setdefault(index, _Candidate(index))
-            _read_parts(
-                candidate, dicts_in(camel_or_snake(camel_or_snake(raw, "content"), "parts")), one_body=len(values) == 1
-            )
+            _read_parts(candidate, dicts_in(camel_or_snake(camel_or_snake(raw, "content"), "parts")), one_body=one_body)
             candidate.finish_reason = str_or_none(camel_or_snake(raw, "finishReason")) or candidate.finish_reason
             grounding = camel_or_snake(raw, "groundingMetadata")
             if isinstance(grounding, dict) and any(v not in (None, [], {}) for v in grounding.values()):
@@ -675,12 +678,13 @@ def _set_status(response: Response, finish_reason: str | None, block_reason: str
 _INTERACTION_DONE = {"interaction.completed", "interaction.complete"}
 
 
-def parse_interactions(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_interactions(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("gemini", "gemini.interactions", streamed)
     if streamed:
         interaction, steps, status = _read_interaction_stream(values)
     else:
-        interaction, steps = values[0], _steps(values[0])
+        interaction = next(iter(values))
+        steps = _steps(interaction)
         status = str_or_none(interaction.get("status"))
     response.id = str_or_none(interaction.get("id"))
     response.model = str_or_none(interaction.get("model"))
@@ -731,7 +735,9 @@ def _steps(interaction: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"type": "model_output", "content": [o]} for o in dicts_in(interaction.get("outputs"))]
 
 
-def _read_interaction_stream(events: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]], str | None]:
+def _read_interaction_stream(
+    events: Iterable[dict[str, Any]],
+) -> tuple[dict[str, Any], list[dict[str, Any]], str | None]:
     """Accumulate step deltas: the final event carries an interaction with empty outputs."""
     interaction: dict[str, Any] = {}
     steps: dict[int, dict[str, Any]] = {}

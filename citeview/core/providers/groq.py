@@ -11,6 +11,7 @@ the answer.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, object_in_json_string, str_or_none
@@ -20,7 +21,8 @@ from citeview.core.providers._openai_shapes import CHAT_SHAPE, Dialect, WebSourc
 from citeview.core.registry import ApiFormat, Provider, register
 
 
-def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_chat_completions(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
+    values = list(values)  # read twice: for the shape's fields, then for this provider's own
     response = read_chat_completions(values, streamed, GROQ_CHAT)
     table = WebSources.of(response)
     read: list[str] = []
@@ -41,7 +43,7 @@ def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Resp
     return response
 
 
-def _executed_tools(values: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _executed_tools(values: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The tools the system ran, once each: a stream repeats a tool's entry as its results arrive
     (the fuller entry, by ``index``, is kept)."""
     tools: dict[Any, dict[str, Any]] = {}

@@ -11,6 +11,7 @@ against the text the citation says it covers.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,7 +143,7 @@ def _classify(value: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     return "block", value
 
 
-def _messages(values: list[dict[str, Any]]) -> list[_Message]:
+def _messages(values: Iterable[dict[str, Any]]) -> list[_Message]:
     """The AI messages among the values: whole ones, streamed chunks merged, a bare list of blocks."""
     found: list[_Message] = []
     current: _Message | None = None  # the message that chunks or bare blocks are being added to
@@ -174,7 +175,7 @@ def _messages(values: list[dict[str, Any]]) -> list[_Message]:
 # --- Reading a message ---------------------------------------------------------------------------------
 
 
-def parse_messages(values: list[dict[str, Any]], streamed: bool) -> list[Response]:
+def parse_messages(values: Iterable[dict[str, Any]], streamed: bool) -> list[Response]:
     responses = [_read_message(message) for message in _messages(values)]
     if responses:
         return responses

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -328,7 +329,7 @@ def _note_content_problems(response: Response, content: _Content) -> None:
 # --- Chat Completions ---------------------------------------------------------------------------------
 
 
-def parse_chat(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_chat(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("mistral", "mistral.chat_completions", streamed)
     table = SourceTable(response)
     content, thinking = _Content(table), _Thinking(table)
@@ -425,7 +426,7 @@ def _showable(text: str) -> str:
     return _UNSHOWABLE.sub("\ufffd", text)
 
 
-def parse_conversation(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_conversation(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("mistral", "mistral.conversations", streamed)
     table = SourceTable(response)
     content, thinking = _Content(table), _Thinking(table)
@@ -433,7 +434,7 @@ def parse_conversation(values: list[dict[str, Any]], streamed: bool) -> Response
     if streamed:
         done, error = _read_conversation_stream(response, content, thinking, calls, values)
     else:
-        _read_outputs(response, content, thinking, calls, values[0])
+        _read_outputs(response, content, thinking, calls, next(iter(values)))
         done, error = True, None
     _finish_content(response, content, thinking)
     response.searches = calls.searches()
@@ -481,7 +482,7 @@ def _read_conversation_stream(
     content: _Content,
     thinking: _Thinking,
     calls: _ToolCalls,
-    events: list[dict[str, Any]],
+    events: Iterable[dict[str, Any]],
 ) -> tuple[bool, dict[str, Any] | None]:
     done = False
     error: dict[str, Any] | None = None

@@ -5,6 +5,7 @@ OpenAI's own dialect: code points, then UTF-16 units, as its recordings show.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from citeview.core.model import Response
@@ -24,11 +25,11 @@ OPENAI_RESPONSES = Dialect(provider="openai", api="openai.responses")
 OPENAI_CHAT = Dialect(provider="openai", api="openai.chat_completions")
 
 
-def parse_responses(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_responses(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     return read_responses(values, streamed, OPENAI_RESPONSES)
 
 
-def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_chat_completions(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     return read_chat_completions(values, streamed, OPENAI_CHAT)
 
 

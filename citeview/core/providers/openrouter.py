@@ -11,6 +11,7 @@ comment lines (SSE comments: the reader skips them).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from citeview.core.inline_tokens import written_links
@@ -27,7 +28,7 @@ from citeview.core.providers._openai_shapes import (
 from citeview.core.registry import ApiFormat, Provider, register
 
 
-def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_chat_completions(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = read_chat_completions(values, streamed, OPENROUTER_CHAT)
     _cite_written_addresses(response)
     return response

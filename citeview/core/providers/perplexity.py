@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,14 +54,15 @@ class _AgentState:
     unknown_types: list[str | None] = field(default_factory=list)  # None: no type
 
 
-def parse_agent(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_agent(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("perplexity", "perplexity.agent", streamed)
     table = SourceTable(response)
     if streamed:
         _read_agent_stream(response, table, values)
     else:
-        _read_agent_object(response, table, values[0], response.searches)
-        _set_agent_status(response, values[0])
+        body = next(iter(values))
+        _read_agent_object(response, table, body, response.searches)
+        _set_agent_status(response, body)
     markers = cite_markers(
         response,
         lambda m: table.keys_for(m.ref),
@@ -98,7 +100,7 @@ def _set_agent_status(response: Response, obj: dict[str, Any]) -> None:
     response.set_status(obj.get("status"), obj.get("error"))
 
 
-def _read_agent_stream(response: Response, table: SourceTable, events: list[dict[str, Any]]) -> None:
+def _read_agent_stream(response: Response, table: SourceTable, events: Iterable[dict[str, Any]]) -> None:
     state = _AgentState()
     last_part, last_deltas = None, None  # text deltas come in runs of one part: it is looked up once
     for event in events:
@@ -225,7 +227,7 @@ def _output_texts(message: dict[str, Any]) -> list[str]:
 # --- Sonar (chat completions) --------------------------------------------------------------------
 
 
-def parse_sonar(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_sonar(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("perplexity", "perplexity.sonar", streamed)
     table = SourceTable(response)
     finish_reason = None

@@ -9,6 +9,7 @@ the citation (Claude's cited text) stays with the source.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,7 +142,7 @@ def _provenance(part: dict[str, Any]) -> dict[str, Any]:
 # --- UIMessage -----------------------------------------------------------------------------------------
 
 
-def parse_ui_messages(values: list[dict[str, Any]], streamed: bool) -> list[Response]:
+def parse_ui_messages(values: Iterable[dict[str, Any]], streamed: bool) -> list[Response]:
     responses = []
     for value in values:
         if value.get("role") != "assistant":
@@ -193,7 +194,7 @@ def _read_ui_message(value: dict[str, Any]) -> Response:
 # --- The UI message stream -------------------------------------------------------------------------------
 
 
-def parse_ui_message_stream(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_ui_message_stream(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("vercel", "vercel.ui_message_stream", streamed)
     message = _Message(response, SourceTable(response))
     texts: dict[str, list[str]] = {}  # text part id -> its deltas, in the order the parts began

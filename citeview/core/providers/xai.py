@@ -15,6 +15,7 @@ in that list.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from citeview.core.citing import cite_markers, note_listed_citation_not_a_url
@@ -40,7 +41,7 @@ from citeview.core.registry import ApiFormat, Provider, register
 # --- Responses -------------------------------------------------------------------------------------
 
 
-def parse_responses(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_responses(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     return read_responses(values, streamed, XAI_RESPONSES)
 
 
@@ -114,7 +115,8 @@ def _cite_numbered_links(response: Response) -> None:
 # --- Chat Completions with Live Search (legacy) -----------------------------------------------------
 
 
-def parse_chat_completions(values: list[dict[str, Any]], streamed: bool) -> Response:
+def parse_chat_completions(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
+    values = list(values)  # read twice: for the shape's fields, then for this provider's own
     response = read_chat_completions(values, streamed, XAI_CHAT)
     table = WebSources.of(response)
     cited = set(response.cited_without_position)
