@@ -32,6 +32,21 @@ class JSONTextEncoder(json.JSONEncoder):
         return o.text if isinstance(o, EncodedJSON) else super().encode(o)
 
 
+class EncodedJSONField(models.JSONField):  # type: ignore[type-arg]
+    """A JSON field citeview writes only as ``EncodedJSON`` (json's own encoding) or through
+    ``JSONTextEncoder``: its text is valid JSON by construction, so SQLite is not asked to prove it
+    again. Django's JSONField has SQLite check ``JSON_VALID`` on every write, which parses the text
+    into a tree several times its size: writing a 50 MB dump's result peaked at over 3× the dump
+    (bench/README.md, memory). PostgreSQL's jsonb reads it in the server, as before."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("encoder", JSONTextEncoder)
+        super().__init__(*args, **kwargs)
+
+    def db_check(self, connection: Any) -> None:
+        return None
+
+
 class KeepsBlobs:
     """Bytes read from the blob storage, kept by the instance that read them: keyed by their SHA-256, so
     that a row read again never shows the bytes it named before; never pickled with the instance."""
@@ -171,9 +186,9 @@ class Dump(KeepsBlobs, models.Model):
     # The digests of the http(s) pages its sources name (``citeview.core.url_keys.cited_url_hashes``):
     # a snapshot of a page finds the dumps it is evidence for by its digest.
     cited_url_hashes = models.TextField(blank=True)
-    result = models.JSONField(_("normalised JSON"), encoder=JSONTextEncoder, default=unread_result)
+    result = EncodedJSONField(_("normalised JSON"), default=unread_result)
     # Per interface language, one per response: {"answer": sanitised HTML, "evidence": rows of sanitised HTML}.
-    rendered = models.JSONField(_("rendered answers"), encoder=JSONTextEncoder, default=dict)
+    rendered = EncodedJSONField(_("rendered answers"), default=dict)
     # What made them besides the bytes, as a digest (``citeview.dumps.derived.result_version``).
     result_version = models.CharField(max_length=64, blank=True)
     # When the derived fields were last built: a kept viewer page is used only if made from this build.
@@ -334,8 +349,8 @@ class DumpResponse(models.Model):
     source_count = models.PositiveIntegerField(default=0)
     problem_count = models.PositiveIntegerField(default=0)  # diagnostics that are warnings or errors
     item_count = models.PositiveIntegerField(default=0)  # what editors check in it
-    result = models.JSONField(encoder=JSONTextEncoder)  # the response's normalised JSON
-    rendered = models.JSONField(encoder=JSONTextEncoder)  # its rendering, per interface language
+    result = EncodedJSONField()  # the response's normalised JSON
+    rendered = EncodedJSONField()  # its rendering, per interface language
 
     # What the navigator reads of each row: never the result or the renderings.
     LISTED_FIELDS = (

@@ -12,7 +12,7 @@ go with the plan or thinking text they mark (``Response.reasoning``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -294,7 +294,7 @@ def _cite(
     reasoning: dict[str, list[Citation]] = {"thinking": [], "plan": []}
     unknown_types: set[str] = set()
     unplaced: dict[str, None] = dict.fromkeys(response.cited_without_position)
-    for number, citation in enumerate(citations, 1):
+    for number, citation in enumerate(_each_let_go(citations), 1):
         placing, kind = texts.for_type(response, citation.get("type"), unknown_types)
         keys = keys_of(number, citation)
         span = placing.place(response, number, citation)
@@ -314,6 +314,14 @@ def _cite(
     for kind, placing in (("thinking", texts.thinking), ("plan", texts.plan)):
         if placing.text or reasoning[kind]:
             response.reasoning.append(ReasoningText(kind, placing.text, reasoning[kind]))
+
+
+def _each_let_go(citations: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The citations in order, each let go by the list once read (the list is left empty): a long
+    stream's citation objects, each with its sources, are not all held while they are placed."""
+    citations.reverse()
+    while citations:
+        yield citations.pop()
 
 
 def _no_source(
@@ -440,6 +448,8 @@ class _Block:
 
     @property
     def text(self) -> str:
+        if len(self.pieces) > 1:  # joined once: a long stream's thousands of pieces are let go
+            self.pieces = ["".join(self.pieces)]
         return "".join(self.pieces)
 
 
@@ -500,6 +510,7 @@ class _V2Stream:
 def _read_v2_stream(values: Iterable[dict[str, Any]]) -> _V2Stream:
     stream = _V2Stream()
     message = stream.message
+    shared: dict[str, dict[str, Any]] = {}  # the first of each source id's sources
     for event in values:
         kind = event.get("type")
         delta = dict_or_empty(dict_or_empty(event.get("delta")).get("message"))
@@ -515,7 +526,8 @@ def _read_v2_stream(values: Iterable[dict[str, Any]]) -> _V2Stream:
         elif kind == "citation-start":
             # One citation object, despite the plural name; a list is read too.
             cited = delta.get("citations")
-            message.citations += [cited] if isinstance(cited, dict) else dicts_in(cited)
+            for citation in [cited] if isinstance(cited, dict) else dicts_in(cited):
+                message.citations.append(_sharing_sources(citation, shared))
         elif kind == "message-end":
             stream.ended = True
             end = dict_or_empty(event.get("delta"))
@@ -530,6 +542,24 @@ def _read_v2_stream(values: Iterable[dict[str, Any]]) -> _V2Stream:
             if label not in stream.unknown_types:
                 stream.unknown_types.append(label)
     return stream
+
+
+def _sharing_sources(citation: dict[str, Any], shared: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The citation, each of its sources replaced by the first one of its id when they are equal: a
+    stream repeats a whole document in every citation of it, and held to its end, those copies were
+    most of a long stream's memory."""
+    sources = citation.get("sources")
+    if isinstance(sources, list):
+        citation["sources"] = [_first_equal(source, shared) for source in sources]
+    return citation
+
+
+def _first_equal(source: Any, shared: dict[str, dict[str, Any]]) -> Any:
+    source_id = source.get("id") if isinstance(source, dict) else None
+    if not isinstance(source_id, str):
+        return source
+    first = shared.setdefault(source_id, source)
+    return first if first == source else source
 
 
 def _add_content(message: _V2Message, index: int, content: dict[str, Any]) -> None:
