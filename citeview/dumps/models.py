@@ -32,7 +32,7 @@ class JSONTextEncoder(json.JSONEncoder):
         return o.text if isinstance(o, EncodedJSON) else super().encode(o)
 
 
-class EncodedJSONField(models.JSONField):  # type: ignore[type-arg]
+class EncodedJSONField(models.JSONField):
     """A JSON field citeview writes only as ``EncodedJSON`` (json's own encoding) or through
     ``JSONTextEncoder``: its text is valid JSON by construction, so SQLite is not asked to prove it
     again. Django's JSONField has SQLite check ``JSON_VALID`` on every write, which parses the text
