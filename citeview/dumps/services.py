@@ -25,7 +25,7 @@ from citeview.dumps.signals import dump_read_failed, dump_stored, result_written
 from citeview.dumps.tasks import read_dump
 
 # The derived fields written as JSON encoded beforehand (``_encoded``): the large ones.
-ENCODED_FIELDS = ("result", "rendered")
+ENCODED_FIELDS = ("rendered", "result")  # (in the order they are encoded: see ``_encoded``)
 
 
 def dump_ingest(
@@ -135,8 +135,9 @@ def dump_read_stored(*, pk: int) -> str:
         # held through the parse, the renderings and the row's write (bench/README.md, memory).
         dump.let_go_of_blobs()
         result = normalised_result(raw, dump.read_provider or None, attachment)
-        derived = _encoded(fields_of_result(result))
-        del result
+        derived = fields_of_result(result)
+        del result  # (held by ``derived`` alone, it is let go once encoded)
+        _encoded(derived)
     except DumpError as error:
         return _read_failed(pk, error)
     except Exception:  # a fault of ours: the page says so, the log and the task's record say what
@@ -183,10 +184,15 @@ def can_retry_read(user: User | AnonymousUser | None, dump: Dump) -> bool:
 
 
 def _encoded(derived: dict[str, Any]) -> dict[str, Any]:
-    """The derived fields, the result and renderings encoded as JSON now. The dict given is the only
-    holder of their objects: once the caller lets it go, writing the row holds their text alone, not
-    the objects beside it (which made most of the peak of storing a large dump: bench/README.md)."""
-    return {name: EncodedJSON(value) if name in ENCODED_FIELDS else value for name, value in derived.items()}
+    """The derived fields, the result and renderings encoded as JSON now, in place: each field's
+    objects are let go once its text is made, the result's (the largest) last, so that their objects
+    and all their texts are not held together. Given the only holder of their objects, writing the
+    row holds their text alone (the objects beside it made most of the peak of storing a large dump:
+    bench/README.md)."""
+    for name in ENCODED_FIELDS:
+        if name in derived:
+            derived[name] = EncodedJSON(derived[name])
+    return derived
 
 
 def _written(dump: Dump) -> Dump:
