@@ -138,9 +138,13 @@ class StreamedResponses:
     ) -> Iterator[dict[str, Any]]:
         yield from held
         del held[:]  # (given to the parser: held no longer)
-        while (pair := self._pairs.peek()) is not None and pair[0] is group:
-            value = self._pairs.take()[1]
-            if any(api.marks is not None and api.marks(value) for api in earlier_apis):
+        # Written out (no calls but the marks), as this runs for every event of streams of tens of thousands.
+        marks = [api.marks for api in earlier_apis if api.marks is not None]
+        pairs = self._pairs
+        while (pair := pairs.following) is not None and pair[0] is group:
+            pairs.following = next(pairs.rest, None)
+            value = pair[1]
+            if marks and any(marked(value) for marked in marks):
                 raise ApiMarkedLate(group.api)
             yield value
 
@@ -151,19 +155,19 @@ class StreamedResponses:
 
 
 class _Lookahead:
-    """The grouped values, with the next one seen before it is taken."""
+    """The grouped values, with the next one (``following``) seen before it is taken."""
 
     def __init__(self, pairs: Iterator[tuple[ResponseValues, dict[str, Any]]]) -> None:
-        self._pairs = pairs
-        self._next = next(pairs, None)
+        self.rest = pairs
+        self.following = next(pairs, None)
 
     def peek(self) -> tuple[ResponseValues, dict[str, Any]] | None:
-        return self._next
+        return self.following
 
     def take(self) -> tuple[ResponseValues, dict[str, Any]]:
-        pair = self._next
+        pair = self.following
         assert pair is not None
-        self._next = next(self._pairs, None)
+        self.following = next(self.rest, None)
         return pair
 
 
