@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from citeview.core import parse as parse_module
@@ -16,6 +17,7 @@ from citeview.core.framing import FramedDump, read_dump, stream_dump
 from citeview.core.framing.eventstream import _read_plain_event_stream, plain_event_stream_values
 from citeview.core.framing.framed import STREAMED_PART_BYTES
 from citeview.core.framing.sse import lined_sse_values, read_lined_sse
+from citeview.core.jsonvalues import own_float
 from citeview.core.model import Response
 from citeview.core.parse import parse_dump
 from citeview.core.phrases import phrase
@@ -203,3 +205,42 @@ def test_a_recorded_stream_read_in_parts_is_read_as_whole(path: Path, monkeypatc
 def test_the_recordings_hold_streams_read_in_parts_of_many_providers():
     read_in_parts = [path for path in streams_read_in_parts() if read_whole_by_the_fast_reader(path.read_bytes())]
     assert {"anthropic", "openai", "perplexity", "bedrock"} <= {path.parent.name for path in read_in_parts}
+
+
+# --- What the model keeps of the values is its own ------------------------------------------------
+
+
+def test_a_score_the_model_keeps_is_its_own_float_of_the_same_value():
+    decoded = orjson.loads(b"[0.873, -0.0, 1]")
+    kept = [own_float(value) for value in decoded]
+    assert kept == [0.873, -0.0, 1.0] and str(kept[1]) == "-0.0"
+    assert all(own is not value for own, value in zip(kept, decoded, strict=True))
+
+
+def test_gemini_keeps_no_decoded_confidence_score(monkeypatch: pytest.MonkeyPatch):
+    """A decoded float kept by the model pins the memory of the values it was decoded among."""
+    body = {
+        "candidates": [
+            {
+                "content": {"parts": [{"text": "東京は晴れ。"}], "role": "model"},
+                "finishReason": "STOP",
+                "groundingMetadata": {
+                    "groundingChunks": [{"web": {"uri": "https://example.jp/a", "title": "a"}}],
+                    "groundingSupports": [
+                        {
+                            "segment": {"startIndex": 0, "endIndex": 18, "text": "東京は晴れ。"},
+                            "groundingChunkIndices": [0],
+                            "confidenceScores": [0.873],
+                        }
+                    ],
+                },
+            }
+        ]
+    }
+    framed = read_dump(orjson.dumps(body))
+    decoded = framed.values[0]["candidates"][0]["groundingMetadata"]["groundingSupports"][0]["confidenceScores"][0]
+    with monkeypatch.context() as patched:
+        patched.setattr(parse_module, "read_dump", lambda raw: framed)
+        (response,) = parse_dump(b"{}").responses
+    (score,) = response.citations[0].confidence or []
+    assert score == 0.873 and score is not decoded

@@ -18,6 +18,7 @@ from citeview.core.jsonvalues import (
     int_or_zero,
     is_int,
     number_or_none,
+    own_float,
     str_or_none,
     strings_in,
 )
@@ -544,7 +545,7 @@ def _place_support(
         response.unresolved.append(Marker("", _chunks_named(missing), placement.end, placement.end))
     if not source_keys:
         return
-    known_scores = [float(score) for _, score in known if score is not None]
+    known_scores = [own_float(score) for _, score in known if score is not None]
     confidence = known_scores if known and len(known_scores) == len(known) else None
     # A location describes every source of the citation: given only when all its chunks name the same pages.
     pages = [chunk.pages for chunk, _ in cited]

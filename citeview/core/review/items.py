@@ -22,7 +22,7 @@ from citeview.core.evidence.compare import Comparison
 from citeview.core.evidence.held import held_evidence
 from citeview.core.markers import MARKER
 from citeview.core.rendering.side_by_side import EvidenceReading, claim_span, claim_words, evidence_comparison
-from citeview.core.review.statements import Statement, statements
+from citeview.core.review.statements import Statement, statement_count_and_homes, statements
 
 Kind = Literal["citation", "unresolved", "statement"]
 
@@ -94,12 +94,13 @@ def check_item_count(responses: list[dict[str, Any]]) -> int:
     """How many items :func:`check_items` finds without a limit, without making them."""
     count = 0
     for response in responses:
-        for statement in statements(response):
-            if not statement.citations and not statement.unresolved:
-                count += 1
-                continue
-            count += len(statement.unresolved)
-            count += sum(max(len(response["citations"][c]["source_keys"]), 1) for c in statement.citations)
+        statement_count, citation_homes, marker_homes = statement_count_and_homes(response)
+        if not statement_count:
+            continue  # (a blank text: its citations are in no statement)
+        # A statement with no citation or marker is one item; each marker is one; a citation, one per source.
+        count += statement_count - len({*citation_homes, *marker_homes})
+        count += len(marker_homes)
+        count += sum(max(len(citation["source_keys"]), 1) for citation in response["citations"])
     return count
 
 

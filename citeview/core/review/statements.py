@@ -77,6 +77,30 @@ def statements(response: dict[str, Any]) -> list[Statement]:
     """The statements of one normalised response, in text order, each citation and unresolved
     marker in exactly one of them (none at all when the text is blank)."""
     text = response["text"]
+    spans = _spans(response)
+    if not spans:
+        return []
+    citation_homes, marker_homes = _homes_of(response, spans)
+    citations_in, markers_in = _grouped(citation_homes, len(spans)), _grouped(marker_homes, len(spans))
+    return [
+        Statement(index, start, end, text[start:end], citations_in[index], markers_in[index], row)
+        for index, (start, end, row) in enumerate(spans)
+    ]
+
+
+def statement_count_and_homes(response: dict[str, Any]) -> tuple[int, list[int], list[int]]:
+    """How many statements :func:`statements` finds, and the statement of each citation and of each
+    unresolved marker, without making the statements (a count of an answer with 100,000 of them
+    held each one's text and lists)."""
+    spans = _spans(response)
+    if not spans:
+        return 0, [], []
+    return len(spans), *_homes_of(response, spans)
+
+
+def _spans(response: dict[str, Any]) -> list[tuple[int, int, bool]]:
+    """Each statement's start, end, and whether it is a table row."""
+    text = response["text"]
     citations, unresolved = response["citations"], response["unresolved"]
     marker_ends = {m["start"]: m["end"] for m in [*citations, *unresolved] if m.get("marker")}
     pieces = (
@@ -90,14 +114,15 @@ def statements(response: dict[str, Any]) -> list[Statement]:
         found = [(*_stripped(text, 0, len(text)), False)]
     if not found or found[0][0] == found[0][1]:  # a blank text has nowhere to put anything
         return []
-    found = [(*piece, row) for start, end, row in found for piece in _within_length(text, (start, end), marker_ends)]
-    spans = [(start, end) for start, end, _ in found]
-    citation_homes = _grouped(_homes(spans, [_citation_place(c) for c in citations]), len(spans))
-    marker_homes = _grouped(_homes(spans, [(m["start"], False) for m in unresolved]), len(spans))
-    return [
-        Statement(index, start, end, text[start:end], citation_homes[index], marker_homes[index], row)
-        for index, (start, end, row) in enumerate(found)
-    ]
+    return [(*piece, row) for start, end, row in found for piece in _within_length(text, (start, end), marker_ends)]
+
+
+def _homes_of(response: dict[str, Any], spans: list[tuple[int, int, bool]]) -> tuple[list[int], list[int]]:
+    """The statement of each citation, and of each unresolved marker."""
+    return (
+        _homes(spans, [_citation_place(c) for c in response["citations"]]),
+        _homes(spans, [(m["start"], False) for m in response["unresolved"]]),
+    )
 
 
 def _blocks(text: str, begin: int) -> list[tuple[int, int, bool]]:
@@ -382,7 +407,7 @@ def _citation_place(citation: dict[str, Any]) -> tuple[int, bool]:
     return citation["end"] - 1, False  # a cited span belongs where it ends
 
 
-def _homes(spans: list[Span], places: list[tuple[int, bool]]) -> list[int]:
+def _homes(spans: list[tuple[int, int, bool]], places: list[tuple[int, bool]]) -> list[int]:
     """The statement each place belongs to: the last that starts at or before it (so whitespace and
     dropped pieces between statements go to the one before), or the first."""
     homes = [0] * len(places)
