@@ -141,11 +141,22 @@ class StreamedResponses:
         # Written out (no calls but the marks), as this runs for every event of streams of tens of thousands.
         marks = [api.marks for api in earlier_apis if api.marks is not None]
         pairs = self._pairs
-        while (pair := pairs.following) is not None and pair[0] is group:
-            pairs.following = next(pairs.rest, None)
-            value = pair[1]
-            if marks and any(marked(value) for marked in marks):
+        pair = pairs.following
+        if pair is None or pair[0] is not group:
+            return
+        pairs.following = None  # (while the group's values are read, the pairs are read here)
+        for marked in marks:
+            if marked(pair[1]):
                 raise ApiMarkedLate(group.api)
+        yield pair[1]
+        for pair in pairs.rest:
+            if pair[0] is not group:
+                pairs.following = pair
+                return
+            value = pair[1]
+            for marked in marks:
+                if marked(value):
+                    raise ApiMarkedLate(group.api)
             yield value
 
     def _drain(self, group: ResponseValues) -> None:

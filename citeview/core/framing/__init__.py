@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from citeview.core.errors import DumpError
@@ -79,6 +80,11 @@ class StreamedDump:
     values: Iterator[Any]
     repaired_strings: int = 0  # as ``FramedDump``'s, once every value is read
 
+    def repaired(self, part: list[Any]) -> list[Any]:
+        """A part's values with what text cannot hold replaced (``repair_unshowable``), counted."""
+        self.repaired_strings += repair_unshowable(part)
+        return part
+
 
 def stream_dump(raw: bytes) -> StreamedDump | None:
     """The values of a stream laid out as servers write it (SSE, or AWS's event stream), read as
@@ -93,15 +99,10 @@ def stream_dump(raw: bytes) -> StreamedDump | None:
             return None
         parts, framing = lined, "sse"
     dump = StreamedDump(framing, iter(()))
-    dump.values = _values_of_parts(dump, parts, repair=b"\\u" in raw and bool(MAY_HOLD_UNSHOWABLE.search(raw)))
+    if b"\\u" in raw and MAY_HOLD_UNSHOWABLE.search(raw):
+        parts = map(dump.repaired, parts)
+    dump.values = chain.from_iterable(parts)
     return dump
-
-
-def _values_of_parts(dump: StreamedDump, parts: Iterator[list[Any]], *, repair: bool) -> Iterator[Any]:
-    for part in parts:
-        if repair:
-            dump.repaired_strings += repair_unshowable(part)
-        yield from part
 
 
 def _read_text_dump(raw: bytes) -> FramedDump:
