@@ -97,6 +97,7 @@ def _lined_parts(raw: bytes) -> Iterator[list[Any]]:
             raise Unproven
         read_any = read_any or bool(read[0])
         yield read[0]
+        del read  # (before the next part is read: one part's values at a time)
         start = end
     if not read_any:
         raise Unproven
