@@ -1538,12 +1538,22 @@ _MARK_CLASSES["negation"] = "cv-negation-diff"
 def mark_findings(text: str, marked: Iterable[Finding]) -> str:
     """``text`` escaped for HTML, each of ``marked`` (found in this very text) in a ``<mark>`` of its
     kind's class. Findings that overlap keep the first."""
-    out, position = [], 0
+    kept, position = [], 0
     for finding in sorted(marked, key=lambda f: (f.start, -f.end)):
         if finding.start < position or text[finding.start : finding.end] != finding.text:
             continue  # overlapping, or not of this text
-        out.append(escape(text[position : finding.start]))
-        out.append(f'<mark class="{_MARK_CLASSES[finding.kind]}">{escape(finding.text)}</mark>')
+        kept.append((finding.start, finding.end, _MARK_CLASSES[finding.kind]))
         position = finding.end
+    return escaped_with_marks(text, kept)
+
+
+def escaped_with_marks(text: str, marks: Iterable[tuple[int, int, str]]) -> str:
+    """``text`` escaped for HTML, each ``(start, end, class)`` of ``marks`` (in order, none
+    overlapping) in a ``<mark>`` of that class: the only markup in it is ours."""
+    out, position = [], 0
+    for start, end, css_class in marks:
+        out.append(escape(text[position:start]))
+        out.append(f'<mark class="{css_class}">{escape(text[start:end])}</mark>')
+        position = end
     out.append(escape(text[position:]))
     return "".join(out)

@@ -14,8 +14,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from html import escape
 
+from citeview.core.evidence.compare import escaped_with_marks
 from citeview.core.evidence.passages import CJK_CHARS, SnapshotSentences, passages_of_claims, snapshot_sentences
 
 # The model's copy is searched in its first this many characters: a fetched page is at most a few
@@ -141,10 +141,4 @@ def _unmatched_runs(passage_words: list[Word], matched: set[int], offset: int) -
 
 def marked_html(text: str, spans: tuple[tuple[int, int], ...]) -> str:
     """``text`` escaped for HTML, each of ``spans`` in a ``<mark>``: what the other copy has not."""
-    out, position = [], 0
-    for start, end in spans:
-        out.append(escape(text[position:start]))
-        out.append(f'<mark class="cv-copy-differs">{escape(text[start:end])}</mark>')
-        position = end
-    out.append(escape(text[position:]))
-    return "".join(out)
+    return escaped_with_marks(text, ((start, end, "cv-copy-differs") for start, end in spans))
