@@ -121,6 +121,11 @@ CITEVIEW_MAX_IMPORT_UNPACKED_BYTES = env_int("CITEVIEW_MAX_IMPORT_UNPACKED_BYTES
 CITEVIEW_MAX_CITATIONS_DRAWN = env_int("CITEVIEW_MAX_CITATIONS_DRAWN", 5_000)
 # Items an editor can check in one dump (its first ones, in reading order).
 CITEVIEW_MAX_ITEMS_PER_DUMP = env_int("CITEVIEW_MAX_ITEMS_PER_DUMP", 5_000)
+# How many editors check each item of a new dump independently, blind to each other's verdicts (1 or
+# 2): two is the workflow citeview is for. Each dump's page can change it for that dump.
+CITEVIEW_CHECKS_PER_ITEM = env_int("CITEVIEW_CHECKS_PER_ITEM", 2)
+if CITEVIEW_CHECKS_PER_ITEM not in (1, 2):
+    raise ImproperlyConfigured("CITEVIEW_CHECKS_PER_ITEM must be 1 or 2")
 # Form posts carry the pasted dump as a field. Up to twice the limit is read so that an oversized
 # paste can be refused with the paste kept in the box; beyond that the body is refused unread.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * CITEVIEW_MAX_DUMP_BYTES + 64 * 1024

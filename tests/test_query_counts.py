@@ -22,8 +22,10 @@ SEED = "agent-seed-incomplete.sse"  # four items: [2] with two URLs, [9], and [8
 # Every page pays four for the session, the user and their permissions; the check page reads its dump
 # twice (the decorator that rebuilds a stale result, then the view). `pytest -vv` on a failing count
 # lists every query made.
-LIST_COLD, LIST_WARM = 35, 8
-VIEWER_COLD, VIEWER_WARM = 19, 7
+# Cold, the list reads its rows' editors (several per dump) and the editors its bulk assignment offers;
+# the viewer its editors, and for its assignment form who is assigned and who has judged an item.
+LIST_COLD, LIST_WARM = 37, 8
+VIEWER_COLD, VIEWER_WARM = 22, 7
 CHECK_PAGE = 24
 # A batch's page with its pieces kept: the viewer's warm queries but the kept body, the editors the form
 # offers, whether the rows are current, the checks per response, and the navigator and response kept.
@@ -48,9 +50,8 @@ def dumps(editor) -> list[Dump]:
 @pytest.fixture
 def worked_on(editor_client, editor, dumps) -> Dump:
     dump = dumps[0]
-    editor_client.post(
-        reverse("dumps:details", args=[dump.pk]), {"title": "条件", "tags": "a, b", "assignee": editor.pk}
-    )
+    editor_client.post(reverse("dumps:details", args=[dump.pk]), {"title": "条件", "tags": "a, b"})
+    editor_client.post(reverse("review:assign", args=[dump.pk]), {"editors": [editor.pk], "checks_needed": "2"})
     editor_client.post(reverse("review:comment", args=[dump.pk]), {"text": "年度を確認"})
     editor_client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})
     cache.clear()

@@ -16,6 +16,7 @@ from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_
 
 MAX_ID = 2**63 - 1
 
+_CHECKS_NEEDED = {"enum": [1, 2], "description": "How many editors check each item, independently."}
 _STRING_OR_NULL = {"type": ["string", "null"]}
 _INTEGER = {"type": "integer", "minimum": 0}
 
@@ -179,6 +180,38 @@ def _paths() -> dict[str, Any]:
                     404,
                     409,
                     413,
+                ),
+            },
+        },
+        "/api/dumps/{id}/assignees": {
+            "get": {
+                "operationId": "getAssignees",
+                "summary": "The editors a dump is assigned to, and how many independent checks each item needs.",
+                "parameters": [dump_id],
+                "responses": _answers({"200": _json_ok("Its assignment.", _ref("Assignment"))}, 404),
+            },
+            "put": {
+                "operationId": "setAssignees",
+                "summary": "Assign a dump to these editors (and no one else), and set the checks per item (editors).",
+                "description": (
+                    "Each editor assigned sees the dump in their queue. read_verdicts_before names the editors "
+                    "added who could already read other editors' verdicts on it (a lead or staff not assigned "
+                    "to it): their checks of the items judged before are recorded as not blind."
+                ),
+                "parameters": [dump_id],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": _ref("AssignmentInput"),
+                            "example": {"editors": ["aoi", "ben"], "checks_needed": 2},
+                        }
+                    },
+                },
+                "responses": _answers(
+                    {"200": _json_ok("Assigned: the assignment now, and what changed.", _ref("AssignmentChange"))},
+                    400,
+                    404,
                 ),
             },
         },
@@ -445,11 +478,54 @@ def _schemas() -> dict[str, Any]:
                     **_INTEGER,
                     "description": "Items past CITEVIEW_MAX_ITEMS_PER_DUMP, which cannot be checked.",
                 },
-                "checked_item_count": _INTEGER,
+                "checked_item_count": {**_INTEGER, "description": "Items with at least one check."},
+                "complete_item_count": {
+                    **_INTEGER,
+                    "description": "Items with the independent checks they need (checks_needed).",
+                },
+                "checks_needed": _CHECKS_NEEDED,
                 "tags": {"type": "array", "items": {"type": "string"}},
-                "assignee": _STRING_OR_NULL,
+                "assignees": {"type": "array", "items": {"type": "string"}, "description": "Editors, by name."},
                 "url": {"type": "string", "format": "uri"},
             },
+        },
+        "Assignment": {
+            "type": "object",
+            "required": ["dump", "editors", "checks_needed", "item_count", "checked_item_count", "complete_item_count"],
+            "properties": {
+                "dump": _INTEGER,
+                "editors": {"type": "array", "items": {"type": "string"}},
+                "checks_needed": _CHECKS_NEEDED,
+                "item_count": _INTEGER,
+                "checked_item_count": _INTEGER,
+                "complete_item_count": _INTEGER,
+            },
+        },
+        "AssignmentInput": {
+            "type": "object",
+            "required": ["editors"],
+            "properties": {
+                "editors": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "User names of active editors or leads; empty for nobody.",
+                },
+                "checks_needed": _CHECKS_NEEDED,
+            },
+        },
+        "AssignmentChange": {
+            "allOf": [
+                _ref("Assignment"),
+                {
+                    "type": "object",
+                    "required": ["added", "removed", "read_verdicts_before"],
+                    "properties": {
+                        "added": {"type": "array", "items": {"type": "string"}},
+                        "removed": {"type": "array", "items": {"type": "string"}},
+                        "read_verdicts_before": {"type": "array", "items": {"type": "string"}},
+                    },
+                },
+            ]
         },
         "DumpPage": {
             "type": "object",

@@ -9,6 +9,7 @@ urlpatterns = [
     path("dumps/<int:pk>", views.dump_item, name="dump"),
     path("dumps/<int:pk>/status", views.dump_status, name="dump_status"),
     path("dumps/<int:pk>/checks", views.dump_checks, name="checks"),
+    path("dumps/<int:pk>/assignees", views.dump_assignees, name="assignees"),
     path("dumps/<int:pk>/report", views.dump_report_json, name="report"),
     path("dumps/<int:pk>/report.md", views.dump_report_markdown, name="report_md"),
     path("metrics", views.metrics, name="metrics"),

@@ -26,7 +26,7 @@ from citeview.api.openapi import MAX_ID, openapi_document
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.review.items import CheckItem
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, import_entries, import_results
-from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, tag_names
+from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, assignable_editors, tag_names
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.middleware import declared_body_size
 from citeview.dumps.models import Dump, ReadState
@@ -37,8 +37,8 @@ from citeview.review.exports import dump_report
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.forms import MAX_CHECK_BYTES, CheckForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, ItemState
-from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count
-from citeview.review.services import CheckConflict, check_save, dump_refresh_if_stale
+from citeview.review.selectors import checks_visible_to, dump_assignments, dump_check_items, hidden_check_count
+from citeview.review.services import CheckConflict, check_save, dump_assign, dump_refresh_if_stale
 
 # What a dump may be sent as; form encodings are refused so a body is never half-parsed as a form.
 ACCEPTED_CONTENT_TYPES = {
@@ -88,9 +88,7 @@ def dumps_collection(request: HttpRequest) -> HttpResponse:
     if not created:
         dump = dump_refresh_if_stale(dump=dump)  # stored by older code: answered as the running code reads it
     if created and (options.cleaned_data["title"] or options.cleaned_data["tags"]):
-        dump_organise(
-            dump=dump, title=options.cleaned_data["title"], tag_names=options.cleaned_data["tags"], assignee=None
-        )
+        dump_organise(dump=dump, title=options.cleaned_data["title"], tag_names=options.cleaned_data["tags"])
     if not dump.is_ready:
         return _queued(request, dump)
     return JsonResponse(_dump_json(request, dump), status=201 if created else 200, json_dumps_params=JSON_OPTIONS)
@@ -124,6 +122,51 @@ def dump_checks(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "GET":
         return JsonResponse(_checks_json(dump, request.user), json_dumps_params=JSON_OPTIONS)
     return _record_check(request, dump)
+
+
+@api_endpoint({"GET": roles.READ, "PUT": roles.ORGANISE})
+def dump_assignees(request: HttpRequest, pk: int) -> HttpResponse:
+    """Whom a dump is assigned to and how many independent checks each item needs; PUT sets both."""
+    dump = _dump_or_none(pk)
+    if dump is None:
+        return _not_found(pk)
+    if request.method == "GET":
+        return JsonResponse(_assignment_json(dump), json_dumps_params=JSON_OPTIONS)
+    try:
+        posted = json.loads(request.body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return api_error(400, "invalid_json", 'Send a JSON object: {"editors": ["name", ...], "checks_needed": 2}.')
+    names = posted.get("editors") if isinstance(posted, dict) else None
+    needed = posted.get("checks_needed") if isinstance(posted, dict) else None
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        return api_error(400, "invalid_assignment", '"editors" must be a list of user names (empty for nobody).')
+    if isinstance(needed, bool) or (needed is not None and needed not in (1, 2)):
+        return api_error(400, "invalid_assignment", '"checks_needed" must be 1 or 2 (or left out to keep it).')
+    editors = {editor.get_username(): editor for editor in assignable_editors().filter(username__in=names)}
+    if unknown := sorted(set(names) - set(editors)):
+        return api_error(
+            400, "unknown_editors", "These are not active editors or leads: " + ", ".join(unknown), editors=unknown
+        )
+    change = dump_assign(dump=dump, editors=list(editors.values()), by=request.user, checks_needed=needed)
+    dump.refresh_from_db(fields=["checks_needed", "checked_item_count", "complete_item_count"])
+    answer = {
+        **_assignment_json(dump),
+        "added": change.added,
+        "removed": change.removed,
+        "read_verdicts_before": change.read_verdicts_before,
+    }
+    return JsonResponse(answer, json_dumps_params=JSON_OPTIONS)
+
+
+def _assignment_json(dump: Dump) -> dict[str, Any]:
+    return {
+        "dump": dump.pk,
+        "editors": [assignment.editor.get_username() for assignment in dump_assignments(dump)],
+        "checks_needed": dump.checks_needed,
+        "item_count": dump.checkable_item_count,
+        "checked_item_count": dump.checked_item_count,
+        "complete_item_count": dump.complete_item_count,
+    }
 
 
 @api_endpoint({"GET": roles.READ})
@@ -321,8 +364,10 @@ def _dump_summary(request: HttpRequest, dump: Dump) -> dict[str, Any]:
         "item_count": dump.checkable_item_count,
         "uncheckable_item_count": dump.uncheckable_item_count,
         "checked_item_count": dump.checked_item_count,
+        "complete_item_count": dump.complete_item_count,
+        "checks_needed": dump.checks_needed,
         "tags": [tag.name for tag in dump.tags.all()],
-        "assignee": dump.assignee.get_username() if dump.assignee else None,
+        "assignees": [editor.get_username() for editor in dump.assignees.all()],
         "url": request.build_absolute_uri(dump.get_absolute_url()),
     }
 

@@ -228,20 +228,13 @@ def filter_choices() -> tuple[list[str], list[str]]:
 
 
 class DumpDetailsForm(forms.Form):
-    """What the team adds to a dump: a title, tags and the editor it is assigned to (the viewer's form, and
-    the API's ``?title=&tags=`` when storing)."""
+    """What the team adds to a dump: a title and tags (the viewer's form, and the API's ``?title=&tags=``
+    when storing). Its editors are assigned with review's ``AssignForm``."""
 
     title = forms.CharField(label=_("Title"), max_length=200, required=False)
     tags = forms.CharField(
         label=_("Tags"), required=False, max_length=1000, help_text=_("Separated by commas, e.g. health, 2026-Q3")
     )
-    assignee: forms.ModelChoiceField[Any] = forms.ModelChoiceField(
-        label=_("Assigned to"), queryset=None, required=False, empty_label=_("Not assigned to anyone")
-    )
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        cast("forms.ModelChoiceField[Any]", self.fields["assignee"]).queryset = assignable_editors()
 
     def clean_tags(self) -> list[str]:
         return tag_names(self.cleaned_data["tags"])

@@ -91,6 +91,17 @@ def unread_result() -> dict[str, Any]:
     return {"responses": []}
 
 
+CHECKS_NEEDED_CHOICES = [
+    (1, _("one editor checks each item")),
+    (2, _("two editors check each item, independently")),
+]
+
+
+def default_checks_needed() -> int:
+    """How many independent checks a new dump's items need, as the team set it (``CITEVIEW_CHECKS_PER_ITEM``)."""
+    return int(settings.CITEVIEW_CHECKS_PER_ITEM)
+
+
 class ReadState(models.TextChoices):
     """How far reading a dump's stored bytes has come. A small dump is read in the request and is
     ``ready`` when its row is written; a large one is written ``queued`` and read by a worker."""
@@ -134,19 +145,24 @@ class Dump(KeepsBlobs, models.Model):
     )
     created_at = models.DateTimeField(_("stored at"), auto_now_add=True, db_index=True)
 
-    # What the team adds: a title, tags, the editor it is assigned to.
+    # What the team adds: a title, tags, the editors it is assigned to, and how many of them check each item.
     title = models.CharField(_("title"), max_length=200, blank=True)
     tags = models.ManyToManyField(Tag, blank=True, related_name="dumps", verbose_name=_("tags"))
-    assignee = models.ForeignKey(
+    assignees = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
-        null=True,
+        through="Assignment",
+        through_fields=("dump", "editor"),
         blank=True,
-        on_delete=models.SET_NULL,
         related_name="assigned_dumps",
         verbose_name=_("assigned to"),
     )
-    # Items with at least one finished check, kept up to date by every save (the list filters on it).
+    checks_needed = models.PositiveSmallIntegerField(
+        _("independent checks per item"), choices=CHECKS_NEEDED_CHOICES, default=default_checks_needed
+    )
+    # Items with at least one finished check, and items with the checks they need (``checks_needed``),
+    # kept up to date by every save (the list filters on them; ``dump.fully_checked`` fires on the second).
     checked_item_count = models.PositiveIntegerField(default=0)
+    complete_item_count = models.PositiveIntegerField(default=0)
     # Counts the writes that change what a page shows of the dump besides its result (title, tags,
     # assignee, checks, comments): the pages' kept fragments are keyed by it (``citeview.dumps.kept_fragments``).
     page_version = models.PositiveIntegerField(default=0)
@@ -282,6 +298,33 @@ class Dump(KeepsBlobs, models.Model):
     @property
     def uncheckable_item_count(self) -> int:
         return self.item_count - self.checkable_item_count
+
+    @property
+    def is_fully_checked(self) -> bool:
+        """Whether every item it offers has the independent checks it needs."""
+        return self.checkable_item_count > 0 and self.complete_item_count >= self.checkable_item_count
+
+
+class Assignment(models.Model):
+    """An editor assigned to check a dump: a dump has any number of them, and each sees it in their queue.
+    ``assigned_at`` also says which checks were there to be read before the editor was assigned: a lead
+    who was not assigned read every verdict (``citeview.review.selectors.checks_visible_to``)."""
+
+    dump = models.ForeignKey(Dump, on_delete=models.CASCADE, related_name="assignments")
+    editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    assigned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    assigned_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["dump", "editor__username"]
+        constraints = [models.UniqueConstraint(fields=["dump", "editor"], name="one_assignment_per_editor")]
+        verbose_name = _("assignment")
+        verbose_name_plural = _("assignments")
+
+    def __str__(self) -> str:
+        return f"{self.dump_id} → {self.editor_id}"
 
 
 class AttachedDocument(KeepsBlobs, models.Model):

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import F, Q, QuerySet, Value
+from django.db.models import Exists, F, OuterRef, Prefetch, Q, QuerySet, Value
 from django.db.models.functions import Least
 from django.shortcuts import get_object_or_404
 
@@ -16,17 +16,22 @@ from citeview.core.phrases import phrase_text
 from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.derived import result_version
 from citeview.dumps.heartbeat import task_is_pending
-from citeview.dumps.models import Dump, Import, ReadState
+from citeview.dumps.models import Assignment, Dump, Import, ReadState
 
 UNASSIGNED = "-"  # the assignee filter's value for dumps assigned to nobody
 # Read only where needed (the bytes themselves are in the blob storage: dumps.blobs).
 HEAVY_FIELDS = ("result", "rendered", "search_text", "cited_url_hashes")
 
 
+def assignees_prefetched() -> Prefetch[Any]:
+    """A dump's assigned editors, by name, read with it in one more query however many dumps."""
+    return Prefetch("assignees", queryset=get_user_model().objects.order_by("username"))
+
+
 def dump_list(filters: dict[str, str] | None = None, *, tags: bool = True) -> QuerySet[Dump]:
     """The newest dumps first, filtered as the list's form asks, without their heavy fields; with their
     tags unless the caller reads them only for some (the list page's rows not kept yet)."""
-    dumps = Dump.objects.defer(*HEAVY_FIELDS).select_related("uploaded_by", "assignee")
+    dumps = Dump.objects.defer(*HEAVY_FIELDS).select_related("uploaded_by").prefetch_related(assignees_prefetched())
     dumps = dumps.prefetch_related("tags") if tags else dumps
     return dumps.filter(_conditions(filters or {})).distinct() if filters else dumps
 
@@ -47,15 +52,18 @@ def _conditions(filters: dict[str, str]) -> Q:
     if tag := filters.get("tag"):
         condition &= Q(tags__name=tag)
     if assignee := filters.get("assignee"):
-        condition &= Q(assignee__isnull=True) if assignee == UNASSIGNED else Q(assignee__username=assignee)
+        assigned = Assignment.objects.filter(dump=OuterRef("pk"))
+        by_editor = Exists(assigned.filter(editor__username=assignee))
+        condition &= Q(~Exists(assigned)) if assignee == UNASSIGNED else Q(by_editor)
     progress = filters.get("progress")
     checkable = Least(F("item_count"), Value(settings.CITEVIEW_MAX_ITEMS_PER_DUMP))  # as Dump.checkable_item_count
+    # "done": every item has the independent checks it needs; "not started": no item has a check.
     if progress == "unchecked":
         condition &= Q(checked_item_count=0, item_count__gt=0)
     elif progress == "in_progress":
-        condition &= Q(checked_item_count__gt=0, checked_item_count__lt=checkable)
+        condition &= Q(checked_item_count__gt=0, complete_item_count__lt=checkable)
     elif progress == "done":
-        condition &= Q(checked_item_count__gte=checkable, item_count__gt=0)
+        condition &= Q(complete_item_count__gte=checkable, item_count__gt=0)
     return condition
 
 
@@ -63,7 +71,7 @@ def dump_get(*, pk: int, heavy: bool = True) -> Dump:
     """A dump as stored; without ``heavy``, its bytes, result and renderings are read only when something
     uses them. Its result may be one older code made: a view that shows it brings it up to date with
     ``citeview.review.services.dump_refresh_if_stale`` (a read never writes)."""
-    dumps = Dump.objects.select_related("uploaded_by", "assignee").prefetch_related("tags")
+    dumps = Dump.objects.select_related("uploaded_by").prefetch_related("tags")
     return get_object_or_404(dumps if heavy else dumps.defer(*HEAVY_FIELDS), pk=pk)
 
 

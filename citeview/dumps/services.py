@@ -19,7 +19,7 @@ from citeview.core.parse import Attachment, DumpBytes
 from citeview.core.phrases import phrase
 from citeview.dumps.blobs import blob_store
 from citeview.dumps.derived import derived_fields, fields_of_result, normalised_result
-from citeview.dumps.models import AttachedDocument, Dump, EncodedJSON, ReadState, Tag
+from citeview.dumps.models import Assignment, AttachedDocument, Dump, EncodedJSON, ReadState, Tag
 from citeview.dumps.selectors import dump_read_pending
 from citeview.dumps.signals import dump_read_failed, dump_stored, result_written
 from citeview.dumps.tasks import read_dump
@@ -289,15 +289,27 @@ def tags_named(names: list[str]) -> list[Tag]:
     return [Tag.objects.get_or_create(name=name)[0] for name in dict.fromkeys(names)]
 
 
-def dump_organise(*, dump: Dump, title: str, tag_names: list[str], assignee: Any) -> Dump:
-    """Set a dump's title, tags (made as needed) and assigned editor."""
+def dump_organise(*, dump: Dump, title: str, tag_names: list[str]) -> Dump:
+    """Set a dump's title and tags (made as needed)."""
     with transaction.atomic():
         dump.title = title
-        dump.assignee = assignee
-        dump.save(update_fields=["title", "assignee"])
+        dump.save(update_fields=["title"])
         dump.tags.set(tags_named(tag_names))
         dump_changed(dump=dump)
     return dump
+
+
+def dump_assignments_set(*, dump: Dump, add: list[Any], remove: set[int], by: Any) -> list[str]:
+    """Assign ``dump`` to the editors ``add`` and no longer to the users whose ids are ``remove``;
+    returns the names of those removed. Review's ``dump_assign`` calls this, having said who could
+    already read the verdicts."""
+    removed = Assignment.objects.filter(dump=dump, editor_id__in=remove).select_related("editor")
+    names = [assignment.editor.get_username() for assignment in removed]
+    removed.delete()
+    Assignment.objects.bulk_create(
+        [Assignment(dump=dump, editor=editor, assigned_by=by) for editor in add], ignore_conflicts=True
+    )
+    return names
 
 
 def dump_changed(*, dump: Dump) -> None:

@@ -1,5 +1,6 @@
-"""A dump's own pages: importing many at once, its raw bytes, and what the team adds to it (title, tags,
-assignee). The list and the viewer, which show a dump with its review, are composed in ``citeview.pages``."""
+"""A dump's own pages: importing many at once, its raw bytes, and what the team adds to it (its title and
+tags; its editors are assigned on review's pages). The list and the viewer, which show a dump with its
+review, are composed in ``citeview.pages``."""
 
 from __future__ import annotations
 
@@ -165,12 +166,7 @@ def dump_details(request: HttpRequest, pk: int) -> HttpResponse:
         errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
         messages.error(request, _("The details were not saved: %(errors)s") % {"errors": errors})
         return redirect(dump)
-    dump_organise(
-        dump=dump,
-        title=form.cleaned_data["title"],
-        tag_names=form.cleaned_data["tags"],
-        assignee=form.cleaned_data["assignee"],
-    )
+    dump_organise(dump=dump, title=form.cleaned_data["title"], tag_names=form.cleaned_data["tags"])
     messages.success(request, _("The details were saved."))
     return redirect(dump)
 

@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.core.paginator import Page
+from django.db.models import prefetch_related_objects
 from django.http import HttpRequest, QueryDict
 from django.middleware.csrf import get_token
 from django.template import Context, Template
@@ -27,12 +28,12 @@ from citeview.dumps.kept_fragments import (
     fragment_key,
     kept_fragment,
 )
-from citeview.dumps.models import Dump
-from citeview.dumps.selectors import dump_list, team_editors
+from citeview.dumps.models import CHECKS_NEEDED_CHOICES, Dump
+from citeview.dumps.selectors import assignees_prefetched, dump_list, team_editors
 from citeview.dumps.templatetags.bidi import show_bidi
 from citeview.review.citation_evidence import cited_page_snapshots
 from citeview.review.forms import CommentForm
-from citeview.review.selectors import dump_comments, editor_progress
+from citeview.review.selectors import assignable_editors_of, dump_comments, editor_progress
 from citeview.review.snapshot_views import provenance_text
 
 
@@ -40,11 +41,16 @@ def list_rows(versions: list[DumpVersion], user: Any) -> list[SafeString]:
     """The list's rows, in the order of ``versions``: kept ones read at once, the rest made in a constant
     number of queries (the dumps, their tags, their progress)."""
 
+    can_assign = user.has_perm(roles.ORGANISE)
+
     def make(missing: list[DumpVersion]) -> dict[int, SafeString]:
         dumps = list(dump_list().filter(pk__in=[version.pk for version in missing]))
         progress = editor_progress([dump.pk for dump in dumps])
         return {
-            dump.pk: render_to_string("pages/_dump_row.html", {"dump": dump, "editors": progress.get(dump.pk, [])})
+            dump.pk: render_to_string(
+                "pages/_dump_row.html",
+                {"dump": dump, "editors": progress.get(dump.pk, []), "can_assign": can_assign},
+            )
             for dump in dumps
         }
 
@@ -54,8 +60,8 @@ def list_rows(versions: list[DumpVersion], user: Any) -> list[SafeString]:
 
 def viewer_page(dump: Dump, user: Any, whole: Callable[[], Dump]) -> dict[str, str]:
     """The viewer's page around its body, kept in one piece: its ``title``, and as ``content`` its
-    header, review progress and comments, the form of its title, tags and assignee for those who may
-    change them, the comment box for those who may comment, and the search box. Keyed by the dump's
+    header, review progress and comments, the forms of its title and tags and of its editors for those
+    who may change them, the comment box for those who may comment, and the search box. Keyed by the dump's
     version, the reader's role and whether they may organise and comment, and the editors the form
     offers; each form's CSRF token is the reader's, put in by ``with_csrf_token``. ``dump`` need have
     only what it is keyed by; ``whole`` reads all of it, when the piece must be made."""
@@ -68,16 +74,19 @@ def viewer_page(dump: Dump, user: Any, whole: Callable[[], Dump]) -> dict[str, s
 
 
 def _viewer_page(dump: Dump, can_record: bool, organise: bool, comment: bool) -> dict[str, str]:
-    details_form = None
+    prefetch_related_objects([dump], assignees_prefetched())  # the header and the progress both name them
+    details_form, assignment = None, None
     if organise:
         tags = ", ".join(tag.name for tag in dump.tags.all())
-        details_form = DumpDetailsForm(initial={"title": dump.title, "tags": tags, "assignee": dump.assignee})
+        details_form = DumpDetailsForm(initial={"title": dump.title, "tags": tags})
+        assignment = {"editors": assignable_editors_of(dump), "choices": CHECKS_NEEDED_CHOICES}
     context = {
         "dump": dump,
         "progress": editor_progress([dump.pk]).get(dump.pk, []),
         "can_record": can_record,
         "comments": dump_comments(dump),
         "details_form": details_form,
+        "assignment": assignment,
         "comment_form": CommentForm() if comment else None,
         "snapshots": _snapshots_listed(dump),
         "csrf_token": CSRF_MARKER,
@@ -119,7 +128,7 @@ def list_content(
     and the upload limit (``checked_fragment``). Its filters' form is made only if the list is
     (``filter_form``). Its form's CSRF token is the reader's, put in by ``with_csrf_token``."""
     versions = [DumpVersion(**version) for version in page]
-    can_store = user.has_perm(roles.STORE)
+    can_store, can_assign = user.has_perm(roles.STORE), user.has_perm(roles.ORGANISE)
 
     def make() -> SafeString:
         context = {
@@ -134,12 +143,15 @@ def list_content(
             "max_dump_bytes": settings.CITEVIEW_MAX_DUMP_BYTES,
             "max_dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / (1024 * 1024), 1),
             "csrf_token": CSRF_MARKER,
+            "can_assign": can_assign,
+            "assign_editors": [editor.username for editor in team_editors() if editor.is_active] if can_assign else [],
+            "checks_needed_choices": CHECKS_NEEDED_CHOICES,
         }
         return render_to_string("pages/_list.html", context)
 
     if form.is_bound or page_query:
         return make()
-    where = [roles.fragment_audience(user), can_store, page.number]
+    where = [roles.fragment_audience(user), can_store, can_assign, page.number]
     made_from = [versions, page.paginator.count, filter_choices(), settings.CITEVIEW_MAX_DUMP_BYTES]
     return checked_fragment("list-page", where, made_from, make)
 

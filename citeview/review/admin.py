@@ -8,7 +8,7 @@ class CheckRevisionInline(admin.TabularInline):
     model = CheckRevision
     extra = 0
     can_delete = False
-    readonly_fields = ("editor", "created_at", "item_version", "before", "after")
+    readonly_fields = ("editor", "created_at", "item_version", "before", "after", "is_undo", "undoes", "not_blind")
 
     def has_add_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
@@ -16,17 +16,26 @@ class CheckRevisionInline(admin.TabularInline):
 
 @admin.register(Check)
 class CheckAdmin(admin.ModelAdmin):
-    """Checks are read here, never edited: every change goes through the check panel and its revisions."""
+    """Checks and settlements are read here, never edited or deleted: every change goes through the check
+    panel and its revisions."""
 
-    list_display = ("dump", "item_key", "kind", "editor", "verdict", "verification_worthy", "updated_at")
-    list_filter = ("kind", "verdict", "provider")
+    list_display = ("dump", "item_key", "kind", "editor", "verdict", "is_settlement", "updated_at")
+    list_filter = ("kind", "verdict", "is_settlement", "provider")
     search_fields = ("statement_text", "source_url", "note", "editor__username")
     inlines = [CheckRevisionInline]
+
+    def get_queryset(self, request):  # type: ignore[no-untyped-def]
+        return Check.rows.all()  # the settlements too (``Check.objects`` is the editors' own checks)
 
     def has_change_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
 
     def has_add_permission(self, request) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+    # The history of checks is append-only (``review.models.KeptQuerySet``): no one deletes a check,
+    # a settlement or a revision, staff included.
+    def has_delete_permission(self, request, obj=None) -> bool:  # type: ignore[no-untyped-def]
         return False
 
 

@@ -28,6 +28,8 @@ from citeview.dumps.viewer_body import rendered_answers
 from citeview.review.forms import CheckForm, CommentForm, SettleForm
 from citeview.review.models import VERDICTS, Check, Comment
 from citeview.review.selectors import (
+    SETTLE_ASSIGNED,
+    SETTLE_TOOK_PART,
     editor_progress,
     finished_by_anyone,
     finished_keys,
@@ -39,6 +41,8 @@ from citeview.review.selectors import (
     item_versions,
     others_checks_of_item,
     own_checks,
+    reads_every_verdict,
+    settle_refusal,
     unassigned_unchecked,
     visible_item_verdicts,
     visible_settlements,
@@ -110,6 +114,9 @@ class CheckPage:
     settlement: dict[str, Any] | None
     settle: dict[str, Any] | None
     unassigned: dict[str, Any] | None
+    # An editor who reads every verdict (a lead or staff not assigned to the dump) is told that a check
+    # they save is not blind.
+    not_blind: bool
 
     def context(self) -> dict[str, Any]:
         """The template's context: each field by its name."""
@@ -184,6 +191,7 @@ def check_page(
         settlement=_settlement_view(readable.settlements.get(item.key)),
         settle=_settle_offer(request, dump, item, readable, settle_form) if disputed else None,
         unassigned=unassigned_offer() if all_done and next_dump is None else None,
+        not_blind=is_editor and reads_every_verdict(request.user, dump),
     )
 
 
@@ -222,9 +230,12 @@ def _settlement_view(settlement: Check | None) -> dict[str, Any] | None:
 def _settle_offer(
     request: HttpRequest, dump: Dump, item: CheckItem, readable: _Readable, form: SettleForm | None
 ) -> dict[str, Any] | None:
-    """The settle form of a disputed item, for a settler: the editors' verdicts to pick from, or another."""
+    """The settle form of a disputed item, for a settler: the editors' verdicts to pick from, or another;
+    for a settler who may not settle it (``settle_refusal``), why, and who does."""
     if not roles.can_settle(request.user) or item.kind != "citation":
         return None
+    if (refusal := settle_refusal(request.user, dump, item.key)) is not None:
+        return {"refused": settle_refusal_text(refusal)}
     given: dict[str, list[str]] = {}
     for editor, verdict in readable.verdicts.get(item.key, []):
         given.setdefault(verdict, []).append(editor)
@@ -236,6 +247,21 @@ def _settle_offer(
         form = SettleForm(initial=initial, given=given)
     form.given = given
     return {"form": form, "url": reverse("review:settle", args=[dump.pk, item.key])}
+
+
+def settle_refusal_text(refusal: str) -> str:
+    """Why a settler may not settle an item, in words, and who does."""
+    if refusal == SETTLE_TOOK_PART:
+        return _(
+            "You gave a verdict on this item, so you cannot settle it: a settlement judges the editors' "
+            "verdicts, yours among them. Another lead or a member of staff settles it."
+        )
+    if refusal == SETTLE_ASSIGNED:
+        return _(
+            "You are assigned to this dump as an editor, so you check it blind like the other editors and "
+            "cannot settle its disagreements. A lead who is not assigned to it, or a member of staff, settles them."
+        )
+    return _("Only a lead or a member of staff settles disagreements.")
 
 
 def unassigned_offer() -> dict[str, Any]:
@@ -367,6 +393,7 @@ def _history(dump: Dump, item: CheckItem, user: Any) -> list[dict[str, Any]]:
             "editor": revision.editor.get_username(),
             "at": revision.created_at,
             "undo": revision.is_undo,
+            "not_blind": revision.not_blind,
             "settled": revision.check_record.is_settlement,
             "reason": revision.after.get("note", "") if revision.check_record.is_settlement else "",
             "changes": [
@@ -533,7 +560,8 @@ def _next_unresolved_url(dump: Dump, items: list[CheckItem], position: int, show
 
 
 def next_assigned(user: Any, dump: Dump) -> Dump | None:
-    return work_queue(user).exclude(pk=dump.pk).first()
+    """The next dump assigned to ``user`` with items waiting for them, after this one."""
+    return next((entry.dump for entry in work_queue(user, limit=1, besides=dump.pk)), None)
 
 
 def _undo_offer(dump: Dump, user: Any, items: list[CheckItem]) -> dict[str, Any] | None:

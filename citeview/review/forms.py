@@ -7,6 +7,8 @@ from django import forms
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
+from citeview.dumps.forms import assignable_editors
+from citeview.dumps.models import CHECKS_NEEDED_CHOICES
 from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
 
 if TYPE_CHECKING:
@@ -191,3 +193,44 @@ class SettleForm(forms.Form):
         radios = list(self["verdict"])
         options = [{"radio": radio, "editors": self.given.get(str(radio.data["value"]), [])} for radio in radios]
         return sorted(options, key=lambda option: not option["editors"])
+
+
+class AssignForm(forms.Form):
+    """Whom a dump is assigned to, and how many of them check each item independently (the dump's page)."""
+
+    editors: forms.ModelMultipleChoiceField[Any] = forms.ModelMultipleChoiceField(
+        label=_("Editors who check it"), queryset=None, required=False, widget=forms.CheckboxSelectMultiple
+    )
+    checks_needed = forms.TypedChoiceField(
+        label=_("Independent checks per item"), choices=CHECKS_NEEDED_CHOICES, coerce=int
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast("forms.ModelMultipleChoiceField[Any]", self.fields["editors"]).queryset = assignable_editors()
+
+
+class BulkAssignForm(forms.Form):
+    """Several dumps of the list assigned at once: the editors chosen are added to each (those assigned
+    already stay), and the checks per item set, unless left as each dump has it."""
+
+    dumps = forms.TypedMultipleChoiceField(coerce=int, error_messages={"required": _("Choose at least one dump.")})
+    editors: forms.ModelMultipleChoiceField[Any] = forms.ModelMultipleChoiceField(
+        label=_("Assign to"),
+        queryset=None,
+        to_field_name="username",
+        error_messages={"required": _("Choose at least one editor.")},
+    )
+    checks_needed = forms.TypedChoiceField(
+        label=_("Independent checks per item"),
+        choices=[("", _("as each dump has it")), *CHECKS_NEEDED_CHOICES],
+        coerce=int,
+        empty_value=None,
+        required=False,
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        cast("forms.ModelMultipleChoiceField[Any]", self.fields["editors"]).queryset = assignable_editors()
+        chosen = self.data.getlist("dumps") if isinstance(self.data, QueryDict) else []
+        cast(forms.TypedMultipleChoiceField, self.fields["dumps"]).choices = [(value, value) for value in chosen]

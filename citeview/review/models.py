@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import operator
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -29,6 +33,12 @@ FINISHED = models.Q(kind="citation") & ~models.Q(verdict="") | models.Q(kind="st
 CITATION_FIELDS = ("verdict", "subject", "time", "conditions", "evidence_quote", "note")
 STATEMENT_FIELDS = ("verification_worthy", "supported_together", "note")
 
+# A check that records something. Undoing the save that made a check leaves it empty, not deleted (its
+# history is kept): an empty check is no check to read, count or export.
+RECORDED = functools.reduce(
+    operator.or_, (~models.Q(**{name: ""}) for name in dict.fromkeys(CITATION_FIELDS + STATEMENT_FIELDS))
+)
+
 
 class ItemState(models.Model):
     """The shared version of one item of a dump. Every saved check of the item, by any editor, moves it
@@ -43,18 +53,30 @@ class ItemState(models.Model):
         constraints = [models.UniqueConstraint(fields=["dump", "key"], name="one_state_per_item")]
 
 
+class HistoryIsKept(Exception):
+    """A check, a settlement or a revision was about to be deleted: the history of checks is append-only."""
+
+
+class KeptQuerySet(models.QuerySet[Any]):
+    """Rows that are never deleted: the history of checks (checks, settlements, revisions). Undo writes a
+    revision that puts the earlier values back; a settlement is changed only by another settlement."""
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise HistoryIsKept(f"{self.model.__name__} rows are never deleted: the history of checks is kept whole.")
+
+
 class EditorCheckManager(models.Manager["Check"]):
     """The editors' own checks: what progress, agreement (κ, α) and blind first are computed on."""
 
     def get_queryset(self) -> models.QuerySet[Check]:
-        return super().get_queryset().filter(is_settlement=False)
+        return KeptQuerySet(self.model, using=self._db).filter(is_settlement=False)
 
 
 class SettlementManager(models.Manager["Check"]):
     """The settled verdicts: one per item at most, by a lead or staff, where editors disagree."""
 
     def get_queryset(self) -> models.QuerySet[Check]:
-        return super().get_queryset().filter(is_settlement=True)
+        return KeptQuerySet(self.model, using=self._db).filter(is_settlement=True)
 
 
 class Check(models.Model):
@@ -71,7 +93,8 @@ class Check(models.Model):
 
     KIND_CHOICES = [("citation", _("citation")), ("statement", _("statement"))]
 
-    dump = models.ForeignKey(Dump, on_delete=models.CASCADE, related_name="checks")
+    # PROTECT: a dump with checks cannot be deleted, nor can the user who made one (deactivate them).
+    dump = models.ForeignKey(Dump, on_delete=models.PROTECT, related_name="checks")
     item_key = models.CharField(max_length=40)
     kind = models.CharField(max_length=10, choices=KIND_CHOICES)
     editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="checks")
@@ -109,7 +132,7 @@ class Check(models.Model):
 
     objects = EditorCheckManager()
     settlements = SettlementManager()
-    rows = models.Manager()
+    rows = models.Manager.from_queryset(KeptQuerySet)()
 
     class Meta:
         base_manager_name = "rows"
@@ -138,26 +161,46 @@ class Check(models.Model):
         fields = CITATION_FIELDS if self.kind == "citation" else STATEMENT_FIELDS
         return {name: getattr(self, name) for name in fields}
 
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise HistoryIsKept("A check is never deleted: undo puts its earlier values back, as a revision.")
+
 
 class CheckRevision(models.Model):
-    """One save of a check: who, when, and what changed from what.
+    """One save of a check: who, when, and what changed from what. Written once, never changed or
+    deleted.
 
     One save can change several checks (a citation's and its statement's answers; many statements
-    marked at once): its revisions share ``save_id``, and undoing the save undoes them together, with
-    revisions of its own (``is_undo``), so that nothing is lost."""
+    marked at once): its revisions share ``save_id``. Undoing a save writes revisions of its own
+    (``is_undo``) that put back what it changed, each naming the save it undoes (``undoes``), so
+    that nothing is lost and the undone save stays in the history as it was."""
 
-    check_record = models.ForeignKey(Check, on_delete=models.CASCADE, related_name="revisions")
+    # PROTECT: a revision outlives nothing it records (a check is never deleted either).
+    check_record = models.ForeignKey(Check, on_delete=models.PROTECT, related_name="revisions")
     editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     item_version = models.PositiveIntegerField()
     before = models.JSONField(default=dict)
     after = models.JSONField(default=dict)
     save_id = models.CharField(max_length=32, blank=True, db_index=True)  # blank for saves made before undo
-    undone = models.BooleanField(default=False)  # this save was undone (by a later revision marked is_undo)
     is_undo = models.BooleanField(default=False)  # this revision puts back what an undone save changed
+    undoes = models.CharField(max_length=32, blank=True, db_index=True)  # the save_id it undoes
+    # This save gave the check its verdict (or its answer) while the editor could already read another
+    # editor's verdict on the item: not a blind check (a lead who read every verdict before being
+    # assigned, or who checks a dump they are not assigned to).
+    not_blind = models.BooleanField(default=False)
+
+    objects = models.Manager.from_queryset(KeptQuerySet)()
 
     class Meta:
         ordering = ["created_at", "id"]
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise HistoryIsKept("A revision is written once and never changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise HistoryIsKept("A revision is never deleted.")
 
 
 class Comment(models.Model):

@@ -7,15 +7,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
 from django.db.models import Count, Exists, F, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce, Least
 
 from citeview.accounts import roles
 from citeview.core.review.items import CheckItem
-from citeview.dumps.models import Dump, ReadState
+from citeview.dumps.models import Assignment, Dump, ReadState
 from citeview.dumps.selectors import HEAVY_FIELDS
 from citeview.dumps.selectors import dump_check_items as dump_check_items  # review's pages read items here
-from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
+from citeview.review.models import FINISHED, RECORDED, Check, CheckRevision, Comment, ItemState
 
 
 def item_version(dump: Dump, key: str) -> int:
@@ -51,9 +53,22 @@ def finished_by_anyone(dump: Dump) -> set[str]:
     return set(Check.objects.filter(FINISHED, dump=dump, is_item=True).values_list("item_key", flat=True))
 
 
-def work_queue(user: Any) -> QuerySet[Dump]:
-    """The dumps assigned to ``user`` that they have not finished checking, the longest waiting first,
-    each with ``mine``: how many of its items they have finished. In one query, however many dumps."""
+@dataclass(frozen=True)
+class QueueEntry:
+    """A dump assigned to an editor that has items waiting for them: items they have not checked that
+    still lack the independent checks they need (``Dump.checks_needed``). ``second_check``: of those,
+    the items another editor has checked already, waiting for a second check."""
+
+    dump: Dump
+    mine: int  # items of the dump the editor has checked
+    waiting: int
+    second_check: int
+
+
+def work_queue(user: Any, limit: int = 200, *, besides: int | None = None) -> list[QueueEntry]:
+    """The dumps assigned to ``user`` with items waiting for them, the longest waiting first (at most
+    ``limit``; ``besides`` a dump's id to leave out). Three queries, however many dumps: the dumps
+    neither complete nor finished by the user, their tags, then their finished checks counted per item."""
     mine = (
         Check.objects.filter(FINISHED, dump=OuterRef("pk"), editor=user, is_item=True)
         .order_by()
@@ -62,21 +77,57 @@ def work_queue(user: Any) -> QuerySet[Dump]:
         .values("n")
     )
     checkable = Least(F("item_count"), Value(settings.CITEVIEW_MAX_ITEMS_PER_DUMP))  # as Dump.checkable_item_count
-    return (
-        Dump.objects.filter(assignee=user, read_state=ReadState.READY, item_count__gt=0)
+    open_dumps = (
+        Dump.objects.filter(assignments__editor=user, read_state=ReadState.READY, item_count__gt=0)
         .defer(*HEAVY_FIELDS)
         .annotate(mine=Coalesce(Subquery(mine, output_field=IntegerField()), 0), checkable=checkable)
-        .filter(mine__lt=F("checkable"))
+        .filter(mine__lt=F("checkable"), complete_item_count__lt=F("checkable"))
+        .exclude(pk=besides)
         .prefetch_related("tags")
         .order_by("created_at", "id")
     )
+    dumps = list(open_dumps[: limit * 2])  # a few may hold nothing left for the user: only others' items
+    counts = _finished_per_item([dump.pk for dump in dumps], user)
+    entries = []
+    for dump in dumps:
+        by_others = [others for others, own in counts.get(dump.pk, []) if not own]
+        complete_without_user = sum(1 for n in by_others if n >= dump.checks_needed)
+        waiting = dump.checkable - dump.mine - complete_without_user
+        if waiting > 0:
+            second = sum(1 for n in by_others if 0 < n < dump.checks_needed)
+            entries.append(QueueEntry(dump, dump.mine, waiting, second))
+    return entries[:limit]
+
+
+def _finished_per_item(dump_ids: list[int], user: Any) -> dict[int, list[tuple[int, bool]]]:
+    """Per dump, for each item someone has finished: how many other editors finished it, and whether
+    ``user`` did."""
+    rows = (
+        Check.objects.filter(FINISHED, dump_id__in=dump_ids, is_item=True)
+        .values("dump_id", "item_key")
+        .annotate(others=Count("id", filter=~Q(editor=user)), own=Count("id", filter=Q(editor=user)))
+        .order_by()
+    )
+    counts: dict[int, list[tuple[int, bool]]] = defaultdict(list)
+    for row in rows:
+        counts[row["dump_id"]].append((row["others"], row["own"] > 0))
+    return counts
 
 
 def assigned_unread(user: Any) -> QuerySet[Dump]:
     """The dumps assigned to ``user`` that a worker has still to read, or could not: nothing to check
     yet, but theirs (the work queue lists them apart, with how reading stands)."""
-    dumps = Dump.objects.filter(assignee=user).exclude(read_state=ReadState.READY).defer(*HEAVY_FIELDS)
+    dumps = Dump.objects.filter(assignments__editor=user).exclude(read_state=ReadState.READY).defer(*HEAVY_FIELDS)
     return dumps.order_by("created_at", "id")
+
+
+def dump_assignments(dump: Dump) -> list[Assignment]:
+    """The dump's assignments, by the editor's name, with the editors."""
+    return list(Assignment.objects.filter(dump=dump).select_related("editor", "assigned_by"))
+
+
+def is_assigned(user: Any, dump: Dump) -> bool:
+    return Assignment.objects.filter(dump=dump, editor_id=user.pk).exists()
 
 
 def finished_keys(dump: Dump, editor: Any) -> set[str]:
@@ -108,7 +159,8 @@ def item_checks(dump: Dump, item: CheckItem, user: Any) -> list[Check]:
 
 def item_history(dump: Dump, item: CheckItem, user: Any) -> list[CheckRevision]:
     """Every save of the checks of the item that ``user`` may read, its settlement's too, newest first."""
-    checks = checks_visible_to(user, Check.rows.filter(dump=dump, item_key__in={item.key, item.statement_key}))
+    rows = Check.rows.filter(dump=dump, item_key__in={item.key, item.statement_key})
+    checks = checks_visible_to(user, rows, emptied=True)
     revisions = CheckRevision.objects.filter(check_record__in=checks)
     return list(revisions.select_related("editor", "check_record").order_by("-created_at", "-id"))
 
@@ -126,15 +178,21 @@ class Dispute:
     verdicts: list[tuple[str, str]]  # (editor, verdict), by editor
 
 
-def disputes_waiting(limit: int = 200) -> tuple[list[Dispute], int]:
-    """The disagreements nobody has settled, the longest waiting first (at most ``limit``), and how many
-    there are in all. For settlers only (who may read every disputed item): in three queries."""
+def disputes_waiting(user: Any, limit: int = 200) -> tuple[list[Dispute], int]:
+    """The disagreements ``user`` may settle that nobody has settled, the longest waiting first (at most
+    ``limit``), and how many there are in all: none for one who may not settle, and never an item the
+    user gave a verdict on or one of a dump they are assigned to (``settle_refusal``). Three queries."""
+    if not roles.can_settle(user):
+        return [], 0
+    own = _verdict_checks().filter(dump_id=OuterRef("dump_id"), item_key=OuterRef("item_key"), editor_id=user.pk)
     waiting = (
         _verdict_checks()
         .values("dump_id", "item_key")
         .annotate(verdicts=Count("verdict", distinct=True), since=Max("created_at"))
         .filter(verdicts__gt=1)
         .exclude(Exists(Check.settlements.filter(dump_id=OuterRef("dump_id"), item_key=OuterRef("item_key"))))
+        .exclude(Exists(own))
+        .exclude(Exists(Assignment.objects.filter(dump_id=OuterRef("dump_id"), editor_id=user.pk)))
         .order_by("since", "dump_id", "item_key")
     )
     total = waiting.count()
@@ -168,6 +226,31 @@ def disputes_waiting(limit: int = 200) -> tuple[list[Dispute], int]:
     return disputes, total
 
 
+def settle_waiting_count(user: Any) -> int:
+    """How many disagreements ``user`` may settle are waiting (the header's link): no query for one who
+    may not settle."""
+    return disputes_waiting(user, limit=0)[1] if roles.can_settle(user) else 0
+
+
+# Why a user may not settle an item (``settle_refusal``).
+SETTLE_NOT_SETTLER = "not_settler"  # only a lead or staff settle
+SETTLE_ASSIGNED = "assigned"  # assigned to the dump as an editor: blind first holds for them
+SETTLE_TOOK_PART = "took_part"  # they gave a verdict on the item: another lead or staff settles it
+
+
+def settle_refusal(user: Any, dump: Dump, item_key: str) -> str | None:
+    """Why ``user`` may not settle the item ``item_key`` of ``dump``, or None if they may. A settler
+    judges the editors' verdicts, so never their own, and reads them all, so is not blind to them.
+    ``disputes_waiting`` lists by the same rule."""
+    if not roles.can_settle(user):
+        return SETTLE_NOT_SETTLER
+    if _verdict_checks().filter(dump=dump, item_key=item_key, editor_id=user.pk).exists():
+        return SETTLE_TOOK_PART
+    if is_assigned(user, dump):
+        return SETTLE_ASSIGNED
+    return None
+
+
 def _verdict_checks() -> QuerySet[Check]:
     """The editors' verdicts on citation items."""
     return Check.objects.filter(kind="citation", is_item=True).exclude(verdict="")
@@ -175,28 +258,35 @@ def _verdict_checks() -> QuerySet[Check]:
 
 def unassigned_unchecked() -> QuerySet[Dump]:
     """Dumps assigned to nobody that nobody has started checking (the list's "nobody", "not started")."""
-    return Dump.objects.filter(
-        assignee__isnull=True, read_state=ReadState.READY, item_count__gt=0, checked_item_count=0
-    ).defer(*HEAVY_FIELDS)
+    return (
+        Dump.objects.filter(read_state=ReadState.READY, item_count__gt=0, checked_item_count=0)
+        .exclude(Exists(Assignment.objects.filter(dump=OuterRef("pk"))))
+        .defer(*HEAVY_FIELDS)
+    )
 
 
 def dump_comments(dump: Dump) -> list[Comment]:
     return list(Comment.objects.filter(dump=dump).select_related("author"))
 
 
-def checks_visible_to(user: Any, checks: QuerySet[Check]) -> QuerySet[Check]:
-    """Blind first, for every reader: the checks of ``checks`` that ``user`` may read.
+def checks_visible_to(user: Any, checks: QuerySet[Check], *, emptied: bool = False) -> QuerySet[Check]:
+    """Blind first, for every reader: the checks of ``checks`` that ``user`` may read (and that record
+    something: a check emptied by an undo is read only by the history, which asks with ``emptied``).
 
     An editor reads their own checks, and another editor's check of an item only once their own check of
     that item is finished; a statement's shared answers (worthy, supported together) once they have
     finished any item of that statement, as they have then given their own. Judging after seeing
     another's answer anchors the judgement (``../shared/docs/evidence-review.md``). Reviewers record
-    nothing, so they read everything. A settler (a lead, or staff) also reads every check of an item
-    where editors disagree, and its statement's answers: they are there to settle it. The same rule
-    holds for settlements (``Check.rows``, ``Check.settlements``): an editor reads an item's final
-    verdict once they have given their own. Every page, API view, export, report and figure that shows
-    checks reads them through here, so no reader can forget the rule.
+    nothing, so they read everything. A settler (a lead, or staff) reads every check of a dump they are
+    not assigned to, as a reviewer does: settling and the report need them. Assigned to it as an
+    editor, they are blind first like any editor (one who read the verdicts before being assigned
+    checks not blind, and the history says so: ``CheckRevision.not_blind``). The same rule holds for
+    settlements (``Check.rows``, ``Check.settlements``): an editor reads an item's final verdict once
+    they have given their own. Every page, API view, export, report and figure that shows checks reads
+    them through here, so no reader can forget the rule.
     """
+    if not emptied:
+        checks = checks.filter(RECORDED)
     if not roles.can_record(user):
         return checks
     finished = Check.objects.filter(FINISHED, editor=user, is_item=True, dump=OuterRef("dump"))
@@ -206,35 +296,29 @@ def checks_visible_to(user: Any, checks: QuerySet[Check]) -> QuerySet[Check]:
         | Exists(finished.filter(statement_key=OuterRef("item_key")))
     )
     if roles.can_settle(user):
-        # A settler reads a disputed item whole, unchecked by them or not: it has two independent verdicts
-        # already, so blind first loses nothing, and settling needs them. Its statement's answers too.
-        readable |= Exists(_disputed().filter(item_key=OuterRef("item_key"))) | Exists(
-            _disputed().filter(statement_key=OuterRef("item_key"))
-        )
+        readable |= Q(~Exists(Assignment.objects.filter(dump=OuterRef("dump"), editor_id=user.pk)))
     return checks.filter(readable)
 
 
-def _disputed() -> QuerySet[Check]:
-    """The verdicts, in the outer check's dump, that another editor's verdict on the same item differs
-    from: their items are those where editors disagree."""
-    differing = (
-        _verdict_checks()
-        .filter(dump=OuterRef("dump"), item_key=OuterRef("item_key"))
-        .exclude(verdict=OuterRef("verdict"))
-    )
-    return _verdict_checks().filter(dump=OuterRef("dump")).filter(Exists(differing))
+def reads_every_verdict(user: Any, dump: Dump) -> bool:
+    """Whether blind first hides nothing of ``dump`` from ``user`` (as ``checks_visible_to`` decides): a
+    reviewer, or a lead or staff not assigned to it."""
+    if not roles.can_record(user):
+        return True
+    return roles.can_settle(user) and not is_assigned(user, dump)
 
 
 def hidden_check_count(user: Any, checks: QuerySet[Check]) -> int:
     """How many of ``checks`` blind first keeps from ``user``: readers say so rather than cut silently."""
     if not roles.can_record(user):
         return 0
-    return checks.count() - checks_visible_to(user, checks).count()
+    recorded = checks.filter(RECORDED)
+    return recorded.count() - checks_visible_to(user, recorded).count()
 
 
 def check_visible_to(user: Any, check: Check) -> bool:
     """Whether blind first lets ``user`` read ``check`` (``checks_visible_to``)."""
-    return checks_visible_to(user, Check.rows.filter(pk=check.pk)).exists()
+    return checks_visible_to(user, Check.rows.filter(pk=check.pk), emptied=True).exists()
 
 
 def own_checks(dump: Dump, user: Any, keys: set[str]) -> QuerySet[Check]:
@@ -300,23 +384,26 @@ def sees_own_progress_only(user: Any) -> bool:
 
 def progress_per_editor(user: Any, dumps: QuerySet[Dump] | None = None) -> list[EditorProgress]:
     """Each editor's progress over ``dumps`` (every dump when None), by name, as ``user`` may read it:
-    an editor their own, a lead, staff or a reviewer the whole team's. Three queries, however many
-    editors and dumps."""
+    an editor their own, a lead, staff or a reviewer the whole team's. An editor's checked items are
+    their own checks on the dumps assigned to them, however many others are assigned too. Three
+    queries, however many editors and dumps."""
     chosen = Dump.objects.all() if dumps is None else dumps
     ready = chosen.filter(read_state=ReadState.READY, item_count__gt=0).order_by()
-    checkable = Least(F("item_count"), Value(settings.CITEVIEW_MAX_ITEMS_PER_DUMP))  # as Dump.checkable_item_count
-    assigned = ready.filter(assignee__isnull=False)
+    # As Dump.checkable_item_count.
+    checkable = Least(F("dump__item_count"), Value(settings.CITEVIEW_MAX_ITEMS_PER_DUMP))
+    assigned = Assignment.objects.filter(dump__in=ready.values("pk"))
     checks = Check.objects.filter(FINISHED, is_item=True, dump__in=ready.values("pk"))
     if sees_own_progress_only(user):
-        assigned, checks = assigned.filter(assignee=user), checks.filter(editor=user)
+        assigned, checks = assigned.filter(editor=user), checks.filter(editor=user)
     settled = Check.settlements.filter(dump=OuterRef("dump"), item_key=OuterRef("item_key"))
+    on_assigned = Assignment.objects.filter(dump=OuterRef("dump"), editor=OuterRef("editor"))
     rows: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for assignment in assigned.values("assignee__username").annotate(dumps=Count("id"), items=Sum(checkable)):
-        rows[assignment["assignee__username"]].update(
+    for assignment in assigned.values("editor__username").annotate(dumps=Count("id"), items=Sum(checkable)):
+        rows[assignment["editor__username"]].update(
             assigned_dumps=assignment["dumps"], assigned_items=assignment["items"] or 0
         )
     per_editor = (
-        checks.annotate(was_settled=Exists(settled), on_assigned=Q(dump__assignee=F("editor")))
+        checks.annotate(was_settled=Exists(settled), on_assigned=Exists(on_assigned))
         .values("editor__username")
         .annotate(
             checks=Count("id"),
@@ -338,3 +425,40 @@ def progress_per_editor(user: Any, dumps: QuerySet[Dump] | None = None) -> list[
         )
         for name, entry in sorted(rows.items())
     ]
+
+
+@dataclass(frozen=True)
+class AssignableEditor:
+    """An editor the dump's page offers to assign, and what assigning them means for blind first."""
+
+    pk: int
+    username: str
+    assigned: bool
+    # Not assigned, a lead or staff, and other editors have judged items of the dump: they can read
+    # those verdicts now, so their checks of those items will not be blind.
+    reads_verdicts: bool
+
+
+def assignable_editors_of(dump: Dump) -> list[AssignableEditor]:
+    """The active editors and leads, by name, each with whether they are assigned to ``dump`` and whether
+    they can already read its verdicts. Three queries, however many editors."""
+    users = get_user_model().objects.filter(groups__name__in=[roles.EDITOR, roles.LEAD], is_active=True)
+    editors = (
+        users.distinct().annotate(settles=_settles()).order_by("username").values_list("pk", "username", "settles")
+    )
+    assigned = set(Assignment.objects.filter(dump=dump).values_list("editor_id", flat=True))
+    judges = set(Check.objects.filter(FINISHED, dump=dump, is_item=True).values_list("editor_id", flat=True))
+    return [
+        AssignableEditor(pk, name, pk in assigned, settles and pk not in assigned and bool(judges - {pk}))
+        for pk, name, settles in editors
+    ]
+
+
+def _settles() -> Q:
+    """Whether a user may settle (``roles.can_settle``), in SQL: staff, or the settle permission given to
+    them or to a group of theirs (what ``has_perm`` reads for an active user)."""
+    app_label, codename = roles.SETTLE.split(".")
+    permission = {"codename": codename, "content_type__app_label": app_label}
+    by_group = Group.objects.filter(user=OuterRef("pk"), permissions__in=Permission.objects.filter(**permission))
+    by_user = Permission.objects.filter(user=OuterRef("pk"), **permission)
+    return Q(is_staff=True) | Q(is_superuser=True) | Q(Exists(by_group)) | Q(Exists(by_user))

@@ -9,12 +9,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Count, F, Subquery
 
+from citeview.accounts import roles
 from citeview.core.review.items import CheckItem, check_items
-from citeview.dumps.models import Dump, ReadState
+from citeview.dumps.models import Assignment, Dump, ReadState
 from citeview.dumps.selectors import dump_result_is_current, dumps_outdated
 from citeview.dumps.services import (
+    dump_assignments_set,
     dump_changed,
     dump_queue_read,
     dump_read_begin,
@@ -22,6 +24,7 @@ from citeview.dumps.services import (
     dump_refresh_result,
 )
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
+from citeview.review.selectors import reads_every_verdict, settle_refusal
 from citeview.review.signals import check_saved, disagreement_settled, dump_fully_checked
 from citeview.review.tasks import read_dump_again, rebuild_dump
 
@@ -157,13 +160,25 @@ class NothingToSettle(Exception):
     """The item is not one where editors disagree: there is nothing to settle."""
 
 
+@dataclass
+class SettleRefused(Exception):
+    """The settler may not settle this item (``selectors.settle_refusal`` says why): they gave a verdict
+    on it, or they are assigned to the dump as an editor and blind to the others' verdicts."""
+
+    reason: str
+
+
 def check_settle(*, dump: Dump, item: CheckItem, settler: Any, verdict: str, reason: str, seen_version: int) -> Check:
     """Record the final verdict of an item where editors disagree, with the settler's reason (kept in
-    ``note``). A settlement is a save like any other: the item's version is compared and moved on, the
-    change is kept as a revision, and the settler's undo takes it back. It is never an editor's check
-    (``Check.objects`` leaves it out), so progress and agreement (κ, α) do not count it."""
+    ``note``). A settlement is a save like any other: the item's version is compared and moved on and
+    the change is kept as a revision. Only another settlement changes it (undo does not), and a settler
+    never settles an item they gave a verdict on or check as an editor (:class:`SettleRefused`). It is
+    never an editor's check (``Check.objects`` leaves it out), so progress and agreement (κ, α) do not
+    count it."""
     with transaction.atomic():
         _lock(dump)
+        if (refusal := settle_refusal(settler, dump, item.key)) is not None:
+            raise SettleRefused(refusal)
         judged = Check.objects.filter(dump=dump, item_key=item.key, kind="citation", is_item=True).exclude(verdict="")
         if item.kind != "citation" or judged.values("verdict").distinct().count() < 2:
             raise NothingToSettle(item.key)
@@ -240,11 +255,13 @@ class _Write:
             dump=self.dump, item_key=key, editor=self.editor, defaults={"kind": kind, **snapshot}
         )
         before = {} if created else check.values()
+        was_finished = not created and check.finished
         for name, value in {**snapshot, **values}.items():
             setattr(check, name, value)  # what was judged is copied again: a rebuilt result may say it better
         after = check.values()
         check.save()
         if created or after != before:
+            judged = key == self.item.key and check.finished and not was_finished
             CheckRevision.objects.create(
                 check_record=check,
                 editor=self.editor,
@@ -252,6 +269,7 @@ class _Write:
                 before=before,
                 after=after,
                 save_id=self.save,
+                not_blind=judged and _could_read_others(self.dump, check),
             )
         return check
 
@@ -276,6 +294,30 @@ class _Write:
             save_id=self.save,
         )
         return check
+
+
+def _could_read_others(dump: Dump, check: Check) -> bool:
+    """Whether the editor of ``check``, giving it its verdict now, could already read another editor's
+    verdict on the item: they read every verdict of the dump (a lead not assigned to it), or they read
+    them before they were assigned (a lead assigned after others had judged the item), or their own
+    check of it was finished before (blind first then showed them the others') and was undone."""
+    others = Check.objects.filter(FINISHED, dump=dump, item_key=check.item_key, is_item=True).exclude(
+        editor_id=check.editor_id
+    )
+    if not others.exists():
+        return False
+    if reads_every_verdict(check.editor, dump):
+        return True
+    # Assigned after reading every verdict as a lead or staff: what was judged before was readable.
+    assigned_at = Assignment.objects.filter(dump=dump, editor_id=check.editor_id).values("assigned_at")
+    if roles.can_settle(check.editor) and others.filter(created_at__lt=Subquery(assigned_at)).exists():
+        return True
+    return any(_finished_values(check.kind, revision.after) for revision in check.revisions.all())
+
+
+def _finished_values(kind: str, values: dict[str, str]) -> bool:
+    """Whether a check with these values counts as done (as ``Check.finished``)."""
+    return bool(values.get("verdict" if kind == "citation" else "verification_worthy"))
 
 
 def _snapshot(item: CheckItem, response: dict[str, Any], kind: str, key: str) -> dict[str, Any]:
@@ -315,10 +357,18 @@ class Undone:
 
 
 def last_save(dump: Dump, editor: Any) -> list[CheckRevision]:
-    """The revisions of ``editor``'s last save in ``dump`` that has not been undone (an undo is no save
-    to undo: pressing undo again goes further back)."""
-    mine = CheckRevision.objects.filter(check_record__dump=dump, editor=editor, undone=False, is_undo=False)
-    latest = mine.exclude(save_id="").order_by("-created_at", "-id").values_list("save_id", flat=True).first()
+    """The revisions of ``editor``'s last save of their own checks in ``dump`` that has not been undone
+    (an undo is no save to undo: pressing undo again goes further back). A settlement is not undone:
+    only another settlement changes it."""
+    undone = CheckRevision.objects.filter(check_record__dump=dump, editor=editor, is_undo=True).values("undoes")
+    mine = (
+        CheckRevision.objects.filter(
+            check_record__dump=dump, check_record__is_settlement=False, editor=editor, is_undo=False
+        )
+        .exclude(save_id="")
+        .exclude(save_id__in=undone)
+    )
+    latest = mine.order_by("-created_at", "-id").values_list("save_id", flat=True).first()
     if latest is None:
         return []
     return list(mine.filter(save_id=latest).select_related("check_record").order_by("id"))
@@ -326,9 +376,10 @@ def last_save(dump: Dump, editor: Any) -> list[CheckRevision]:
 
 def check_undo(*, dump: Dump, editor: Any) -> Undone | None:
     """Undo ``editor``'s last save in ``dump``: each check it changed gets its earlier values back, as a
-    new revision (nothing is lost), and a check it made is removed. Only the editor's own save, and
-    only their own checks (each editor's check is theirs). The items' versions move on, so a page
-    opened before the undo cannot overwrite it unseen. None when there is nothing to undo."""
+    new revision that names the save it undoes; a check the save made is emptied, never deleted, so its
+    history stays whole. Only the editor's own save of their own checks (a settlement is changed only
+    by another settlement). The items' versions move on, so a page opened before the undo cannot
+    overwrite it unseen. None when there is nothing to undo."""
     with transaction.atomic():
         _lock(dump)
         revisions = last_save(dump, editor)
@@ -341,13 +392,12 @@ def check_undo(*, dump: Dump, editor: Any) -> Undone | None:
             check = revision.check_record
             if check.is_item and check.item_key not in items:
                 items.append(check.item_key)
-            if check.statement_key not in statements and not check.is_settlement:
+            if check.statement_key not in statements:
                 statements.append(check.statement_key)
-            if not revision.before:
-                check.delete()  # the save made it: undone, it was never there
-                continue
             current = check.values()
-            for name, value in revision.before.items():
+            # A save that made the check had nothing before it: undone, the check is left empty.
+            earlier = revision.before or dict.fromkeys(current, "")
+            for name, value in earlier.items():
                 setattr(check, name, value)
             check.save()
             CheckRevision.objects.create(
@@ -358,8 +408,8 @@ def check_undo(*, dump: Dump, editor: Any) -> Undone | None:
                 after=check.values(),
                 save_id=save,
                 is_undo=True,
+                undoes=revision.save_id,
             )
-        CheckRevision.objects.filter(pk__in=[r.pk for r in revisions]).update(undone=True)
         for statement_key in statements:
             _mirror_statement_answers(dump, editor, statement_key)
         ItemState.objects.filter(dump=dump, key__in=items).update(version=F("version") + 1, last_editor=editor)
@@ -368,18 +418,65 @@ def check_undo(*, dump: Dump, editor: Any) -> Undone | None:
 
 
 def dump_recount(*, dump: Dump) -> None:
-    """Items of the current result with at least one finished check (checks of keys a rebuilt
-    result no longer has stay in the reports, but do not count)."""
+    """Items of the current result with at least one finished check, and with the independent checks
+    they need (checks of keys a rebuilt result no longer has stay in the reports, but do not count).
+    ``dump.fully_checked`` is sent when the last item gets the checks it needs."""
     limit = settings.CITEVIEW_MAX_ITEMS_PER_DUMP
     keys = {item.key for item in check_items(dump.result["responses"], limit=limit)}
-    finished = Check.objects.filter(FINISHED, dump=dump, is_item=True).values_list("item_key", flat=True)
-    before = Dump.objects.filter(pk=dump.pk).values_list("checked_item_count", flat=True).first()
-    checked = len(keys & set(finished))
-    Dump.objects.filter(pk=dump.pk).update(checked_item_count=checked)
+    finished = (
+        Check.objects.filter(FINISHED, dump=dump, is_item=True)
+        .values("item_key")
+        .annotate(n=Count("id"))
+        .values_list("item_key", "n")
+        .order_by()
+    )
+    counts = {key: n for key, n in finished if key in keys}
+    stored = Dump.objects.filter(pk=dump.pk).values_list("complete_item_count", "checks_needed").first()
+    before, needed = stored if stored is not None else (0, 1)
+    complete = sum(1 for n in counts.values() if n >= needed)
+    Dump.objects.filter(pk=dump.pk).update(checked_item_count=len(counts), complete_item_count=complete)
     dump_changed(dump=dump)  # every save and undo of a check comes here
-    if keys and checked == len(keys) and before != checked:
+    if keys and complete == len(keys) and before != complete:
         pk = dump.pk
         transaction.on_commit(lambda: dump_fully_checked.send(sender=Dump, pk=pk))
+
+
+@dataclass(frozen=True)
+class AssignmentChange:
+    """What ``dump_assign`` changed: the editors added and removed (by name), and of those added, the
+    ones who could already read other editors' verdicts on the dump (a lead or staff not assigned to
+    it): their checks of items judged before are recorded as not blind."""
+
+    added: list[str]
+    removed: list[str]
+    read_verdicts_before: list[str]
+
+
+def dump_assign(
+    *, dump: Dump, editors: list[Any], by: Any, checks_needed: int | None = None, keep_others: bool = False
+) -> AssignmentChange:
+    """Assign ``dump`` to ``editors`` (and, unless ``keep_others``, to no one else), and set how many
+    independent checks its items need. Each editor added sees it in their queue; the counts that depend
+    on the checks needed are recounted."""
+    with transaction.atomic():
+        _lock(dump)
+        current = {assignment.editor_id for assignment in Assignment.objects.filter(dump=dump)}
+        wanted = {editor.pk: editor for editor in editors}
+        added = [editor for pk, editor in wanted.items() if pk not in current]
+        removed_ids = set() if keep_others else current - set(wanted)
+        judged = Check.objects.filter(FINISHED, dump=dump, is_item=True)
+        read_before = [e for e in added if reads_every_verdict(e, dump) and judged.exclude(editor=e).exists()]
+        removed = dump_assignments_set(dump=dump, add=added, remove=removed_ids, by=by)
+        if checks_needed is not None and checks_needed != dump.checks_needed:
+            Dump.objects.filter(pk=dump.pk).update(checks_needed=checks_needed)
+            dump.checks_needed = checks_needed
+            dump_recount(dump=Dump.objects.only("pk", "result").get(pk=dump.pk))
+        dump_changed(dump=dump)
+    return AssignmentChange(
+        added=sorted(e.get_username() for e in added),
+        removed=sorted(removed),
+        read_verdicts_before=sorted(e.get_username() for e in read_before),
+    )
 
 
 def dump_refresh(*, dump: Dump) -> Dump:

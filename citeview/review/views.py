@@ -29,13 +29,14 @@ from citeview.review.check_page import (
     next_assigned,
     next_url,
     plain_statement,
+    settle_refusal_text,
     shown_filter,
     shown_value,
     unassigned_offer,
     verdict_label,
 )
 from citeview.review.decorators import result_required
-from citeview.review.forms import CheckForm, CommentForm, NotClaimsForm, SettleForm
+from citeview.review.forms import AssignForm, BulkAssignForm, CheckForm, CommentForm, NotClaimsForm, SettleForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS
 from citeview.review.selectors import (
     assigned_unread,
@@ -48,14 +49,17 @@ from citeview.review.selectors import (
     work_queue,
 )
 from citeview.review.services import (
+    AssignmentChange,
     CheckConflict,
     ItemToSave,
     NothingToSettle,
+    SettleRefused,
     check_save,
     check_settle,
     check_undo,
     checks_mark_not_claims,
     comment_add,
+    dump_assign,
 )
 
 
@@ -261,7 +265,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     """The dumps assigned to the user that they have not finished checking."""
     is_editor = roles.can_record(request.user)
     context = {
-        "dumps": list(work_queue(request.user)[:200]) if is_editor else [],
+        "entries": work_queue(request.user) if is_editor else [],
         "unread": list(assigned_unread(request.user)[:200]) if is_editor else [],
         "is_editor": is_editor,
         "can_settle": roles.can_settle(request.user),
@@ -301,6 +305,9 @@ def settle_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     except NothingToSettle:
         messages.error(request, _("The editors agree on this item (or only one has judged it): nothing to settle."))
         return redirect(item_url(dump, item))
+    except SettleRefused as refused:
+        messages.error(request, settle_refusal_text(refused.reason))
+        return redirect(f"{item_url(dump, item)}#cv-settle")
     except CheckConflict:
         messages.error(
             request,
@@ -317,7 +324,7 @@ def settle_queue(request: HttpRequest) -> HttpResponse:
     """The disagreements waiting to be settled, the longest waiting first: for leads and staff."""
     if not roles.can_settle(request.user):
         raise PermissionDenied("Only a lead or staff settle disagreements.")
-    disputes, total = disputes_waiting()
+    disputes, total = disputes_waiting(request.user)
     entries = [
         {
             "dispute": dispute,
@@ -346,3 +353,82 @@ def comment_create(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.error(request, _("A comment needs some text (at most 5,000 characters)."))
     return redirect(reverse("review:item", args=[dump.pk, key]) if key else dump.get_absolute_url())
+
+
+@require_POST
+@permission_required(roles.ORGANISE, raise_exception=True)
+def assign(request: HttpRequest, pk: int) -> HttpResponse:
+    """The dump's editors and the checks each item needs, from its page."""
+    dump = dump_get(pk=pk, heavy=False)
+    form = AssignForm(request.POST)
+    if not form.is_valid():
+        errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
+        messages.error(request, _("The assignment was not saved: %(errors)s") % {"errors": errors})
+        return redirect(dump)
+    change = dump_assign(
+        dump=dump,
+        editors=list(form.cleaned_data["editors"]),
+        by=request.user,
+        checks_needed=form.cleaned_data["checks_needed"],
+    )
+    _say_assigned(request, change)
+    return redirect(dump)
+
+
+@require_POST
+@permission_required(roles.ORGANISE, raise_exception=True)
+def assign_many(request: HttpRequest) -> HttpResponse:
+    """The dumps ticked in the list, each assigned to the editors chosen (as well as to those it has)."""
+    form = BulkAssignForm(request.POST)
+    back = _list_url(request)
+    if not form.is_valid():
+        errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
+        messages.error(request, _("Nothing was assigned: %(errors)s") % {"errors": errors})
+        return redirect(back)
+    dumps = list(Dump.objects.filter(pk__in=form.cleaned_data["dumps"]).order_by("pk"))
+    editors = list(form.cleaned_data["editors"])
+    for dump in dumps:
+        change = dump_assign(
+            dump=dump,
+            editors=editors,
+            by=request.user,
+            checks_needed=form.cleaned_data["checks_needed"],
+            keep_others=True,
+        )
+        _say_assigned(request, change, dump=dump, quiet=True)
+    names = ", ".join(editor.get_username() for editor in editors)
+    messages.success(
+        request,
+        ngettext(
+            "%(count)d dump is assigned to %(editors)s.",
+            "%(count)d dumps are assigned to %(editors)s.",
+            len(dumps),
+        )
+        % {"count": len(dumps), "editors": names},
+    )
+    return redirect(back)
+
+
+def _list_url(request: HttpRequest) -> str:
+    """The list page the bulk form was sent from (its filters and page), or the list."""
+    back = request.POST.get("next", "")
+    home = reverse("pages:home")
+    return back if back.startswith(home) and not back.startswith("//") else home
+
+
+def _say_assigned(
+    request: HttpRequest, change: AssignmentChange, *, dump: Dump | None = None, quiet: bool = False
+) -> None:
+    """What an assignment changed, and the warning an editor who read the verdicts already needs."""
+    if not quiet:
+        messages.success(request, _("The assignment was saved."))
+    if change.read_verdicts_before:
+        title = dump.display_title if dump is not None else ""
+        text = ngettext(
+            "%(editors)s could already read the other editors' verdicts on this dump (as a lead or staff not "
+            "assigned to it): their checks of items judged before now are recorded as not blind.",
+            "%(editors)s could already read the other editors' verdicts on this dump (as leads or staff not "
+            "assigned to it): their checks of items judged before now are recorded as not blind.",
+            len(change.read_verdicts_before),
+        ) % {"editors": ", ".join(change.read_verdicts_before)}
+        messages.warning(request, f"{title}: {text}" if title else text)

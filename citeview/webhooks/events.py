@@ -60,10 +60,12 @@ def dump_read_failed_data(pk: int, code: str) -> dict[str, Any] | None:
 
 
 def dump_fully_checked_data(pk: int) -> dict[str, Any] | None:
-    dump = Dump.objects.filter(pk=pk).only("pk", "item_count", "checked_item_count").first()
+    """Every item of the dump has the independent checks it needs (``checks_needed`` of them)."""
+    dump = Dump.objects.filter(pk=pk).only("pk", "item_count", "checks_needed").first()
     if dump is None:
         return None
-    return {"dump": {"id": dump.pk, "items": dump.checkable_item_count}, "links": dump_links(pk)}
+    facts = {"id": dump.pk, "items": dump.checkable_item_count, "checks_needed": dump.checks_needed}
+    return {"dump": facts, "links": dump_links(pk)}
 
 
 def check_data(check_pk: int, endpoint: WebhookEndpoint) -> dict[str, Any] | None:

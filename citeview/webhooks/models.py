@@ -14,7 +14,7 @@ EVENTS = (
     ("dump.stored", _("A dump is stored and read, ready to check")),
     ("dump.read_failed", _("A stored dump could not be read")),
     ("check.saved", _("An editor saved a check")),
-    ("dump.fully_checked", _("Every item of a dump has been checked")),
+    ("dump.fully_checked", _("Every item of a dump has the independent checks it needs")),
     ("disagreement.settled", _("A lead settled a disagreement between editors")),
 )
 EVENT_NAMES = tuple(name for name, _label in EVENTS)

@@ -87,7 +87,7 @@ def test_a_headline_with_an_override_is_shown_marked_everywhere(editor_client):
 
 def test_a_title_with_an_override_is_shown_marked_everywhere(editor_client, editor):
     dump = upload(editor_client, sonar_with_bidi("A plain answer. [1]"))
-    dump_organise(dump=dump, title=f"Q3 {RLO}serugif", tag_names=[], assignee=None)
+    dump_organise(dump=dump, title=f"Q3 {RLO}serugif", tag_names=[])
     assert_shown_marked(pages(editor_client, dump), "Q3 ⟨U+202E⟩serugif")
 
 

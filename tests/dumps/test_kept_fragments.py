@@ -76,10 +76,12 @@ def test_a_page_seen_again_reads_its_rows_and_panels_kept(editor_client, dump):
     assert "INSERT" not in read["list"] + read["viewer"]
 
 
-def test_title_tags_assignee_checks_and_comments_show_at_once(editor_client, editor, second_editor, dump):
+def test_title_tags_editors_checks_and_comments_show_at_once(editor_client, editor, second_editor, dump):
     both_pages(editor_client, dump)  # kept now
-    details = {"title": "厚労省の条件 調査", "tags": "health", "assignee": second_editor.pk}
+    details = {"title": "厚労省の条件 調査", "tags": "health"}
     editor_client.post(reverse("dumps:details", args=[dump.pk]), details)
+    assignment = {"editors": [second_editor.pk], "checks_needed": "1"}
+    editor_client.post(reverse("review:assign", args=[dump.pk]), assignment)
     listed, viewer = both_pages(editor_client, dump)
     for shown in (listed, header(viewer)):
         assert "厚労省の条件 調査" in shown and "health" in shown and "taro" in shown
@@ -154,8 +156,9 @@ def test_the_viewer_seen_again_pays_the_same_few_queries_whatever_the_team_added
         return [query["sql"] for query in captured.captured_queries]
 
     plain = dump_ingest(raw=own_fixture(SEED).replace("条件A".encode(), "条件B".encode()), uploaded_by=None)[0]
-    details = {"title": "厚労省の条件", "tags": "health, 2026-Q3, batch-7", "assignee": second_editor.pk}
+    details = {"title": "厚労省の条件", "tags": "health, 2026-Q3, batch-7"}
     editor_client.post(reverse("dumps:details", args=[dump.pk]), details)
+    editor_client.post(reverse("review:assign", args=[dump.pk]), {"editors": [second_editor.pk], "checks_needed": "2"})
     for text in ("年度を確認してください", "二つ目のURLは古い版", "確認済み"):
         editor_client.post(reverse("review:comment", args=[dump.pk]), {"text": text})
     editor_client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})
@@ -164,7 +167,7 @@ def test_the_viewer_seen_again_pays_the_same_few_queries_whatever_the_team_added
     queries(plain.get_absolute_url())  # kept now
     assert len(warm) == len(queries(plain.get_absolute_url())) < len(cold)
     read = " ".join(warm)
-    # Its kept pieces are current: neither its tags nor its uploader and assignee are read to show them.
+    # Its kept pieces are current: neither its tags nor its uploader and editors are read to show them.
     assert "dumps_dump_tags" not in read and "LEFT OUTER JOIN" not in read
 
 
@@ -172,7 +175,7 @@ def test_an_editor_made_renamed_or_let_go_is_offered_as_such_at_once(editor_clie
     def offered() -> tuple[str, str]:
         listed, viewer = both_pages(editor_client, dump)
         filters = re.search(r'<select name="assignee".*?</select>', listed, re.S).group(0)
-        assignee = re.search(r'<select name="assignee".*?</select>', viewer.split("cv-details-form")[1], re.S).group(0)
+        assignee = re.search(r'class="cv-assign-editors".*?</fieldset>', viewer, re.S).group(0)
         return filters, assignee
 
     filters, assignee = offered()  # kept now

@@ -35,13 +35,16 @@ def test_the_japanese_pages_call_a_dump_a_saved_answer(editor_client, editor):
     assert "保存した回答" in editor_client.get("/", **JA).content.decode()
 
 
-def test_the_assignee_menu_offers_nobody_in_the_pages_language(editor_client, editor):
+def test_the_assignee_filter_and_the_assignment_speak_the_pages_language(editor_client, editor):
     dump, _ = dump_ingest(raw=own_fixture("claude-ja-documents-exchange.json"), uploaded_by=editor)
+    listed = editor_client.get("/", **JA).content.decode()
+    menu = listed.split('name="assignee"')[1].split("</select>")[0]
+    assert '<option value="-">未割り当て</option>' in menu
     japanese = editor_client.get(dump.get_absolute_url(), **JA).content.decode()
-    menu = japanese.split('name="assignee"')[1].split("</select>")[0]
-    assert '<option value="" selected>担当者なし</option>' in menu
+    assignment = japanese.split('class="cv-details-form cv-assign"')[1].split("</details>")[0]
+    assert "確認する編集者" in assignment and "2 人の編集者がそれぞれ独立に確認" in assignment
     english = editor_client.get(dump.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    assert '<option value="" selected>Not assigned to anyone</option>' in english
+    assert "two editors check each item, independently" in english
     assert "Select an option" not in japanese + english and "---------" not in japanese + english
 
 

@@ -42,7 +42,7 @@ OUR_ATTRIBUTES = _words(
     """id class href src rel target title type name value method action enctype for lang charset content
     defer role tabindex hidden open autofocus accept rows cols required checked selected maxlength min max
     datetime colspan scope start download sandbox referrerpolicy loading spellcheck autocomplete
-    multiple disabled readonly"""
+    multiple disabled readonly form"""
 )
 URL_ATTRIBUTES = _words(
     """href src action formaction xlink:href data poster background cite longdesc srcset ping manifest
@@ -55,6 +55,7 @@ OUR_IDS = re.compile(
     r"^(?:main|(?:intake|list|review|import|account|tokens)-(?:title|error)|report-\d+|new-token"
     r"|id_[a-z_]+(?:_\d+)?"
     r"|cv-(?:keys|check-form|attached-request|draft|all-items|leave(?:-title|-text)?|(?:item|others|comments|conflict)-title)"
+    r"|cv-(?:bulk-assign|bulk-checks-needed|checks-needed-\d+|settle|settle-title)"
     r"|cv-snapshot(?:-(?:title|passage|take|take-title|page|text))?"
     r"|cv-r\d+(?:-(?:end|sources-title|evidence-title|recitations-title|src-\d+|(?:(?:plan|thinking)\d+-)?cite-\d+"
     r"(?:-\d+)?(?:-card)?|unresolved-\d+(?:-tip)?))?)$"
@@ -64,7 +65,7 @@ OUR_NAMES = _words(
     """csrfmiddlewaretoken next language text file request_text request_file q provider status tag
     assignee progress title tags version verdict subject time conditions evidence_quote note
     verification_worthy supported_together seen_verification_worthy seen_supported_together item_key
-    name lifetime viewport color-scheme take page"""
+    name lifetime viewport color-scheme take page editors checks_needed dumps"""
 )
 SUGGESTIONS_SRC = re.compile(r"^/dumps/\d+/responses/\d+/search-suggestions$")
 SUGGESTIONS_SANDBOX = "allow-popups allow-popups-to-escape-sandbox"

@@ -39,6 +39,7 @@ def test_a_dump_offers_at_most_the_item_cap_for_checking_and_says_how_many_it_ha
 
 def test_a_dump_whose_checkable_items_are_all_checked_is_done_in_the_list(client, editor, settings):
     settings.CITEVIEW_MAX_ITEMS_PER_DUMP = 2
+    settings.CITEVIEW_CHECKS_PER_ITEM = 1  # a team that checks each item once
     dump = marker_dump(editor, "東京です[1]。" * 4)
     client.force_login(editor)
     for key in ("r0-c0", "r0-c1"):

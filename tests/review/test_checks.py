@@ -179,14 +179,17 @@ def test_comments_can_be_left_by_reviewers_on_an_item(client, reviewer, dump):
     assert "出典の年度を確認してください" in client.get(dump.get_absolute_url()).content.decode()
 
 
-def test_editors_give_a_dump_a_title_tags_and_an_assignee(client, editor, second_editor, reviewer, dump):
+def test_editors_give_a_dump_a_title_tags_and_editors(client, editor, second_editor, reviewer, dump):
     client.force_login(reviewer)
-    details = {"title": "厚労省の条件 調査", "tags": "health, 2026-Q3, health", "assignee": second_editor.pk}
+    details = {"title": "厚労省の条件 調査", "tags": "health, 2026-Q3, health"}
+    assignment = {"editors": [editor.pk, second_editor.pk], "checks_needed": "2"}
     assert client.post(reverse("dumps:details", args=[dump.pk]), details).status_code == 403
+    assert client.post(reverse("review:assign", args=[dump.pk]), assignment).status_code == 403
     client.force_login(editor)
     client.post(reverse("dumps:details", args=[dump.pk]), details)
+    client.post(reverse("review:assign", args=[dump.pk]), assignment)
     dump.refresh_from_db()
-    assert dump.title == "厚労省の条件 調査" and dump.assignee == second_editor
+    assert dump.title == "厚労省の条件 調査" and set(dump.assignees.all()) == {editor, second_editor}
     assert sorted(t.name for t in dump.tags.all()) == ["2026-Q3", "health"]
     page = client.get(dump.get_absolute_url()).content.decode()
     assert "厚労省の条件 調査" in page and "health" in page
@@ -292,8 +295,13 @@ def test_the_report_and_exports_keep_other_editors_checks_from_an_editor_who_has
     assert client.get(reverse("review:report_json", args=[dump.pk])).json()["hidden_until_you_check"] == 0
 
 
-def test_the_list_shows_each_dumps_progress_as_a_count_and_a_percentage(client, editor, dump):
+def test_the_list_shows_each_dumps_progress_as_a_count_and_a_percentage(client, editor, second_editor, dump):
+    assert dump.checks_needed == 2  # the team's default: two independent checks per item
     client.force_login(editor)
     client.post(item_url(dump, "r0-c0-1"), verdict())
+    page = client.get(reverse("pages:home"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "0 / 4 (0%)" in page and "2 checks per item" in page  # one check of two is not done
+    client.force_login(second_editor)
+    client.post(item_url(dump, "r0-c0-1"), verdict(version=1))
     page = client.get(reverse("pages:home"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "1 / 4 (25%)" in page

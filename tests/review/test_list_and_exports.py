@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest, dump_organise
+from citeview.review.services import dump_assign
 from tests.builders import sonar_object
 from tests.conftest import own_fixture
 
@@ -25,12 +26,9 @@ SEED = "agent-seed-incomplete.sse"
 def store(editor, raw: bytes, **details) -> Dump:
     dump = dump_ingest(raw=raw, uploaded_by=editor)[0]
     if details:
-        dump_organise(
-            dump=dump,
-            title=details.get("title", ""),
-            tag_names=details.get("tags", []),
-            assignee=details.get("assignee"),
-        )
+        dump_organise(dump=dump, title=details.get("title", ""), tag_names=details.get("tags", []))
+    if details.get("assignee"):
+        dump_assign(dump=dump, editors=[details["assignee"]], by=editor, checks_needed=1)
     return dump
 
 

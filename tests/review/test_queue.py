@@ -13,7 +13,8 @@ from django.urls import reverse
 import citeview.dumps
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest, dump_organise
-from citeview.review.models import Check, CheckRevision
+from citeview.review.models import RECORDED, Check, CheckRevision
+from citeview.review.services import dump_assign
 from tests.conftest import own_fixture
 
 pytestmark = pytest.mark.django_db
@@ -176,7 +177,8 @@ def test_several_statements_are_marked_not_a_claim_at_once_and_undone_together(c
 
     response = client.post(reverse("review:undo", args=[dump.pk]))
     assert response.status_code == 302
-    assert not Check.objects.exists()  # each was new: undone, it is gone
+    assert not Check.objects.filter(RECORDED).exists()  # each was new: undone, it records nothing
+    assert Check.objects.count() == 3 and CheckRevision.objects.count() == 6  # and its history is kept
     dump.refresh_from_db()
     assert dump.checked_item_count == 0
 
@@ -202,7 +204,7 @@ def test_marking_several_takes_only_statements_without_a_citation(client, editor
     assert client.post(not_claims_url(dump, "r0-s0-33"), {"item_key": "r0-s0-33@0"}).status_code == 403
 
 
-def test_undo_restores_the_previous_version_as_a_new_revision_and_then_removes_a_new_check(client, editor):
+def test_undo_restores_the_previous_version_as_a_new_revision_and_then_empties_a_new_check(client, editor):
     dump = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor)[0]
     client.force_login(editor)
     client.post(item_url(dump, "r0-c1"), {"version": "0", "verdict": "complete", "note": "一度目"})
@@ -221,9 +223,12 @@ def test_undo_restores_the_previous_version_as_a_new_revision_and_then_removes_a
     assert 'name="version" value="3"' in html  # a page opened before the undo cannot overwrite it
 
     client.post(reverse("review:undo", args=[dump.pk]))  # further back: the check was new
-    assert not Check.objects.filter(item_key="r0-c1").exists()
+    check.refresh_from_db()
+    assert (check.verdict, check.note) == ("", "")  # emptied, never deleted
+    assert check.revisions.count() == 4  # two saves and two undos
     response = client.post(reverse("review:undo", args=[dump.pk]), follow=True)
     assert "There is no save of yours in this dump to undo." in response.content.decode()
+    assert "一度目" in page(client, dump, "r0-c1")  # the history still shows the first save
 
 
 def test_undo_takes_back_only_your_own_last_save(client, editor, second_editor):
@@ -234,7 +239,8 @@ def test_undo_takes_back_only_your_own_last_save(client, editor, second_editor):
     client.post(item_url(dump, "r0-c1"), {"version": "1", "verdict": "partial"})
     client.force_login(editor)
     client.post(reverse("review:undo", args=[dump.pk]))
-    assert list(Check.objects.filter(is_item=True).values_list("editor__username", "verdict")) == [("taro", "partial")]
+    recorded = Check.objects.filter(RECORDED, is_item=True)
+    assert list(recorded.values_list("editor__username", "verdict")) == [("taro", "partial")]
 
 
 def test_undo_of_a_citation_save_puts_its_statements_answers_back(client, editor):
@@ -248,7 +254,7 @@ def test_undo_of_a_citation_save_puts_its_statements_answers_back(client, editor
     shared = Check.objects.get(is_item=False)
     assert (shared.verification_worthy, shared.supported_together) == ("yes", "")
     assert Check.objects.get(item_key="r0-u0").verification_worthy == "yes"  # the marker's copy follows
-    assert not Check.objects.filter(item_key="r0-c1").exists()
+    assert Check.objects.get(item_key="r0-c1").verdict == ""
 
 
 def test_the_item_list_filters_by_unchecked_attention_and_verdict_blind_first(client, editor, second_editor):
@@ -290,7 +296,8 @@ def test_the_work_queue_lists_the_dumps_assigned_to_you_that_you_have_not_finish
     first = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename="first.sse")[0]
     second = sample(editor, TAX)
     for dump, title in ((first, "一件目"), (second, "二件目")):
-        dump_organise(dump=dump, title=title, tag_names=[], assignee=editor)
+        dump_organise(dump=dump, title=title, tag_names=[])
+        dump_assign(dump=dump, editors=[editor], by=editor, checks_needed=1)
     sample(editor, HEAT)  # assigned to no one
     client.force_login(editor)
     queue = client.get(reverse("review:queue")).content.decode()

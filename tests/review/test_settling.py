@@ -1,6 +1,7 @@
 """The reviewer's view and settling disagreements (issue 30): a reviewer reads every editor's verdict in
 the item list with progress by anyone and no editing hints; a disagreement is marked ≠ and filtered; a
-lead settles it with a reason, as a save that is versioned, kept in the history and undone like any;
+lead settles it with a reason, as a save that is versioned and kept in the history, changed only by another
+settlement;
 the dump's final figures count settled and agreed verdicts, while κ and α stay on the editors' own."""
 
 from __future__ import annotations
@@ -15,15 +16,11 @@ from django.urls import reverse
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest, dump_organise
 from citeview.review.models import Check, CheckRevision
+from citeview.review.services import dump_assign
 from tests.conftest import own_fixture, user_with_role
+from tests.review.conftest import AGREED, DISPUTED, SEED, TARO_NOTE, TARO_QUOTE, save, version_of
 
 pytestmark = pytest.mark.django_db
-
-SEED = "agent-seed-incomplete.sse"  # one statement citing [2] (two URLs) and [9]; [8] unresolved
-DISPUTED = "r0-c1"  # [9]: hanako says partial, taro none
-AGREED = "r0-c0-1"  # [2]'s first URL: both say complete
-TARO_NOTE = "太郎のメモ：出典は一部しか言っていない"
-TARO_QUOTE = "太郎が引いた一文"
 
 
 @pytest.fixture
@@ -36,41 +33,14 @@ def third_editor(django_user_model):
     return user_with_role(django_user_model, "jiro", "editor")
 
 
-@pytest.fixture
-def dump(editor) -> Dump:
-    return dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename=SEED)[0]
-
-
 def item_url(dump: Dump, key: str, **query: str) -> str:
     url = reverse("review:item", args=[dump.pk, key])
     return f"{url}?show={query['show']}" if query else url
 
 
-def version_of(dump: Dump, key: str) -> int:
-    return dump.item_states.filter(key=key).values_list("version", flat=True).first() or 0
-
-
-def save(client, dump: Dump, key: str, verdict: str, **fields: str) -> None:
-    body = {"version": str(version_of(dump, key)), "verdict": verdict, "verification_worthy": "yes", **fields}
-    assert client.post(item_url(dump, key), {"supported_together": "yes", **body}).status_code == 302
-
-
 def settle(client, dump: Dump, key: str = DISPUTED, **fields: str):
     body = {"settle-version": str(version_of(dump, key)), "settle-verdict": "none", "settle-reason": "出典を確認した"}
     return client.post(reverse("review:settle", args=[dump.pk, key]), {**body, **fields})
-
-
-@pytest.fixture
-def disputed(client, dump, editor, second_editor) -> Dump:
-    """Two editors: both say complete for [2]'s first URL; partial and none for [9]."""
-    client.force_login(editor)
-    save(client, dump, AGREED, "complete")
-    save(client, dump, DISPUTED, "partial", note="花子のメモ")
-    client.force_login(second_editor)
-    save(client, dump, AGREED, "complete")
-    save(client, dump, DISPUTED, "none", note=TARO_NOTE, evidence_quote=TARO_QUOTE)
-    client.logout()
-    return dump
 
 
 def html(client, url: str) -> str:
@@ -152,8 +122,10 @@ def test_a_lead_who_has_not_checked_reads_a_disputed_item_whole_and_settles_it_w
     form = page[page.index('id="cv-settle"') :]
     assert 'Partial support <span class="cv-muted">— hanako</span>' in form
     assert 'No support <span class="cv-muted">— taro</span>' in form
-    # An item the editors agree on stays blind first for the lead as for any editor.
-    assert "Hidden until you save your own check of this item" in html(client, item_url(disputed, AGREED))
+    # Not assigned to the dump, the lead reads every verdict, as a reviewer does, where editors agree too.
+    agreed = html(client, item_url(disputed, AGREED))
+    assert "Hidden until you save your own check of this item" not in agreed
+    assert "hanako: Complete support" in row(agreed, AGREED) and "taro: Complete support" in row(agreed, AGREED)
 
     refused = settle(client, disputed, **{"settle-reason": ""})
     assert refused.status_code == 400 and "a settlement needs a reason" in refused.content.decode()
@@ -184,7 +156,7 @@ def test_only_a_settler_settles_and_only_where_editors_disagree(client, disputed
     assert not Check.settlements.exists()  # the editors agree there: nothing to settle
 
 
-def test_a_settlement_is_a_versioned_save_in_the_history_and_undone_by_undo(client, disputed, lead, second_editor):
+def test_a_settlement_is_a_versioned_save_in_the_history_and_undo_leaves_it(client, disputed, lead, second_editor):
     client.force_login(lead)
     stale = version_of(disputed, DISPUTED)
     client.force_login(second_editor)
@@ -201,10 +173,11 @@ def test_a_settlement_is_a_versioned_save_in_the_history_and_undone_by_undo(clie
     revision = CheckRevision.objects.get(check_record__is_settlement=True)
     assert revision.after["verdict"] == "none" and revision.item_version == version_of(disputed, DISPUTED)
 
+    # Only another settlement changes it: the lead's undo has nothing of theirs to take back.
     moved = version_of(disputed, DISPUTED)
-    assert client.post(reverse("review:undo", args=[disputed.pk])).status_code == 302
-    assert not Check.settlements.exists() and version_of(disputed, DISPUTED) == moved + 1
-    assert Check.objects.filter(dump=disputed, item_key=DISPUTED).count() == 2
+    response = client.post(reverse("review:undo", args=[disputed.pk]), follow=True)
+    assert "There is no save of yours in this dump to undo." in response.content.decode()
+    assert Check.settlements.get().verdict == "none" and version_of(disputed, DISPUTED) == moved
 
 
 def test_the_figures_count_settled_and_agreed_verdicts_and_name_the_unsettled(client, disputed, reviewer, lead):
@@ -233,7 +206,7 @@ def test_the_figures_count_settled_and_agreed_verdicts_and_name_the_unsettled(cl
 
 def test_the_settle_queue_lists_disagreements_waiting_the_longest_first(client, disputed, editor, second_editor, lead):
     later = dump_ingest(raw=own_fixture(SEED) + b"\n", uploaded_by=editor, filename="later.sse")[0]  # other bytes
-    dump_organise(dump=later, title="後の回答", tag_names=[], assignee=None)
+    dump_organise(dump=later, title="後の回答", tag_names=[])
     for user, verdict in ((editor, "complete"), (second_editor, "unclear")):
         client.force_login(user)
         save(client, later, AGREED, verdict)
@@ -272,10 +245,11 @@ def test_the_check_page_and_the_settle_queue_cost_the_same_queries_however_much_
 
 def test_with_nothing_more_assigned_the_unassigned_unchecked_dumps_are_offered(client, editor):
     mine = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename="mine.sse")[0]
-    dump_organise(dump=mine, title="自分の回答", tag_names=[], assignee=editor)
+    dump_organise(dump=mine, title="自分の回答", tag_names=[])
+    dump_assign(dump=mine, editors=[editor], by=editor, checks_needed=1)
     for number in range(4):
         other = dump_ingest(raw=own_fixture(SEED) + b"\n" * (number + 1), uploaded_by=editor)[0]
-        dump_organise(dump=other, title=f"未割り当て{number}", tag_names=[], assignee=None)
+        dump_organise(dump=other, title=f"未割り当て{number}", tag_names=[])
     client.force_login(editor)
     for key in ("r0-c0-1", "r0-c0-2", "r0-c1"):
         save(client, mine, key, "complete")

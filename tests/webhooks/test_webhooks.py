@@ -13,8 +13,9 @@ import pytest
 from django.urls import reverse
 
 from citeview.dumps.models import Dump
-from citeview.dumps.services import dump_ingest, dump_organise
+from citeview.dumps.services import dump_ingest
 from citeview.review.selectors import dump_check_items
+from citeview.review.services import dump_assign
 from citeview.webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint
 from tests.conftest import own_fixture, user_with_role
 from tests.review.test_settling import DISPUTED, SEED, save, settle
@@ -99,7 +100,7 @@ def test_a_private_address_is_refused_unless_allowed_and_not_tried_again(hooks, 
 
 def work(client, editor, second_editor, lead) -> Dump:
     dump = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename=SEED)[0]
-    dump_organise(dump=dump, title="", tag_names=[], assignee=editor)
+    dump_assign(dump=dump, editors=[editor], by=editor)
     client.force_login(editor)
     save(client, dump, DISPUTED, "partial", note="編集者だけのメモ")
     client.force_login(second_editor)
@@ -132,14 +133,20 @@ def test_an_endpoint_for_reviewers_gets_the_verdicts(client, hooks, editor, seco
     assert [m["data"]["verdict"] for m in messages(hooks)] == ["partial", "none", "none"]
 
 
-def test_a_dump_whose_every_item_is_checked_says_so_once(client, hooks, editor):
+def test_a_dump_whose_every_item_has_the_checks_it_needs_says_so_once(client, hooks, editor, second_editor):
     endpoint(hooks, events=["dump.fully_checked"])
     dump = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename=SEED)[0]
+    assert dump.checks_needed == 2
     client.force_login(editor)
+    for item in dump_check_items(dump):
+        save(client, dump, item.key, "complete")
+    assert messages(hooks) == []  # every item checked once, of the two independent checks it needs
+    client.force_login(second_editor)
     for item in dump_check_items(dump):
         save(client, dump, item.key, "complete")
     (message,) = messages(hooks)
     assert message["type"] == "dump.fully_checked" and message["data"]["dump"]["id"] == dump.pk
+    assert message["data"]["dump"]["checks_needed"] == 2
 
 
 def test_a_dump_that_cannot_be_read_is_delivered_with_its_error_code(hooks, editor, settings):
