@@ -27,6 +27,7 @@ setup: venv migrate
 	@$(PY) manage.py ensure_local_account
 	@$(PY) manage.py refresh_dumps
 	@$(PY) manage.py load_sample_dumps
+	@$(PY) manage.py load_sample_review
 
 test: lint browser
 	@$(PY) manage.py compile_translations

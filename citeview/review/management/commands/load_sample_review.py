@@ -1,0 +1,86 @@
+"""``python manage.py load_sample_review``: one sample dump checked by two editors, two disagreements
+waiting to be settled (once; after ``load_sample_dumps``)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from citeview.accounts.roles import EDITOR
+from citeview.dumps.management.commands.load_sample_dumps import SAMPLES_DIR
+from citeview.dumps.models import Dump
+from citeview.review.models import Check
+from citeview.review.selectors import dump_check_items, item_version
+from citeview.review.services import check_save, dump_assign
+
+SAMPLE = "06-claude-ja-documents-exchange.json"
+# Two editors who check every citation of the sample independently, and disagree on the second and the
+# third: the third quote says 62% where the answer says 80%, and they judge it differently.
+EDITORS = ("sample-aoi", "sample-ben")
+VERDICTS = {
+    "sample-aoi": ["complete", "complete", "none", "complete", "complete", "complete", "complete"],
+    "sample-ben": ["complete", "partial", "partial", "complete", "complete", "complete", "complete"],
+}
+NOTES = {
+    ("sample-aoi", 2): "資料では62%。回答の80%は誤り。",
+    ("sample-ben", 2): "地区名は合っているが、率が違う（資料は62%）。",
+    ("sample-ben", 1): "9人が1歳児という点のみ。",
+}
+
+
+class Command(BaseCommand):
+    help = (
+        "Assign a sample dump to two sample editors who have checked it and disagree on two items, so that "
+        "the checking workflow shows at once (skipped if that dump has checks or editors already)."
+    )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        sha256 = hashlib.sha256((SAMPLES_DIR / SAMPLE).read_bytes()).hexdigest()
+        dump = Dump.objects.filter(sha256=sha256).first()
+        if dump is None or not dump.is_ready:
+            self.stdout.write(f"Sample review: {SAMPLE} is not stored and read yet; run load_sample_dumps first.")
+            return
+        if Check.rows.filter(dump=dump).exists() or dump.assignees.exists():
+            self.stdout.write("Sample review: already there.")
+            return
+        with transaction.atomic():
+            editors = [_sample_editor(name) for name in EDITORS]
+            owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
+            dump_assign(dump=dump, editors=editors, by=owner, checks_needed=2)
+            citations = [item for item in dump_check_items(dump) if item.kind == "citation"]
+            for editor in editors:
+                for number, item in enumerate(citations):
+                    name = editor.get_username()
+                    check_save(
+                        dump=dump,
+                        item=item,
+                        editor=editor,
+                        values={
+                            "verdict": VERDICTS[name][number % len(VERDICTS[name])],
+                            "subject": "yes",
+                            "time": "yes",
+                            "conditions": "yes",
+                            "note": NOTES.get((name, number), ""),
+                        },
+                        statement_values={"verification_worthy": "yes"},
+                        seen_version=item_version(dump, item.key),
+                    )
+        self.stdout.write(
+            f"Sample review: {dump.display_title[:40]}… assigned to {', '.join(EDITORS)}, "
+            "with two disagreements waiting to be settled."
+        )
+
+
+def _sample_editor(name: str) -> Any:
+    """A sample editor: no one logs in as it (its password is unusable) until staff set one in the admin."""
+    user, created = get_user_model().objects.get_or_create(username=name)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    user.groups.add(Group.objects.get(name=EDITOR))
+    return user
