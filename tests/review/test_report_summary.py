@@ -167,7 +167,9 @@ def test_the_detail_is_grouped_by_statement_with_its_answers_under_it(client, ed
     assert len(blocks) == 6
     first = blocks[0]
     assert (
-        first.index(S1) < first.index("検証の対象 はい · 引用全体で裏付け はい") < first.index('cv-report-marker">[1]')
+        first.index(S1)
+        < first.index("この文は事実についての主張ですか（検証の対象か）？</span> <strong>はい</strong>")
+        < first.index('cv-report-marker">[1]')
     )
     assert "hanako, taro" in first and S2 not in first
     assert '完全に裏付ける</strong> <span class="cv-muted">対象 はい</span>' in first

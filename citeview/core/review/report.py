@@ -23,8 +23,9 @@ from citeview.core.bidi_controls import show_bidi_controls
 from citeview.core.phrases import Phrase, Translate, phrase, phrase_text, untranslated
 from citeview.core.rendering.answer import readable_marker
 from citeview.core.rendering.plain import plain_text
+from citeview.core.review.final import disagrees
 from citeview.core.review.items import CheckItem
-from citeview.core.review.report_summary import report_summary
+from citeview.core.review.report_summary import STATEMENT_ANSWERS, report_summary
 
 # An ISO 8601 time as a person reads it; the web app passes one that follows the page's language.
 ShowTime = Callable[[str], str]
@@ -378,13 +379,14 @@ def _label_statement(
     each with every editor's check, the final verdict and the settlement where there is one."""
     statement["statement_shown"] = texts(statement["statement"])
     answers = [c for c in checks_of.get(statement["key"], []) if c["kind"] == "statement"]
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, dict[str, Any]] = {}
     for check in answers:
         shown = words.answers(check)
         if shown:
-            groups.setdefault(shown, []).append(check["editor"])
-    statement["answer_groups"] = [{"shown": shown, "editors": editors} for shown, editors in groups.items()]
-    statement["answers_differ"] = len(groups) > 1
+            group = groups.setdefault(shown, {"shown": shown, "questions": words.questions(check), "editors": []})
+            group["editors"].append(check["editor"])
+    statement["answer_groups"] = list(groups.values())
+    statement["answers_differ"] = _answers_differ(answers)
     statement["answer_notes"] = [c for c in answers if c["note"]]
     _label_settlement(statement["answer_settlement"], words, show_time)
     recorded = bool(answers) or statement["answer_settlement"] is not None
@@ -399,6 +401,12 @@ def _label_statement(
         _label_settlement(item.get("settlement"), words, show_time)
         recorded = recorded or bool(item["checks"]) or item.get("settlement") is not None
     statement["recorded"] = recorded
+
+
+def _answers_differ(checks: list[dict[str, Any]]) -> bool:
+    """Whether two editors gave a statement question different answers: a question left blank agrees
+    with any answer (the rule of :func:`citeview.core.review.final.disagrees`)."""
+    return any(disagrees(check[name] for check in checks) for name in STATEMENT_ANSWERS)
 
 
 def _check_lines(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -460,8 +468,9 @@ class _Words:
             "subject": gettext("subject"),
             "time_matches": gettext("time"),
             "conditions": gettext("conditions"),
-            "verification_worthy": gettext("worthy"),
-            "supported_together": gettext("supported together"),
+            # A statement's answers read as the questions the check form asks (citeview/review/forms.py).
+            "verification_worthy": gettext("Is the statement a claim about the world (verification-worthy)?"),
+            "supported_together": gettext("Do its citations together support it?"),
             "verdict": gettext("verdict"),
         }
         self._finals = {
@@ -495,9 +504,15 @@ class _Words:
         return " · ".join(f"{self._labels[n]} {self.answer(check[n])}" for n in names if check.get(n))
 
     def answers(self, check: dict[str, Any]) -> str:
-        """A statement's shared answers, the ones given: "worthy yes · supported together no"."""
-        names = ("verification_worthy", "supported_together")
-        return " · ".join(f"{self._labels[n]} {self.answer(check[n])}" for n in names if check.get(n))
+        """A statement's shared answers, the ones given, each after its question: "Is the statement a
+        claim about the world (verification-worthy)? yes · Do its citations together support it? no"."""
+        return " · ".join(f"{self._labels[n]} {self.answer(check[n])}" for n in STATEMENT_ANSWERS if check.get(n))
+
+    def questions(self, check: dict[str, Any]) -> list[dict[str, str]]:
+        """The same answers as a page lays them out: each question with its answer."""
+        return [
+            {"question": self._labels[n], "answer": self.answer(check[n])} for n in STATEMENT_ANSWERS if check.get(n)
+        ]
 
     def empty_reason(self, code: str | None) -> str:
         return self._empty.get(code or "", code or "")
@@ -713,8 +728,10 @@ def _disagreement_markdown(group: dict[str, Any], gettext: Translate) -> str:
     lines = ["- " + _quoted(group["statement_shown"], gettext)]
     for entry in group["entries"]:
         given = " ≠ ".join(_labelled(_one_line(g["editor"]), g["value_shown"], gettext) for g in entry["given"])
-        where = _source_text(entry, gettext) if entry["kind"] != "statement" else entry["field_shown"]
-        lines.append("  - " + _labelled(where, given, gettext))
+        if entry["kind"] == "statement":  # the question the form asks, then the answers
+            lines.append(f"  - {entry['field_shown']} {given}")
+        else:
+            lines.append("  - " + _labelled(_source_text(entry, gettext), given, gettext))
     return "\n".join(lines)
 
 
