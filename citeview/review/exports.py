@@ -28,15 +28,21 @@ from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
 from citeview.review.charts import (
+    DISTRIBUTIONS,
+    EDITORS,
+    FINAL,
     agreement_shown,
+    distribution_title,
     evidence_tables,
     figure_charts,
     figure_tables,
     headline,
+    scope_text,
     verdict_table,
 )
 from citeview.review.citation_evidence import citation_evidence
 from citeview.review.decorators import result_required
+from citeview.review.figure_scope import ReaderScope
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check, Comment
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count, sees_own_progress_only
@@ -80,6 +86,7 @@ def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
     """The handover report as ``user`` may read it: an editor does not see other editors' checks of
     items they have not checked themselves (blind first), and the report says how many it leaves out."""
     checks = Check.objects.filter(dump=dump)
+    reader = ReaderScope(user, checks)
     shown = checks_visible_to(user, checks).select_related("editor").order_by("response_index", "item_key", "id")
     # A settlement is a verdict like any other: an editor sees it once they have judged the item.
     settlements = checks_visible_to(user, Check.settlements.filter(dump=dump)).select_related("editor")
@@ -98,20 +105,11 @@ def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
         [_comment_dict(c) for c in comments],
         citation_evidence(dump),
         [_check_dict(c) for c in settlements],
-        hidden_items(user, checks),
+        reader.keys(),
+        reader.of([dump]),
     )
     report["uncheckable_item_count"] = dump.uncheckable_item_count  # past the items a dump offers for checking
     return report
-
-
-def hidden_items(user: Any, checks: QuerySet[Check]) -> list[str]:
-    """The items of ``checks`` whose checks by other editors blind first keeps from ``user``: what the
-    report says it leaves out, counted in items (a row count would add each statement's answers)."""
-    if not roles.can_record(user):
-        return []
-    items = checks.filter(is_item=True)
-    visible = checks_visible_to(user, items).values("pk")
-    return list(items.exclude(pk__in=visible).order_by().values_list("item_key", flat=True).distinct())
 
 
 def _check_dict(check: Check) -> dict[str, Any]:
@@ -297,21 +295,40 @@ def verdicts_jsonl(request: HttpRequest) -> StreamingHttpResponse:
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def figures_page(request: HttpRequest) -> HttpResponse:
+    """The figures. The verdict chart counts the final verdicts unless ``?verdicts=editors`` asks for
+    each editor's: a link switches, the filters kept, with no script."""
     form = FigureFilterForm(request.GET)
     figures = team_figures(form.filters(), request.user)
+    which = EDITORS if request.GET.get("verdicts") == EDITORS else FINAL
     context = {
         "form": form,
         "figures": figures,
+        "scope": scope_text(figures["scope"]),
         "headline": headline(figures),
-        "charts": figure_charts(figures),
+        "charts": figure_charts(figures, which),
         "tables": figure_tables(figures),
         "evidence_tables": evidence_tables(figures),
-        "verdicts": verdict_table(figures),
+        "verdicts": verdict_table(figures, which),
+        "verdicts_shown": which,
+        "verdicts_title": distribution_title(which),
+        "verdict_switch": _verdict_switch(request, which),
+        "verdict_totals": {name: sum(figures["overall"][key].values()) for name, key in DISTRIBUTIONS.items()},
+        "hidden_items": figures["scope"]["items"] - figures["scope"]["visible_items"],
         "agreement": {name: agreement_shown(a) for name, a in figures["agreement"].items()},
         "query": request.GET.urlencode(),
         "own_progress_only": sees_own_progress_only(request.user),
     }
     return render(request, "review/figures.html", context)
+
+
+def _verdict_switch(request: HttpRequest, which: str) -> dict[str, str]:
+    """The address of the figures with the other verdict chart, the filters kept."""
+    query = request.GET.copy()
+    query.pop("verdicts", None)
+    if which == FINAL:
+        query["verdicts"] = EDITORS
+    address = f"{request.path}?{query.urlencode()}" if query else request.path
+    return {"to": FINAL if which == EDITORS else EDITORS, "url": f"{address}#figures-verdicts"}
 
 
 @require_GET

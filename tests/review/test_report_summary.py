@@ -245,7 +245,9 @@ def test_the_summary_tells_an_editor_who_has_not_checked_nothing_of_others_verdi
         assert NO_SUPPORT_QUOTE not in shown and SETTLE_REASON not in shown
         assert "kimura" not in shown and "taro" not in shown
     html = summary_of(report_page(client, checked))
-    assert '<li class="cv-report-count-hidden">あなたの確認まで非表示 <strong>8</strong></li>' in html
+    # No count of hidden verdicts beside the others: the figure says what it is computed on instead.
+    assert "cv-report-count-hidden" not in html
+    assert '<span class="cv-scope">全 10 項目のうち、あなたに表示できる 0 項目について</span>' in html
     assert "裏付けない" not in html and "完全に裏付ける" not in html
 
 

@@ -13,6 +13,7 @@ as the page shows times, in ``gettext``'s language), which the page and :func:`r
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -25,7 +26,8 @@ from citeview.core.rendering.answer import readable_marker
 from citeview.core.rendering.plain import plain_text
 from citeview.core.review.final import disagrees
 from citeview.core.review.items import CheckItem
-from citeview.core.review.report_summary import STATEMENT_ANSWERS, report_summary
+from citeview.core.review.metrics import FigureScope, scope_phrase
+from citeview.core.review.report_summary import HIDDEN, STATEMENT_ANSWERS, report_summary
 
 # An ISO 8601 time as a person reads it; the web app passes one that follows the page's language.
 ShowTime = Callable[[str], str]
@@ -46,6 +48,7 @@ def handover_report(
     evidence: Iterable[dict[str, Any]] = (),
     settlements: Iterable[dict[str, Any]] = (),
     hidden: Iterable[str] = (),
+    scope: FigureScope | None = None,
 ) -> dict[str, Any]:
     """``dump``: id, title, sha256, stored_at; ``checks``: every check of the dump as a dict with
     item_key, kind, finished, editor, updated_at and its fields; ``comments``: item_key ("" for the
@@ -55,14 +58,19 @@ def handover_report(
     text, score, page, differs), its citations' item_keys and markers (each once), and the provider's
     quotes (item_key, marker, kind, text) where it gave them; ``settlements``: the leads' final
     verdicts (item_key, editor, updated_at, verdict, reason in note); ``hidden``: the keys of the items
-    whose checks by other editors blind first keeps from the reader.
+    whose checks by other editors blind first keeps from the reader; ``scope``: what the summary's
+    figures are computed on (the web app's, ``citeview.review.figure_scope``; without it, every item
+    but the hidden ones).
 
     First comes the summary (:mod:`citeview.core.review.report_summary`), counted on final verdicts;
     then each response, its statements in reading order with their items and final verdicts, and
     every check (``verdicts``) keyed by item for tools to join. Items are taken by their ``CheckItem``
     fields alone, whatever their kind."""
     hidden = sorted(set(hidden))
+    if scope is None:
+        scope = FigureScope.of(len(items), len(set(hidden) & {item.key for item in items}))
     summary, statements_of = report_summary(result, items, checks, settlements, hidden)
+    summary["scope"] = scope.to_json()
     finished = {c["item_key"] for c in checks if c.get("is_item", True) and _finished(c)}
     by_key = {item.key: item for item in items}
     dump_comments, item_comments = _comments(comments, by_key)
@@ -321,10 +329,12 @@ def _label_summary(
     # Each provider, API and model once: a batch of a thousand answers names one.
     answers = {(r["provider"], r["api_name"], r["model"]): r for r in summary["responses"]}
     summary["answers_shown"] = list(answers.values())
+    summary["scope_shown"] = words.scope(summary.get("scope"))
+    # The items hidden from the reader are not a verdict: the scope says how many the counts leave out.
     summary["final_verdicts_shown"] = [
         {"code": code, "label": words.final(code), "count": count}
         for code, count in summary["final_verdicts"].items()
-        if count
+        if count and code != HIDDEN
     ]
     for name in ("citation_recall", "citation_precision"):
         rate = summary[name]
@@ -435,6 +445,7 @@ class _Words:
     """The words of the codes an editor records, in one language."""
 
     def __init__(self, gettext: Translate) -> None:
+        self._gettext = gettext
         self._verdicts = {
             "complete": gettext("Complete support"),
             "partial": gettext("Partial support"),
@@ -513,6 +524,11 @@ class _Words:
         return [
             {"question": self._labels[n], "answer": self.answer(check[n])} for n in STATEMENT_ANSWERS if check.get(n)
         ]
+
+    def scope(self, scope: dict[str, Any] | None) -> str:
+        """What a figure is computed on, in words; "" when it is every item."""
+        said = scope_phrase(scope)
+        return said.text(self._gettext) if said else ""
 
     def empty_reason(self, code: str | None) -> str:
         return self._empty.get(code or "", code or "")
@@ -623,27 +639,34 @@ def _summary_markdown(summary: dict[str, Any], gettext: Translate) -> list[str]:
     lines = ["## " + phrase("Summary").text(gettext), ""]
     answers = " · ".join(dict.fromkeys(_answer_line(r, gettext) for r in summary["responses"])) or NOT_GIVEN
     lines.append("- " + phrase("Provider and model: {answers}", answers=answers).text(gettext))
+    # Every figure of checks says, inside it, when it counts only the items visible to the reader.
+    scoped = functools.partial(_scoped, scope=summary["scope_shown"], gettext=gettext)
     if len(summary["responses"]) > 1:  # a batch: a line for each response
-        lines += ["", "### " + phrase("Responses").text(gettext), ""]
+        lines += ["", "### " + scoped(phrase("Responses").text(gettext)), ""]
         lines += [_response_line(r, gettext) for r in summary["responses"]]
         lines.append("")
     checked = " · ".join(_editor_line(e, gettext) for e in summary["checked_by"]) or phrase("no one yet").text(gettext)
-    lines.append("- " + phrase("Checked by: {editors}", editors=checked).text(gettext))
+    lines.append("- " + scoped(phrase("Checked by: {editors}", editors=checked).text(gettext)))
     if summary["settled_by"]:
         settled = " · ".join(_editor_line(e, gettext) for e in summary["settled_by"])
-        lines.append("- " + phrase("Settled by: {editors}", editors=settled).text(gettext))
+        lines.append("- " + scoped(phrase("Settled by: {editors}", editors=settled).text(gettext)))
     counts = " · ".join(f"{c['label']} {c['count']}" for c in summary["final_verdicts_shown"]) or NOT_GIVEN
-    lines.append("- " + phrase("Final verdicts of the citations: {counts}", counts=counts).text(gettext))
-    lines.append("- " + _rate_line(summary["citation_recall"], recall=True).text(gettext))
-    lines.append("- " + _rate_line(summary["citation_precision"], recall=False).text(gettext))
-    lines += ["", "### " + phrase("Not supported or contradicted").text(gettext), ""]
+    lines.append("- " + scoped(phrase("Final verdicts of the citations: {counts}", counts=counts).text(gettext)))
+    lines.append("- " + scoped(_rate_line(summary["citation_recall"], recall=True).text(gettext)))
+    lines.append("- " + scoped(_rate_line(summary["citation_precision"], recall=False).text(gettext)))
+    lines += ["", "### " + scoped(phrase("Not supported or contradicted").text(gettext)), ""]
     lines += [_unsupported_markdown(g, gettext) for g in summary["unsupported_by_statement"]] or [none]
-    lines += ["", "### " + phrase("Disagreements not yet settled").text(gettext), ""]
+    lines += ["", "### " + scoped(phrase("Disagreements not yet settled").text(gettext)), ""]
     lines += [_disagreement_markdown(g, gettext) for g in summary["disagreements_by_statement"]] or [none]
     lines += ["", "### " + phrase("Unresolved markers").text(gettext), ""]
     lines += [_unresolved_markdown(g, gettext) for g in summary["unresolved_by_statement"]] or [none]
     lines.append("")
     return lines
+
+
+def _scoped(figure: str, scope: str, gettext: Translate) -> str:
+    """A figure with what it is computed on, when that is not every item (``scope``: in words)."""
+    return phrase("{figure} ({scope})", figure=figure, scope=scope).text(gettext) if scope else figure
 
 
 def _response_line(response: dict[str, Any], gettext: Translate) -> str:
