@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -14,6 +14,7 @@ from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
@@ -164,20 +165,63 @@ def dump_report_markdown(dump: Dump, request: HttpRequest) -> str:
 @permission_required(roles.READ, raise_exception=True)
 @result_required
 def report_page(request: HttpRequest, pk: int) -> HttpResponse:
-    """The report to read and print. A batch's summary covers every response; its details come
-    ``BATCH_RESPONSES`` responses a page (the downloads hold them all)."""
+    """The report to read and print. A batch's summary covers every response and stands once, on the
+    first page; its details come ``BATCH_RESPONSES`` responses a page (the downloads hold them all),
+    and later pages link back to the summary. ``?only=disagreements``: only the statements where
+    editors' given answers or verdicts differ, settled or not, to work from."""
     dump = dump_get(pk=pk)
     report = dump_report(dump, request.user)
-    count = len(report["responses"])
+    differing_only = request.GET.get("only") == DISAGREEMENTS
+    differing = [r["index"] for r in report["responses"] if any(s["editors_differ"] for s in r["statements"])]
+    listed = differing if differing_only else list(range(len(report["responses"])))
     details = (
-        Paginator(range(count), BATCH_RESPONSES).get_page(request.GET.get("page")) if count > BATCH_RESPONSES else None
+        Paginator(listed, BATCH_RESPONSES).get_page(request.GET.get("page")) if len(listed) > BATCH_RESPONSES else None
     )
-    detailed = list(details.object_list) if details is not None else None
-    shown = labelled_report(report, gettext, shown_time, detailed)
-    if details is not None:
-        for response in shown["summary"]["responses"]:
-            response["detail_url"] = f"?page={response['index'] // BATCH_RESPONSES + 1}#report-{response['index']}"
-    return render(request, "review/report.html", {"dump": dump, "report": shown, "details": details})
+    shown = labelled_report(
+        report, gettext, shown_time, list(details.object_list) if details is not None else listed, differing_only
+    )
+    address = reverse("review:report", args=[dump.pk])
+    batched = len(report["responses"]) > BATCH_RESPONSES
+
+    def detail_url(response: int, anchor: str) -> str:
+        """Where the unfiltered report shows a response's detail: on its page of a batch."""
+        return f"{address}?page={response // BATCH_RESPONSES + 1}#{anchor}" if batched else f"{address}#{anchor}"
+
+    _link_summary(shown["summary"], dump, detail_url)
+    context = {
+        "dump": dump,
+        "report": shown,
+        "details": details,
+        "differing_only": differing_only,
+        "differing_statements": sum(s["editors_differ"] for r in report["responses"] for s in r["statements"]),
+        "with_summary": not differing_only and (details is None or details.number == 1),
+        "pages_query": f"only={DISAGREEMENTS}&" if differing_only else "",
+    }
+    return render(request, "review/report.html", context)
+
+
+# ``?only=disagreements``: the report page's filter.
+DISAGREEMENTS = "disagreements"
+
+
+def _link_summary(summary: dict[str, Any], dump: Dump, detail_url: Callable[[int, str], str]) -> None:
+    """Each entry of the summary linked to where the report details it and to its check page: the
+    summary is worked from, not only read."""
+    for response in summary["responses"]:
+        response["detail_url"] = detail_url(response["index"], f"report-{response['index']}")
+    for name in ("unsupported_by_statement", "disagreements_by_statement", "unresolved_by_statement"):
+        for group in summary[name]:
+            for entry in group["entries"]:
+                if entry.get("open"):
+                    entry["check_url"] = reverse("review:item", args=[dump.pk, entry["open"]])
+                if name == "unresolved_by_statement":
+                    continue  # a marker with nothing recorded has no detail
+                anchor = (
+                    f"cv-item-{entry['item']}"
+                    if entry["kind"] != "statement"
+                    else f"cv-statement-{entry['statement_key']}"
+                )
+                entry["detail_url"] = detail_url(entry["response"], anchor)
 
 
 @require_GET

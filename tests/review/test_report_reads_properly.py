@@ -52,7 +52,7 @@ def test_a_quote_with_no_marker_is_named_by_its_kind_not_by_none(client, editor,
 
 
 def statement_blocks(html: str) -> list[str]:
-    return re.findall(r'<li class="cv-report-statement">(.*?)\n</li>', html, re.S)
+    return re.findall(r'<li class="cv-report-statement"[^>]*>(.*?)\n</li>', html, re.S)
 
 
 def test_a_statement_answer_left_blank_agrees_with_any_answer(client, editor, second_editor, reviewer):

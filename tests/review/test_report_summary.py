@@ -163,7 +163,7 @@ def test_the_detail_is_grouped_by_statement_with_its_answers_under_it(client, ed
     assert [i["marker"] for i in statements[3]["items"]] == ["[6]", "[9]"]
     assert statements[0]["answers"]["supported_together"] == {"final": "yes", "how": "agreed"}
     html = report_page(client, checked)
-    blocks = re.findall(r'<li class="cv-report-statement">(.*?)\n</li>', html, re.S)
+    blocks = re.findall(r'<li class="cv-report-statement"[^>]*>(.*?)\n</li>', html, re.S)
     assert len(blocks) == 6
     first = blocks[0]
     assert (
@@ -193,7 +193,7 @@ def test_subject_time_and_conditions_left_empty_are_left_out(client, editor, che
 def test_disagreements_are_marked_and_a_settlement_shows_its_verdict_and_reason(client, editor, checked):
     client.force_login(editor)
     html = report_page(client, checked)
-    items = re.findall(r'<li class="cv-report-item( cv-report-differs)?">(.*?)\n    </li>', html, re.S)
+    items = re.findall(r'<li class="cv-report-item( cv-report-differs)?"[^>]*>(.*?)\n    </li>', html, re.S)
     by_marker = {re.search(r'cv-report-marker">(\[\d\])', body).group(1): (differs, body) for differs, body in items if "cv-report-marker" in body}  # fmt: skip
     differs, three = by_marker["[3]"]
     assert differs and "≠ 一部を裏付ける" in three and "≠ 裏付けない" in three and "意見が分かれ、未決着" in three

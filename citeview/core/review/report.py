@@ -24,7 +24,6 @@ from citeview.core.bidi_controls import show_bidi_controls
 from citeview.core.phrases import Phrase, Translate, phrase, phrase_text, untranslated
 from citeview.core.rendering.answer import readable_marker
 from citeview.core.rendering.plain import plain_text
-from citeview.core.review.final import disagrees
 from citeview.core.review.items import CheckItem
 from citeview.core.review.metrics import FigureScope, scope_phrase
 from citeview.core.review.report_summary import HIDDEN, STATEMENT_ANSWERS, report_summary
@@ -245,11 +244,14 @@ def labelled_report(
     gettext: Translate = untranslated,
     show_time: ShowTime = iso_minutes,
     detailed: Sequence[int] | None = None,
+    differing_only: bool = False,
 ) -> dict[str, Any]:
     """The report with what a person reads beside each code: ``*_shown`` in ``gettext``'s language,
     every time as ``show_time`` writes it. The codes stay, for the page to choose by. ``detailed``: the
     indexes of the responses whose details it holds (all when None); the summary covers them all, so
-    a page of a batch's report costs its summary and its own responses."""
+    a page of a batch's report costs its summary and its own responses. ``differing_only``: of each
+    response's statements, only those where two editors' given answers or verdicts differ (settled
+    since or not), each with only its items that differ: the report to work disagreements from."""
     words = _Words(gettext)
     texts = _StatementTexts()
     # A notation comes from the registry, not from a literal here: the catalogue lists each one from
@@ -289,6 +291,8 @@ def labelled_report(
         for statement in response.setdefault("statements", []):
             _label_statement(statement, checks_of, sources, words, texts, show_time)
             placed |= {statement["key"], *(item["item"] for item in statement["items"])}
+        if differing_only:
+            response["statements"] = [_differing(s) for s in response["statements"] if s["editors_differ"]]
         # A check of an item the answer no longer offers (its result rebuilt, or past the limit of
         # items) belongs to no statement here; it is still handed over.
         response["unplaced_verdicts"] = [v for v in response["verdicts"] if v["item"] not in placed]
@@ -396,7 +400,6 @@ def _label_statement(
             group = groups.setdefault(shown, {"shown": shown, "questions": words.questions(check), "editors": []})
             group["editors"].append(check["editor"])
     statement["answer_groups"] = list(groups.values())
-    statement["answers_differ"] = _answers_differ(answers)
     statement["answer_notes"] = [c for c in answers if c["note"]]
     _label_settlement(statement["answer_settlement"], words, show_time)
     recorded = bool(answers) or statement["answer_settlement"] is not None
@@ -407,16 +410,19 @@ def _label_statement(
         source = sources.get(item["source"]) or {}
         item["source_url"], item["source_title"] = source.get("url") or "", source.get("title") or ""
         item["final_shown"] = words.verdict(item.get("final") or "")
-        item["differs"] = item.get("how") in ("disagreed", "settled")
+        item["differs"] = bool(item.get("editors_differ"))
         _label_settlement(item.get("settlement"), words, show_time)
         recorded = recorded or bool(item["checks"]) or item.get("settlement") is not None
     statement["recorded"] = recorded
 
 
-def _answers_differ(checks: list[dict[str, Any]]) -> bool:
-    """Whether two editors gave a statement question different answers: a question left blank agrees
-    with any answer (the rule of :func:`citeview.core.review.final.disagrees`)."""
-    return any(disagrees(check[name] for check in checks) for name in STATEMENT_ANSWERS)
+def _differing(statement: dict[str, Any]) -> dict[str, Any]:
+    """A statement as "disagreements only" shows it: its answers if they differ, its items that do."""
+    statement["items"] = [item for item in statement["items"] if item.get("editors_differ")]
+    if not statement["answers_differ"]:
+        statement["answer_groups"], statement["answer_notes"], statement["answer_settlement"] = [], [], None
+    statement["not_checked"] = 0
+    return statement
 
 
 def _check_lines(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from citeview.core import registry
 from citeview.core.rendering.answer import readable_marker
-from citeview.core.review.final import FinalVerdict, final_verdict
+from citeview.core.review.final import FinalVerdict, disagrees, final_verdict
 from citeview.core.review.items import CheckItem
 from citeview.core.review.metrics import (
     VERDICTS,
@@ -88,34 +88,42 @@ def report_summary(
         response = result["responses"][first.response]
         tally = tallies[first.response]
         answers = {field: recorded.answer(first.statement_key, field) for field in STATEMENT_ANSWERS}
-        where = {"response": first.response, "statement_key": first.statement_key}
+        # "open": the item a check page opens for an entry of the summary (a statement's, at its first).
+        where = {"response": first.response, "statement_key": first.statement_key, "open": first.key}
         shown, finals = [], []
         not_checked = 0
         for item in group:
             entry = _item_entry(item, response)
             if item.kind == "citation":
                 final = recorded.verdict(item.key)
+                # Two verdicts given differ (settled since or not): what "disagreements only" shows.
+                entry["editors_differ"] = len(final.editors) > 1
                 finals.append(final.verdict)
                 entry.update(_final_json(final), settlement=_settlement(recorded.settled.get(item.key)))
                 counts[_bucket(final, item.key in hidden_keys)] += 1
                 if final.verdict in UNSUPPORTING:
                     tally["unsupported"] += 1
-                    unsupported.append({**where, **entry, "quotes": _quotes(recorded, item.key, final)})
+                    unsupported.append(
+                        {**where, **entry, "open": item.key, "quotes": _quotes(recorded, item.key, final)}
+                    )
                 if final.unsettled:
                     given = _given(recorded, item.key, "verdict")
-                    disagreements.append({**where, **entry, "field": "verdict", "given": given})
+                    disagreements.append({**where, **entry, "open": item.key, "field": "verdict", "given": given})
             tally["items"] += 1
             if item.key in recorded.of or item.key in recorded.settled:
                 tally["recorded"] += 1
                 shown.append(entry)
             else:
                 not_checked += 1  # which ones: the response's statements_needing_check
+        answers_differ = _answers_differ(recorded.of.get(first.statement_key, ()))
         statements.setdefault(first.response, []).append(
             {
                 "key": first.statement_key,
                 "response": first.response,
                 "statement": first.statement.text,
                 "answers": {field: _final_json(final) for field, final in answers.items()},
+                "answers_differ": answers_differ,
+                "editors_differ": answers_differ or any(entry.get("editors_differ") for entry in shown),
                 "answer_settlement": _settlement(recorded.settled.get(first.statement_key)),
                 "items": shown,
                 "not_checked": not_checked,
@@ -151,6 +159,13 @@ def report_summary(
         "unresolved": _unresolved(result, items),
     }
     return summary, statements
+
+
+def _answers_differ(checks: Iterable[dict[str, Any]]) -> bool:
+    """Whether two editors gave a statement question different answers: a question left blank agrees
+    with any answer (as :func:`citeview.core.review.final.disagrees` holds for verdicts)."""
+    given = [check for check in checks if check["kind"] == "statement"]
+    return any(disagrees(check[name] for check in given) for name in STATEMENT_ANSWERS)
 
 
 def _statement_groups(items: list[CheckItem]) -> list[list[CheckItem]]:
@@ -254,11 +269,12 @@ def _checked_by(checks: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _unresolved(result: dict[str, Any], items: list[CheckItem]) -> list[dict[str, Any]]:
     """Every marker that cites no source, with its statement's key where an item places it."""
-    placed = {(i.response, i.unresolved): i.statement_key for i in items if i.unresolved is not None}
+    placed = {(i.response, i.unresolved): i for i in items if i.unresolved is not None}
     return [
         {
             "response": number,
-            "statement_key": placed.get((number, index), ""),
+            "statement_key": item.statement_key if (item := placed.get((number, index))) else "",
+            "open": item.key if item else "",
             "marker": marker["marker"],
             "label": readable_marker(marker["marker"], marker["ref"]),
         }
