@@ -677,9 +677,10 @@ def _scoped(figure: str, scope: str, gettext: Translate) -> str:
 
 def _response_line(response: dict[str, Any], gettext: Translate) -> str:
     said = phrase(
-        "{number}. {status} · {citations} citation(s), {unresolved} unresolved · {recorded} of {items} item(s) "
-        "checked · {unsupported} not supported",
+        "{number}. “{first_sentence}” · {status} · {citations} citation(s), {unresolved} unresolved · {recorded} of "
+        "{items} item(s) checked · {unsupported} not supported",
         number=response["index"] + 1,
+        first_sentence=_one_line(response["first_sentence"]),
         status=response["status_shown"],
         citations=response["citations"],
         unresolved=response["unresolved"],

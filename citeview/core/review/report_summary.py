@@ -11,11 +11,14 @@ editor what to decide before they have.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from citeview.core import registry
 from citeview.core.rendering.answer import readable_marker
+from citeview.core.rendering.plain import plain_text
+from citeview.core.rendering.shortening import shortened
 from citeview.core.review.final import FinalVerdict, disagrees, final_verdict
 from citeview.core.review.items import CheckItem
 from citeview.core.review.metrics import (
@@ -141,9 +144,10 @@ def report_summary(
             quotes = [q for key in cited for q in _quotes(recorded, key, None)]
             entry = {"item": first.statement_key, "kind": "statement", "citations": cited, "quotes": quotes}
             unsupported.append({**where, **entry, **_final_json(answers["supported_together"])})
+    openings = _first_sentences(result, items)
     summary = {
         "responses": [
-            {**_response_ref(number, response), **tallies[number]}
+            {**_response_ref(number, response), "first_sentence": openings[number], **tallies[number]}
             for number, response in enumerate(result["responses"])
         ],
         "checked_by": _checked_by(checks),
@@ -239,6 +243,33 @@ def _judgement(first: CheckItem, answers: dict[str, FinalVerdict], finals: list[
     worthy = {"yes": True, "no": False}.get(answers["verification_worthy"].verdict or "")
     together = answers["supported_together"].verdict
     return StatementJudgement(str(first.response), worthy, together, finals, len(first.statement.unresolved))
+
+
+# What a batch's summary says each response is about, at most this many characters: one line of a table.
+FIRST_SENTENCE_CHARS = 120
+_MARKER = re.compile(r"\[(?:web:)?\d+\]")
+
+
+def _first_sentences(result: dict[str, Any], items: list[CheckItem]) -> list[str]:
+    """What each response is about, for a batch's summary: its first sentence as a reader sees it,
+    without citation markers. The normalised result keeps no prompt (no provider's response carries
+    the question asked), so the answer's opening says it. The items give each response's first
+    statement; a response past the limit of items is read for its first line."""
+    first: dict[int, Any] = {}
+    for item in items:
+        known = first.get(item.response)
+        if known is None or item.statement.index < known.index:
+            first[item.response] = item.statement
+    sentences = []
+    for number, response in enumerate(result["responses"]):
+        statement = first.get(number)
+        text = (
+            statement.text
+            if statement is not None
+            else next((line for line in str(response.get("text") or "").splitlines() if line.strip()), "")
+        )
+        sentences.append(shortened(" ".join(plain_text(_MARKER.sub("", text)).split()), FIRST_SENTENCE_CHARS))
+    return sentences
 
 
 def _response_ref(number: int, response: dict[str, Any]) -> dict[str, Any]:
