@@ -56,6 +56,8 @@ def test_disagreements_only_shows_the_statements_and_items_editors_differ_on(cli
     assert [S2 in blocks[0], S3 in blocks[1]] == [True, True] and len(blocks) == 2
     assert markers_in(blocks[0]) == ["[3]"]  # disputed, not settled
     assert markers_in(blocks[1]) == ["[5]"]  # settled: the editors still differed; [4], agreed, is left out
+    check = reverse("review:item", args=[checked.pk, item_of(checked, "[3]").key])
+    assert f'<a href="{check}">Check page</a>' in blocks[0]  # each one opens where it is settled
     assert "Disagreements only: 2 statements where editors' answers or verdicts differ, settled or not." in (
         html_escape.unescape(html)
     )
