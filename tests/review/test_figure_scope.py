@@ -13,7 +13,6 @@ import re
 import pytest
 from django.urls import reverse
 
-from citeview.review.figure_scope import ReaderScope, figure_scope
 from citeview.review.models import Check
 from citeview.review.selectors import dump_check_items
 from tests.review.report_dump import check_everything, ten_item_dump
@@ -162,6 +161,8 @@ def test_the_hidden_verdicts_are_no_count_beside_the_others(client, editor, spli
 
 def test_the_scope_counts_items_not_check_rows(editor, second_editor, split):
     """Taro's six items carry their statements' answers too: still six items hidden from hanako."""
+    from citeview.review.figure_scope import ReaderScope, figure_scope
+
     checks = Check.objects.filter(dump=split)
     assert checks.exclude(editor=editor).count() > 6
     reader = ReaderScope(editor, checks)

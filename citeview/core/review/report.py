@@ -24,7 +24,7 @@ from citeview.core.bidi_controls import show_bidi_controls
 from citeview.core.phrases import Phrase, Translate, phrase, phrase_text, untranslated
 from citeview.core.rendering.answer import readable_marker
 from citeview.core.rendering.plain import plain_text
-from citeview.core.review.items import CheckItem
+from citeview.core.review.items import CheckItem, unresolved_item_key
 from citeview.core.review.metrics import FigureScope, scope_phrase
 from citeview.core.review.report_summary import HIDDEN, STATEMENT_ANSWERS, report_summary
 
@@ -363,6 +363,12 @@ def _label_summary(
         for given in entry["given"]:
             code = given["value"]
             given["value_shown"] = words.verdict(code) if entry["field"] == "verdict" else words.answer(code)
+    # A marker its answer places is an item of its own (r0-u3), in the order the response lists them;
+    # the page opens it (the JSON leaves the key out: a dump of nothing but such markers lists thousands).
+    marker_index: dict[int, int] = {}
+    for entry in summary["unresolved"]:
+        index = marker_index[entry["response"]] = marker_index.get(entry["response"], -1) + 1
+        entry["open"] = unresolved_item_key(entry["response"], index) if entry["statement_key"] else ""
     for name in ("unsupported", "disagreements", "unresolved"):
         summary[f"{name}_by_statement"] = _by_statement(summary[name], statements, texts)
 

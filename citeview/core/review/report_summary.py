@@ -300,12 +300,11 @@ def _checked_by(checks: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _unresolved(result: dict[str, Any], items: list[CheckItem]) -> list[dict[str, Any]]:
     """Every marker that cites no source, with its statement's key where an item places it."""
-    placed = {(i.response, i.unresolved): i for i in items if i.unresolved is not None}
+    placed = {(i.response, i.unresolved): i.statement_key for i in items if i.unresolved is not None}
     return [
         {
             "response": number,
-            "statement_key": item.statement_key if (item := placed.get((number, index))) else "",
-            "open": item.key if item else "",
+            "statement_key": placed.get((number, index), ""),
             "marker": marker["marker"],
             "label": readable_marker(marker["marker"], marker["ref"]),
         }
