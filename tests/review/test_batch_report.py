@@ -87,7 +87,7 @@ def test_the_batch_summary_says_what_each_response_is_about_once_on_the_first_pa
     assert summary_of(third) is None and "cv-report-responses" not in third
     back = re.search(r'<p class="cv-report-summary-elsewhere cv-screen-only"><a href="([^"]+)">', third).group(1)
     assert back == f"{url}#report-summary" and 'id="report-summary"' in first
-    assert "すべての回答の要約は最初のページにあります" in get(editor_client, url, "ja", page=3)
+    assert "すべての回答の概要は最初のページにあります" in get(editor_client, url, "ja", page=3)
     report = editor_client.get(reverse("review:report_json", args=[batch.pk])).json()
     assert report["summary"]["responses"][24]["first_sentence"] == "回答25：東京の人口は約1400万人です。"
     markdown = get(editor_client, reverse("review:report_md", args=[batch.pk]), lang="en")
