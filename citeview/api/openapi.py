@@ -634,12 +634,33 @@ def _schemas() -> dict[str, Any]:
                 "supported_together": _choice(SUPPORTED_TOGETHER),
             },
         },
+        "FigureScope": {
+            "type": "object",
+            "description": (
+                "What a figure of checks is computed on: the items whose checks the reader may read (blind "
+                "first: an editor reads other editors' checks of an item once they have checked it), of "
+                "the items the dumps hold. complete is false when the figure counts fewer than all."
+            ),
+            "required": ["visible_items", "items", "complete"],
+            "properties": {"visible_items": _INTEGER, "items": _INTEGER, "complete": {"type": "boolean"}},
+        },
         "Report": {
             "type": "object",
-            "required": ["citeview_report", "dump", "responses", "hidden_until_you_check"],
+            "required": ["citeview_report", "dump", "summary", "responses", "hidden_until_you_check"],
             "properties": {
                 "citeview_report": {"const": 1},
                 "dump": {"type": "object"},
+                "summary": {
+                    "type": "object",
+                    "description": "Counted on final verdicts, on the items scope says.",
+                    "required": ["scope", "final_verdicts", "citation_recall", "citation_precision"],
+                    "properties": {
+                        "scope": _ref("FigureScope"),
+                        "final_verdicts": {"type": "object", "additionalProperties": _INTEGER},
+                        "citation_recall": {"type": "object"},
+                        "citation_precision": {"type": "object"},
+                    },
+                },
                 "responses": {"type": "array", "items": {"type": "object"}},
                 "hidden_until_you_check": _INTEGER,
                 "uncheckable_item_count": _INTEGER,
@@ -649,13 +670,44 @@ def _schemas() -> dict[str, Any]:
             "type": "object",
             "description": (
                 "Blind first: for an editor, other editors' checks of items they have not checked are left "
-                "out, and hidden_until_you_check counts them."
+                "out; hidden_until_you_check counts those checks, and scope (overall, and in each slice) the "
+                "items each figure of checks is computed on."
             ),
-            "required": ["filters", "overall", "hidden_until_you_check"],
+            "required": ["filters", "scope", "overall", "hidden_until_you_check"],
             "properties": {
                 "filters": {"type": "object"},
-                "overall": {"type": "object"},
+                "scope": _ref("FigureScope"),
+                "overall": _ref("MetricsSlice"),
                 "hidden_until_you_check": _INTEGER,
+                **{
+                    name: {"type": "array", "items": _ref("MetricsSlice")}
+                    for name in ("by_provider", "by_api", "by_model", "by_tag", "by_uploader")
+                },
+            },
+        },
+        "MetricsSlice": {
+            "type": "object",
+            "required": ["label", "scope", "dumps", "final_verdicts", "final_verdicts_left_out", "editor_verdicts"],
+            "properties": {
+                "label": {"type": "string"},
+                "scope": _ref("FigureScope"),
+                "dumps": _INTEGER,
+                "final_verdicts": {
+                    "type": "object",
+                    "description": (
+                        "Each citation once, by its final verdict: settled, else the one its editors agree on."
+                    ),
+                    "additionalProperties": _INTEGER,
+                },
+                "final_verdicts_left_out": {
+                    **_INTEGER,
+                    "description": "Citations editors disagree on that nobody has settled: in no final count.",
+                },
+                "editor_verdicts": {
+                    "type": "object",
+                    "description": "Every editor's own verdict: a citation two editors judged counts twice.",
+                    "additionalProperties": _INTEGER,
+                },
             },
         },
         "ImportResults": {

@@ -12,10 +12,9 @@ from django.db.models import QuerySet
 
 from citeview.core.rendering.shortening import shortened
 from citeview.core.review.items import check_item_count
+from citeview.dumps.derived import BATCH_RESPONSES as BATCH_RESPONSES  # browsed one response at a time
 from citeview.dumps.models import Dump, DumpResponse
 
-# A dump of more responses than this is browsed one response at a time, with a navigator.
-BATCH_RESPONSES = 10
 HEADLINE_CHARS = 120
 
 

@@ -16,8 +16,9 @@ from typing import Any
 
 from django.conf import settings
 from django.utils import timezone, translation
-from django.utils.translation import to_locale
+from django.utils.translation import ngettext, to_locale
 
+from citeview.core import registry
 from citeview.core.parse import Attachment, DumpBytes, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
 from citeview.core.review.items import check_item_count
@@ -25,6 +26,9 @@ from citeview.core.url_keys import cited_url_hashes
 from citeview.core.version import RESULT_VERSION
 
 _STATUS_RANK = {"completed": 0, "incomplete": 1, "failed": 2}
+# A dump of more responses than this is a batch: browsed one response at a time (citeview.dumps.batches),
+# its report's details paged, and titled as a batch rather than by its first answer.
+BATCH_RESPONSES = 10
 _HEADLINE_NOISE = re.compile(r"\[(?:web:)?\d+\]|\*\*|__|`")
 
 
@@ -123,10 +127,35 @@ def _search_text(responses: list[dict[str, Any]]) -> str:
 
 
 def _headline(responses: list[dict[str, Any]]) -> str:
-    """The first line of the first answer, without Markdown marks or citation markers, to recognise a dump by."""
+    """The first line of the first answer, without Markdown marks or citation markers, to recognise a dump by;
+    for a batch, its providers (its title, :func:`batch_title`, says the rest in the reader's language)."""
+    if len(responses) > BATCH_RESPONSES:
+        return _providers_named(responses)
     for response in responses:
         for line in response["text"].splitlines():
             line = _HEADLINE_NOISE.sub("", line).strip().lstrip("#>-*| ")
             if line:
                 return line[:200]
     return ""
+
+
+def _providers_named(responses: list[dict[str, Any]]) -> str:
+    """Each provider of the responses once, in the order they come, as it writes its name ("OpenAI,
+    Perplexity")."""
+    names = []
+    for response in responses:
+        api = registry.api_format(response["api"])
+        names.append(api.provider.label if api else response["provider"])
+    return ", ".join(dict.fromkeys(names))[:200]
+
+
+def batch_title(response_count: int, providers: str) -> str:
+    """What a batch is called when no one has titled it, in the active language: "Batch of 200
+    responses · OpenAI, Perplexity" (``providers``: its headline), never its first answer's words."""
+    values = {"n": response_count, "providers": providers}
+    if not providers:
+        return ngettext("Batch of %(n)s response", "Batch of %(n)s responses", response_count) % values
+    return (
+        ngettext("Batch of %(n)s response · %(providers)s", "Batch of %(n)s responses · %(providers)s", response_count)
+        % values
+    )

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from citeview.core.attached import AttachedFile
 from citeview.core.parse import Attachment
 from citeview.dumps.blobs import blob_read, blob_store
+from citeview.dumps.derived import BATCH_RESPONSES, batch_title
 
 
 class EncodedJSON:
@@ -265,7 +266,13 @@ class Dump(KeepsBlobs, models.Model):
 
     @property
     def display_title(self) -> str:
-        return self.title or self.headline or self.filename or self.sha256[:12]
+        """The title someone gave it; else a batch named as one, in the reader's language (its headline
+        holds its providers); else its answer's first line."""
+        if self.title:
+            return self.title
+        if self.response_count > BATCH_RESPONSES:
+            return batch_title(self.response_count, self.headline)
+        return self.headline or self.filename or self.sha256[:12]
 
     @property
     def is_ready(self) -> bool:

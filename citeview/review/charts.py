@@ -9,6 +9,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from citeview.core.review.metrics import scope_phrase
 from citeview.review.models import VERDICTS
 
 VERDICT_LABELS = dict(VERDICTS)
@@ -32,6 +33,12 @@ RATES = (
     "unresolved_marker_rate",
     "incomplete_response_share",
 )
+# The rates counted from checks (blind first may leave some out for the reader: they say their scope);
+# the others are the dumps' own.
+CHECK_RATES = frozenset({"citation_recall", "citation_precision", "macro_recall", "macro_precision"})
+# The verdict distributions the page can chart: the final verdicts (the default) or each editor's.
+FINAL, EDITORS = "final", "editors"
+DISTRIBUTIONS = {FINAL: "final_verdicts", EDITORS: "editor_verdicts"}
 # What lies behind the citations: a table of their own.
 EVIDENCE_RATES = ("evidence_text_share", "snapshot_share", "passage_found_share", "figure_mismatch_share")
 
@@ -93,19 +100,34 @@ def empty_reason(code: str | None) -> str:
     }.get(code, code)
 
 
-def rate_shown(name: str, ratio: dict[str, Any]) -> dict[str, str]:
-    """One rate for a table cell: its percentage and n, or "—" and why."""
+def scope_text(scope: dict[str, Any] | None) -> str:
+    """What a figure of checks is computed on, in words ("on the 2 of 14 items visible to you"), the
+    report's words; "" when it counts every item."""
+    said = scope_phrase(scope)
+    return said.text(_) if said else ""
+
+
+def rate_shown(name: str, ratio: dict[str, Any], scope: str = "") -> dict[str, str]:
+    """One rate for a table cell: its percentage and n, or "—" and why; a rate counted from checks
+    with its ``scope`` where the reader may not read them all."""
     empty = ratio["value"] is None
     return {
         "name": rate_name(name),
         "percent": percent_text(ratio["value"]),
         "n": "" if empty else rate_n(name, ratio),
         "why": empty_reason(ratio.get("empty_because")) if empty else "",
+        "scope": scope if name in CHECK_RATES else "",
     }
 
 
 def figure_row(part: dict[str, Any]) -> dict[str, Any]:
-    return {"label": part["label"], "dumps": part["dumps"], "rates": [rate_shown(n, part[n]) for n in RATES]}
+    scope = scope_text(part["scope"])
+    return {
+        "label": part["label"],
+        "dumps": part["dumps"],
+        "scope": scope,
+        "rates": [rate_shown(n, part[n], scope) for n in RATES],
+    }
 
 
 def figure_tables(figures: dict[str, Any]) -> list[dict[str, Any]]:
@@ -147,7 +169,8 @@ def _evidence_row(part: dict[str, Any]) -> dict[str, Any]:
 
 def headline(figures: dict[str, Any]) -> list[dict[str, str]]:
     """The overall rates, each with its n or, when empty, why: the first thing the page says."""
-    return [rate_shown(name, figures["overall"][name]) for name in RATES]
+    scope = scope_text(figures["overall"]["scope"])
+    return [rate_shown(name, figures["overall"][name], scope) for name in RATES]
 
 
 def agreement_shown(agreement: dict[str, Any]) -> dict[str, Any]:
@@ -199,19 +222,28 @@ def bar_chart(title: str, rows: list[tuple[str, float | None, str]], empty: str 
     }
 
 
-def figure_charts(figures: dict[str, Any]) -> list[dict[str, Any]]:
+def distribution_title(which: str) -> str:
+    """What the verdict chart and table count, said as their caption."""
+    return _("Each editor's verdicts") if which == EDITORS else _("Final verdicts: settled or agreed")
+
+
+def figure_charts(figures: dict[str, Any], which: str = FINAL) -> list[dict[str, Any]]:
+    """The verdict chart (``which``: the final verdicts, or each editor's), then recall and precision
+    by provider."""
     overall = figures["overall"]
-    verdicts = overall["verdicts"]
+    verdicts = overall[DISTRIBUTIONS[which]]
     total = sum(verdicts.values())
     distribution = bar_chart(
-        _("Verdicts"),
+        distribution_title(which),
         [
             (str(VERDICT_LABELS[name]), count / total if total else None, f"{count} ({percent_text(count / total)})")
             for name, count in verdicts.items()
         ]
         if total
         else [],
-        _("No verdicts recorded yet."),
+        _("No citation has a final verdict yet: none its editors agree on, and none settled.")
+        if which == FINAL and sum(overall[DISTRIBUTIONS[EDITORS]].values())
+        else _("No verdicts recorded yet."),
     )
     ratios = []
     for part in figures["by_provider"] or [overall]:
@@ -231,9 +263,9 @@ def figure_charts(figures: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def verdict_table(figures: dict[str, Any]) -> list[tuple[str, int, str]]:
-    """The verdict table: each verdict, its count, its share of the verdicts."""
-    verdicts = figures["overall"]["verdicts"]
+def verdict_table(figures: dict[str, Any], which: str = FINAL) -> list[tuple[str, int, str]]:
+    """The verdict table: each verdict, its count, its share of the verdicts (``which``: as the chart)."""
+    verdicts = figures["overall"][DISTRIBUTIONS[which]]
     total = sum(verdicts.values())
     return [
         (str(VERDICT_LABELS[name]), count, percent_text(count / total) if total else "—")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -14,6 +14,7 @@ from django.core.paginator import Paginator
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.dateparse import parse_datetime
 from django.utils.formats import date_format
@@ -28,15 +29,21 @@ from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list
 from citeview.review.charts import (
+    DISTRIBUTIONS,
+    EDITORS,
+    FINAL,
     agreement_shown,
+    distribution_title,
     evidence_tables,
     figure_charts,
     figure_tables,
     headline,
+    scope_text,
     verdict_table,
 )
 from citeview.review.citation_evidence import citation_evidence
 from citeview.review.decorators import result_required
+from citeview.review.figure_scope import ReaderScope
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check, Comment
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count, sees_own_progress_only
@@ -80,6 +87,7 @@ def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
     """The handover report as ``user`` may read it: an editor does not see other editors' checks of
     items they have not checked themselves (blind first), and the report says how many it leaves out."""
     checks = Check.objects.filter(dump=dump)
+    reader = ReaderScope(user, checks)
     shown = checks_visible_to(user, checks).select_related("editor").order_by("response_index", "item_key", "id")
     # A settlement is a verdict like any other: an editor sees it once they have judged the item.
     settlements = checks_visible_to(user, Check.settlements.filter(dump=dump)).select_related("editor")
@@ -98,20 +106,11 @@ def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
         [_comment_dict(c) for c in comments],
         citation_evidence(dump),
         [_check_dict(c) for c in settlements],
-        hidden_items(user, checks),
+        reader.keys(),
+        reader.of([dump]),
     )
     report["uncheckable_item_count"] = dump.uncheckable_item_count  # past the items a dump offers for checking
     return report
-
-
-def hidden_items(user: Any, checks: QuerySet[Check]) -> list[str]:
-    """The items of ``checks`` whose checks by other editors blind first keeps from ``user``: what the
-    report says it leaves out, counted in items (a row count would add each statement's answers)."""
-    if not roles.can_record(user):
-        return []
-    items = checks.filter(is_item=True)
-    visible = checks_visible_to(user, items).values("pk")
-    return list(items.exclude(pk__in=visible).order_by().values_list("item_key", flat=True).distinct())
 
 
 def _check_dict(check: Check) -> dict[str, Any]:
@@ -166,20 +165,63 @@ def dump_report_markdown(dump: Dump, request: HttpRequest) -> str:
 @permission_required(roles.READ, raise_exception=True)
 @result_required
 def report_page(request: HttpRequest, pk: int) -> HttpResponse:
-    """The report to read and print. A batch's summary covers every response; its details come
-    ``BATCH_RESPONSES`` responses a page (the downloads hold them all)."""
+    """The report to read and print. A batch's summary covers every response and stands once, on the
+    first page; its details come ``BATCH_RESPONSES`` responses a page (the downloads hold them all),
+    and later pages link back to the summary. ``?only=disagreements``: only the statements where
+    editors' given answers or verdicts differ, settled or not, to work from."""
     dump = dump_get(pk=pk)
     report = dump_report(dump, request.user)
-    count = len(report["responses"])
+    differing_only = request.GET.get("only") == DISAGREEMENTS
+    differing = [r["index"] for r in report["responses"] if any(s["editors_differ"] for s in r["statements"])]
+    listed = differing if differing_only else list(range(len(report["responses"])))
     details = (
-        Paginator(range(count), BATCH_RESPONSES).get_page(request.GET.get("page")) if count > BATCH_RESPONSES else None
+        Paginator(listed, BATCH_RESPONSES).get_page(request.GET.get("page")) if len(listed) > BATCH_RESPONSES else None
     )
-    detailed = list(details.object_list) if details is not None else None
-    shown = labelled_report(report, gettext, shown_time, detailed)
-    if details is not None:
-        for response in shown["summary"]["responses"]:
-            response["detail_url"] = f"?page={response['index'] // BATCH_RESPONSES + 1}#report-{response['index']}"
-    return render(request, "review/report.html", {"dump": dump, "report": shown, "details": details})
+    shown = labelled_report(
+        report, gettext, shown_time, list(details.object_list) if details is not None else listed, differing_only
+    )
+    address = reverse("review:report", args=[dump.pk])
+    batched = len(report["responses"]) > BATCH_RESPONSES
+
+    def detail_url(response: int, anchor: str) -> str:
+        """Where the unfiltered report shows a response's detail: on its page of a batch."""
+        return f"{address}?page={response // BATCH_RESPONSES + 1}#{anchor}" if batched else f"{address}#{anchor}"
+
+    _link_summary(shown["summary"], dump, detail_url)
+    context = {
+        "dump": dump,
+        "report": shown,
+        "details": details,
+        "differing_only": differing_only,
+        "differing_statements": sum(s["editors_differ"] for r in report["responses"] for s in r["statements"]),
+        "with_summary": not differing_only and (details is None or details.number == 1),
+        "pages_query": f"only={DISAGREEMENTS}&" if differing_only else "",
+    }
+    return render(request, "review/report.html", context)
+
+
+# ``?only=disagreements``: the report page's filter.
+DISAGREEMENTS = "disagreements"
+
+
+def _link_summary(summary: dict[str, Any], dump: Dump, detail_url: Callable[[int, str], str]) -> None:
+    """Each entry of the summary linked to where the report details it and to its check page: the
+    summary is worked from, not only read."""
+    for response in summary["responses"]:
+        response["detail_url"] = detail_url(response["index"], f"report-{response['index']}")
+    for name in ("unsupported_by_statement", "disagreements_by_statement", "unresolved_by_statement"):
+        for group in summary[name]:
+            for entry in group["entries"]:
+                if entry.get("open"):
+                    entry["check_url"] = reverse("review:item", args=[dump.pk, entry["open"]])
+                if name == "unresolved_by_statement":
+                    continue  # a marker with nothing recorded has no detail
+                anchor = (
+                    f"cv-item-{entry['item']}"
+                    if entry["kind"] != "statement"
+                    else f"cv-statement-{entry['statement_key']}"
+                )
+                entry["detail_url"] = detail_url(entry["response"], anchor)
 
 
 @require_GET
@@ -297,21 +339,40 @@ def verdicts_jsonl(request: HttpRequest) -> StreamingHttpResponse:
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def figures_page(request: HttpRequest) -> HttpResponse:
+    """The figures. The verdict chart counts the final verdicts unless ``?verdicts=editors`` asks for
+    each editor's: a link switches, the filters kept, with no script."""
     form = FigureFilterForm(request.GET)
     figures = team_figures(form.filters(), request.user)
+    which = EDITORS if request.GET.get("verdicts") == EDITORS else FINAL
     context = {
         "form": form,
         "figures": figures,
+        "scope": scope_text(figures["scope"]),
         "headline": headline(figures),
-        "charts": figure_charts(figures),
+        "charts": figure_charts(figures, which),
         "tables": figure_tables(figures),
         "evidence_tables": evidence_tables(figures),
-        "verdicts": verdict_table(figures),
+        "verdicts": verdict_table(figures, which),
+        "verdicts_shown": which,
+        "verdicts_title": distribution_title(which),
+        "verdict_switch": _verdict_switch(request, which),
+        "verdict_totals": {name: sum(figures["overall"][key].values()) for name, key in DISTRIBUTIONS.items()},
+        "hidden_items": figures["scope"]["items"] - figures["scope"]["visible_items"],
         "agreement": {name: agreement_shown(a) for name, a in figures["agreement"].items()},
         "query": request.GET.urlencode(),
         "own_progress_only": sees_own_progress_only(request.user),
     }
     return render(request, "review/figures.html", context)
+
+
+def _verdict_switch(request: HttpRequest, which: str) -> dict[str, str]:
+    """The address of the figures with the other verdict chart, the filters kept."""
+    query = request.GET.copy()
+    query.pop("verdicts", None)
+    if which == FINAL:
+        query["verdicts"] = EDITORS
+    address = f"{request.path}?{query.urlencode()}" if query else request.path
+    return {"to": FINAL if which == EDITORS else EDITORS, "url": f"{address}#figures-verdicts"}
 
 
 @require_GET

@@ -3,6 +3,7 @@ API, model and tag over a date range; the formulas are in :mod:`citeview.core.re
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from citeview.core import registry
 from citeview.core.rendering.plain import plain_text
 from citeview.core.review.final import final_verdict
 from citeview.core.review.metrics import (
+    FigureScope,
     Ratings,
     StatementJudgement,
     agreement,
@@ -32,6 +34,7 @@ from citeview.core.review.metrics import (
 )
 from citeview.dumps.models import Dump, ReadState
 from citeview.review.citation_evidence import evidence_counts
+from citeview.review.figure_scope import HiddenItem, ReaderScope
 from citeview.review.models import Check
 from citeview.review.selectors import checks_visible_to, hidden_check_count, progress_per_editor
 
@@ -66,10 +69,11 @@ class Slice:
     """One row of a breakdown: the dumps' own figures and the figures of the checks on them."""
 
     label: str
-    checks: list[Check]  # the editors' own checks
+    checks: list[Check]  # the editors' own checks that the reader may read
     dumps: list[Dump]
-    evidence: dict[int, dict[str, int]] = field(default_factory=dict)  # per dump: evidence_counts
-    settlements: list[Check] = field(default_factory=list)  # the settled verdicts on the slice's items
+    evidence: dict[int, dict[str, int]]  # per dump: evidence_counts
+    settlements: list[Check]  # the settled verdicts on the slice's items
+    scope: FigureScope  # what its figures of checks count: every item of its dumps, or those visible
 
 
 def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
@@ -86,7 +90,15 @@ def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
         condition &= Q(created_at__date__gte=since)
     if until := filters.get("until"):
         condition &= Q(created_at__date__lte=until)
-    fields = ("providers", "apis", "model_names", "citation_count", "unresolved_count", "response_count")
+    fields = (
+        "providers",
+        "apis",
+        "model_names",
+        "citation_count",
+        "unresolved_count",
+        "response_count",
+        "item_count",  # the items a figure's scope counts (``citeview.review.figure_scope``)
+    )
     # A dump not read yet has no figures of its own: it is counted nowhere until it has.
     dumps = Dump.objects.filter(condition, read_state=ReadState.READY).distinct().select_related("uploaded_by")
     # What keys the kept evidence counts; the result is read only when they are not kept.
@@ -105,7 +117,8 @@ def team_figures(filters: dict[str, Any], user: Any) -> dict[str, Any]:
     """Every figure for the dumps the filters select, overall and per provider, API, model, tag and
     uploader, from the checks ``user`` may read: for an editor, other editors' verdicts on items they
     have not checked yet are left out (blind first; a narrow filter would otherwise give them away),
-    and ``hidden_until_you_check`` says how many."""
+    ``hidden_until_you_check`` says how many checks, and ``scope`` (overall and in each slice) on how
+    many of the dumps' items each figure of checks is computed."""
     dumps = list(selected_dumps(filters).prefetch_related("tags"))
     chosen = Check.objects.filter(dump__in=[d.pk for d in dumps])
     # A dump can hold responses of several APIs: the checks are narrowed to the responses asked for.
@@ -113,6 +126,7 @@ def team_figures(filters: dict[str, Any], user: Any) -> dict[str, Any]:
         if filters.get(name):
             chosen = chosen.filter(**{name: filters[name]})
     hidden = hidden_check_count(user, chosen)
+    reader = ReaderScope(user, chosen)
     settled = Check.settlements.filter(dump__in=[d.pk for d in dumps])
     for name in ("provider", "api", "model"):
         if filters.get(name):
@@ -120,15 +134,16 @@ def team_figures(filters: dict[str, Any], user: Any) -> dict[str, Any]:
     settlements = list(checks_visible_to(user, settled).order_by("dump_id", "id"))
     checks = list(checks_visible_to(user, chosen).select_related("editor").order_by("dump_id", "id"))
     evidence = {dump.pk: evidence_counts(dump) for dump in dumps}
-    overall = Slice(str(_("All")), checks, dumps, evidence, settlements)
+    overall = Slice(str(_("All")), checks, dumps, evidence, settlements, reader.of(dumps))
 
     def slices(keys_of: Any, dimension: str) -> list[Slice]:
-        return _slices(dumps, checks, settlements, evidence, keys_of, dimension)
+        return _slices(dumps, checks, settlements, evidence, keys_of, dimension, reader)
 
     titles = {dump.pk: dump.display_title for dump in dumps}
     return {
         "filters": {k: v.isoformat() if isinstance(v, date) else v for k, v in filters.items()},
         "hidden_until_you_check": hidden,
+        "scope": overall.scope.to_json(),
         "overall": slice_figures(overall),
         "unsettled": _unsettled_json(final_judgements(checks, settlements).unsettled, titles),
         # On the editors' own verdicts: a settlement is no editor's, and would make them agree by decree.
@@ -159,6 +174,8 @@ def slice_figures(part: Slice) -> dict[str, Any]:
     no_dumps = NO_DUMPS if not part.dumps else None
     return {
         "label": part.label,
+        # On how many of the slice's items its figures of checks are computed (blind first).
+        "scope": part.scope.to_json(),
         "dumps": len(part.dumps),
         "checks": sum(1 for c in part.checks if c.kind == "citation" and c.verdict),
         "editors": len({c.editor_id for c in part.checks}),
@@ -167,7 +184,12 @@ def slice_figures(part: Slice) -> dict[str, Any]:
         "macro_recall": {**macro_recall(judgements).to_json(), "empty_because": recall_gap},
         "macro_precision": {**macro_precision(judgements).to_json(), "empty_because": precision_gap},
         "unsettled": len(final.unsettled),
-        "verdicts": verdict_distribution(c.verdict for c in part.checks if c.kind == "citation" and c.verdict),
+        # Each citation's final verdict (settled, else agreed), as recall and precision count it; the
+        # citations editors disagree on and nobody has settled are left out, and counted apart.
+        "final_verdicts": verdict_distribution(final.verdicts),
+        "final_verdicts_left_out": final.disputed_citations,
+        # Every editor's own verdict: a citation two editors judged counts twice.
+        "editor_verdicts": verdict_distribution(c.verdict for c in part.checks if c.kind == "citation" and c.verdict),
         "unresolved_marker_rate": _ratio(unresolved, citations + unresolved, no_dumps or NO_CITATIONS),
         "incomplete_response_share": _ratio(incomplete, responses, no_dumps or NO_RESPONSES),
         **_evidence_rates(part, no_dumps),
@@ -224,6 +246,12 @@ ANSWERS_DIFFER = "answers_differ"  # they answered "a claim?" or "supported toge
 class FinalJudgements:
     judgements: list[StatementJudgement]
     unsettled: list[UnsettledItem]
+    verdicts: list[str] = field(default_factory=list)  # each citation's final verdict, where it has one
+
+    @property
+    def disputed_citations(self) -> int:
+        """The citations editors disagree on that nobody has settled: in no final verdict's count."""
+        return sum(1 for item in self.unsettled if item.why == VERDICTS_DIFFER)
 
 
 def final_judgements(checks: Iterable[Check], settlements: Iterable[Check]) -> FinalJudgements:
@@ -247,7 +275,7 @@ def final_judgements(checks: Iterable[Check], settlements: Iterable[Check]) -> F
             entry["worthy"].append(check.verification_worthy)
             entry["together"].append(check.supported_together)
     settled = {(check.dump_id, check.item_key): check.verdict for check in settlements}
-    judgements, unsettled = [], []
+    judgements, unsettled, finals = [], [], []
     for (dump_id, response, _statement), entry in statements.items():
         verdicts = []
         for key, given in entry["items"].items():
@@ -255,6 +283,8 @@ def final_judgements(checks: Iterable[Check], settlements: Iterable[Check]) -> F
             if final.unsettled:
                 unsettled.append(UnsettledItem(dump_id, key, given[0].statement_text, given[0].marker, VERDICTS_DIFFER))
             verdicts.append(final.verdict)
+            if final.verdict:
+                finals.append(final.verdict)
         worthy, together = final_verdict(entry["worthy"]), final_verdict(entry["together"])
         if worthy.unsettled or together.unsettled:
             first = entry["first"] or entry["any"]
@@ -269,7 +299,7 @@ def final_judgements(checks: Iterable[Check], settlements: Iterable[Check]) -> F
                 entry["unresolved"],
             )
         )
-    return FinalJudgements(judgements, unsettled)
+    return FinalJudgements(judgements, unsettled, finals)
 
 
 def _unsettled_json(unsettled: list[UnsettledItem], titles: dict[int, str]) -> dict[str, Any]:
@@ -313,6 +343,7 @@ def _slices(
     evidence: dict[int, dict[str, int]],
     keys_of: Any,
     dimension: str,
+    reader: ReaderScope,
 ) -> list[Slice]:
     """One slice per value of a dimension. A dump belongs to every value it has (two tags, two APIs);
     model and API slices take each check by its own response's model and API."""
@@ -325,11 +356,12 @@ def _slices(
         ids = {d.pk for d in members}
         own = [c for c in checks if c.dump_id in ids and _check_matches(c, dimension, value)]
         settled = [c for c in settlements if c.dump_id in ids and _check_matches(c, dimension, value)]
-        slices.append(Slice(value, own, members, evidence, settled))
+        scope = reader.of(members, functools.partial(_check_matches, dimension=dimension, value=value))
+        slices.append(Slice(value, own, members, evidence, settled, scope))
     return slices
 
 
-def _check_matches(check: Check, dimension: str, value: str) -> bool:
+def _check_matches(check: Check | HiddenItem, dimension: str, value: str) -> bool:
     if dimension == "api":
         return check.api == value
     if dimension == "model":

@@ -134,8 +134,8 @@ def test_the_report_of_a_batch_gives_a_line_for_each_response(editor_client, bat
     markdown = editor_client.get(reverse("review:report_md", args=[batch.pk])).content.decode()
     assert "### Responses" in markdown
     assert (
-        f"- 5. completed · 1 citation(s), 1 unresolved · 1 of {fifth['items']} item(s) checked · 1 not supported"
-        in markdown
+        f"- 5. “回答5：東京の人口は約1400万人です。” · completed · 1 citation(s), 1 unresolved · 1 of {fifth['items']} item(s) "
+        "checked · 1 not supported" in markdown
     )
     assert markdown.count("Provider and model: Perplexity · Perplexity Sonar") == 1
     page = editor_client.get(reverse("review:report", args=[batch.pk])).content.decode()
@@ -158,7 +158,7 @@ def test_the_report_page_of_a_batch_details_a_page_of_responses_after_the_whole_
     # The summary covers every response, each line linked to the page that details it.
     table = re.search(r'<table class="cv-table cv-report-responses">.*?</table>', first, re.S).group(0)
     assert table.count('<tr><td class="cv-num">') == 60
-    assert '<a href="?page=3#report-24">25</a>' in table
+    assert f'<a href="{url}?page=3#report-24">25</a>' in table
     assert "回答25：東京の人口は約1400万人です" in first  # the unsupported claim, from a response not detailed here
     third = editor_client.get(url, {"page": 3}).content.decode()
     assert report_sections(third) == [str(n) for n in range(20, 30)]

@@ -58,7 +58,9 @@ OUR_IDS = re.compile(
     r"|cv-(?:bulk-assign|bulk-checks-needed|checks-needed-\d+|settle|settle-title)"
     r"|cv-snapshot(?:-(?:title|passage|take|take-title|page|text))?"
     r"|cv-r\d+(?:-(?:end|sources-title|evidence-title|recitations-title|src-\d+|(?:(?:plan|thinking)\d+-)?cite-\d+"
-    r"(?:-\d+)?(?:-card)?|unresolved-\d+(?:-tip)?))?)$"
+    r"(?:-\d+)?(?:-card)?|unresolved-\d+(?:-tip)?))?"
+    # The report's summary, and its statements and items by their keys (r0-c3, r0-s12-40, r2-u1), linked to.
+    r"|report-summary|figures-verdicts|cv-(?:item|statement)-r\d+(?:-[a-z]?\d+)+)$"
 )
 # The `name` of every form field on our pages, and of the two <meta> tags.
 OUR_NAMES = _words(

@@ -10,6 +10,7 @@ its citations together contradict it;   S6 cites nothing, not verification-worth
 from __future__ import annotations
 
 import json
+from collections.abc import Container
 from typing import Any
 
 from citeview.dumps.services import dump_ingest
@@ -59,9 +60,12 @@ def ten_item_dump(uploader: Any) -> Any:
     return dump
 
 
-def check_everything(dump: Any, editor: Any, which: int) -> None:
-    """``editor`` checks every item, giving the ``which``-th verdict of each pair."""
+def check_everything(dump: Any, editor: Any, which: int, only: Container[str] | None = None) -> None:
+    """``editor`` checks every item (or those whose keys are in ``only``), giving the ``which``-th
+    verdict of each pair."""
     for item in dump_check_items(dump):
+        if only is not None and item.key not in only:
+            continue
         statement = {"verification_worthy": "yes", "supported_together": TOGETHER.get(item.statement.index, "")}
         if item.kind == "statement":
             values = {"verification_worthy": "no"}

@@ -57,7 +57,7 @@ def figure_counts(client) -> dict[str, int]:
     """How many supports_and_refutes verdicts each figure reader counts (only Hanako gives that verdict)."""
     counts = {}
     for name, url in (("figures json", reverse("review:figures_json")), ("api metrics", "/api/metrics")):
-        counts[name] = client.get(url).json()["overall"]["verdicts"]["supports_and_refutes"]
+        counts[name] = client.get(url).json()["overall"]["editor_verdicts"]["supports_and_refutes"]
     page = client.get(reverse("review:figures")).content.decode()
     counts["figures page hides"] = int("left out until you have checked" in page)
     return counts

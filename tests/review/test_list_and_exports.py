@@ -203,7 +203,7 @@ def test_the_figures_reflect_what_editors_recorded(client, editor, second_editor
             assert client.post(reverse("review:item", args=[dump.pk, key]), body).status_code == 302
     figures = client.get(reverse("review:figures_json")).json()
     overall = figures["overall"]
-    assert overall["verdicts"] == {
+    assert overall["editor_verdicts"] == {
         "complete": 2,
         "partial": 1,
         "none": 1,
@@ -211,6 +211,9 @@ def test_the_figures_reflect_what_editors_recorded(client, editor, second_editor
         "supports_and_refutes": 0,
         "unclear": 0,
     }
+    # Each citation once: [2] agreed complete; [9] disputed, left out of the final count.
+    assert overall["final_verdicts"]["complete"] == 1 and sum(overall["final_verdicts"].values()) == 1
+    assert overall["final_verdicts_left_out"] == 1
     # The dump's final figures: the statement once, supported together by both. Precision: [2] is complete
     # by both; [9] is disputed (partial, none) and left out until settled; the unresolved [8] supports
     # nothing: 1 of 2.

@@ -65,7 +65,8 @@ def test_the_japanese_page_says_every_value_in_words(client, checked):
     html = page(client, checked, "ja")
     assert "一部を裏付ける" in html and ">partial<" not in html
     assert "対象 はい · 時点 いいえ" in html and "条件 —" not in html  # conditions left unanswered: left out
-    assert "検証の対象 はい · 引用全体で裏付け いいえ" in html
+    assert "この文は事実についての主張ですか（検証の対象か）？</span> <strong>はい</strong> · " in html
+    assert "引用全体でこの文を裏付けていますか？</span> <strong>いいえ</strong>" in html
     assert "本文中の [n] と [web:n] のマーカー（n は検索結果の ID）" in html  # the notation
     assert "response.completed がないままストリームが終わっています" in html  # why it is incomplete
     shown = re.sub(r'datetime="[^"]*"', "", html)  # the machine-readable time stays exact
@@ -106,7 +107,11 @@ def test_the_markdown_is_in_the_language_asked_for(client, checked):
         "    - 一部を裏付ける（hanako、2026/12/01 15:21 JST）（対象 はい · 時点 いいえ）\n"
         "      - 根拠の引用：「条件Aについて」\n      - メモ：年度は未確認\n"
     ) in japanese
-    assert "  - 検証の対象 はい · 引用全体で裏付け いいえ — hanako" in japanese and "：—" not in japanese
+    assert (
+        "  - この文は事実についての主張ですか（検証の対象か）？ はい · 引用全体でこの文を裏付けていますか？ いいえ — hanako"
+        in japanese
+        and "：—" not in japanese
+    )
     assert "- hanako（2026/12/01 15:21 JST）：全体として引き継ぎ可" in japanese
     assert "partial" not in japanese and "Verdict" not in japanese
     # Without ?lang=, the request's language; English times are year first too.

@@ -163,11 +163,13 @@ def test_the_detail_is_grouped_by_statement_with_its_answers_under_it(client, ed
     assert [i["marker"] for i in statements[3]["items"]] == ["[6]", "[9]"]
     assert statements[0]["answers"]["supported_together"] == {"final": "yes", "how": "agreed"}
     html = report_page(client, checked)
-    blocks = re.findall(r'<li class="cv-report-statement">(.*?)\n</li>', html, re.S)
+    blocks = re.findall(r'<li class="cv-report-statement"[^>]*>(.*?)\n</li>', html, re.S)
     assert len(blocks) == 6
     first = blocks[0]
     assert (
-        first.index(S1) < first.index("検証の対象 はい · 引用全体で裏付け はい") < first.index('cv-report-marker">[1]')
+        first.index(S1)
+        < first.index("この文は事実についての主張ですか（検証の対象か）？</span> <strong>はい</strong>")
+        < first.index('cv-report-marker">[1]')
     )
     assert "hanako, taro" in first and S2 not in first
     assert '完全に裏付ける</strong> <span class="cv-muted">対象 はい</span>' in first
@@ -191,7 +193,7 @@ def test_subject_time_and_conditions_left_empty_are_left_out(client, editor, che
 def test_disagreements_are_marked_and_a_settlement_shows_its_verdict_and_reason(client, editor, checked):
     client.force_login(editor)
     html = report_page(client, checked)
-    items = re.findall(r'<li class="cv-report-item( cv-report-differs)?">(.*?)\n    </li>', html, re.S)
+    items = re.findall(r'<li class="cv-report-item( cv-report-differs)?"[^>]*>(.*?)\n    </li>', html, re.S)
     by_marker = {re.search(r'cv-report-marker">(\[\d\])', body).group(1): (differs, body) for differs, body in items if "cv-report-marker" in body}  # fmt: skip
     differs, three = by_marker["[3]"]
     assert differs and "≠ 一部を裏付ける" in three and "≠ 裏付けない" in three and "意見が分かれ、未決着" in three
@@ -243,7 +245,9 @@ def test_the_summary_tells_an_editor_who_has_not_checked_nothing_of_others_verdi
         assert NO_SUPPORT_QUOTE not in shown and SETTLE_REASON not in shown
         assert "kimura" not in shown and "taro" not in shown
     html = summary_of(report_page(client, checked))
-    assert '<li class="cv-report-count-hidden">あなたの確認まで非表示 <strong>8</strong></li>' in html
+    # No count of hidden verdicts beside the others: the figure says what it is computed on instead.
+    assert "cv-report-count-hidden" not in html
+    assert '<span class="cv-scope">全 10 項目のうち、あなたに表示できる 0 項目について</span>' in html
     assert "裏付けない" not in html and "完全に裏付ける" not in html
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from citeview.core.phrases import Phrase, phrase
+
 VERDICTS = ("complete", "partial", "none", "inaccessible", "supports_and_refutes", "unclear")
 SUPPORTED_TOGETHER = ("yes", "no", "contradict")
 COLLAPSED = ("full", "partial", "none")
@@ -89,6 +91,40 @@ class Ratio:
             "value": self.value,
             "percent": self.percent,
         }
+
+
+@dataclass(frozen=True)
+class FigureScope:
+    """What a figure is computed on: the items whose checks its reader may read, of all the items the
+    dumps hold. Blind first keeps other editors' checks of an item from an editor until they have
+    checked it, so an editor's figure counts fewer items than the dump's; it must say so, and never
+    pass for the dump's figure. Which items are hidden is decided once, by the web app
+    (``citeview.review.figure_scope``); this is only the arithmetic and the words."""
+
+    visible_items: int
+    items: int
+
+    @classmethod
+    def of(cls, items: int, hidden: int) -> FigureScope:
+        return cls(max(items - hidden, 0), items)
+
+    @property
+    def complete(self) -> bool:
+        return self.visible_items >= self.items
+
+    def to_json(self) -> dict[str, Any]:
+        return {"visible_items": self.visible_items, "items": self.items, "complete": self.complete}
+
+
+def scope_phrase(scope: dict[str, Any] | None) -> Phrase | None:
+    """What a figure on part of the items says inside it ("on the 2 of 14 items visible to you"); None
+    for a figure on every item (``scope`` as :meth:`FigureScope.to_json` makes it)."""
+    if not scope or scope["complete"]:
+        return None
+    values = {"visible": scope["visible_items"], "items": scope["items"]}
+    if scope["items"] == 1:
+        return phrase("on the {visible} of {items} item visible to you", **values)
+    return phrase("on the {visible} of {items} items visible to you", **values)
 
 
 def percent(share: float | None) -> float | None:

@@ -13,6 +13,7 @@ as the page shows times, in ``gettext``'s language), which the page and :func:`r
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -23,8 +24,9 @@ from citeview.core.bidi_controls import show_bidi_controls
 from citeview.core.phrases import Phrase, Translate, phrase, phrase_text, untranslated
 from citeview.core.rendering.answer import readable_marker
 from citeview.core.rendering.plain import plain_text
-from citeview.core.review.items import CheckItem
-from citeview.core.review.report_summary import report_summary
+from citeview.core.review.items import CheckItem, unresolved_item_key
+from citeview.core.review.metrics import FigureScope, scope_phrase
+from citeview.core.review.report_summary import HIDDEN, STATEMENT_ANSWERS, report_summary
 
 # An ISO 8601 time as a person reads it; the web app passes one that follows the page's language.
 ShowTime = Callable[[str], str]
@@ -45,6 +47,7 @@ def handover_report(
     evidence: Iterable[dict[str, Any]] = (),
     settlements: Iterable[dict[str, Any]] = (),
     hidden: Iterable[str] = (),
+    scope: FigureScope | None = None,
 ) -> dict[str, Any]:
     """``dump``: id, title, sha256, stored_at; ``checks``: every check of the dump as a dict with
     item_key, kind, finished, editor, updated_at and its fields; ``comments``: item_key ("" for the
@@ -54,14 +57,19 @@ def handover_report(
     text, score, page, differs), its citations' item_keys and markers (each once), and the provider's
     quotes (item_key, marker, kind, text) where it gave them; ``settlements``: the leads' final
     verdicts (item_key, editor, updated_at, verdict, reason in note); ``hidden``: the keys of the items
-    whose checks by other editors blind first keeps from the reader.
+    whose checks by other editors blind first keeps from the reader; ``scope``: what the summary's
+    figures are computed on (the web app's, ``citeview.review.figure_scope``; without it, every item
+    but the hidden ones).
 
     First comes the summary (:mod:`citeview.core.review.report_summary`), counted on final verdicts;
     then each response, its statements in reading order with their items and final verdicts, and
     every check (``verdicts``) keyed by item for tools to join. Items are taken by their ``CheckItem``
     fields alone, whatever their kind."""
     hidden = sorted(set(hidden))
+    if scope is None:
+        scope = FigureScope.of(len(items), len(set(hidden) & {item.key for item in items}))
     summary, statements_of = report_summary(result, items, checks, settlements, hidden)
+    summary["scope"] = scope.to_json()
     finished = {c["item_key"] for c in checks if c.get("is_item", True) and _finished(c)}
     by_key = {item.key: item for item in items}
     dump_comments, item_comments = _comments(comments, by_key)
@@ -236,11 +244,14 @@ def labelled_report(
     gettext: Translate = untranslated,
     show_time: ShowTime = iso_minutes,
     detailed: Sequence[int] | None = None,
+    differing_only: bool = False,
 ) -> dict[str, Any]:
     """The report with what a person reads beside each code: ``*_shown`` in ``gettext``'s language,
     every time as ``show_time`` writes it. The codes stay, for the page to choose by. ``detailed``: the
     indexes of the responses whose details it holds (all when None); the summary covers them all, so
-    a page of a batch's report costs its summary and its own responses."""
+    a page of a batch's report costs its summary and its own responses. ``differing_only``: of each
+    response's statements, only those where two editors' given answers or verdicts differ (settled
+    since or not), each with only its items that differ: the report to work disagreements from."""
     words = _Words(gettext)
     texts = _StatementTexts()
     # A notation comes from the registry, not from a literal here: the catalogue lists each one from
@@ -280,6 +291,8 @@ def labelled_report(
         for statement in response.setdefault("statements", []):
             _label_statement(statement, checks_of, sources, words, texts, show_time)
             placed |= {statement["key"], *(item["item"] for item in statement["items"])}
+        if differing_only:
+            response["statements"] = [_differing(s) for s in response["statements"] if s["editors_differ"]]
         # A check of an item the answer no longer offers (its result rebuilt, or past the limit of
         # items) belongs to no statement here; it is still handed over.
         response["unplaced_verdicts"] = [v for v in response["verdicts"] if v["item"] not in placed]
@@ -320,10 +333,12 @@ def _label_summary(
     # Each provider, API and model once: a batch of a thousand answers names one.
     answers = {(r["provider"], r["api_name"], r["model"]): r for r in summary["responses"]}
     summary["answers_shown"] = list(answers.values())
+    summary["scope_shown"] = words.scope(summary.get("scope"))
+    # The items hidden from the reader are not a verdict: the scope says how many the counts leave out.
     summary["final_verdicts_shown"] = [
         {"code": code, "label": words.final(code), "count": count}
         for code, count in summary["final_verdicts"].items()
-        if count
+        if count and code != HIDDEN
     ]
     for name in ("citation_recall", "citation_precision"):
         rate = summary[name]
@@ -348,6 +363,12 @@ def _label_summary(
         for given in entry["given"]:
             code = given["value"]
             given["value_shown"] = words.verdict(code) if entry["field"] == "verdict" else words.answer(code)
+    # A marker its answer places is an item of its own (r0-u3), in the order the response lists them;
+    # the page opens it (the JSON leaves the key out: a dump of nothing but such markers lists thousands).
+    marker_index: dict[int, int] = {}
+    for entry in summary["unresolved"]:
+        index = marker_index[entry["response"]] = marker_index.get(entry["response"], -1) + 1
+        entry["open"] = unresolved_item_key(entry["response"], index) if entry["statement_key"] else ""
     for name in ("unsupported", "disagreements", "unresolved"):
         summary[f"{name}_by_statement"] = _by_statement(summary[name], statements, texts)
 
@@ -378,13 +399,13 @@ def _label_statement(
     each with every editor's check, the final verdict and the settlement where there is one."""
     statement["statement_shown"] = texts(statement["statement"])
     answers = [c for c in checks_of.get(statement["key"], []) if c["kind"] == "statement"]
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, dict[str, Any]] = {}
     for check in answers:
         shown = words.answers(check)
         if shown:
-            groups.setdefault(shown, []).append(check["editor"])
-    statement["answer_groups"] = [{"shown": shown, "editors": editors} for shown, editors in groups.items()]
-    statement["answers_differ"] = len(groups) > 1
+            group = groups.setdefault(shown, {"shown": shown, "questions": words.questions(check), "editors": []})
+            group["editors"].append(check["editor"])
+    statement["answer_groups"] = list(groups.values())
     statement["answer_notes"] = [c for c in answers if c["note"]]
     _label_settlement(statement["answer_settlement"], words, show_time)
     recorded = bool(answers) or statement["answer_settlement"] is not None
@@ -395,10 +416,19 @@ def _label_statement(
         source = sources.get(item["source"]) or {}
         item["source_url"], item["source_title"] = source.get("url") or "", source.get("title") or ""
         item["final_shown"] = words.verdict(item.get("final") or "")
-        item["differs"] = item.get("how") in ("disagreed", "settled")
+        item["differs"] = bool(item.get("editors_differ"))
         _label_settlement(item.get("settlement"), words, show_time)
         recorded = recorded or bool(item["checks"]) or item.get("settlement") is not None
     statement["recorded"] = recorded
+
+
+def _differing(statement: dict[str, Any]) -> dict[str, Any]:
+    """A statement as "disagreements only" shows it: its answers if they differ, its items that do."""
+    statement["items"] = [item for item in statement["items"] if item.get("editors_differ")]
+    if not statement["answers_differ"]:
+        statement["answer_groups"], statement["answer_notes"], statement["answer_settlement"] = [], [], None
+    statement["not_checked"] = 0
+    return statement
 
 
 def _check_lines(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -427,6 +457,7 @@ class _Words:
     """The words of the codes an editor records, in one language."""
 
     def __init__(self, gettext: Translate) -> None:
+        self._gettext = gettext
         self._verdicts = {
             "complete": gettext("Complete support"),
             "partial": gettext("Partial support"),
@@ -460,8 +491,9 @@ class _Words:
             "subject": gettext("subject"),
             "time_matches": gettext("time"),
             "conditions": gettext("conditions"),
-            "verification_worthy": gettext("worthy"),
-            "supported_together": gettext("supported together"),
+            # A statement's answers read as the questions the check form asks (citeview/review/forms.py).
+            "verification_worthy": gettext("Is the statement a claim about the world (verification-worthy)?"),
+            "supported_together": gettext("Do its citations together support it?"),
             "verdict": gettext("verdict"),
         }
         self._finals = {
@@ -495,9 +527,20 @@ class _Words:
         return " · ".join(f"{self._labels[n]} {self.answer(check[n])}" for n in names if check.get(n))
 
     def answers(self, check: dict[str, Any]) -> str:
-        """A statement's shared answers, the ones given: "worthy yes · supported together no"."""
-        names = ("verification_worthy", "supported_together")
-        return " · ".join(f"{self._labels[n]} {self.answer(check[n])}" for n in names if check.get(n))
+        """A statement's shared answers, the ones given, each after its question: "Is the statement a
+        claim about the world (verification-worthy)? yes · Do its citations together support it? no"."""
+        return " · ".join(f"{self._labels[n]} {self.answer(check[n])}" for n in STATEMENT_ANSWERS if check.get(n))
+
+    def questions(self, check: dict[str, Any]) -> list[dict[str, str]]:
+        """The same answers as a page lays them out: each question with its answer."""
+        return [
+            {"question": self._labels[n], "answer": self.answer(check[n])} for n in STATEMENT_ANSWERS if check.get(n)
+        ]
+
+    def scope(self, scope: dict[str, Any] | None) -> str:
+        """What a figure is computed on, in words; "" when it is every item."""
+        said = scope_phrase(scope)
+        return said.text(self._gettext) if said else ""
 
     def empty_reason(self, code: str | None) -> str:
         return self._empty.get(code or "", code or "")
@@ -608,22 +651,24 @@ def _summary_markdown(summary: dict[str, Any], gettext: Translate) -> list[str]:
     lines = ["## " + phrase("Summary").text(gettext), ""]
     answers = " · ".join(dict.fromkeys(_answer_line(r, gettext) for r in summary["responses"])) or NOT_GIVEN
     lines.append("- " + phrase("Provider and model: {answers}", answers=answers).text(gettext))
+    # Every figure of checks says, inside it, when it counts only the items visible to the reader.
+    scoped = functools.partial(_scoped, scope=summary["scope_shown"], gettext=gettext)
     if len(summary["responses"]) > 1:  # a batch: a line for each response
-        lines += ["", "### " + phrase("Responses").text(gettext), ""]
+        lines += ["", "### " + scoped(phrase("Responses").text(gettext)), ""]
         lines += [_response_line(r, gettext) for r in summary["responses"]]
         lines.append("")
     checked = " · ".join(_editor_line(e, gettext) for e in summary["checked_by"]) or phrase("no one yet").text(gettext)
-    lines.append("- " + phrase("Checked by: {editors}", editors=checked).text(gettext))
+    lines.append("- " + scoped(phrase("Checked by: {editors}", editors=checked).text(gettext)))
     if summary["settled_by"]:
         settled = " · ".join(_editor_line(e, gettext) for e in summary["settled_by"])
-        lines.append("- " + phrase("Settled by: {editors}", editors=settled).text(gettext))
+        lines.append("- " + scoped(phrase("Settled by: {editors}", editors=settled).text(gettext)))
     counts = " · ".join(f"{c['label']} {c['count']}" for c in summary["final_verdicts_shown"]) or NOT_GIVEN
-    lines.append("- " + phrase("Final verdicts of the citations: {counts}", counts=counts).text(gettext))
-    lines.append("- " + _rate_line(summary["citation_recall"], recall=True).text(gettext))
-    lines.append("- " + _rate_line(summary["citation_precision"], recall=False).text(gettext))
-    lines += ["", "### " + phrase("Not supported or contradicted").text(gettext), ""]
+    lines.append("- " + scoped(phrase("Final verdicts of the citations: {counts}", counts=counts).text(gettext)))
+    lines.append("- " + scoped(_rate_line(summary["citation_recall"], recall=True).text(gettext)))
+    lines.append("- " + scoped(_rate_line(summary["citation_precision"], recall=False).text(gettext)))
+    lines += ["", "### " + scoped(phrase("Not supported or contradicted").text(gettext)), ""]
     lines += [_unsupported_markdown(g, gettext) for g in summary["unsupported_by_statement"]] or [none]
-    lines += ["", "### " + phrase("Disagreements not yet settled").text(gettext), ""]
+    lines += ["", "### " + scoped(phrase("Disagreements not yet settled").text(gettext)), ""]
     lines += [_disagreement_markdown(g, gettext) for g in summary["disagreements_by_statement"]] or [none]
     lines += ["", "### " + phrase("Unresolved markers").text(gettext), ""]
     lines += [_unresolved_markdown(g, gettext) for g in summary["unresolved_by_statement"]] or [none]
@@ -631,11 +676,17 @@ def _summary_markdown(summary: dict[str, Any], gettext: Translate) -> list[str]:
     return lines
 
 
+def _scoped(figure: str, scope: str, gettext: Translate) -> str:
+    """A figure with what it is computed on, when that is not every item (``scope``: in words)."""
+    return phrase("{figure} ({scope})", figure=figure, scope=scope).text(gettext) if scope else figure
+
+
 def _response_line(response: dict[str, Any], gettext: Translate) -> str:
     said = phrase(
-        "{number}. {status} · {citations} citation(s), {unresolved} unresolved · {recorded} of {items} item(s) "
-        "checked · {unsupported} not supported",
+        "{number}. “{first_sentence}” · {status} · {citations} citation(s), {unresolved} unresolved · {recorded} of "
+        "{items} item(s) checked · {unsupported} not supported",
         number=response["index"] + 1,
+        first_sentence=_one_line(response["first_sentence"]),
         status=response["status_shown"],
         citations=response["citations"],
         unresolved=response["unresolved"],
@@ -713,8 +764,10 @@ def _disagreement_markdown(group: dict[str, Any], gettext: Translate) -> str:
     lines = ["- " + _quoted(group["statement_shown"], gettext)]
     for entry in group["entries"]:
         given = " ≠ ".join(_labelled(_one_line(g["editor"]), g["value_shown"], gettext) for g in entry["given"])
-        where = _source_text(entry, gettext) if entry["kind"] != "statement" else entry["field_shown"]
-        lines.append("  - " + _labelled(where, given, gettext))
+        if entry["kind"] == "statement":  # the question the form asks, then the answers
+            lines.append(f"  - {entry['field_shown']} {given}")
+        else:
+            lines.append("  - " + _labelled(_source_text(entry, gettext), given, gettext))
     return "\n".join(lines)
 
 

@@ -11,12 +11,15 @@ editor what to decide before they have.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from citeview.core import registry
 from citeview.core.rendering.answer import readable_marker
-from citeview.core.review.final import FinalVerdict, final_verdict
+from citeview.core.rendering.plain import plain_text
+from citeview.core.rendering.shortening import shortened
+from citeview.core.review.final import FinalVerdict, disagrees, final_verdict
 from citeview.core.review.items import CheckItem
 from citeview.core.review.metrics import (
     VERDICTS,
@@ -88,34 +91,42 @@ def report_summary(
         response = result["responses"][first.response]
         tally = tallies[first.response]
         answers = {field: recorded.answer(first.statement_key, field) for field in STATEMENT_ANSWERS}
-        where = {"response": first.response, "statement_key": first.statement_key}
+        # "open": the item a check page opens for an entry of the summary (a statement's, at its first).
+        where = {"response": first.response, "statement_key": first.statement_key, "open": first.key}
         shown, finals = [], []
         not_checked = 0
         for item in group:
             entry = _item_entry(item, response)
             if item.kind == "citation":
                 final = recorded.verdict(item.key)
+                # Two verdicts given differ (settled since or not): what "disagreements only" shows.
+                entry["editors_differ"] = len(final.editors) > 1
                 finals.append(final.verdict)
                 entry.update(_final_json(final), settlement=_settlement(recorded.settled.get(item.key)))
                 counts[_bucket(final, item.key in hidden_keys)] += 1
                 if final.verdict in UNSUPPORTING:
                     tally["unsupported"] += 1
-                    unsupported.append({**where, **entry, "quotes": _quotes(recorded, item.key, final)})
+                    unsupported.append(
+                        {**where, **entry, "open": item.key, "quotes": _quotes(recorded, item.key, final)}
+                    )
                 if final.unsettled:
                     given = _given(recorded, item.key, "verdict")
-                    disagreements.append({**where, **entry, "field": "verdict", "given": given})
+                    disagreements.append({**where, **entry, "open": item.key, "field": "verdict", "given": given})
             tally["items"] += 1
             if item.key in recorded.of or item.key in recorded.settled:
                 tally["recorded"] += 1
                 shown.append(entry)
             else:
                 not_checked += 1  # which ones: the response's statements_needing_check
+        answers_differ = _answers_differ(recorded.of.get(first.statement_key, ()))
         statements.setdefault(first.response, []).append(
             {
                 "key": first.statement_key,
                 "response": first.response,
                 "statement": first.statement.text,
                 "answers": {field: _final_json(final) for field, final in answers.items()},
+                "answers_differ": answers_differ,
+                "editors_differ": answers_differ or any(entry.get("editors_differ") for entry in shown),
                 "answer_settlement": _settlement(recorded.settled.get(first.statement_key)),
                 "items": shown,
                 "not_checked": not_checked,
@@ -133,9 +144,10 @@ def report_summary(
             quotes = [q for key in cited for q in _quotes(recorded, key, None)]
             entry = {"item": first.statement_key, "kind": "statement", "citations": cited, "quotes": quotes}
             unsupported.append({**where, **entry, **_final_json(answers["supported_together"])})
+    openings = _first_sentences(result, items)
     summary = {
         "responses": [
-            {**_response_ref(number, response), **tallies[number]}
+            {**_response_ref(number, response), "first_sentence": openings[number], **tallies[number]}
             for number, response in enumerate(result["responses"])
         ],
         "checked_by": _checked_by(checks),
@@ -151,6 +163,13 @@ def report_summary(
         "unresolved": _unresolved(result, items),
     }
     return summary, statements
+
+
+def _answers_differ(checks: Iterable[dict[str, Any]]) -> bool:
+    """Whether two editors gave a statement question different answers: a question left blank agrees
+    with any answer (as :func:`citeview.core.review.final.disagrees` holds for verdicts)."""
+    given = [check for check in checks if check["kind"] == "statement"]
+    return any(disagrees(check[name] for check in given) for name in STATEMENT_ANSWERS)
 
 
 def _statement_groups(items: list[CheckItem]) -> list[list[CheckItem]]:
@@ -224,6 +243,33 @@ def _judgement(first: CheckItem, answers: dict[str, FinalVerdict], finals: list[
     worthy = {"yes": True, "no": False}.get(answers["verification_worthy"].verdict or "")
     together = answers["supported_together"].verdict
     return StatementJudgement(str(first.response), worthy, together, finals, len(first.statement.unresolved))
+
+
+# What a batch's summary says each response is about, at most this many characters: one line of a table.
+FIRST_SENTENCE_CHARS = 120
+_MARKER = re.compile(r"\[(?:web:)?\d+\]")
+
+
+def _first_sentences(result: dict[str, Any], items: list[CheckItem]) -> list[str]:
+    """What each response is about, for a batch's summary: its first sentence as a reader sees it,
+    without citation markers. The normalised result keeps no prompt (no provider's response carries
+    the question asked), so the answer's opening says it. The items give each response's first
+    statement; a response past the limit of items is read for its first line."""
+    first: dict[int, Any] = {}
+    for item in items:
+        known = first.get(item.response)
+        if known is None or item.statement.index < known.index:
+            first[item.response] = item.statement
+    sentences = []
+    for number, response in enumerate(result["responses"]):
+        statement = first.get(number)
+        text = (
+            statement.text
+            if statement is not None
+            else next((line for line in str(response.get("text") or "").splitlines() if line.strip()), "")
+        )
+        sentences.append(shortened(" ".join(plain_text(_MARKER.sub("", text)).split()), FIRST_SENTENCE_CHARS))
+    return sentences
 
 
 def _response_ref(number: int, response: dict[str, Any]) -> dict[str, Any]:
