@@ -33,7 +33,7 @@ import citeview.dumps
 from citeview.core.parse import parse_dump
 from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.bulk import import_queue
-from citeview.dumps.models import Dump
+from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.services import dump_ingest, dump_organise
 from citeview.review.selectors import dump_check_items, finished_keys, item_version
 from citeview.review.services import check_save, check_settle, comment_add
@@ -183,6 +183,16 @@ def python_words_in_markdown(markdown: str, dump_text: str = "") -> list[Found]:
     return found
 
 
+def python_words_in_json(value: Any, dump_text: str = "") -> list[Found]:
+    """The same for the JSON a page's script shows (the reading status, an import's rows): each of its
+    strings is read as a page's text (JSON's own null, true and false are never shown as they are)."""
+    if isinstance(value, dict):
+        return [found for item in value.values() for found in python_words_in_json(item, dump_text)]
+    if isinstance(value, list):
+        return [found for item in value for found in python_words_in_json(item, dump_text)]
+    return python_words(value, dump_text) if isinstance(value, str) else []
+
+
 def _around(text: str, match: re.Match[str]) -> str:
     return " ".join(text[max(match.start() - 60, 0) : match.end() + 60].split())
 
@@ -278,6 +288,14 @@ ALL_CHECKED = "12-bedrock-ja-documents-exchange.json"  # hanako checks every ite
 HEAT = "01-agent-stream-ja-tokyo-heat.sse"
 SNAPSHOTTED = (HEAT, "03-sonar-en-heat-pumps.json")
 IMPORTED = "imports.zip"
+IMPORT_FOLLOWERS = ("reviewer", "editor", "staff")  # its uploader, staff and reviewers
+# Dumps read by a worker: one waiting for it, one it could not read.
+QUEUED = "queued"
+UNREADABLE = "unreadable"
+UNREAD = {
+    QUEUED: json.dumps(sonar_object("読まれるのを待つ回答です[1]。", ["https://example.com/wait"])).encode(),
+    UNREADABLE: b'{"id": "chatcmpl-1", "choices": [{"message": {"content": "',
+}
 
 
 @functools.cache
@@ -303,7 +321,7 @@ class Page:
     item: str = ""  # and the item, for a check page
     query: str = ""
     roles: tuple[str, ...] = ROLES
-    markdown: bool = False
+    reads_as: str = "html"  # or "markdown", or "json" (a script shows its strings)
     form: tuple[tuple[str, str], ...] = ()  # posted, when given
     status: int = 200
 
@@ -318,7 +336,7 @@ def _sample_pages(name: str) -> list[Page]:
     pages.append(Page(f"{short}-report", "review:report", name))
     if name == BATCH:
         pages.append(Page(f"{short}-report-page-2", "review:report", name, query="page=2"))
-    pages.append(Page(f"{short}-report-md", "review:report_md", name, markdown=True))
+    pages.append(Page(f"{short}-report-md", "review:report_md", name, reads_as="markdown"))
     return pages
 
 
@@ -357,7 +375,16 @@ PAGES = [
     Page("figures-filtered", "review:figures", query="tag=見本"),
     Page("account", "account"),
     Page("import", "dumps:import", roles=EDITORS),
-    Page("import-progress", "dumps:import_progress", IMPORTED, roles=("reviewer", "editor", "staff")),
+    Page("import-progress", "dumps:import_progress", IMPORTED, roles=IMPORT_FOLLOWERS),
+    Page("import-progress-rows", "dumps:import_progress_rows", IMPORTED, roles=IMPORT_FOLLOWERS, reads_as="json"),
+    *(
+        page
+        for name in (QUEUED, UNREADABLE)
+        for page in (
+            Page(f"{name}-viewer", "pages:detail", name),
+            Page(f"{name}-reading", "dumps:reading", name, reads_as="json"),
+        )
+    ),
     Page("12-done", "review:done", ALL_CHECKED, roles=("editor",)),
     *(page for name in SAMPLE_NAMES for page in _sample_pages(name)),
     *_heat_pages(),
@@ -401,6 +428,8 @@ class World:
         return f"{url}?{page.query}" if page.query else url
 
     def dump_text(self, page: Page) -> str:
+        if page.of in UNREAD:
+            return UNREAD[page.of].decode()
         shown = [page.of] if page.of in self.dumps else SAMPLE_NAMES  # a page of many dumps shows a little of each
         return "\n".join((SAMPLES / name).read_text("utf-8", "replace") for name in shown)
 
@@ -492,7 +521,21 @@ def _built(django_user_model: Any) -> World:
     _all_checked(dumps[ALL_CHECKED], users["editor"])
     for name in SNAPSHOTTED:
         _snapshot_of_first_source(dumps[name], users["editor"])
+    dumps |= _read_by_a_worker(users["editor"])
     return World(users, dumps, _imported(users["editor"]))
+
+
+def _read_by_a_worker(editor: Any) -> dict[str, Dump]:
+    """One dump waiting for a worker (queued in the database, never run here) and one a worker could
+    not read."""
+    queue = {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "snapshots"]}
+    with override_settings(CITEVIEW_READ_IN_TASK_ABOVE=10):
+        with override_settings(TASKS={"default": queue}):
+            queued = dump_ingest(raw=UNREAD[QUEUED], uploaded_by=editor, filename="queued.json")[0]
+        unreadable = dump_ingest(raw=UNREAD[UNREADABLE], uploaded_by=editor, filename="unreadable.json")[0]
+    unreadable.refresh_from_db()
+    assert (queued.read_state, unreadable.read_state) == (ReadState.QUEUED, ReadState.FAILED)
+    return {QUEUED: queued, UNREADABLE: unreadable}
 
 
 @pytest.fixture(scope="module")
@@ -597,7 +640,12 @@ def test_no_page_shows_pythons_words_in_its_own_text(world: World, page: Page, r
     assert answer["Content-Language"] == language
     text = answer.content.decode()
     dump_text = world.dump_text(page)
-    found = python_words_in_markdown(text, dump_text) if page.markdown else python_words(text, dump_text)
+    if page.reads_as == "json":
+        found = python_words_in_json(answer.json(), dump_text)
+    elif page.reads_as == "markdown":
+        found = python_words_in_markdown(text, dump_text)
+    else:
+        found = python_words(text, dump_text)
     known = KNOWN_PROBLEMS.get(page.name)
     unknown = [f for f in found if known is None or not known.shows_in(f)]
     assert not unknown, "\n".join(map(str, unknown))
