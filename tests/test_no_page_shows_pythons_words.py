@@ -601,9 +601,10 @@ class KnownProblem:
 
 
 # Issue 41, finding 6: a quote of a citation with no marker in the answer (Claude's and Bedrock's
-# documents, Anthropic's web search) is labelled with its marker, None, in the report's "Evidence per
-# citation": `{{ q.marker|show_bidi }} {{ q.kind_shown }}` in templates/review/report.html (the
-# marker is None in citeview/review/citation_evidence.py). The report's files are being fixed apart.
+# document citations, Claude's web search and web fetch) is labelled with its marker, None, in the
+# report's "Evidence per citation": `{{ q.marker|show_bidi }} {{ q.kind_shown }}` in
+# templates/review/report.html (the marker is None, as it should be, in
+# citeview/review/citation_evidence.py). The report's files are being fixed apart.
 REPORT_QUOTE_WITHOUT_MARKER = KnownProblem(
     file="templates/review/report.html",
     word="None",
