@@ -223,7 +223,7 @@ def _diagnostic_rows(
                 "unused": listed[:UNUSED_SOURCES_LINKED],
                 "unused_count": len(unused),
                 "unlisted": len(unused) - min(len(listed), UNUSED_SOURCES_LINKED),
-                "technical": " ".join(str(d["details"].get("key", "")) for d in unused[:UNUSED_SOURCES_LINKED]),
+                "technical": " ".join(technical_value(d["details"].get("key")) for d in unused[:UNUSED_SOURCES_LINKED]),
             }
         )
     return sorted(rows, key=lambda row: _SEVERITY_ORDER.get(row["severity"], 3))
@@ -244,11 +244,23 @@ def _technical(details: dict[str, Any]) -> str:
     """A diagnostic's values as the normalised JSON names them, for the codes toggle."""
     shown = []
     for name, value in details.items():
-        if value is None or value == "" or isinstance(value, dict):
-            continue
-        written = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-        shown.append(f"{name}: {shortened(written, TECHNICAL_VALUE_CHARS)}")
+        written = technical_value(value)
+        if written:
+            shown.append(f"{name}: {shortened(written, TECHNICAL_VALUE_CHARS)}")
     return " · ".join(shown)
+
+
+def technical_value(value: Any) -> str:
+    """A diagnostic's value in words, in the page's language: a flag as yes or no, a list as its
+    items; nothing for a value that is empty or absent, or an object (the normalised JSON has its
+    parts). Never Python's spelling of one (``True``, ``None``, ``[]``)."""
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    if isinstance(value, list):
+        return ", ".join(written for item in value if (written := technical_value(item)))
+    if value is None or isinstance(value, dict):
+        return ""
+    return str(value)
 
 
 def _severity_counts(diagnostics: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -7,10 +7,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
+from django.utils import translation
 
+import citeview.dumps
 from citeview.dumps.models import Dump
+from citeview.dumps.viewer_body import technical_value
 from tests.builders import sonar_object
 from tests.conftest import own_fixture
 
@@ -18,6 +22,7 @@ pytestmark = pytest.mark.django_db
 
 JA = {"HTTP_ACCEPT_LANGUAGE": "ja-JP,ja;q=0.9"}
 EN = {"HTTP_ACCEPT_LANGUAGE": "en-US"}
+SAMPLES = Path(citeview.dumps.__file__).parent / "samples"
 
 
 @dataclass
@@ -195,3 +200,24 @@ def test_an_incomplete_response_links_to_where_its_answer_stops(editor_client):
     (incomplete,) = [row for row in page.rows if "incomplete" in row.technical]
     assert ("#cv-r0-end", "Show in the answer →") in incomplete.links
     assert "cv-r0-end" in page.ids
+
+
+def test_a_flag_among_the_values_reads_yes_in_english_and_japanese_never_as_pythons_true(editor_client):
+    raw = (SAMPLES / "20-gemini-ja-rag-recitation.json").read_bytes()  # recitations placed, their unit assumed
+    _, english = viewer(editor_client, raw, **EN)
+    (unit,) = [row for row in english.rows if "offset_unit" in row.technical]
+    assert words(unit.technical).endswith("· unit: utf8 · assumed: yes")
+    _, japanese = viewer(editor_client, raw, **JA)
+    (unit,) = [row for row in japanese.rows if "offset_unit" in row.technical]
+    assert words(unit.technical).endswith("· unit: utf8 · assumed: はい")
+    assert not [row for row in english.rows + japanese.rows if "True" in row.technical]
+
+
+def test_empty_and_absent_values_are_left_out_and_a_lists_flags_are_words():
+    assert (
+        technical_value(None) == technical_value([]) == technical_value({"a": 1}) == technical_value([None, ""]) == ""
+    )
+    with translation.override("en"):
+        assert technical_value(["2", None, "", False, 3]) == "2, no, 3"
+    with translation.override("ja"):
+        assert technical_value([True, "utf8"]) == "はい, utf8"
