@@ -36,7 +36,7 @@ from citeview.dumps.bulk import import_queue
 from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.services import dump_ingest, dump_organise
 from citeview.review.selectors import dump_check_items, finished_keys, item_version
-from citeview.review.services import check_save, check_settle, comment_add
+from citeview.review.services import check_save, check_settle, comment_add, dump_assign
 from citeview.snapshots.services import snapshot_paste
 from tests.builders import sonar_object
 from tests.zips import archive
@@ -514,8 +514,9 @@ def _built(django_user_model: Any) -> World:
     dumps = {}
     for number, name in enumerate(SAMPLE_NAMES):
         dump = dump_ingest(raw=(SAMPLES / name).read_bytes(), uploaded_by=users["staff"], filename=name)[0]
-        assignee = users["editor"] if number % 3 else users["second_editor"] if number % 2 else None
-        dump_organise(dump=dump, title=dump.title, tag_names=["sample", "見本"], assignee=assignee)
+        assignees = [users["editor"]] if number % 3 else [users["second_editor"]] if number % 2 else []
+        dump_organise(dump=dump, title=dump.title, tag_names=["sample", "見本"])
+        dump_assign(dump=dump, editors=assignees, by=users["staff"])
         _checked(dump, number, users)
         dumps[name] = dump
     _all_checked(dumps[ALL_CHECKED], users["editor"])
@@ -578,54 +579,8 @@ def world(django_db_setup: None, django_db_blocker: Any, module_blobs: Path) -> 
 # The pages
 
 
-class ShowsAKnownProblem(Exception):
-    """The page shows a word of a problem already known, that another file is being changed for."""
-
-
-@dataclass(frozen=True)
-class KnownProblem:
-    """A word a page shows today, in a file another change owns: the cases where it shows are
-    expected to fail with it, and with it alone (strictly: fixed, they pass and must leave the list).
-    Any other word on the same page still fails them."""
-
-    file: str
-    word: str
-    where: str  # how the innermost element's label ends
-    text: re.Pattern[str]
-
-    def shows_in(self, found: Found) -> bool:
-        return found.word == self.word and found.where.endswith(self.where) and bool(self.text.fullmatch(found.text))
-
-    def mark(self) -> pytest.MarkDecorator:
-        return pytest.mark.xfail(raises=ShowsAKnownProblem, strict=True, reason=f"{self.file}: {self.word}")
-
-
-# Issue 41, finding 6: a quote of a citation with no marker in the answer (Claude's and Bedrock's
-# document citations, Claude's web search and web fetch) is labelled with its marker, None, in the
-# report's "Evidence per citation": `{{ q.marker|show_bidi }} {{ q.kind_shown }}` in
-# templates/review/report.html (the marker is None, as it should be, in
-# citeview/review/citation_evidence.py). The report's files are being fixed apart.
-REPORT_QUOTE_WITHOUT_MARKER = KnownProblem(
-    file="templates/review/report.html",
-    word="None",
-    where="td > p > span.cv-report-label",
-    text=re.compile(
-        "None (?:a quote checked against the document|a quote as the API gave it|文書と照合した引用|API が返したままの引用)"
-    ),
-)
-KNOWN_PROBLEMS = {
-    f"{number}-report": REPORT_QUOTE_WITHOUT_MARKER
-    for number in ("06", "07", "12", "23")  # the samples with such quotes
-}
-
 CASES = [
-    pytest.param(
-        page,
-        role,
-        language,
-        id=f"{page.name}-{role}-{language}",
-        marks=[KNOWN_PROBLEMS[page.name].mark()] if page.name in KNOWN_PROBLEMS else [],
-    )
+    pytest.param(page, role, language, id=f"{page.name}-{role}-{language}")
     for page in PAGES
     for role in page.roles
     for language in LANGUAGES
@@ -647,8 +602,4 @@ def test_no_page_shows_pythons_words_in_its_own_text(world: World, page: Page, r
         found = python_words_in_markdown(text, dump_text)
     else:
         found = python_words(text, dump_text)
-    known = KNOWN_PROBLEMS.get(page.name)
-    unknown = [f for f in found if known is None or not known.shows_in(f)]
-    assert not unknown, "\n".join(map(str, unknown))
-    if len(unknown) < len(found):
-        raise ShowsAKnownProblem("\n".join(map(str, found)))
+    assert not found, "\n".join(map(str, found))

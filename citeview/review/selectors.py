@@ -82,7 +82,7 @@ def work_queue(user: Any, limit: int = 200, *, besides: int | None = None) -> li
         .defer(*HEAVY_FIELDS)
         .annotate(mine=Coalesce(Subquery(mine, output_field=IntegerField()), 0), checkable=checkable)
         .filter(mine__lt=F("checkable"), complete_item_count__lt=F("checkable"))
-        .exclude(pk=besides)
+        .exclude(pk__in=[besides] if besides is not None else [])
         .prefetch_related("tags")
         .order_by("created_at", "id")
     )
