@@ -176,6 +176,7 @@ TEMPLATES: list[dict[str, Any]] = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "citeview.review.context_processors.settle_link",
             ],
         },
     },

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
-from tests.conftest import own_fixture
+from tests.conftest import own_fixture, user_with_role
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +30,9 @@ CHECK_PAGE = 24
 # A batch's page with its pieces kept: the viewer's warm queries but the kept body, the editors the form
 # offers, whether the rows are current, the checks per response, and the navigator and response kept.
 BATCH_WARM = 11
+# A lead's (or staff's) header says how many disagreements wait to be settled: one count on each of
+# their pages (citeview/review/context_processors.py). An editor's or a reviewer's page pays none.
+SETTLE_LINK = 1
 
 
 @pytest.fixture(autouse=True)
@@ -83,6 +86,16 @@ def test_the_check_page(editor_client, worked_on, django_assert_num_queries):
     get(editor_client, url)
     with django_assert_num_queries(CHECK_PAGE):
         get(editor_client, url)
+
+
+def test_a_leads_pages_pay_one_count_more_for_the_disagreements_waiting(
+    client, django_user_model, worked_on, django_assert_num_queries
+):
+    client.force_login(user_with_role(django_user_model, "sato", "lead"))
+    for url, warm in ((reverse("pages:home"), LIST_WARM), (worked_on.get_absolute_url(), VIEWER_WARM)):
+        get(client, url)  # a lead's pieces are kept apart from an editor's: made on the first view
+        with django_assert_num_queries(warm + SETTLE_LINK):
+            get(client, url)
 
 
 def test_a_batch_page_reads_a_page_of_rows_and_one_response(editor_client, django_assert_num_queries):

@@ -109,15 +109,23 @@ def token_revoke_view(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("account")
 
 
+SIGNED_OUT = _("You are logged out. The drafts of checks this browser kept are removed.")
+FORGET_DRAFTS = "cv-signed-out"  # a message's tag: the page showing it removes the drafts
+
+
 @login_not_required
 @require_POST
 def logout_view(request: HttpRequest) -> HttpResponse:
     """Sign out: citeview's session ends, and the provider's too where the user signed in through one
     that can end it (``oidc.provider_logout_url``, read before the session ends). The way to the
     provider is a page that goes on by itself, not a redirect: the Content-Security-Policy's
-    form-action lets a form's answer redirect to citeview alone."""
+    form-action lets a form's answer redirect to citeview alone. Either page removes the drafts of
+    checks this browser keeps, everyone's: the next person at a shared machine must not read them."""
     where = provider_logout_url(request)
     auth.logout(request)
     if where is None:
+        # The page it leads to removes the check drafts kept in this browser (check.js, by the tag);
+        # the page on the way to the provider does the same.
+        messages.info(request, SIGNED_OUT, extra_tags=FORGET_DRAFTS)
         return redirect(settings.LOGOUT_REDIRECT_URL)
     return render(request, "registration/signing_out.html", {"provider_logout_url": where})

@@ -197,6 +197,21 @@ function cvForgetOldDrafts() {
   }
 }
 
+// Signing out takes every draft of this browser with it, whoever typed it: on a shared machine the
+// next person could read them in the developer tools. Done as the Log out form is sent, and again on
+// the page that says the sign-out is done (data-cv-forget-drafts), for a form sent without this file.
+function cvForgetAllDrafts() {
+  try {
+    for (let index = window.localStorage.length - 1; index >= 0; index -= 1) {
+      const key = window.localStorage.key(index);
+      if (key && key.startsWith(CV_DRAFT_PREFIX)) window.localStorage.removeItem(key);
+    }
+    window.sessionStorage.removeItem(CV_DRAFT_SAVING);
+  } catch (error) {
+    // Storage off: nothing was kept.
+  }
+}
+
 // --- Leaving --------------------------------------------------------------------------------------
 // Leaving with unsaved input asks first, in the page's own dialog (the draft is kept either way);
 // closing or reloading the tab gets the browser's question.
@@ -376,6 +391,12 @@ document.addEventListener("submit", (event) => {
   cvAskToLeave(() => sent.requestSubmit(submitter && submitter.form === sent ? submitter : undefined));
 });
 
+// After the listener above, which may stop a Log out that would leave unsaved input (and send it
+// again once the editor chose to leave).
+document.addEventListener("submit", (event) => {
+  if (!event.defaultPrevented && event.target.matches(".cv-logout-form")) cvForgetAllDrafts();
+});
+
 document.addEventListener("click", (event) => {
   const link = event.target.closest && event.target.closest("a[href]");
   if (!link || !cvDirty(cvCheckForm()) || !cvLeavesPage(link, event)) return;
@@ -486,6 +507,7 @@ document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll(".cv-keys-open, .cv-quote-actions, .cv-not-claims-all, .cv-use-passage").forEach((element) => {
     element.hidden = false;
   });
+  if (document.querySelector("[data-cv-forget-drafts]")) cvForgetAllDrafts();
   const checkForm = cvCheckForm();
   if (checkForm) cvDraftSetUp(checkForm);
   else cvForgetSavedDraft(null);

@@ -449,3 +449,17 @@ document.addEventListener("click", (event) => {
     if (form) setUpFind(form);
   });
 })();
+
+// The header's menu on a phone (a <details>, which opens and closes without this script): Escape
+// closes it and gives the focus back to its toggle, and so does a click or tap outside it.
+document.addEventListener("keydown", (event) => {
+  const menu = event.key === "Escape" && document.querySelector(".cv-menu[open]");
+  const toggle = menu && menu.querySelector(":scope > summary");
+  if (!toggle || !toggle.checkVisibility()) return; // wide: nothing is folded, nothing to close
+  menu.open = false;
+  toggle.focus();
+});
+document.addEventListener("click", (event) => {
+  const menu = document.querySelector(".cv-menu[open]");
+  if (menu && !menu.contains(event.target)) menu.open = false;
+});

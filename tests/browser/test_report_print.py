@@ -46,7 +46,7 @@ def test_a_ten_item_report_prints_on_at_most_three_pages_with_the_summary_first(
     assert_a4(reader)
     assert len(reader.pages) <= 3, f"the report of ten items prints on {len(reader.pages)} pages"
     first = flat(reader.pages[0].extract_text())
-    for shown in ("概要", "最終判定", "引用再現率", "裏付けがない", "決着していない", "未解決"):
+    for shown in ("概要", "最終判定", "引用再現率", "裏付けがない", "裁定されていない", "未解決"):
         assert flat(shown) in first, f"{shown} is not on page one"
     assert flat("条件 —") not in text and flat("対象 —") not in text
     assert not page.console_errors

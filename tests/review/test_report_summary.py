@@ -81,7 +81,7 @@ def test_the_summary_counts_the_citations_by_final_verdict(client, editor, check
     }
     html = summary_of(report_page(client, checked))
     assert '<li class="cv-report-count-complete">完全に裏付ける <strong>4</strong></li>' in html
-    assert '<li class="cv-report-count-unsettled">意見が分かれ、未決着 <strong>1</strong></li>' in html
+    assert '<li class="cv-report-count-unsettled">判定が食い違い、未裁定 <strong>1</strong></li>' in html
     assert "不明確" not in html  # a verdict nobody gave is not counted at all
     assert "Perplexity · Perplexity Agent API · openai/gpt-5.2" in html
     assert [e["editor"] for e in summary["checked_by"]] == ["hanako", "taro"]
@@ -196,13 +196,13 @@ def test_disagreements_are_marked_and_a_settlement_shows_its_verdict_and_reason(
     items = re.findall(r'<li class="cv-report-item( cv-report-differs)?"[^>]*>(.*?)\n    </li>', html, re.S)
     by_marker = {re.search(r'cv-report-marker">(\[\d\])', body).group(1): (differs, body) for differs, body in items if "cv-report-marker" in body}  # fmt: skip
     differs, three = by_marker["[3]"]
-    assert differs and "≠ 一部を裏付ける" in three and "≠ 裏付けない" in three and "意見が分かれ、未決着" in three
+    assert differs and "≠ 一部を裏付ける" in three and "≠ 裏付けない" in three and "判定が食い違い、未裁定" in three
     differs, five = by_marker["[5]"]
-    assert differs and "決着 · kimura" in five and "<strong>一部を裏付ける</strong>" in five and SETTLE_REASON in five
-    assert "意見が分かれ、未決着" not in five
+    assert differs and "裁定 · kimura" in five and "<strong>一部を裏付ける</strong>" in five and SETTLE_REASON in five
+    assert "判定が食い違い、未裁定" not in five
     assert not by_marker["[1]"][0] and "≠" not in by_marker["[1]"][1]
     markdown = report_md(client, checked)
-    assert "決着：一部を裏付ける（kimura、" in markdown and f"理由：{SETTLE_REASON}" in markdown
+    assert "裁定：一部を裏付ける（kimura、" in markdown and f"理由：{SETTLE_REASON}" in markdown
 
 
 def test_an_editor_who_has_not_checked_is_told_how_many_items_are_hidden(client, editor, second_editor):
@@ -264,9 +264,9 @@ def test_the_markdown_and_the_json_carry_the_summary(client, editor, checked):
     summary = markdown[markdown.index("## 概要") : markdown.index("## レスポンス 1 / 1")]
     assert "- プロバイダとモデル：Perplexity · Perplexity Agent API (` perplexity.agent `) · openai/gpt-5.2" in summary
     assert "- 確認した人：hanako（10 項目、最終 " in summary and "taro（10 項目、最終 " in summary
-    assert "- 決着をつけた人：kimura（1 項目、最終 " in summary
+    assert "- 裁定した人：kimura（1 項目、最終 " in summary
     assert (
-        "- 引用の最終判定：完全に裏付ける 4 · 一部を裏付ける 1 · 裏付けない 1 · 裏付けと矛盾の両方 1 · 意見が分かれ、未決着 1"
+        "- 引用の最終判定：完全に裏付ける 4 · 一部を裏付ける 1 · 裏付けない 1 · 裏付けと矛盾の両方 1 · 判定が食い違い、未裁定 1"
         in summary
     )
     assert "- 引用再現率：40.0%（5 文中 2 文）" in summary and "- 引用適合率：62.5%（8 件中 5 件の引用）" in summary
