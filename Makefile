@@ -32,8 +32,8 @@ setup: venv migrate
 test: lint browser
 	@$(PY) manage.py compile_translations
 	$(PY) -m pytest
-	@echo "The suite again on PostgreSQL (all but the browser tests)"
-	scripts/test-postgres -q --ignore=tests/browser
+	@echo "The suite again on PostgreSQL (all but the browser tests, and the team's walk in the browser)"
+	scripts/test-postgres -q --ignore=tests/browser tests tests/browser/test_team_walk.py
 
 # Speed and memory against their targets (bench/run.py): a table, and bench/results.json.
 # About 10 minutes; `make bench BENCH=--quick` for a first look.

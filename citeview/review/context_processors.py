@@ -21,16 +21,14 @@ class SettleLink:
 
     @cached_property
     def shown(self) -> bool:
-        return bool(self._user is not None and self._user.is_authenticated and roles.can_settle(self._user))
+        # The settle queue's own guards: one who may settle and may read dumps.
+        user = self._user
+        return bool(user is not None and user.is_authenticated and roles.can_settle(user) and user.has_perm(roles.READ))
 
     @cached_property
     def waiting(self) -> int:
-        if not self.shown:
-            return 0
-        # One count, and no disagreement read (limit 0). The one call to change when the count
-        # becomes the reader's own (the disagreements this user may settle).
-        _none, total = selectors.disputes_waiting(limit=0)
-        return total
+        """The disagreements this user may settle (never one they judged, nor one of a dump they check)."""
+        return selectors.settle_waiting_count(self._user) if self.shown else 0
 
 
 def settle_link(request: HttpRequest) -> dict[str, Any]:
