@@ -32,8 +32,9 @@ setup: venv migrate
 test: lint browser
 	@$(PY) manage.py compile_translations
 	$(PY) -m pytest
-	@echo "The suite again on PostgreSQL (all but the browser tests, and the team's walk in the browser)"
-	scripts/test-postgres -q --ignore=tests/browser tests tests/browser/test_team_walk.py
+	@echo "The suite again on PostgreSQL (all but the browser tests), then the team's day in the browser"
+	scripts/test-postgres -q --ignore=tests/browser
+	scripts/test-postgres -q -n 0 tests/browser/test_team_walk.py
 
 # Speed and memory against their targets (bench/run.py): a table, and bench/results.json.
 # About 10 minutes; `make bench BENCH=--quick` for a first look.

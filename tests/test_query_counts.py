@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
+from citeview.review.services import dump_assign
 from tests.conftest import own_fixture, user_with_role
 
 pytestmark = pytest.mark.django_db
@@ -22,17 +23,20 @@ SEED = "agent-seed-incomplete.sse"  # four items: [2] with two URLs, [9], and [8
 # Every page pays four for the session, the user and their permissions; the check page reads its dump
 # twice (the decorator that rebuilds a stale result, then the view). `pytest -vv` on a failing count
 # lists every query made.
-# Cold, the list reads its rows' editors (several per dump) and the editors its bulk assignment offers;
-# the viewer its editors, and for its assignment form who is assigned and who has judged an item.
-LIST_COLD, LIST_WARM = 37, 8
-VIEWER_COLD, VIEWER_WARM = 22, 7
+# Cold, the list reads its rows' editors (several per dump); the viewer its editors. (For a lead, who
+# assigns, the list also reads the editors its bulk assignment offers, and the viewer those its form
+# offers, who is assigned and who has judged an item.)
+LIST_COLD, LIST_WARM = 36, 8
+VIEWER_COLD, VIEWER_WARM = 18, 6
 CHECK_PAGE = 24
-# A batch's page with its pieces kept: the viewer's warm queries but the kept body, the editors the form
-# offers, whether the rows are current, the checks per response, and the navigator and response kept.
-BATCH_WARM = 11
+# A batch's page with its pieces kept: the viewer's warm queries but the kept body, whether the rows
+# are current, the checks per response, and the navigator and response kept.
+BATCH_WARM = 10
 # A lead's (or staff's) header says how many disagreements wait to be settled: one count on each of
 # their pages (citeview/review/context_processors.py). An editor's or a reviewer's page pays none.
 SETTLE_LINK = 1
+# A lead's list and viewer are kept by the editors their assignment forms offer: read on each view.
+ASSIGN_FORM = 1
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +58,7 @@ def dumps(editor) -> list[Dump]:
 def worked_on(editor_client, editor, dumps) -> Dump:
     dump = dumps[0]
     editor_client.post(reverse("dumps:details", args=[dump.pk]), {"title": "条件", "tags": "a, b"})
-    editor_client.post(reverse("review:assign", args=[dump.pk]), {"editors": [editor.pk], "checks_needed": "2"})
+    dump_assign(dump=dump, editors=[editor], by=editor, checks_needed=2)
     editor_client.post(reverse("review:comment", args=[dump.pk]), {"text": "年度を確認"})
     editor_client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})
     cache.clear()
@@ -88,13 +92,13 @@ def test_the_check_page(editor_client, worked_on, django_assert_num_queries):
         get(editor_client, url)
 
 
-def test_a_leads_pages_pay_one_count_more_for_the_disagreements_waiting(
+def test_a_leads_pages_pay_for_the_disagreements_waiting_and_the_editors_they_assign(
     client, django_user_model, worked_on, django_assert_num_queries
 ):
     client.force_login(user_with_role(django_user_model, "sato", "lead"))
     for url, warm in ((reverse("pages:home"), LIST_WARM), (worked_on.get_absolute_url(), VIEWER_WARM)):
         get(client, url)  # a lead's pieces are kept apart from an editor's: made on the first view
-        with django_assert_num_queries(warm + SETTLE_LINK):
+        with django_assert_num_queries(warm + SETTLE_LINK + ASSIGN_FORM):
             get(client, url)
 
 

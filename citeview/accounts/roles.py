@@ -1,8 +1,8 @@
 """The three roles, as Django groups made by a migration, and what each may do.
 
-Reviewers read everything and comment; editors also store dumps, edit their title, tags and
-assignee, and record checks; leads are editors who also settle where editors disagree. Staff manage
-accounts and roles in the admin, and may settle too.
+Reviewers read everything and comment; editors also store dumps, edit their title and tags, and
+record checks; leads are editors who also assign dumps to editors and settle where editors disagree.
+Staff manage accounts and roles in the admin, and may assign and settle too.
 """
 
 from __future__ import annotations
@@ -51,6 +51,12 @@ def can_record(user: Any) -> bool:
 def can_settle(user: Any) -> bool:
     """Whether ``user`` may give the final verdict where editors disagree: a lead, or staff."""
     return bool(user.is_staff or user.has_perm(SETTLE))
+
+
+def can_assign(user: Any) -> bool:
+    """Whether ``user`` decides who checks a dump (its editors, and how many check each item): a lead,
+    or staff. Assigning decides who reads whose verdicts and who may settle, so editors do not."""
+    return can_settle(user)
 
 
 def can_comment(user: Any) -> bool:

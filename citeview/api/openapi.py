@@ -192,7 +192,7 @@ def _paths() -> dict[str, Any]:
             },
             "put": {
                 "operationId": "setAssignees",
-                "summary": "Assign a dump to these editors (and no one else), and set the checks per item (editors).",
+                "summary": "Assign a dump to these editors (and no one else), and set the checks per item (leads, staff).",
                 "description": (
                     "Each editor assigned sees the dump in their queue. read_verdicts_before names the editors "
                     "added who could already read other editors' verdicts on it (a lead or staff not assigned "

@@ -124,14 +124,17 @@ def dump_checks(request: HttpRequest, pk: int) -> HttpResponse:
     return _record_check(request, dump)
 
 
-@api_endpoint({"GET": roles.READ, "PUT": roles.ORGANISE})
+@api_endpoint({"GET": roles.READ, "PUT": roles.READ})
 def dump_assignees(request: HttpRequest, pk: int) -> HttpResponse:
-    """Whom a dump is assigned to and how many independent checks each item needs; PUT sets both."""
+    """Whom a dump is assigned to and how many independent checks each item needs; PUT sets both (a
+    lead or staff: ``roles.can_assign``)."""
     dump = _dump_or_none(pk)
     if dump is None:
         return _not_found(pk)
     if request.method == "GET":
         return JsonResponse(_assignment_json(dump), json_dumps_params=JSON_OPTIONS)
+    if not roles.can_assign(request.user):
+        return api_error(403, "forbidden", "Only a lead or staff assign dumps to editors.")
     try:
         posted = json.loads(request.body)
     except (ValueError, UnicodeDecodeError, RecursionError):

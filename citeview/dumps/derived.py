@@ -21,7 +21,7 @@ from django.utils.translation import ngettext, to_locale
 from citeview.core import registry
 from citeview.core.parse import Attachment, DumpBytes, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
-from citeview.core.review.items import check_item_count
+from citeview.core.review.items import items_per_response
 from citeview.core.url_keys import cited_url_hashes
 from citeview.core.version import RESULT_VERSION
 
@@ -94,7 +94,8 @@ def fields_of_result(result: dict[str, Any]) -> dict[str, Any]:
         "citation_count": sum(len(r["citations"]) for r in responses),
         "unresolved_count": sum(len(r["unresolved"]) for r in responses),
         "source_count": sum(len(r["sources"]) for r in responses),
-        "item_count": check_item_count(responses),
+        "item_count": sum(sum(parts) for parts in items_per_response(responses)),
+        "response_items": _response_items(responses),
         "search_text": _search_text(responses),
         "cited_url_hashes": cited_url_hashes(s["url"] for r in responses for s in r["sources"]),
         "result": result,
@@ -102,6 +103,15 @@ def fields_of_result(result: dict[str, Any]) -> dict[str, Any]:
         "result_version": result_version(),
         "derived_at": timezone.now(),
     }
+
+
+def _response_items(responses: list[dict[str, Any]]) -> list[list[Any]]:
+    """Per response, what a figure of part of a dump counts: its provider, API and model, and its items
+    in each part of the check's order (``items_per_response``)."""
+    return [
+        [response["provider"], response["api"], response["model"] or "", *parts]
+        for response, parts in zip(responses, items_per_response(responses), strict=True)
+    ]
 
 
 def _rendered_per_language(responses: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

@@ -164,8 +164,11 @@ class Dump(KeepsBlobs, models.Model):
     # kept up to date by every save (the list filters on them; ``dump.fully_checked`` fires on the second).
     checked_item_count = models.PositiveIntegerField(default=0)
     complete_item_count = models.PositiveIntegerField(default=0)
+    # Items whose editors gave different verdicts that nobody has settled: the settle queue and the
+    # header's count look only in the dumps that have some.
+    disputed_item_count = models.PositiveIntegerField(default=0, db_index=True)
     # Counts the writes that change what a page shows of the dump besides its result (title, tags,
-    # assignee, checks, comments): the pages' kept fragments are keyed by it (``citeview.dumps.kept_fragments``).
+    # editors, checks, comments): the pages' kept fragments are keyed by it (``citeview.dumps.kept_fragments``).
     page_version = models.PositiveIntegerField(default=0)
     # Counts the changes to the evidence behind its citations kept outside it: a snapshot of a page it
     # cites, the passages found in one for its statements. What is counted of that evidence (the
@@ -198,6 +201,9 @@ class Dump(KeepsBlobs, models.Model):
     unresolved_count = models.PositiveIntegerField(default=0)
     source_count = models.PositiveIntegerField(default=0)
     item_count = models.PositiveIntegerField(default=0)  # what editors check: citations and uncited statements
+    # Per response: [provider, API, model, citations, markers without a source, statements citing nothing]
+    # (``citeview.dumps.derived``): what a figure of a provider's, an API's or a model's part of it counts.
+    response_items = models.JSONField(default=list, blank=True)
     # The answers' text and the sources' URLs and titles, for the list's search.
     search_text = models.TextField(blank=True)
     # The digests of the http(s) pages its sources name (``citeview.core.url_keys.cited_url_hashes``):
@@ -225,6 +231,7 @@ class Dump(KeepsBlobs, models.Model):
         "unresolved_count",
         "source_count",
         "item_count",
+        "response_items",
         "search_text",
         "cited_url_hashes",
         "result",

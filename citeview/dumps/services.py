@@ -313,7 +313,7 @@ def dump_assignments_set(*, dump: Dump, add: list[Any], remove: set[int], by: An
 
 
 def dump_changed(*, dump: Dump) -> None:
-    """Say that what a page shows of the dump changed (its title, tags or assignee, a check, a comment):
+    """Say that what a page shows of the dump changed (its title, tags or editors, a check, a comment):
     every fragment kept of it is then keyed by a version no longer current. Every such write calls this."""
     Dump.objects.filter(pk=dump.pk).update(page_version=F("page_version") + 1)
     dump.refresh_from_db(fields=["page_version"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 from django.conf import settings
@@ -40,8 +41,9 @@ from citeview.review.snapshot_views import provenance_text
 def list_rows(versions: list[DumpVersion], user: Any) -> list[SafeString]:
     """The list's rows, in the order of ``versions``: kept ones read at once, the rest made in a constant
     number of queries (the dumps, their tags, their progress)."""
-
-    can_assign = user.has_perm(roles.ORGANISE)
+    # A row offers its box to tick to those who assign: leads and staff, whose role is "lead"
+    # (``roles.role_name``), so the rows kept per role are right for each.
+    can_assign = roles.can_assign(user)
 
     def make(missing: list[DumpVersion]) -> dict[int, SafeString]:
         dumps = list(dump_list().filter(pk__in=[version.pk for version in missing]))
@@ -60,34 +62,47 @@ def list_rows(versions: list[DumpVersion], user: Any) -> list[SafeString]:
 
 def viewer_page(dump: Dump, user: Any, whole: Callable[[], Dump]) -> dict[str, str]:
     """The viewer's page around its body, kept in one piece: its ``title``, and as ``content`` its
-    header, review progress and comments, the forms of its title and tags and of its editors for those
-    who may change them, the comment box for those who may comment, and the search box. Keyed by the dump's
-    version, the reader's role and whether they may organise and comment, and the editors the form
-    offers; each form's CSRF token is the reader's, put in by ``with_csrf_token``. ``dump`` need have
-    only what it is keyed by; ``whole`` reads all of it, when the piece must be made."""
-    organise, comment = user.has_perm(roles.ORGANISE), roles.can_comment(user)
-    editors = [(editor.pk, editor.username) for editor in team_editors() if editor.is_active] if organise else []
+    header, review progress and comments, the form of its title and tags for those who may change them,
+    the form of its editors for those who assign, the comment box for those who may comment, and the
+    search box. Keyed by the dump's version, the reader's role, what they may do of those, and the
+    editors the assignment offers; each form's CSRF token is the reader's, put in by
+    ``with_csrf_token``. ``dump`` need have only what it is keyed by; ``whole`` reads all of it, when
+    the piece must be made."""
+    organise, comment, assign = user.has_perm(roles.ORGANISE), roles.can_comment(user), roles.can_assign(user)
+    editors = [(editor.pk, editor.username) for editor in team_editors() if editor.is_active] if assign else []
     audience = roles.fragment_audience(user)
     # The snapshots of the pages it cites (their provenance) change with its evidence, not its page version.
-    shown = [fragment_key("viewer", dump, audience), dump.evidence_version, organise, comment, editors]
-    return kept_fragment("viewer", shown, lambda: _viewer_page(whole(), roles.can_record(user), organise, comment))
+    shown = [fragment_key("viewer", dump, audience), dump.evidence_version, organise, comment, assign, editors]
+    can = _Can(roles.can_record(user), organise, comment, assign)
+    return kept_fragment("viewer", shown, lambda: _viewer_page(whole(), can))
 
 
-def _viewer_page(dump: Dump, can_record: bool, organise: bool, comment: bool) -> dict[str, str]:
+@dataclass(frozen=True)
+class _Can:
+    """What the reader of a kept viewer page may do there."""
+
+    record: bool
+    organise: bool
+    comment: bool
+    assign: bool
+
+
+def _viewer_page(dump: Dump, can: _Can) -> dict[str, str]:
     prefetch_related_objects([dump], assignees_prefetched())  # the header and the progress both name them
     details_form, assignment = None, None
-    if organise:
+    if can.organise:
         tags = ", ".join(tag.name for tag in dump.tags.all())
         details_form = DumpDetailsForm(initial={"title": dump.title, "tags": tags})
+    if can.assign:
         assignment = {"editors": assignable_editors_of(dump), "choices": CHECKS_NEEDED_CHOICES}
     context = {
         "dump": dump,
         "progress": editor_progress([dump.pk]).get(dump.pk, []),
-        "can_record": can_record,
+        "can_record": can.record,
         "comments": dump_comments(dump),
         "details_form": details_form,
         "assignment": assignment,
-        "comment_form": CommentForm() if comment else None,
+        "comment_form": CommentForm() if can.comment else None,
         "snapshots": _snapshots_listed(dump),
         "csrf_token": CSRF_MARKER,
     }
@@ -128,7 +143,9 @@ def list_content(
     and the upload limit (``checked_fragment``). Its filters' form is made only if the list is
     (``filter_form``). Its form's CSRF token is the reader's, put in by ``with_csrf_token``."""
     versions = [DumpVersion(**version) for version in page]
-    can_store, can_assign = user.has_perm(roles.STORE), user.has_perm(roles.ORGANISE)
+    can_store, can_assign = user.has_perm(roles.STORE), roles.can_assign(user)
+    # Whom a lead's bulk assignment offers: the active editors, read on each view as the list is kept by them.
+    assign_editors = [editor.username for editor in team_editors() if editor.is_active] if can_assign else []
 
     def make() -> SafeString:
         context = {
@@ -144,7 +161,7 @@ def list_content(
             "max_dump_mib": round(settings.CITEVIEW_MAX_DUMP_BYTES / (1024 * 1024), 1),
             "csrf_token": CSRF_MARKER,
             "can_assign": can_assign,
-            "assign_editors": [editor.username for editor in team_editors() if editor.is_active] if can_assign else [],
+            "assign_editors": assign_editors,
             "checks_needed_choices": CHECKS_NEEDED_CHOICES,
         }
         return render_to_string("pages/_list.html", context)
@@ -152,7 +169,7 @@ def list_content(
     if form.is_bound or page_query:
         return make()
     where = [roles.fragment_audience(user), can_store, can_assign, page.number]
-    made_from = [versions, page.paginator.count, filter_choices(), settings.CITEVIEW_MAX_DUMP_BYTES]
+    made_from = [versions, page.paginator.count, filter_choices(), settings.CITEVIEW_MAX_DUMP_BYTES, assign_editors]
     return checked_fragment("list-page", where, made_from, make)
 
 

@@ -560,7 +560,7 @@ def _next_unresolved_url(dump: Dump, items: list[CheckItem], position: int, show
 
 
 def next_assigned(user: Any, dump: Dump) -> Dump | None:
-    """The next dump assigned to ``user`` with items waiting for them, after this one."""
+    """The first dump assigned to ``user`` with items waiting for them, other than this one."""
     return next((entry.dump for entry in work_queue(user, limit=1, besides=dump.pk)), None)
 
 

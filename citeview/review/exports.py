@@ -106,7 +106,7 @@ def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
         [_comment_dict(c) for c in comments],
         citation_evidence(dump),
         [_check_dict(c) for c in settlements],
-        reader.keys(),
+        reader.hidden_keys(),
         reader.of([dump]),
     )
     report["uncheckable_item_count"] = dump.uncheckable_item_count  # past the items a dump offers for checking

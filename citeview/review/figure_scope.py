@@ -16,8 +16,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db.models import QuerySet
 
+from citeview.accounts import roles
+from citeview.core.review.items import checkable_per_response
 from citeview.core.review.metrics import FigureScope
 from citeview.dumps.models import Dump
 from citeview.review.models import RECORDED, Check
@@ -40,6 +43,9 @@ class ReaderScope:
     of any figure over some of the dumps: the dumps' items, less those hidden."""
 
     def __init__(self, user: Any, checks: QuerySet[Check]) -> None:
+        self.hidden: list[HiddenItem] = []
+        if not roles.can_record(user):
+            return  # a reviewer reads every check (``checks_visible_to``): nothing to ask the database
         items = checks.filter(RECORDED, is_item=True)  # a check an undo emptied hides nothing
         visible = checks_visible_to(user, items).values("pk")
         rows = (
@@ -50,20 +56,34 @@ class ReaderScope:
         )
         self.hidden = [HiddenItem(*row) for row in rows]
 
-    def keys(self) -> list[str]:
+    def hidden_keys(self) -> list[str]:
         """The hidden items' keys (of one dump's checks): what the report counts as hidden."""
         return sorted({item.item_key for item in self.hidden})
 
-    def of(self, dumps: Iterable[Dump], where: Callable[[HiddenItem], bool] | None = None) -> FigureScope:
-        """The scope of a figure over ``dumps`` (each counted by the items it offers for checking), and,
-        for a figure of part of their responses (a provider's, an API's), of the hidden items ``where``
-        takes."""
+    def of(self, dumps: Iterable[Dump], where: Callable[[Any], bool] | None = None) -> FigureScope:
+        """The scope of a figure over ``dumps`` (each counted by the items it offers for checking), or,
+        for a figure of part of their responses (a provider's, an API's, a model's: the responses and
+        hidden items ``where`` takes), over those responses' items alone."""
         chosen = list(dumps)
         ids = {dump.pk for dump in chosen}
         hidden = {(h.dump_id, h.item_key) for h in self.hidden if h.dump_id in ids and (where is None or where(h))}
-        return FigureScope.of(sum(dump.checkable_item_count for dump in chosen), len(hidden))
+        return FigureScope.of(sum(_offered(dump, where) for dump in chosen), len(hidden))
 
 
-def figure_scope(user: Any, dumps: Iterable[Dump], checks: QuerySet[Check]) -> FigureScope:
-    """The scope of a figure ``user`` reads, computed on ``checks`` of ``dumps``."""
-    return ReaderScope(user, checks).of(dumps)
+@dataclass(frozen=True)
+class _ResponsePart:
+    """What a slice's ``where`` reads of a response, as it reads a check: its provider, API and model."""
+
+    provider: str
+    api: str
+    model: str
+
+
+def _offered(dump: Dump, where: Callable[[Any], bool] | None) -> int:
+    """The items ``dump`` offers for checking, of the responses ``where`` takes (all without it). A dump
+    whose items per response were not derived yet (stored before they were) counts whole."""
+    if where is None or not dump.response_items:
+        return dump.checkable_item_count
+    parts = [(r[3], r[4], r[5]) for r in dump.response_items]
+    offered = checkable_per_response(parts, settings.CITEVIEW_MAX_ITEMS_PER_DUMP)
+    return sum(n for r, n in zip(dump.response_items, offered, strict=True) if where(_ResponsePart(*r[:3])))

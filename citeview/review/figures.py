@@ -98,6 +98,7 @@ def selected_dumps(filters: dict[str, Any]) -> QuerySet[Dump]:
         "unresolved_count",
         "response_count",
         "item_count",  # the items a figure's scope counts (``citeview.review.figure_scope``)
+        "response_items",  # and of part of a dump, its responses' items
     )
     # A dump not read yet has no figures of its own: it is counted nowhere until it has.
     dumps = Dump.objects.filter(condition, read_state=ReadState.READY).distinct().select_related("uploaded_by")

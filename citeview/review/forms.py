@@ -210,6 +210,10 @@ class AssignForm(forms.Form):
         cast("forms.ModelMultipleChoiceField[Any]", self.fields["editors"]).queryset = assignable_editors()
 
 
+# The dumps one bulk assignment takes: every dump of a list page, many times over (each is a transaction).
+MAX_BULK_ASSIGN = 200
+
+
 class BulkAssignForm(forms.Form):
     """Several dumps of the list assigned at once: the editors chosen are added to each (those assigned
     already stay), and the checks per item set, unless left as each dump has it."""
@@ -234,3 +238,12 @@ class BulkAssignForm(forms.Form):
         cast("forms.ModelMultipleChoiceField[Any]", self.fields["editors"]).queryset = assignable_editors()
         chosen = self.data.getlist("dumps") if isinstance(self.data, QueryDict) else []
         cast(forms.TypedMultipleChoiceField, self.fields["dumps"]).choices = [(value, value) for value in chosen]
+
+    def clean_dumps(self) -> list[int]:
+        chosen: list[int] = self.cleaned_data["dumps"]
+        if len(chosen) > MAX_BULK_ASSIGN:
+            raise forms.ValidationError(
+                _("At most %(limit)s dumps are assigned at once; %(count)s were chosen."),
+                params={"limit": MAX_BULK_ASSIGN, "count": len(chosen)},
+            )
+        return chosen

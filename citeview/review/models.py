@@ -65,6 +65,17 @@ class KeptQuerySet(models.QuerySet[Any]):
         raise HistoryIsKept(f"{self.model.__name__} rows are never deleted: the history of checks is kept whole.")
 
 
+class WrittenOnceQuerySet(KeptQuerySet):
+    """Rows never changed once written either (revisions; settlements, changed only by a settlement
+    saved through ``check_settle``, which writes its revision)."""
+
+    def update(self, **kwargs: Any) -> int:
+        raise HistoryIsKept(f"{self.model.__name__} rows are not changed in bulk: each change is a revision.")
+
+    def bulk_update(self, *args: Any, **kwargs: Any) -> int:
+        raise HistoryIsKept(f"{self.model.__name__} rows are not changed in bulk: each change is a revision.")
+
+
 class EditorCheckManager(models.Manager["Check"]):
     """The editors' own checks: what progress, agreement (κ, α) and blind first are computed on."""
 
@@ -76,7 +87,7 @@ class SettlementManager(models.Manager["Check"]):
     """The settled verdicts: one per item at most, by a lead or staff, where editors disagree."""
 
     def get_queryset(self) -> models.QuerySet[Check]:
-        return KeptQuerySet(self.model, using=self._db).filter(is_settlement=True)
+        return WrittenOnceQuerySet(self.model, using=self._db).filter(is_settlement=True)
 
 
 class Check(models.Model):
@@ -189,7 +200,7 @@ class CheckRevision(models.Model):
     # assigned, or who checks a dump they are not assigned to).
     not_blind = models.BooleanField(default=False)
 
-    objects = models.Manager.from_queryset(KeptQuerySet)()
+    objects = models.Manager.from_queryset(WrittenOnceQuerySet)()
 
     class Meta:
         ordering = ["created_at", "id"]

@@ -56,62 +56,59 @@ def finished_by_anyone(dump: Dump) -> set[str]:
 @dataclass(frozen=True)
 class QueueEntry:
     """A dump assigned to an editor that has items waiting for them: items they have not checked that
-    still lack the independent checks they need (``Dump.checks_needed``). ``second_check``: of those,
+    still lack the independent checks they need (``Dump.checks_needed``). ``waiting_second``: of those,
     the items another editor has checked already, waiting for a second check."""
 
     dump: Dump
     mine: int  # items of the dump the editor has checked
-    waiting: int
-    second_check: int
+    waiting: int  # items waiting for the editor
+    waiting_second: int  # of those, how many another editor has checked
+
+
+def independent_checks() -> QuerySet[Check]:
+    """The editors' finished checks of items that count as independent: none of them given while its
+    editor could already read another's verdict on the item (``CheckRevision.not_blind``). What an
+    item's ``Dump.checks_needed`` counts."""
+    given_not_blind = CheckRevision.objects.filter(check_record=OuterRef("pk"), not_blind=True)
+    return Check.objects.filter(FINISHED, is_item=True).exclude(Exists(given_not_blind))
 
 
 def work_queue(user: Any, limit: int = 200, *, besides: int | None = None) -> list[QueueEntry]:
     """The dumps assigned to ``user`` with items waiting for them, the longest waiting first (at most
-    ``limit``; ``besides`` a dump's id to leave out). Three queries, however many dumps: the dumps
-    neither complete nor finished by the user, their tags, then their finished checks counted per item."""
-    mine = (
-        Check.objects.filter(FINISHED, dump=OuterRef("pk"), editor=user, is_item=True)
-        .order_by()
-        .values("dump")
-        .annotate(n=Count("id"))
-        .values("n")
+    ``limit``; ``besides`` a dump's id to leave out). An item waits for the user when they have not
+    checked it and it lacks the independent checks it needs. Counted in the database, per dump: two
+    queries (the dumps, their tags), however many dumps, items and checks."""
+    mine = _count_per_dump(Check.objects.filter(FINISHED, dump=OuterRef("pk"), editor=user, is_item=True))
+    own = Check.objects.filter(
+        FINISHED, is_item=True, dump=OuterRef("dump"), item_key=OuterRef("item_key"), editor=user
     )
+    by_others = independent_checks().exclude(editor=user)
+    others = by_others.filter(dump=OuterRef("dump"), item_key=OuterRef("item_key")).order_by()
+    others_per_item = others.values("item_key").annotate(n=Count("id")).values("n")
+    # The items others have checked and the user has not, each with how many others checked it.
+    theirs = by_others.filter(dump=OuterRef("pk")).exclude(Exists(own)).annotate(others=Subquery(others_per_item))
+    complete = _count_per_dump(theirs.filter(others__gte=OuterRef("checks_needed")), distinct="item_key")
+    second = _count_per_dump(theirs.filter(others__lt=OuterRef("checks_needed")), distinct="item_key")
     checkable = Least(F("item_count"), Value(settings.CITEVIEW_MAX_ITEMS_PER_DUMP))  # as Dump.checkable_item_count
-    open_dumps = (
+    dumps = (
         Dump.objects.filter(assignments__editor=user, read_state=ReadState.READY, item_count__gt=0)
-        .defer(*HEAVY_FIELDS)
-        .annotate(mine=Coalesce(Subquery(mine, output_field=IntegerField()), 0), checkable=checkable)
-        .filter(mine__lt=F("checkable"), complete_item_count__lt=F("checkable"))
         .exclude(pk__in=[besides] if besides is not None else [])
+        .defer(*HEAVY_FIELDS)
+        .annotate(checkable=checkable, mine=mine, complete_without_user=complete, waiting_second=second)
+        .annotate(waiting=F("checkable") - F("mine") - F("complete_without_user"))
+        .filter(waiting__gt=0)
         .prefetch_related("tags")
         .order_by("created_at", "id")
     )
-    dumps = list(open_dumps[: limit * 2])  # a few may hold nothing left for the user: only others' items
-    counts = _finished_per_item([dump.pk for dump in dumps], user)
-    entries = []
-    for dump in dumps:
-        by_others = [others for others, own in counts.get(dump.pk, []) if not own]
-        complete_without_user = sum(1 for n in by_others if n >= dump.checks_needed)
-        waiting = dump.checkable - dump.mine - complete_without_user
-        if waiting > 0:
-            second = sum(1 for n in by_others if 0 < n < dump.checks_needed)
-            entries.append(QueueEntry(dump, dump.mine, waiting, second))
-    return entries[:limit]
+    return [QueueEntry(dump, dump.mine, dump.waiting, dump.waiting_second) for dump in dumps[:limit]]
 
 
-def _finished_per_item(dump_ids: list[int], user: Any) -> dict[int, list[tuple[int, bool]]]:
-    """Per dump, for each item someone has finished: how many other editors finished it, and whether
-    ``user`` did."""
-    rows = (
-        Check.objects.filter(FINISHED, dump_id__in=dump_ids, is_item=True)
-        .values("dump_id", "item_key")
-        .annotate(others=Count("id", filter=~Q(editor=user)), own=Count("id", filter=Q(editor=user)))
-        .order_by()
-    )
-    counts: dict[int, list[tuple[int, bool]]] = defaultdict(list)
-    for row in rows:
-        counts[row["dump_id"]].append((row["others"], row["own"] > 0))
-    return counts
+def _count_per_dump(checks: QuerySet[Check], distinct: str = "") -> Coalesce:
+    """How many of ``checks`` (correlated to the outer dump) there are, or how many ``distinct`` values
+    they hold: 0 where none."""
+    counted = Count(distinct, distinct=True) if distinct else Count("id")
+    rows = checks.order_by().values("dump").annotate(n=counted).values("n")
+    return Coalesce(Subquery(rows, output_field=IntegerField()), 0)
 
 
 def assigned_unread(user: Any) -> QuerySet[Dump]:
@@ -184,9 +181,13 @@ def disputes_waiting(user: Any, limit: int = 200) -> tuple[list[Dispute], int]:
     user gave a verdict on or one of a dump they are assigned to (``settle_refusal``). Three queries."""
     if not roles.can_settle(user):
         return [], 0
-    own = _verdict_checks().filter(dump_id=OuterRef("dump_id"), item_key=OuterRef("item_key"), editor_id=user.pk)
+    own = _verdicts_given_by(user).filter(
+        check_record__dump_id=OuterRef("dump_id"), check_record__item_key=OuterRef("item_key")
+    )
     waiting = (
         _verdict_checks()
+        # Only the dumps with a dispute, looked up by their index (kept by every save: dump_recount).
+        .filter(dump_id__in=Dump.objects.filter(disputed_item_count__gt=0).values("pk"))
         .values("dump_id", "item_key")
         .annotate(verdicts=Count("verdict", distinct=True), since=Max("created_at"))
         .filter(verdicts__gt=1)
@@ -226,6 +227,20 @@ def disputes_waiting(user: Any, limit: int = 200) -> tuple[list[Dispute], int]:
     return disputes, total
 
 
+def disputed_items(dump: Dump) -> set[str]:
+    """The items of ``dump`` whose editors gave different verdicts and that nobody has settled."""
+    differing = (
+        _verdict_checks()
+        .filter(dump=dump)
+        .values("item_key")
+        .annotate(verdicts=Count("verdict", distinct=True))
+        .filter(verdicts__gt=1)
+        .values_list("item_key", flat=True)
+    )
+    settled = Check.settlements.filter(dump=dump).exclude(verdict="").values_list("item_key", flat=True)
+    return set(differing) - set(settled)
+
+
 def settle_waiting_count(user: Any) -> int:
     """How many disagreements ``user`` may settle are waiting (the header's link): no query for one who
     may not settle."""
@@ -240,15 +255,24 @@ SETTLE_TOOK_PART = "took_part"  # they gave a verdict on the item: another lead 
 
 def settle_refusal(user: Any, dump: Dump, item_key: str) -> str | None:
     """Why ``user`` may not settle the item ``item_key`` of ``dump``, or None if they may. A settler
-    judges the editors' verdicts, so never their own, and reads them all, so is not blind to them.
+    judges the editors' verdicts, so never one they gave a verdict on (even one they undid), and reads
+    them all, so is not assigned to check the dump blind.
     ``disputes_waiting`` lists by the same rule."""
     if not roles.can_settle(user):
         return SETTLE_NOT_SETTLER
-    if _verdict_checks().filter(dump=dump, item_key=item_key, editor_id=user.pk).exists():
+    if _verdicts_given_by(user).filter(check_record__dump=dump, check_record__item_key=item_key).exists():
         return SETTLE_TOOK_PART
     if is_assigned(user, dump):
         return SETTLE_ASSIGNED
     return None
+
+
+def _verdicts_given_by(user: Any) -> QuerySet[CheckRevision]:
+    """The saves in which ``user`` gave an item a verdict of their own, kept whatever came after: a
+    verdict undone was given all the same (the history is append-only), and its editor read the others'."""
+    return CheckRevision.objects.filter(
+        check_record__editor_id=user.pk, check_record__is_settlement=False, after__has_key="verdict"
+    ).exclude(after__verdict="")
 
 
 def _verdict_checks() -> QuerySet[Check]:

@@ -24,7 +24,13 @@ from citeview.dumps.services import (
     dump_refresh_result,
 )
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
-from citeview.review.selectors import reads_every_verdict, settle_refusal
+from citeview.review.selectors import (
+    disputed_items,
+    finished_by_anyone,
+    independent_checks,
+    reads_every_verdict,
+    settle_refusal,
+)
 from citeview.review.signals import check_saved, disagreement_settled, dump_fully_checked
 from citeview.review.tasks import read_dump_again, rebuild_dump
 
@@ -185,7 +191,7 @@ def check_settle(*, dump: Dump, item: CheckItem, settler: Any, verdict: str, rea
         version = _move_version(dump, item, settler, seen_version)
         response = dump.result["responses"][item.response]
         settlement = _Write(dump, item, settler, response, version, _new_save()).settle(verdict, reason)
-        dump_changed(dump=dump)
+        dump_recount(dump=dump)  # one disagreement fewer to settle
         pk, key, by, settled = dump.pk, item.key, settler.pk, settlement.pk
         transaction.on_commit(
             lambda: disagreement_settled.send(sender=Check, pk=pk, item_key=key, settler=by, check=settled)
@@ -419,22 +425,19 @@ def check_undo(*, dump: Dump, editor: Any) -> Undone | None:
 
 def dump_recount(*, dump: Dump) -> None:
     """Items of the current result with at least one finished check, and with the independent checks
-    they need (checks of keys a rebuilt result no longer has stay in the reports, but do not count).
+    they need (``independent_checks``: a check given not blind is no independent one); checks of keys
+    a rebuilt result no longer has stay in the reports, but do not count.
     ``dump.fully_checked`` is sent when the last item gets the checks it needs."""
     limit = settings.CITEVIEW_MAX_ITEMS_PER_DUMP
     keys = {item.key for item in check_items(dump.result["responses"], limit=limit)}
-    finished = (
-        Check.objects.filter(FINISHED, dump=dump, is_item=True)
-        .values("item_key")
-        .annotate(n=Count("id"))
-        .values_list("item_key", "n")
-        .order_by()
-    )
-    counts = {key: n for key, n in finished if key in keys}
+    checked = {key for key in finished_by_anyone(dump) if key in keys}
+    independent = independent_checks().filter(dump=dump).values("item_key").annotate(n=Count("id")).order_by()
     stored = Dump.objects.filter(pk=dump.pk).values_list("complete_item_count", "checks_needed").first()
     before, needed = stored if stored is not None else (0, 1)
-    complete = sum(1 for n in counts.values() if n >= needed)
-    Dump.objects.filter(pk=dump.pk).update(checked_item_count=len(counts), complete_item_count=complete)
+    complete = sum(1 for key, n in independent.values_list("item_key", "n") if key in keys and n >= needed)
+    Dump.objects.filter(pk=dump.pk).update(
+        checked_item_count=len(checked), complete_item_count=complete, disputed_item_count=len(disputed_items(dump))
+    )
     dump_changed(dump=dump)  # every save and undo of a check comes here
     if keys and complete == len(keys) and before != complete:
         pk = dump.pk

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from citeview.accounts import roles
+from citeview.core.bidi_controls import show_bidi_controls
 from citeview.core.rendering.shortening import shortened
 from citeview.core.review.items import CheckItem
 from citeview.dumps.http_status import form_error_status
@@ -356,9 +357,11 @@ def comment_create(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@permission_required(roles.ORGANISE, raise_exception=True)
+@permission_required(roles.READ, raise_exception=True)
 def assign(request: HttpRequest, pk: int) -> HttpResponse:
-    """The dump's editors and the checks each item needs, from its page."""
+    """The dump's editors and the checks each item needs, from its page: a lead's or staff's decision."""
+    if not roles.can_assign(request.user):
+        raise PermissionDenied("Only a lead or staff assign dumps to editors.")
     dump = dump_get(pk=pk, heavy=False)
     form = AssignForm(request.POST)
     if not form.is_valid():
@@ -376,9 +379,11 @@ def assign(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@permission_required(roles.ORGANISE, raise_exception=True)
+@permission_required(roles.READ, raise_exception=True)
 def assign_many(request: HttpRequest) -> HttpResponse:
     """The dumps ticked in the list, each assigned to the editors chosen (as well as to those it has)."""
+    if not roles.can_assign(request.user):
+        raise PermissionDenied("Only a lead or staff assign dumps to editors.")
     form = BulkAssignForm(request.POST)
     back = _list_url(request)
     if not form.is_valid():
@@ -410,10 +415,10 @@ def assign_many(request: HttpRequest) -> HttpResponse:
 
 
 def _list_url(request: HttpRequest) -> str:
-    """The list page the bulk form was sent from (its filters and page), or the list."""
-    back = request.POST.get("next", "")
-    home = reverse("pages:home")
-    return back if back.startswith(home) and not back.startswith("//") else home
+    """The list page the bulk form was sent from: its filters and page, sent as a query (never an
+    address, which could lead off the site)."""
+    query = QueryDict(request.POST.get("query", "")).urlencode()
+    return f"{reverse('pages:home')}?{query}" if query else reverse("pages:home")
 
 
 def _say_assigned(
@@ -423,7 +428,7 @@ def _say_assigned(
     if not quiet:
         messages.success(request, _("The assignment was saved."))
     if change.read_verdicts_before:
-        title = dump.display_title if dump is not None else ""
+        title = show_bidi_controls(dump.display_title) if dump is not None else ""  # the dump's words
         text = ngettext(
             "%(editors)s could already read the other editors' verdicts on this dump (as a lead or staff not "
             "assigned to it): their checks of items judged before now are recorded as not blind.",

@@ -463,3 +463,18 @@ document.addEventListener("click", (event) => {
   const menu = document.querySelector(".cv-menu[open]");
   if (menu && !menu.contains(event.target)) menu.open = false;
 });
+
+// The list's box in the column of boxes ticks (or unticks) every dump of the page for the bulk
+// assignment; ticking a dump's own box says on it whether all, some or none are ticked.
+document.addEventListener("change", (event) => {
+  const boxes = [...document.querySelectorAll(".cv-dump-table input[name=dumps]")];
+  const all = document.querySelector(".cv-choose-all");
+  if (!all || !boxes.length) return;
+  if (event.target === all) {
+    boxes.forEach((box) => { box.checked = all.checked; });
+  } else if (boxes.includes(event.target)) {
+    const ticked = boxes.filter((box) => box.checked).length;
+    all.checked = ticked === boxes.length;
+    all.indeterminate = ticked > 0 && ticked < boxes.length;
+  }
+});

@@ -213,7 +213,9 @@ def test_help_undo_the_next_unresolved_marker_and_quoting_a_selection_by_keyboar
     with tab.expect_navigation():
         press(tab, "u")
     assert item_key(tab) == "r0-c1"
-    assert not Check.objects.filter(item_key="r0-c1").exists()
+    undone = Check.objects.get(item_key="r0-c1")
+    assert (undone.verdict, undone.evidence_quote) == ("", "")  # emptied: its two saves stay in the history
+    assert undone.revisions.count() == 2
     assert tab.locator(".cv-messages").is_visible()
     assert not tab.console_errors, tab.console_errors
 

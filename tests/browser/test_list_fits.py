@@ -28,6 +28,7 @@ TITLE = (
 )
 TAGS = ["人口統計", "東京都", "要再確認", "2024年度", "デスク確認待ち", "sonar-pro"]
 ASSIGNEE = "yamada.hanako@example.co.jp"
+LEAD = "sato.jiro@example.co.jp"  # a lead reads the widest list: a box in each row, to assign
 OVERFLOW = """() => {
     const wrap = document.querySelector('.cv-dump-table').closest('.cv-table-wrap');
     const table = wrap.querySelector('table');
@@ -38,9 +39,10 @@ OVERFLOW = """() => {
 @pytest.fixture
 def team(django_user_model: Any) -> dict[str, Any]:
     people = {}
-    for name in (ASSIGNEE, "suzuki.taro@example.co.jp", "sato.jiro@example.co.jp"):
+    roles = {ASSIGNEE: "editor", "suzuki.taro@example.co.jp": "editor", LEAD: "lead"}
+    for name, role in roles.items():
         people[name] = django_user_model.objects.create_user(username=name, password=PASSWORD)
-        people[name].groups.add(Group.objects.get(name="editor"))
+        people[name].groups.add(Group.objects.get(name=role))
     return people
 
 
@@ -69,11 +71,11 @@ def listed(team: dict[str, Any]) -> None:
 @pytest.mark.parametrize("locale", ["ja-JP", "en-US"])
 @pytest.mark.parametrize("width", [1366, 1280])
 def test_the_list_fits_a_laptop_with_every_column_in_sight(browser, live_server, team, listed, width, locale):
-    page = sign_in(browser, live_server, team[ASSIGNEE], locale, width)
+    page = sign_in(browser, live_server, team[LEAD], locale, width)
     try:
         page.set_viewport_size({"width": width, "height": 800})
         page.goto("/")
-        assert page.locator(".cv-dump-table .cv-col-choose input").count() == 4  # a box to tick per row
+        assert page.locator(".cv-dump-table input[name=dumps]").count() == 4  # a box to tick per row
         for stage in ("today",):
             shown = page.evaluate(OVERFLOW)
             assert shown["scroll"] <= shown["wrap"] and shown["table"] <= shown["wrap"], (stage, shown)
@@ -88,5 +90,24 @@ def test_the_list_fits_a_laptop_with_every_column_in_sight(browser, live_server,
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             name = f"list-{width}-{locale[:2]}"
             page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+    finally:
+        page.context.close()
+
+
+def test_the_box_in_the_header_ticks_every_dump_of_the_page_for_the_bulk_assignment(browser, live_server, team, listed):
+    page = sign_in(browser, live_server, team[LEAD], "en-US", 1366)
+    try:
+        page.goto("/")
+        boxes, every = page.locator(".cv-dump-table input[name=dumps]"), page.locator(".cv-choose-all")
+        every.check()
+        assert all(box.is_checked() for box in boxes.all())
+        boxes.nth(1).uncheck()
+        assert not every.is_checked() and every.evaluate("e => e.indeterminate")
+        page.click(".cv-bulk-assign summary")
+        page.check(f".cv-bulk-assign input[value='{ASSIGNEE}']")
+        with page.expect_navigation():
+            page.click(".cv-bulk-assign button[type=submit]")
+        assert "3 dumps are assigned to yamada.hanako@example.co.jp." in page.inner_text(".cv-messages")
+        assert not page.console_errors
     finally:
         page.context.close()

@@ -9,7 +9,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
-from tests.conftest import PROJECT_DIR, own_fixture
+from tests.conftest import PROJECT_DIR, own_fixture, user_with_role
 from tests.zips import archive
 
 pytestmark = pytest.mark.django_db
@@ -35,15 +35,17 @@ def test_the_japanese_pages_call_a_dump_a_saved_answer(editor_client, editor):
     assert "保存した回答" in editor_client.get("/", **JA).content.decode()
 
 
-def test_the_assignee_filter_and_the_assignment_speak_the_pages_language(editor_client, editor):
+def test_the_assignee_filter_and_the_assignment_speak_the_pages_language(client, editor, django_user_model):
     dump, _ = dump_ingest(raw=own_fixture("claude-ja-documents-exchange.json"), uploaded_by=editor)
-    listed = editor_client.get("/", **JA).content.decode()
+    lead_client = client
+    lead_client.force_login(user_with_role(django_user_model, "sato", "lead"))  # who assigns editors
+    listed = lead_client.get("/", **JA).content.decode()
     menu = listed.split('name="assignee"')[1].split("</select>")[0]
     assert '<option value="-">未割り当て</option>' in menu
-    japanese = editor_client.get(dump.get_absolute_url(), **JA).content.decode()
+    japanese = lead_client.get(dump.get_absolute_url(), **JA).content.decode()
     assignment = japanese.split('class="cv-details-form cv-assign"')[1].split("</details>")[0]
     assert "確認する編集者" in assignment and "2 人の編集者がそれぞれ独立に確認" in assignment
-    english = editor_client.get(dump.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    english = lead_client.get(dump.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "two editors check each item, independently" in english
     assert "Select an option" not in japanese + english and "---------" not in japanese + english
 

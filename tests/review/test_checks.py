@@ -12,7 +12,7 @@ from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
 from citeview.review.forms import MAX_NOTE_CHARS, MAX_QUOTE_CHARS
 from citeview.review.models import Check, CheckRevision
-from tests.conftest import own_fixture
+from tests.conftest import own_fixture, user_with_role
 
 pytestmark = pytest.mark.django_db
 
@@ -179,7 +179,9 @@ def test_comments_can_be_left_by_reviewers_on_an_item(client, reviewer, dump):
     assert "出典の年度を確認してください" in client.get(dump.get_absolute_url()).content.decode()
 
 
-def test_editors_give_a_dump_a_title_tags_and_editors(client, editor, second_editor, reviewer, dump):
+def test_editors_give_a_dump_a_title_and_tags_and_a_lead_its_editors(
+    client, editor, second_editor, reviewer, dump, django_user_model
+):
     client.force_login(reviewer)
     details = {"title": "厚労省の条件 調査", "tags": "health, 2026-Q3, health"}
     assignment = {"editors": [editor.pk, second_editor.pk], "checks_needed": "2"}
@@ -187,6 +189,8 @@ def test_editors_give_a_dump_a_title_tags_and_editors(client, editor, second_edi
     assert client.post(reverse("review:assign", args=[dump.pk]), assignment).status_code == 403
     client.force_login(editor)
     client.post(reverse("dumps:details", args=[dump.pk]), details)
+    assert client.post(reverse("review:assign", args=[dump.pk]), assignment).status_code == 403
+    client.force_login(user_with_role(django_user_model, "sato", "lead"))
     client.post(reverse("review:assign", args=[dump.pk]), assignment)
     dump.refresh_from_db()
     assert dump.title == "厚労省の条件 調査" and set(dump.assignees.all()) == {editor, second_editor}

@@ -15,6 +15,8 @@ from django.urls import reverse
 
 from citeview.review.models import Check
 from citeview.review.selectors import dump_check_items
+from citeview.review.services import dump_assign
+from tests.conftest import user_with_role
 from tests.review.report_dump import check_everything, ten_item_dump
 
 pytestmark = pytest.mark.django_db
@@ -34,9 +36,15 @@ def split(editor, second_editor):
     return dump
 
 
-def readers(editor, second_editor, reviewer):
-    """Each reader and the items they may read: (user, visible items)."""
-    return [(reviewer, ITEMS), (editor, 4), (second_editor, 6)]
+def readers(editor, second_editor, reviewer, split, django_user_model):
+    """Each reader and the items they may read: (user, visible items). A lead not assigned to the dump
+    reads it all, as staff do; a lead assigned to it, who has checked nothing, is blind to every item
+    others checked."""
+    free_lead = user_with_role(django_user_model, "sato", "lead")
+    assigned_lead = user_with_role(django_user_model, "kato", "lead")
+    dump_assign(dump=split, editors=[editor, second_editor, assigned_lead], by=free_lead)
+    staff = django_user_model.objects.create_superuser("kanri", "kanri@example.com", "a-long-test-password")
+    return [(reviewer, ITEMS), (editor, 4), (second_editor, 6), (free_lead, ITEMS), (staff, ITEMS), (assigned_lead, 0)]
 
 
 def scope_json(visible: int) -> dict:
@@ -116,10 +124,10 @@ def figures_page_figures(html: str) -> dict[str, str]:
 
 
 def test_every_figure_says_on_how_many_items_it_is_computed_for_each_role(
-    client, editor, second_editor, reviewer, split
+    client, editor, second_editor, reviewer, split, django_user_model
 ):
     pk = split.pk
-    for user, visible in readers(editor, second_editor, reviewer):
+    for user, visible in readers(editor, second_editor, reviewer, split, django_user_model):
         client.force_login(user)
         who = user.username
         for url in (reverse("review:report_json", args=[pk]), f"/api/dumps/{pk}/report"):
@@ -161,13 +169,13 @@ def test_the_hidden_verdicts_are_no_count_beside_the_others(client, editor, spli
 
 def test_the_scope_counts_items_not_check_rows(editor, second_editor, split):
     """Taro's six items carry their statements' answers too: still six items hidden from hanako."""
-    from citeview.review.figure_scope import ReaderScope, figure_scope
+    from citeview.review.figure_scope import ReaderScope
 
     checks = Check.objects.filter(dump=split)
     assert checks.exclude(editor=editor).count() > 6
     reader = ReaderScope(editor, checks)
-    assert len(reader.keys()) == 6
-    assert figure_scope(editor, [split], checks).to_json() == scope_json(4)
+    assert len(reader.hidden_keys()) == 6
+    assert reader.of([split]).to_json() == scope_json(4)
 
 
 def test_an_editor_who_checked_every_item_reads_every_figure_whole(client, editor, split):
@@ -176,3 +184,49 @@ def test_an_editor_who_checked_every_item_reads_every_figure_whole(client, edito
     assert client.get(reverse("review:report_json", args=[split.pk])).json()["summary"]["scope"] == scope_json(ITEMS)
     assert "cv-scope" not in get(client, reverse("review:report", args=[split.pk]))
     assert "cv-scope" not in get(client, reverse("review:figures"))
+
+
+def test_a_providers_slice_counts_the_items_of_that_providers_responses_only(client, editor, second_editor):
+    """A dump of a Sonar answer and an OpenAI one: the OpenAI slice is on the OpenAI answer's items, of
+    which taro checked one that hanako has not (the dump's whole count would pass for the slice's)."""
+    import json
+
+    from citeview.dumps.services import dump_ingest
+    from tests.conftest import PROJECT_DIR
+
+    samples = PROJECT_DIR / "citeview" / "dumps" / "samples"
+    lines = [(samples / name).read_text(encoding="utf-8") for name in ("03-sonar-en-heat-pumps.json",)]
+    lines.append((samples / "09-openai-responses-ja-visitors.json").read_text(encoding="utf-8"))
+    raw = "\n".join(json.dumps(json.loads(line), ensure_ascii=False) for line in lines).encode()
+    dump = dump_ingest(raw=raw, uploaded_by=editor)[0]
+    items = dump_check_items(dump)
+    by_response = [[item for item in items if item.response == n] for n in (0, 1)]
+    assert [row[0] for row in dump.response_items] == ["perplexity", "openai"]
+    openai = next(item for item in by_response[1] if item.kind == "citation")
+    check_everything_of = {"verdict": "complete", "verification_worthy": "yes"}
+    client.force_login(second_editor)
+    version = {"version": "0", **check_everything_of}
+    assert client.post(reverse("review:item", args=[dump.pk, openai.key]), version).status_code == 302
+    client.force_login(editor)
+    figures = client.get(reverse("review:figures_json")).json()
+    slices = {part["label"]: part["scope"] for part in figures["by_provider"]}
+    assert slices["openai"] == {
+        "visible_items": len(by_response[1]) - 1,
+        "items": len(by_response[1]),
+        "complete": False,
+    }
+    assert slices["perplexity"] == {
+        "visible_items": len(by_response[0]),
+        "items": len(by_response[0]),
+        "complete": True,
+    }
+    assert figures["scope"]["items"] == len(items)
+
+
+def test_the_items_each_response_offers_follow_the_checks_order_up_to_the_limit():
+    from citeview.core.review.items import checkable_per_response
+
+    # Citations of every response first, then markers, then statements: a limit of 5 takes the three
+    # responses' citations (1 + 2 + 0) and the first response's two markers.
+    assert checkable_per_response([(1, 2, 3), (2, 0, 1), (0, 1, 1)], 5) == [3, 2, 0]
+    assert checkable_per_response([(1, 2, 3), (2, 0, 1), (0, 1, 1)], 100) == [6, 3, 2]

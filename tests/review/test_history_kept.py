@@ -151,6 +151,12 @@ def test_no_code_path_deletes_or_rewrites_a_revision(settled_twice):
     with pytest.raises(HistoryIsKept):
         revision.save()
     with pytest.raises(HistoryIsKept):
+        CheckRevision.objects.filter(pk=revision.pk).update(after={})
+    with pytest.raises(HistoryIsKept):
+        CheckRevision.objects.bulk_update([revision], ["after"])
+    with pytest.raises(HistoryIsKept):
+        Check.settlements.filter(dump=settled_twice).update(verdict="complete")
+    with pytest.raises(HistoryIsKept):
         Check.rows.filter(dump=settled_twice).delete()
     with pytest.raises(HistoryIsKept):
         Check.settlements.get(dump=settled_twice).delete()

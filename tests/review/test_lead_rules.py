@@ -94,7 +94,7 @@ def test_a_lead_assigned_to_a_dump_cannot_settle_its_items(client, disputed, edi
 def test_assigning_a_lead_who_read_the_verdicts_says_so_and_their_check_is_not_blind(
     client, disputed, editor, lead, second_lead
 ):
-    client.force_login(editor)
+    client.force_login(second_lead)
     viewer = html(client, disputed.get_absolute_url())
     form = viewer.split('class="cv-details-form cv-assign"')[1].split("</details>")[0]
     offered = form.split(f'value="{lead.pk}"')[1].split("</label>")[0]
@@ -137,3 +137,33 @@ def test_the_header_offers_a_lead_the_disagreements_they_may_settle(client, disp
     client.force_login(lead)
     assert settle_waiting_count(lead) == 1
     assert settle_waiting_count(editor) == 0
+
+
+def test_a_lead_who_undid_their_verdict_still_cannot_settle_the_item(client, disputed, lead, second_lead):
+    """Undo empties the lead's check but not what they gave: they judged the item, and read the others'."""
+    client.force_login(lead)
+    save(client, disputed, DISPUTED, "complete")
+    client.post(reverse("review:undo", args=[disputed.pk]))
+    assert Check.objects.get(dump=disputed, item_key=DISPUTED, editor=lead).verdict == ""
+    assert settle_waiting_count(lead) == 0 and settle_waiting_count(second_lead) == 1
+    response = settle(client, disputed, **{"settle-verdict": "complete", "settle-reason": "I was right"})
+    assert response.status_code == 302 and not Check.settlements.exists()
+    assert "You gave a verdict on this item, so you cannot settle it" in html(client, response["Location"])
+
+
+def test_the_disagreements_waiting_follow_every_save_undo_and_settlement(client, dump, editor, second_editor, lead):
+    client.force_login(editor)
+    save(client, dump, DISPUTED, "partial")
+    client.force_login(second_editor)
+    save(client, dump, DISPUTED, "none")
+    dump.refresh_from_db()
+    assert dump.disputed_item_count == 1 and settle_waiting_count(lead) == 1
+    client.post(reverse("review:undo", args=[dump.pk]))  # taro takes his verdict back: they no longer differ
+    dump.refresh_from_db()
+    assert dump.disputed_item_count == 0 and settle_waiting_count(lead) == 0
+    save(client, dump, DISPUTED, "none")
+    assert settle_waiting_count(lead) == 1
+    client.force_login(lead)
+    assert settle(client, dump).status_code == 302
+    dump.refresh_from_db()
+    assert dump.disputed_item_count == 0 and settle_waiting_count(lead) == 0

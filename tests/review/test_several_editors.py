@@ -101,9 +101,9 @@ def test_an_item_checked_once_waits_for_a_second_check_from_the_editors_who_have
     queue = page(client, reverse("review:queue"))
     assert "7 items waiting for you" in queue and "3 waiting for a second check" in queue
     (entry,) = work_queue(second_editor)
-    assert entry.second_check == 3
+    assert entry.waiting_second == 3
     (mine,) = work_queue(editor)
-    assert (mine.waiting, mine.second_check) == (4, 0)  # hanako's own three wait for taro, not for her
+    assert (mine.waiting, mine.waiting_second) == (4, 0)  # hanako's own three wait for taro, not for her
 
 
 def test_with_one_check_needed_an_item_one_editor_checked_waits_for_no_one(client, dump, editor, second_editor):
@@ -149,9 +149,12 @@ def test_the_list_assigns_the_dumps_ticked_to_editors_keeping_those_assigned(
     listed = page(client, reverse("pages:home"))
     assert 'id="cv-bulk-assign"' in listed
     assert f'name="dumps" value="{first.pk}" form="cv-bulk-assign"' in listed
-    body = {"dumps": [first.pk, second.pk], "editors": ["hanako", "taro"], "checks_needed": "1", "next": "/?q=x"}
+    body = {"dumps": [first.pk, second.pk], "editors": ["hanako", "taro"], "checks_needed": "1", "query": "q=x"}
     response = client.post(reverse("review:assign_many"), body)
     assert response.status_code == 302 and response["Location"] == "/?q=x"
+    for elsewhere in ("//evil.example/", "/\\evil.example/", "https://evil.example/"):  # never off the site
+        answer = client.post(reverse("review:assign_many"), {**body, "query": elsewhere})
+        assert answer["Location"].startswith("/?") and "//" not in answer["Location"].removeprefix("/?")
     assert set(first.assignees.all()) == {lead, editor, second_editor}  # sato stays
     assert set(second.assignees.all()) == {editor, second_editor} and not third.assignees.exists()
     assert Dump.objects.get(pk=second.pk).checks_needed == 1
@@ -164,9 +167,9 @@ def test_the_list_assigns_the_dumps_ticked_to_editors_keeping_those_assigned(
     assert 'name="dumps"' not in page(client, reverse("pages:home"))
 
 
-def test_the_list_says_what_is_wrong_with_a_bulk_assignment(client, editor):
+def test_the_list_says_what_is_wrong_with_a_bulk_assignment(client, editor, lead):
     dump = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor)[0]
-    client.force_login(editor)
+    client.force_login(lead)
     response = client.post(reverse("review:assign_many"), {"editors": ["hanako"]}, follow=True)
     assert "Nothing was assigned: Choose at least one dump." in response.content.decode()
     response = client.post(reverse("review:assign_many"), {"dumps": [dump.pk]}, follow=True)
@@ -174,8 +177,8 @@ def test_the_list_says_what_is_wrong_with_a_bulk_assignment(client, editor):
     assert not dump.assignees.exists()
 
 
-def test_the_api_assigns_a_dump_to_editors_and_sets_the_checks_it_needs(dump, editor, second_editor, reviewer):
-    api = bearer_client(token_create(user=editor, name="pipeline")[1])
+def test_the_api_assigns_a_dump_to_editors_and_sets_the_checks_it_needs(dump, editor, second_editor, lead):
+    api = bearer_client(token_create(user=lead, name="pipeline")[1])
     url = f"/api/dumps/{dump.pk}/assignees"
     body = json.dumps({"editors": ["hanako", "taro"], "checks_needed": 2})
     answer = api.put(url, body, content_type="application/json")
@@ -208,18 +211,27 @@ def test_the_api_assigns_a_dump_to_editors_and_sets_the_checks_it_needs(dump, ed
         ("[1, 2", "invalid_json"),
     ],
 )
-def test_the_api_says_what_is_wrong_with_an_assignment(dump, editor, body, code):
-    api = bearer_client(token_create(user=editor, name="pipeline")[1])
+def test_the_api_says_what_is_wrong_with_an_assignment(dump, lead, body, code):
+    api = bearer_client(token_create(user=lead, name="pipeline")[1])
     answer = api.put(f"/api/dumps/{dump.pk}/assignees", body, content_type="application/json")
     assert answer.status_code == 400 and answer.json()["error"]["code"] == code
     assert not dump.assignees.exists()
 
 
-def test_a_reviewer_reads_an_assignment_but_cannot_change_it(dump, reviewer):
-    api = bearer_client(token_create(user=reviewer, name="read")[1])
+@pytest.mark.parametrize("role", ["reviewer", "editor"])
+def test_only_a_lead_or_staff_assign_a_dump_since_it_decides_who_is_blind(client, dump, django_user_model, role):
+    """An editor who assigned could make a lead blind (and unable to settle), or let one read everything."""
+    someone = user_with_role(django_user_model, "someone", role)
+    api = bearer_client(token_create(user=someone, name="read")[1])
     url = f"/api/dumps/{dump.pk}/assignees"
     assert api.get(url).status_code == 200
-    assert api.put(url, '{"editors": []}', content_type="application/json").status_code == 403
+    assert api.put(url, '{"editors": ["someone"]}', content_type="application/json").status_code == 403
+    client.force_login(someone)
+    assert client.post(reverse("review:assign", args=[dump.pk]), {"editors": [someone.pk]}).status_code == 403
+    assert client.post(reverse("review:assign_many"), {"dumps": [dump.pk], "editors": ["someone"]}).status_code == 403
+    assert not dump.assignees.exists()
+    assert 'class="cv-details-form cv-assign"' not in page(client, dump.get_absolute_url())
+    assert 'id="cv-bulk-assign"' not in page(client, reverse("pages:home"))
 
 
 def test_the_dumps_page_says_when_fewer_editors_are_assigned_than_each_item_needs(client, dump, editor):
@@ -239,3 +251,53 @@ def test_an_editor_unassigned_keeps_their_checks_and_leaves_the_queue(client, du
     assert work_queue(second_editor) == []
     assert dump.checks.filter(editor=second_editor).count() >= 1
     assert re.search(r"taro: 1", page(client, dump.get_absolute_url()))
+
+
+def test_a_bulk_assignment_is_held_to_a_limit_and_says_so(client, editor, lead):
+    from citeview.review.forms import MAX_BULK_ASSIGN
+
+    dump = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor)[0]
+    client.force_login(lead)
+    body = {"dumps": [dump.pk] * (MAX_BULK_ASSIGN + 1), "editors": ["hanako"]}
+    response = client.post(reverse("review:assign_many"), body, follow=True)
+    assert f"At most {MAX_BULK_ASSIGN} dumps are assigned at once; {MAX_BULK_ASSIGN + 1} were chosen." in (
+        response.content.decode()
+    )
+    assert not dump.assignees.exists()
+    body["dumps"] = [dump.pk] * MAX_BULK_ASSIGN
+    assert client.post(reverse("review:assign_many"), body).status_code == 302 and dump.assignees.exists()
+
+
+def test_a_check_given_not_blind_is_no_independent_check(client, dump, editor, lead):
+    """An item checked by hanako, then by a lead who could read her verdict: not the two independent
+    checks it needs, so it still waits for a second editor."""
+    dump_assign(dump=dump, editors=[editor], by=lead, checks_needed=2)
+    first = citations(dump)[0]
+    client.force_login(editor)
+    check(client, dump, first)
+    client.force_login(lead)  # not assigned: reads every verdict
+    check(client, dump, first)
+    dump.refresh_from_db()
+    assert (dump.checked_item_count, dump.complete_item_count) == (1, 0)
+    (entry,) = work_queue(editor)
+    assert (entry.mine, entry.waiting, entry.waiting_second) == (1, 6, 0)
+
+
+def test_the_queue_finds_work_past_dumps_with_nothing_left_for_the_user(client, editor, second_editor, lead):
+    """With a third editor, a dump can have nothing left for one editor though it is not complete."""
+    third = user_with_role(
+        __import__("django.contrib.auth", fromlist=["get_user_model"]).get_user_model(), "jiro", "editor"
+    )
+    dumps = [dump_ingest(raw=own_fixture(SEED) + b"\n" * n, uploaded_by=editor)[0] for n in range(4)]
+    for dump in dumps:
+        dump_assign(dump=dump, editors=[editor, second_editor, third], by=lead, checks_needed=2)
+    for dump in dumps[:3]:  # taro and jiro complete every item but hanako's one; hanako checks that one
+        keys = [item.key for item in dump_check_items(dump)]
+        for user in (second_editor, third):
+            client.force_login(user)
+            for key in keys[1:]:
+                check(client, dump, key)
+        client.force_login(editor)
+        check(client, dump, keys[0])
+    entries = work_queue(editor, limit=1)
+    assert [entry.dump.pk for entry in entries] == [dumps[3].pk]  # the first three have nothing for her

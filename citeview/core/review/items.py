@@ -92,16 +92,35 @@ def check_items(responses: list[dict[str, Any]], limit: int | None = None) -> li
 
 def check_item_count(responses: list[dict[str, Any]]) -> int:
     """How many items :func:`check_items` finds without a limit, without making them."""
-    count = 0
+    return sum(sum(phases) for phases in items_per_response(responses))
+
+
+def items_per_response(responses: list[dict[str, Any]]) -> list[tuple[int, int, int]]:
+    """Per response, how many items :func:`check_items` finds in each of its three parts (citations,
+    markers that cite no source, statements that cite nothing), without making them."""
+    counted = []
     for response in responses:
         statement_count, citation_homes, marker_homes = statement_count_and_homes(response)
         if not statement_count:
-            continue  # (a blank text: its citations are in no statement)
+            counted.append((0, 0, 0))  # (a blank text: its citations are in no statement)
+            continue
         # A statement with no citation or marker is one item; each marker is one; a citation, one per source.
-        count += statement_count - len({*citation_homes, *marker_homes})
-        count += len(marker_homes)
-        count += sum(max(len(citation["source_keys"]), 1) for citation in response["citations"])
-    return count
+        citations = sum(max(len(citation["source_keys"]), 1) for citation in response["citations"])
+        counted.append((citations, len(marker_homes), statement_count - len({*citation_homes, *marker_homes})))
+    return counted
+
+
+def checkable_per_response(parts: list[tuple[int, int, int]], limit: int) -> list[int]:
+    """Per response, how many of its items are among the first ``limit`` that :func:`check_items` offers:
+    every response's citations come first, then every response's markers, then its statements."""
+    offered = [0] * len(parts)
+    left = limit
+    for phase in range(3):
+        for number, counts in enumerate(parts):
+            taken = min(counts[phase], left)
+            offered[number] += taken
+            left -= taken
+    return offered
 
 
 def _cut_off(response: dict[str, Any], found: list[Statement]) -> int:
