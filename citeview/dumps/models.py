@@ -313,11 +313,6 @@ class Dump(KeepsBlobs, models.Model):
     def uncheckable_item_count(self) -> int:
         return self.item_count - self.checkable_item_count
 
-    @property
-    def is_fully_checked(self) -> bool:
-        """Whether every item it offers has the independent checks it needs."""
-        return self.checkable_item_count > 0 and self.complete_item_count >= self.checkable_item_count
-
 
 class Assignment(models.Model):
     """An editor assigned to check a dump: a dump has any number of them, and each sees it in their queue.

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group
 
+from tests.accounts.oidc_provider import Provider, start_provider
+
 # Playwright's sync API keeps an event loop in the test thread; the ORM calls the tests make are
 # ordinary blocking calls, made before and after the browser acts.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -70,3 +72,13 @@ def signed_in(page: Any, account: Any) -> Any:
     page.click(".cv-login button[type=submit]")
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
     return page
+
+
+@pytest.fixture
+def provider(live_server: Any, tmp_path: Any, settings: Any) -> Iterator[Provider]:
+    """An OpenID Connect provider on loopback (django-oauth-toolkit), citeview set up to sign in through it."""
+    running = start_provider(tmp_path, [f"{live_server.url}/oidc/callback/"], [f"{live_server.url}/accounts/login/"])
+    for name, value in running.settings().items():
+        setattr(settings, name, value)
+    yield running
+    running.stop()

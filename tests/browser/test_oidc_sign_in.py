@@ -4,24 +4,10 @@ editor, in English and in Japanese; signing out ends the provider's session too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import pytest
 from django.contrib.auth.models import User
 
-from tests.accounts.oidc_provider import Provider, start_provider
-
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def provider(live_server: Any, tmp_path: Any, settings: Any) -> Iterator[Provider]:
-    running = start_provider(tmp_path, [f"{live_server.url}/oidc/callback/"], [f"{live_server.url}/accounts/login/"])
-    for name, value in running.settings().items():
-        setattr(settings, name, value)
-    yield running
-    running.stop()
 
 
 @pytest.mark.parametrize(

@@ -8,11 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 
 from citeview.dumps.services import dump_ingest
 from citeview.review.selectors import dump_check_items
 from tests.browser.conftest import PASSWORD
+from tests.browser.test_check_queue import sign_in
 from tests.browser.test_handover import assert_accessible
 from tests.browser.test_reviewer_flows import shoot
 from tests.dumps.test_batches import batch_of
@@ -27,19 +28,6 @@ def person(django_user_model: Any, name: str, role: str) -> Any:
     user = django_user_model.objects.create_user(username=name, password=PASSWORD)
     user.groups.add(Group.objects.get(name=role))
     return user
-
-
-def sign_in(browser: Any, live_server: Any, name: str, locale: str) -> Any:
-    context = browser.new_context(base_url=live_server.url, viewport={"width": 1280, "height": 900}, locale=locale)
-    tab = context.new_page()
-    tab.console_errors = []
-    tab.on("pageerror", lambda error: tab.console_errors.append(str(error)))
-    tab.goto("/accounts/login/")
-    tab.fill("#id_username", name)
-    tab.fill("#id_password", PASSWORD)
-    tab.click(".cv-login button[type=submit]")
-    tab.wait_for_url(lambda url: "/accounts/login/" not in url)
-    return tab
 
 
 @pytest.fixture
@@ -58,7 +46,7 @@ def split(django_user_model: Any) -> Any:
 @pytest.mark.parametrize("locale", ["ja-JP", "en-US"])
 def test_an_editor_reads_the_scope_inside_every_figure(browser, live_server, split, locale):
     language = locale[:2]
-    tab = sign_in(browser, live_server, "hanako", locale)
+    tab = sign_in(browser, live_server, User.objects.get(username="hanako"), locale, 1280)
     tab.goto(f"/dumps/{split.pk}/report/")
     summary = tab.locator(".cv-report-summary")
     assert summary.locator(".cv-scope").count() == 6  # checked by, final verdicts, recall, precision, two lists
@@ -81,7 +69,7 @@ def test_an_editor_reads_the_scope_inside_every_figure(browser, live_server, spl
 @pytest.mark.parametrize("locale", ["ja-JP", "en-US"])
 def test_the_reviewer_works_the_disagreements_from_the_report(browser, live_server, split, locale):
     language = locale[:2]
-    tab = sign_in(browser, live_server, "yuki", locale)
+    tab = sign_in(browser, live_server, User.objects.get(username="yuki"), locale, 1280)
     tab.goto(f"/dumps/{split.pk}/report/")
     assert tab.locator(".cv-report-summary .cv-scope").count() == 0  # the reviewer reads every item
     tab.click(".cv-report-filter a")
@@ -104,7 +92,7 @@ def test_a_batch_report_says_what_each_response_is_about_once(browser, live_serv
     language = locale[:2]
     editor = person(django_user_model, "hanako", "editor")
     dump = dump_ingest(raw=batch_of(25).encode(), uploaded_by=editor)[0]
-    tab = sign_in(browser, live_server, "hanako", locale)
+    tab = sign_in(browser, live_server, User.objects.get(username="hanako"), locale, 1280)
     tab.goto(f"/dumps/{dump.pk}/report/")
     title = {"ja": "25 件の回答のバッチ · Perplexity", "en": "Batch of 25 responses · Perplexity"}[language]
     assert tab.inner_text(".cv-report-title") == title

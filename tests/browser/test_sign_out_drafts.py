@@ -14,7 +14,6 @@ import pytest
 from django.contrib.auth.models import Group, User
 
 from citeview.dumps.services import dump_ingest
-from tests.accounts.oidc_provider import Provider, start_provider
 from tests.browser.conftest import PASSWORD
 from tests.browser.test_check_queue import sign_in
 from tests.builders import sonar_object
@@ -113,15 +112,6 @@ def test_the_drafts_go_as_log_out_is_pressed_before_any_page_answers(tabs, edito
     page.click(".cv-logout-form button")
     page.wait_for_function("!Object.keys(localStorage).some((key) => key.startsWith('citeview:draft:'))")
     assert page.evaluate(f"localStorage.getItem('{OTHER}')") == "kept"
-
-
-@pytest.fixture
-def provider(live_server: Any, tmp_path: Any, settings: Any) -> Iterator[Provider]:
-    running = start_provider(tmp_path, [f"{live_server.url}/oidc/callback/"], [f"{live_server.url}/accounts/login/"])
-    for name, value in running.settings().items():
-        setattr(settings, name, value)
-    yield running
-    running.stop()
 
 
 @pytest.mark.parametrize("through_the_script", [True, False])

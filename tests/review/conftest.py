@@ -1,4 +1,5 @@
-"""A dump two editors disagree on, shared by the tests of settling, the history and the team's pages."""
+"""The people and the dumps the review's tests share: leads, a dump two editors disagree on, and ten
+items both editors checked with one of their disagreements settled."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from django.urls import reverse
 
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
-from tests.conftest import own_fixture
+from tests.conftest import own_fixture, user_with_role
+from tests.review.report_dump import SETTLE_REASON, check_everything, settle, ten_item_dump
 
 SEED = "agent-seed-incomplete.sse"  # one statement citing [2] (two URLs) and [9]; [8] unresolved
 DISPUTED = "r0-c1"  # [9]: hanako says partial, taro none
@@ -41,4 +43,24 @@ def disputed(client, dump, editor, second_editor) -> Dump:
     save(client, dump, AGREED, "complete")
     save(client, dump, DISPUTED, "none", note=TARO_NOTE, evidence_quote=TARO_QUOTE)
     client.logout()
+    return dump
+
+
+@pytest.fixture
+def lead(django_user_model):
+    return user_with_role(django_user_model, "sato", "lead")
+
+
+@pytest.fixture
+def second_lead(django_user_model):
+    return user_with_role(django_user_model, "kato", "lead")
+
+
+@pytest.fixture
+def checked(editor, second_editor, django_user_model) -> Dump:
+    """Ten items both editors checked; they differ on [3] (not settled) and [5] (settled: partial)."""
+    dump = ten_item_dump(editor)
+    check_everything(dump, editor, 0)
+    check_everything(dump, second_editor, 1)
+    settle(dump, user_with_role(django_user_model, "kimura", "lead"), "[5]", "partial", SETTLE_REASON)
     return dump

@@ -11,20 +11,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from tests.conftest import user_with_role
-from tests.review.report_dump import SETTLE_REASON, check_everything, settle, ten_item_dump
-
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def checked(editor, second_editor, django_user_model):
-    """Both editors check the ten items; their disagreement on [5] is settled (partial), on [3] not."""
-    dump = ten_item_dump(editor)
-    check_everything(dump, editor, 0)
-    check_everything(dump, second_editor, 1)
-    settle(dump, user_with_role(django_user_model, "kimura", "lead"), "[5]", "partial", SETTLE_REASON)
-    return dump
 
 
 def page(client, language: str = "en", **query: str) -> str:

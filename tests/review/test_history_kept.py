@@ -13,21 +13,10 @@ from citeview.accounts.tokens import token_create
 from citeview.dumps.models import Dump
 from citeview.review.models import Check, CheckRevision, HistoryIsKept
 from tests.api.conftest import bearer_client
-from tests.conftest import user_with_role
 from tests.review.conftest import DISPUTED, save
 from tests.review.test_settling import item_url, settle
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def lead(django_user_model):
-    return user_with_role(django_user_model, "sato", "lead")
-
-
-@pytest.fixture
-def second_lead(django_user_model):
-    return user_with_role(django_user_model, "kato", "lead")
 
 
 @pytest.fixture

@@ -12,21 +12,10 @@ from django.urls import reverse
 from citeview.review.models import Check, CheckRevision
 from citeview.review.selectors import disputes_waiting, settle_waiting_count
 from citeview.review.services import dump_assign
-from tests.conftest import user_with_role
 from tests.review.conftest import AGREED, DISPUTED, TARO_NOTE, save
 from tests.review.test_settling import item_url, settle
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def lead(django_user_model):
-    return user_with_role(django_user_model, "sato", "lead")
-
-
-@pytest.fixture
-def second_lead(django_user_model):
-    return user_with_role(django_user_model, "kato", "lead")
 
 
 def html(client, url: str, **headers: str) -> str:

@@ -19,11 +19,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def lead(django_user_model):
-    return user_with_role(django_user_model, "sato", "lead")
-
-
-@pytest.fixture
 def work(client, editor, second_editor, lead) -> tuple[Dump, Dump]:
     """hanako's dump, which both editors checked and the lead settled; taro's, which nobody checked."""
     hers = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename=SEED)[0]

@@ -55,20 +55,26 @@ def statement_blocks(html: str) -> list[str]:
     return re.findall(r'<li class="cv-report-statement"[^>]*>(.*?)\n</li>', html, re.S)
 
 
-def test_a_statement_answer_left_blank_agrees_with_any_answer(client, editor, second_editor, reviewer):
-    """Both editors find no support; one answers "supported together: no", the other leaves it blank."""
+def both_find_no_support_for_s1(editor, second_editor, together: tuple[str, str]):
+    """The ten-item dump, its first citation (S1's) judged "none" by both editors, each answering
+    "supported together" as ``together`` says (blank: left unanswered)."""
     dump = ten_item_dump(editor)
-    first = dump_check_items(dump)[0]  # S1's first citation
-    for user, together in ((editor, "no"), (second_editor, "")):
-        answers = {"verification_worthy": "yes", "supported_together": together}
+    first = dump_check_items(dump)[0]
+    for user, answer in zip((editor, second_editor), together, strict=True):
         check_save(
             dump=dump,
             item=first,
             editor=user,
             values={"verdict": "none"},
-            statement_values=answers,
+            statement_values={"verification_worthy": "yes", "supported_together": answer},
             seen_version=item_version(dump, first.key),
         )
+    return dump
+
+
+def test_a_statement_answer_left_blank_agrees_with_any_answer(client, editor, second_editor, reviewer):
+    """Both editors find no support; one answers "supported together: no", the other leaves it blank."""
+    dump = both_find_no_support_for_s1(editor, second_editor, together=("no", ""))
     client.force_login(reviewer)
     for language in ("en", "ja"):
         html = report_page(client, dump, language)
@@ -81,18 +87,7 @@ def test_a_statement_answer_left_blank_agrees_with_any_answer(client, editor, se
 
 
 def test_two_statement_answers_given_that_differ_are_marked(client, editor, second_editor, reviewer):
-    dump = ten_item_dump(editor)
-    first = dump_check_items(dump)[0]
-    for user, together in ((editor, "no"), (second_editor, "yes")):
-        answers = {"verification_worthy": "yes", "supported_together": together}
-        check_save(
-            dump=dump,
-            item=first,
-            editor=user,
-            values={"verdict": "none"},
-            statement_values=answers,
-            seen_version=item_version(dump, first.key),
-        )
+    dump = both_find_no_support_for_s1(editor, second_editor, together=("no", "yes"))
     client.force_login(reviewer)
     (block,) = [b for b in statement_blocks(report_page(client, dump, "en")) if "[1]" in b]
     assert "cv-report-answers cv-report-differs" in block and block.count("≠") == 2

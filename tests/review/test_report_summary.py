@@ -21,21 +21,6 @@ S4 = "特別警戒アラートは、県内の一部の地点で暑さ指数が35
 S5 = "アラートの日は、エアコンを使い、外出を控えるよう推奨されています[7][8]。"
 
 
-@pytest.fixture
-def lead(django_user_model):
-    return user_with_role(django_user_model, "kimura", "lead")
-
-
-@pytest.fixture
-def checked(editor, second_editor, lead):
-    """Ten items checked by hanako and taro; their disagreement on [5] settled by the lead, on [3] not."""
-    dump = ten_item_dump(editor)
-    check_everything(dump, editor, 0)
-    check_everything(dump, second_editor, 1)
-    settle(dump, lead, "[5]", "partial", SETTLE_REASON)
-    return dump
-
-
 def report_json(client, dump):
     return client.get(reverse("review:report_json", args=[dump.pk])).json()
 

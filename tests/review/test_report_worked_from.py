@@ -12,23 +12,12 @@ from django.urls import reverse
 
 from citeview.review.selectors import item_version
 from citeview.review.services import check_save
-from tests.conftest import user_with_role
-from tests.review.report_dump import SETTLE_REASON, check_everything, item_of, settle, ten_item_dump
+from tests.review.report_dump import check_everything, item_of, ten_item_dump
 
 pytestmark = pytest.mark.django_db
 
 S2 = "発表は府県予報区ごとに、前日の17時ごろと当日の5時ごろに行われます[3]。"
 S3 = "2024年からは、より深刻な熱中症特別警戒アラートの運用も始まりました[4][5]。"
-
-
-@pytest.fixture
-def checked(editor, second_editor, django_user_model):
-    """Both editors check the ten items; they differ on [3] (not settled) and [5] (settled)."""
-    dump = ten_item_dump(editor)
-    check_everything(dump, editor, 0)
-    check_everything(dump, second_editor, 1)
-    settle(dump, user_with_role(django_user_model, "kimura", "lead"), "[5]", "partial", SETTLE_REASON)
-    return dump
 
 
 def report_page(client, dump, language: str = "en", **query: str) -> str:

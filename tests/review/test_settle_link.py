@@ -21,11 +21,6 @@ SETTLE_LINK = re.compile(r'<a class="cv-settle-link[^"]*" href="/settle/"[^>]*>(
 
 
 @pytest.fixture
-def lead(django_user_model):
-    return user_with_role(django_user_model, "sato", "lead")
-
-
-@pytest.fixture
 def two_disagreements(editor, second_editor) -> Dump:
     """hanako and taro give different verdicts on two items, and the same one on a third."""
     dump = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename=SEED)[0]

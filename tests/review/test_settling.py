@@ -24,11 +24,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def lead(django_user_model):
-    return user_with_role(django_user_model, "sato", "lead")
-
-
-@pytest.fixture
 def third_editor(django_user_model):
     return user_with_role(django_user_model, "jiro", "editor")
 
