@@ -5,10 +5,12 @@ says what each response is about, once. Screenshots of each go to test-artifacts
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group, User
+from playwright.sync_api import expect
 
 from citeview.dumps.services import dump_ingest
 from citeview.review.selectors import dump_check_items
@@ -57,7 +59,8 @@ def test_an_editor_reads_the_scope_inside_every_figure(browser, live_server, spl
     assert SCOPE[language] in tab.inner_text(".cv-headline")
     assert SCOPE[language] in tab.inner_text("#figures-verdicts")
     shoot(tab, f"figures-scope-editor-{language}")
-    tab.click("#figures-verdicts a")  # to each editor's verdicts: a plain link
+    with tab.expect_navigation():
+        tab.click("#figures-verdicts a")  # to each editor's verdicts: a plain link
     assert "verdicts=editors" in tab.url
     caption = {"ja": "編集者ごとの判定", "en": "Each editor's verdicts"}[language]
     assert tab.inner_text(".cv-figure-pair caption") == caption
@@ -72,16 +75,20 @@ def test_the_reviewer_works_the_disagreements_from_the_report(browser, live_serv
     tab = sign_in(browser, live_server, User.objects.get(username="yuki"), locale, 1280)
     tab.goto(f"/dumps/{split.pk}/report/")
     assert tab.locator(".cv-report-summary .cv-scope").count() == 0  # the reviewer reads every item
-    tab.click(".cv-report-filter a")
+    with tab.expect_navigation():
+        tab.click(".cv-report-filter a")
     assert "only=disagreements" in tab.url
     assert tab.locator(".cv-report-statement").count() == 1 and tab.locator(".cv-report-summary").count() == 0  # [3]
     shoot(tab, f"report-disagreements-only-{language}")
     assert_accessible(tab)
-    tab.click(".cv-report-filter a")  # back to the whole report
+    with tab.expect_navigation():
+        tab.click(".cv-report-filter a")  # back to the whole report
     tab.locator(".cv-report-disagreements .cv-report-links a").first.click()  # "In the report"
-    assert "#cv-item-" in tab.url and tab.locator(":target").is_visible()
+    expect(tab).to_have_url(re.compile(r"#cv-item-"))
+    expect(tab.locator(":target")).to_be_visible()
     tab.goto(f"/dumps/{split.pk}/report/")
-    tab.locator(".cv-report-disagreements .cv-report-links a").nth(1).click()  # its check page
+    with tab.expect_navigation():
+        tab.locator(".cv-report-disagreements .cv-report-links a").nth(1).click()  # its check page
     assert "/check/" in tab.url
     assert not tab.console_errors
     tab.context.close()
@@ -101,8 +108,10 @@ def test_a_batch_report_says_what_each_response_is_about_once(browser, live_serv
     shoot(tab, f"report-batch-first-page-{language}")
     tab.goto(f"/dumps/{dump.pk}/report/?page=2")
     assert tab.locator(".cv-report-summary").count() == 0
-    tab.click(".cv-report-summary-elsewhere a")
-    assert tab.locator(".cv-report-summary").is_visible() and tab.url.endswith("#report-summary")
+    with tab.expect_navigation():  # to the first page, where the summary is
+        tab.click(".cv-report-summary-elsewhere a")
+    expect(tab.locator(".cv-report-summary")).to_be_visible()
+    assert tab.url.endswith("#report-summary")
     tab.goto(f"/dumps/{dump.pk}/report/?page=2")
     shoot(tab, f"report-batch-second-page-{language}")
     assert not tab.console_errors
