@@ -5,7 +5,10 @@
   multicast, reserved, unspecified and other non-public addresses (IPv4 and IPv6, the IPv4 inside an
   IPv4-mapped, 6to4 or Teredo address too) are refused unless ``allow_networks`` holds them, on
   any port or on the one it names. A refusal names the rule broken, not the address a name resolved
-  to (which would map a private network's names for whoever asks).
+  to (which would map a private network's names for whoever asks). A host name that cannot be
+  found, and one whose address is refused, get the same refusal (``host_refused``, one sentence):
+  an editor who tries names one by one learns nothing of which exist inside. The reason, and the
+  address, go to the log for staff. (:func:`post`, for a URL staff typed, keeps the precise reason.)
 - The connection goes to the address that was checked (the request names the host in its Host
   header and, for https, in SNI and the certificate check), so no second DNS answer can slip in.
 - Every redirect is checked the same way; at most ``max_redirects`` are followed, a loop is refused.
@@ -106,18 +109,21 @@ _ACCEPT = "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.
 class FetchError(Exception):
     """A fetch refused or failed. ``code`` is stable; ``message`` is English, ``phrase`` lets a page
     write it in its own language. Codes: ``invalid_url``, ``scheme``, ``credentials``, ``no_host``,
-    ``unresolvable``, ``forbidden_address``, ``forbidden_port``, ``connect_failed``, ``tls_failed``,
+    ``unresolvable``, ``forbidden_address``, ``forbidden_port``, ``host_refused`` (a fetch's one word
+    for the three before it, when the URL names a host), ``connect_failed``, ``tls_failed``,
     ``timeout``, ``redirect_without_location``, ``redirect_loop``, ``too_many_redirects``,
     ``http_status``, ``content_type``, ``content_encoding``, ``too_large``, ``protocol``, ``failed``
-    (anything no other code names)."""
+    (anything no other code names). ``detail`` is for the log only, never for a page: what a host
+    name resolved to, or what the resolver said."""
 
-    def __init__(self, code: str, message: Phrase, url: str, status: int | None = None) -> None:
+    def __init__(self, code: str, message: Phrase, url: str, status: int | None = None, detail: str = "") -> None:
         super().__init__(str(message))
         self.code = code
         self.phrase = message
         self.message = str(message)
         self.url = url
         self.status = status
+        self.detail = detail
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.phrase.to_json(), "url": self.url, "status": self.status}
@@ -277,7 +283,7 @@ def _fetched(
     current, seen, redirects = url, {url}, list[str]()
     while True:
         target = checked_url(current)
-        address = _checked_address(target, allowed, resolver, deadline)
+        address = _reachable_address(target, allowed, resolver, deadline)
         status, headers, body = _exchange(target, address, deadline, connect_timeout, max_bytes, ca_certs)
         if status in _REDIRECTS:
             location = headers.get("location")
@@ -449,23 +455,56 @@ def _non_public(ip: Address) -> str | None:
 def _checked_address(target: _Target, allowed: tuple[AllowedNetwork, ...], resolver: Resolver, deadline: float) -> str:
     """The address to connect to: the first the host resolves to, once every one is allowed (a host
     with one private answer among public ones is refused: the next lookup might give that one)."""
-    try:
-        ipaddress.ip_address(target.host.split("%")[0])
-        addresses: Sequence[str] = [target.host]
-        literal = True
-    except ValueError:
-        addresses = _resolved(target, resolver, deadline)
-        literal = False
+    literal = _is_address(target.host)
+    addresses = [target.host] if literal else _resolved(target, resolver, deadline)
     if not addresses:
-        raise FetchError("unresolvable", phrase("{host} has no address.", host=target.host), target.url)
+        raise FetchError(
+            "unresolvable", phrase("{host} has no address.", host=target.host), target.url, detail="no address"
+        )
     for address in addresses:
         reason = address_refusal(address, allowed, target.port)
         if reason:
-            raise _forbidden(target, reason, address if literal else None)
+            detail = f"{target.host} resolves to {address} ({reason}, port {target.port})"
+            raise _forbidden(target, reason, address if literal else None, detail)
     return addresses[0]
 
 
-def _forbidden(target: _Target, reason: str, literal: str | None) -> FetchError:
+# The refusals that would tell which names exist inside if an editor saw them apart.
+_HOST_REFUSALS = frozenset({"unresolvable", "forbidden_address", "forbidden_port"})
+
+
+def _reachable_address(
+    target: _Target, allowed: tuple[AllowedNetwork, ...], resolver: Resolver, deadline: float
+) -> str:
+    """:func:`_checked_address` for an editor's fetch: a host name that cannot be found and one whose
+    address is refused read alike (finding 7 of issue 42: "cannot be found" against "resolves to a
+    loopback address" mapped the names inside). An address the URL writes itself is refused in
+    words, as it tells nothing the editor did not write. The reason goes to the log, for staff."""
+    try:
+        return _checked_address(target, allowed, resolver, deadline)
+    except FetchError as refused:
+        if refused.code not in _HOST_REFUSALS or _is_address(target.host):
+            raise
+        logger.warning("Fetch of %s refused (%s): %s", target.url, refused.code, refused.detail or refused.message)
+        raise FetchError(
+            "host_refused",
+            phrase(
+                "{url} is refused: its host cannot be found, or its address is not one citeview may fetch from.",
+                url=target.url,
+            ),
+            target.url,
+        ) from None
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return False
+    return True
+
+
+def _forbidden(target: _Target, reason: str, literal: str | None, detail: str = "") -> FetchError:
     """The refusal of an address, naming the rule broken. The address itself is named only when the
     URL wrote it: what a host name resolves to stays unsaid."""
     if reason == "port":
@@ -478,6 +517,7 @@ def _forbidden(target: _Target, reason: str, literal: str | None) -> FetchError:
                 port=target.port,
             ),
             target.url,
+            detail=detail,
         )
     words = _REASON_WORDS.get(reason, reason)
     if literal is not None:
@@ -493,7 +533,7 @@ def _forbidden(target: _Target, reason: str, literal: str | None) -> FetchError:
             url=target.url,
             reason=words,
         )
-    return FetchError("forbidden_address", message, target.url)
+    return FetchError("forbidden_address", message, target.url, detail=detail)
 
 
 def _resolved(target: _Target, resolver: Resolver, deadline: float) -> Sequence[str]:
@@ -504,9 +544,12 @@ def _resolved(target: _Target, resolver: Resolver, deadline: float) -> Sequence[
         return executor.submit(resolver, target.host, target.port).result(timeout=max(deadline - time.monotonic(), 0))
     except FutureTimeout:
         raise _timeout(target.url) from None
-    except (OSError, UnicodeError):
+    except (OSError, UnicodeError) as error:
         raise FetchError(
-            "unresolvable", phrase("{host} cannot be found (no DNS answer).", host=target.host), target.url
+            "unresolvable",
+            phrase("{host} cannot be found (no DNS answer).", host=target.host),
+            target.url,
+            detail=f"{target.host}: {_reason(error)}",
         ) from None
     finally:
         executor.shutdown(wait=False)

@@ -276,7 +276,10 @@ def test_a_dns_name_resolving_to_loopback_is_refused_unless_allow_listed(server)
     port = server.server_address[1]
     to_loopback = lambda host, port: ["127.0.0.1"]  # noqa: E731
     error = refusal(f"http://innocent.example:{port}/page", allow_networks=(), resolve=to_loopback)
-    assert error.code == "forbidden_address" and "its host resolves to a loopback address" in error.message
+    assert (
+        error.code == "host_refused"
+        and "its host cannot be found, or its address is not one citeview may fetch from" in error.message
+    )
     assert "127.0.0.1" not in error.message  # what a name resolves to is never said (finding 10)
     page = fetch(f"http://innocent.example:{port}/echo", allow_networks=LOOPBACK, resolve=to_loopback)
     assert json.loads(page.content)["Host"] == f"innocent.example:{port}"  # the name, at the address checked
@@ -296,16 +299,22 @@ def test_the_connection_goes_to_the_address_checked_so_a_second_answer_cannot_sl
 def test_a_name_with_one_forbidden_answer_among_allowed_ones_is_refused(server):
     mixed = lambda host, port: ["127.0.0.1", "192.168.1.10"]  # noqa: E731
     error = refusal(f"http://mixed.example:{server.server_address[1]}/page", resolve=mixed)
-    assert error.code == "forbidden_address" and "resolves to a private address" in error.message
+    assert (
+        error.code == "host_refused"
+        and "its host cannot be found, or its address is not one citeview may fetch from" in error.message
+    )
     assert "192.168.1.10" not in error.message and "127.0.0.1" not in error.message
 
 
-def test_a_name_that_does_not_resolve_is_a_clear_error():
+def test_a_name_that_does_not_resolve_is_refused_as_a_name_inside_is():
     def nowhere(host: str, port: int) -> list[str]:
         raise OSError("Name or service not known")
 
     error = refusal("http://no-such-host.invalid/", resolve=nowhere)
-    assert error.code == "unresolvable" and "no-such-host.invalid cannot be found" in error.message
+    assert error.code == "host_refused" and "http://no-such-host.invalid/ is refused" in error.message
+    assert (
+        "its host cannot be found, or its address is not one citeview may fetch from" in error.message
+    )  # as for a name resolving inside (issue 42, finding 7)
 
 
 def test_a_resolver_that_hangs_is_given_up_in_the_total_time():
@@ -335,14 +344,14 @@ def test_a_resolver_that_hangs_is_given_up_in_the_total_time():
         ("http://127.0.0.1/", "forbidden_address"),
         ("http://[::1]/", "forbidden_address"),
         ("http://0.0.0.0/", "forbidden_address"),
-        ("http://2130706433/", "forbidden_address"),  # 127.0.0.1 as one number, as resolvers read it
+        ("http://2130706433/", "host_refused"),  # 127.0.0.1 as one number: a name, which resolvers read so
     ],
 )
 def test_urls_that_are_not_fetched(address, code):
     with pytest.raises(FetchError) as caught:
         fetch(address, total_timeout=2)
     assert caught.value.code == code, caught.value.message
-    assert address in caught.value.message or caught.value.code in ("forbidden_address", "unresolvable")
+    assert address in caught.value.message or caught.value.code in ("forbidden_address", "host_refused")
 
 
 def test_the_request_names_the_host_as_the_url_does():
@@ -471,7 +480,10 @@ def test_any_other_failure_is_a_refusal_naming_its_kind_never_an_exception():
 def test_a_refusal_names_the_rule_broken_not_the_address_a_name_resolves_to():
     for answer in (["10.20.30.40"], ["fd12:3456::1"], ["93.184.215.14", "10.20.30.40"]):
         error = refusal("http://intranet-wiki.example/", resolve=lambda host, port, a=answer: a)
-        assert error.code == "forbidden_address" and "its host resolves to a private address" in error.message
+        assert (
+            error.code == "host_refused"
+            and "its host cannot be found, or its address is not one citeview may fetch from" in error.message
+        )
         assert not any(address in error.message for address in answer), error.message
     literal = refusal("http://10.20.30.40/")  # an address the URL writes itself is named
     assert "it names 10.20.30.40, a private address" in literal.message
