@@ -417,6 +417,15 @@ CITEVIEW_OIDC_ROLES_CLAIM = env_str("CITEVIEW_OIDC_ROLES_CLAIM", "groups")
 # Whether a sign-in through the provider may take over the local account (one with a password) of the
 # same user name. Off: such a sign-in is refused, so a name alone never opens someone's account.
 CITEVIEW_OIDC_LINK_LOCAL_ACCOUNTS = env_bool("CITEVIEW_OIDC_LINK_LOCAL_ACCOUNTS", False)
+# Issue 42, finding 8: a sign-in through the provider is matched by the ID token's issuer and subject
+# (iss, sub), stored at its first sign-in (accounts.OidcIdentity), never by a name or email a user may
+# change there. CITEVIEW_OIDC_ISSUER: the provider's issuer; when set, a token of another is refused
+# (empty: the token's own iss is stored). CITEVIEW_OIDC_LINK_EARLIER_ACCOUNTS: whether a subject's
+# first sign-in may take, by its user name, an account an earlier sign-in through the provider made
+# before subjects were stored. Off: such a sign-in is refused and the log tells staff. Turn it on
+# for the upgrade while the provider's names are trusted, then off again.
+CITEVIEW_OIDC_ISSUER = env_str("CITEVIEW_OIDC_ISSUER", "")
+CITEVIEW_OIDC_LINK_EARLIER_ACCOUNTS = env_bool("CITEVIEW_OIDC_LINK_EARLIER_ACCOUNTS", False)
 
 
 def env_role_groups(name: str, default: str) -> dict[str, list[str]]:

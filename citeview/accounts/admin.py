@@ -6,7 +6,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from citeview.accounts.models import ApiToken
+from citeview.accounts.models import ApiToken, OidcIdentity
 
 
 class TokenExpiryFilter(admin.SimpleListFilter):
@@ -43,4 +43,22 @@ class ApiTokenAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: ApiToken | None = None) -> bool:
+        return False
+
+
+@admin.register(OidcIdentity)
+class OidcIdentityAdmin(admin.ModelAdmin):
+    """Which account each of the provider's subjects signs in to. Staff link an account made before
+    subjects were stored to the subject the log names (a refused first sign-in says it), or delete a
+    link so the subject's next sign-in makes a new account. A link is never edited in place: a
+    subject moved to another account would open it."""
+
+    list_display = ("user", "subject", "issuer", "linked_at")
+    list_select_related = ("user",)
+    search_fields = ("user__username", "subject")
+    raw_id_fields = ("user",)
+    fields = ("user", "issuer", "subject", "linked_at")
+    readonly_fields = ("linked_at",)
+
+    def has_change_permission(self, request: HttpRequest, obj: OidcIdentity | None = None) -> bool:
         return False

@@ -44,3 +44,25 @@ class ApiToken(models.Model):
     def is_expired(self) -> bool:
         """Refused from the moment it expires, that instant included."""
         return self.expires_at is not None and self.expires_at <= timezone.now()
+
+
+class OidcIdentity(models.Model):
+    """The identity provider's account a user signs in with: its issuer and subject (the ID token's
+    ``iss`` and ``sub``), stored at the first sign-in. A provider never gives one subject to two
+    people nor lets a user change it, unlike a user name or an email, which is why a sign-in is
+    matched by these two alone (issue 42, finding 8)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="oidc_identity", verbose_name=_("user")
+    )
+    issuer = models.CharField(_("issuer (iss)"), max_length=255)
+    subject = models.CharField(_("subject (sub)"), max_length=255)
+    linked_at = models.DateTimeField(_("linked"), auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["issuer", "subject"], name="oidc_identity_issuer_subject")]
+        verbose_name = _("identity at the provider")
+        verbose_name_plural = _("identities at the provider")
+
+    def __str__(self) -> str:
+        return f"{self.subject} @ {self.issuer}"

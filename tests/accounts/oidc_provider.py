@@ -35,6 +35,10 @@ class Provider:
         """A user of the provider in exactly ``groups`` (made, or changed)."""
         _run(self.env, "user", name, password, *groups)
 
+    def rename(self, name: str, new_name: str) -> None:
+        """The provider's user ``name`` renamed ``new_name`` (email too): the same subject."""
+        _run(self.env, "rename", name, new_name)
+
     def settings(self) -> dict[str, Any]:
         """citeview's settings that point it at this provider."""
         return {

@@ -160,3 +160,46 @@ def test_nothing_of_it_is_there_until_it_is_configured(client, editor):
     assert client.get("/oidc/authenticate/").status_code == 404
     assert client.get("/oidc/callback/", {"code": "x", "state": "y"}).status_code == 404
     assert client.login(username="hanako", password="a-long-test-password")
+
+
+# --- issue 42, finding 8: matched by the provider's subject, never by a name a user may change -----
+
+
+def signed_in_as(client) -> User:
+    return User.objects.get(pk=client.session["_auth_user_id"])
+
+
+def test_a_user_who_takes_anothers_name_at_the_provider_still_signs_in_as_themselves(client, configured):
+    configured.user("aiko", "aiko-password", "editor")
+    configured.user("ren", "ren-password", "lead", "staff")
+    sign_in(client, configured, "aiko", "aiko-password")
+    aiko = signed_in_as(client)
+    client.post("/accounts/logout/")
+    sign_in(client, configured, "ren", "ren-password")
+    ren = signed_in_as(client)
+    client.post("/accounts/logout/")
+    configured.rename("ren", "ren-away")
+    configured.rename("aiko", "ren")  # aiko now calls herself ren at the provider
+    answer, _ = sign_in(client, configured, "ren", "aiko-password")
+    assert answer["Location"] == "/" and signed_in_as(client).pk == aiko.pk != ren.pk
+    aiko.refresh_from_db()
+    # The name is another account's: she keeps her own; her email follows the provider's.
+    assert (aiko.username, aiko.email, aiko.is_staff) == ("aiko", "ren@example.com", False)
+    assert roles_of("aiko") == {"editor"} and roles_of("ren") == {"lead"}
+    client.post("/accounts/logout/")
+    sign_in(client, configured, "ren-away", "ren-password")
+    ren.refresh_from_db()  # ren's own rename is followed, the name being free
+    assert signed_in_as(client).pk == ren.pk and (ren.username, ren.email) == ("ren-away", "ren-away@example.com")
+
+
+def test_a_new_user_at_the_provider_with_an_existing_accounts_name_gets_an_account_of_their_own(client, configured):
+    configured.user("kaito", "kaito-password", "lead")
+    sign_in(client, configured, "kaito", "kaito-password")
+    first = signed_in_as(client)
+    client.post("/accounts/logout/")
+    configured.rename("kaito", "kaito-left")
+    configured.user("kaito", "new-password", "editor")  # another person, given the name at the provider
+    answer, _ = sign_in(client, configured, "kaito", "new-password")
+    newcomer = signed_in_as(client)
+    assert answer["Location"] == "/" and newcomer.pk != first.pk and newcomer.username == "kaito-2"
+    assert roles_of("kaito") == {"lead"} and roles_of("kaito-2") == {"editor"}

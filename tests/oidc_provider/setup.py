@@ -1,6 +1,8 @@
 """``python -m tests.oidc_provider.setup client CLIENT_ID SECRET REDIRECT_URI… --logout URI…``: the
 provider's database made, with citeview registered as a client (authorization code, RS256, no consent
-screen). ``… setup user NAME PASSWORD GROUP…``: a user of the provider, in exactly those groups."""
+screen). ``… setup user NAME PASSWORD GROUP…``: a user of the provider, in exactly those groups.
+``… setup rename NAME NEW_NAME``: the user renamed (their email follows), as a user may do at some
+providers: the same account, so the same subject."""
 
 from __future__ import annotations
 
@@ -26,6 +28,12 @@ def user(name: str, password: str, *groups: str) -> None:
     account.groups.set([Group.objects.get_or_create(name=group)[0] for group in groups])
 
 
+def rename(name: str, new_name: str) -> None:
+    from django.contrib.auth.models import User
+
+    User.objects.filter(username=name).update(username=new_name, email=f"{new_name}@example.com")
+
+
 def client(arguments: list[str]) -> None:
     client_id, secret, *rest = arguments
     split = rest.index("--logout")
@@ -47,5 +55,7 @@ def client(arguments: list[str]) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "user":
         user(*sys.argv[2:])
+    elif sys.argv[1] == "rename":
+        rename(*sys.argv[2:])
     else:
         client(sys.argv[2:])
