@@ -309,6 +309,11 @@ CITEVIEW_WEBHOOK_TIMEOUT_SECONDS = env_positive_int("CITEVIEW_WEBHOOK_TIMEOUT_SE
 CITEVIEW_WEBHOOK_RETRY_SECONDS = [
     float(wait) for wait in env_list("CITEVIEW_WEBHOOK_RETRY_SECONDS", "30,120,600,3600,21600")
 ]
+# Deliveries waiting to be sent (or sent again) to one endpoint: a new one past this drops the oldest
+# waiting, and the delivery log says so ("dropped: more than N waiting for this endpoint"). A dead or
+# slow receiver then holds at most this many in the `webhooks` queue, however busy the editors are.
+# One being sent is never dropped.
+CITEVIEW_WEBHOOK_WAITING_PER_ENDPOINT = env_positive_int("CITEVIEW_WEBHOOK_WAITING_PER_ENDPOINT", 100)
 # The address citeview is reached at (https://citeview.example.com): a webhook's links start with it.
 # Empty: the links are paths.
 CITEVIEW_BASE_URL = env_str("CITEVIEW_BASE_URL", "").rstrip("/")
