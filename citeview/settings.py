@@ -272,10 +272,12 @@ STORAGES["blobs"] = (
 
 # Slow work leaves the request (README, "Slow work"): Django's tasks in the database, run by
 # `manage.py worker`: django-tasks-db's db_worker, which first re-queues the work a dead worker left.
-# Two queues, so that a deployment can give fetching pages workers of its own: `default` (reading,
-# importing, rebuilding dumps) and `snapshots` (citeview.snapshots.tasks.SNAPSHOT_QUEUE: fetching a
-# cited page, up to 20 s on the network). A task on a queue not named here is refused when queued.
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "snapshots"]}}
+# Three queues, so that a deployment can give slow network work workers of its own: `default` (reading,
+# importing, rebuilding dumps), `snapshots` (citeview.snapshots.tasks.SNAPSHOT_QUEUE: fetching a
+# cited page, up to 20 s on the network) and `webhooks` (citeview.webhooks.tasks.WEBHOOK_QUEUE:
+# posting to a pipeline's receiver, up to CITEVIEW_WEBHOOK_TIMEOUT_SECONDS an attempt). A task on a
+# queue not named here is refused when queued.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "snapshots", "webhooks"]}}
 # A dump larger than this many bytes is stored at once and read by a worker; smaller ones are read
 # in the request, as the page is then as quick as the queue.
 CITEVIEW_READ_IN_TASK_ABOVE = env_int("CITEVIEW_READ_IN_TASK_ABOVE", 1024 * 1024)
