@@ -13,13 +13,13 @@ CHROMIUM ?= /usr/bin/chromium
 # the environment is scripts/run-env's, with a secret key made once in var/.
 run: setup
 	@scripts/run-env $(PY) manage.py collectstatic --noinput --verbosity 0
-	@echo "citeview is at http://$(HOST):$(PORT)/ with a task worker beside it (Ctrl-C stops both)"
+	@echo "citeview is at http://$(HOST):$(PORT)/ with two task workers beside it (Ctrl-C stops them all)"
 	scripts/run-env scripts/serve $(HOST):$(PORT)
 
 # DEBUG on, for working on citeview: Django's technical error pages, and the server and the worker
 # reload with the code.
 dev: setup
-	@echo "citeview (DEBUG on) is at http://$(HOST):$(PORT)/ with a task worker beside it (Ctrl-C stops both)"
+	@echo "citeview (DEBUG on) is at http://$(HOST):$(PORT)/ with two task workers beside it (Ctrl-C stops them all)"
 	scripts/serve $(HOST):$(PORT) dev
 
 setup: venv migrate

@@ -272,10 +272,12 @@ STORAGES["blobs"] = (
 
 # Slow work leaves the request (README, "Slow work"): Django's tasks in the database, run by
 # `manage.py worker`: django-tasks-db's db_worker, which first re-queues the work a dead worker left.
-# Two queues, so that a deployment can give fetching pages workers of its own: `default` (reading,
-# importing, rebuilding dumps) and `snapshots` (citeview.snapshots.tasks.SNAPSHOT_QUEUE: fetching a
-# cited page, up to 20 s on the network). A task on a queue not named here is refused when queued.
-TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "snapshots"]}}
+# Three queues, so that a deployment can give slow network work workers of its own: `default` (reading,
+# importing, rebuilding dumps), `snapshots` (citeview.snapshots.tasks.SNAPSHOT_QUEUE: fetching a
+# cited page, up to 20 s on the network) and `webhooks` (citeview.webhooks.tasks.WEBHOOK_QUEUE:
+# posting to a pipeline's receiver, up to CITEVIEW_WEBHOOK_TIMEOUT_SECONDS an attempt). A task on a
+# queue not named here is refused when queued.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "snapshots", "webhooks"]}}
 # A dump larger than this many bytes is stored at once and read by a worker; smaller ones are read
 # in the request, as the page is then as quick as the queue.
 CITEVIEW_READ_IN_TASK_ABOVE = env_int("CITEVIEW_READ_IN_TASK_ABOVE", 1024 * 1024)
@@ -309,6 +311,11 @@ CITEVIEW_WEBHOOK_TIMEOUT_SECONDS = env_positive_int("CITEVIEW_WEBHOOK_TIMEOUT_SE
 CITEVIEW_WEBHOOK_RETRY_SECONDS = [
     float(wait) for wait in env_list("CITEVIEW_WEBHOOK_RETRY_SECONDS", "30,120,600,3600,21600")
 ]
+# Deliveries waiting to be sent (or sent again) to one endpoint: a new one past this drops the oldest
+# waiting, and the delivery log says so ("dropped: more than N waiting for this endpoint"). A dead or
+# slow receiver then holds at most this many in the `webhooks` queue, however busy the editors are.
+# One being sent is never dropped.
+CITEVIEW_WEBHOOK_WAITING_PER_ENDPOINT = env_positive_int("CITEVIEW_WEBHOOK_WAITING_PER_ENDPOINT", 100)
 # The address citeview is reached at (https://citeview.example.com): a webhook's links start with it.
 # Empty: the links are paths.
 CITEVIEW_BASE_URL = env_str("CITEVIEW_BASE_URL", "").rstrip("/")

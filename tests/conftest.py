@@ -157,7 +157,7 @@ def blob_folder(settings: Any, tmp_path: Path) -> Path:
 
 
 # The queues citeview's tasks go to (settings.TASKS): a task on a queue its backend does not declare is refused.
-TASK_QUEUES = ["default", "snapshots"]
+TASK_QUEUES = ["default", "snapshots", "webhooks"]
 
 
 @pytest.fixture(autouse=True)

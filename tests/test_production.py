@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -214,6 +216,14 @@ def processes_with(marker: str) -> list[int]:
     return found
 
 
+def running_queues(production: dict[str, str]) -> list[str]:
+    """The queues each running worker takes, as it recorded them (manage.py worker's heartbeat)."""
+    database = production["DATABASE_URL"].removeprefix("sqlite:///")
+    with closing(sqlite3.connect(database, timeout=20)) as db:
+        rows = db.execute("SELECT queues FROM dumps_workerheartbeat WHERE stopped_at IS NULL").fetchall()
+    return sorted(queues for (queues,) in rows)
+
+
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds what is left running through /proc")
 def test_make_runs_server_answers_pages_and_static_files_and_ctrl_c_stops_it_and_its_worker(production):
     port, marker = free_port(), f"citeview-test-{uuid.uuid4()}"
@@ -241,6 +251,12 @@ def test_make_runs_server_answers_pages_and_static_files_and_ctrl_c_stops_it_and
         assert fetched(base + login[start : login.index('"', start)])[0] == 200
         status, missing = fetched(f"{base}/no/such/page")
         assert status == 404 and "Page not found" in missing and "URLconf" not in missing
+        # Every queue is served, and webhook deliveries by a worker of their own (a slow receiver
+        # holds it, never the dumps' reads): what the workers record as they start.
+        deadline = time.monotonic() + 60
+        while running_queues(production) != ["default,snapshots", "webhooks"] and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert running_queues(production) == ["default,snapshots", "webhooks"]
         os.killpg(serving.pid, signal.SIGINT)  # what Ctrl-C sends the terminal's processes
         serving.wait(timeout=60)
         for _ in range(50):

@@ -15,7 +15,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from citeview.snapshots.fetch import literal_refusal
-from citeview.webhooks.models import EVENTS, WebhookDelivery, WebhookEndpoint
+from citeview.webhooks.models import EVENTS, DeliveryState, WebhookDelivery, WebhookEndpoint
 from citeview.webhooks.services import webhook_send_again
 
 
@@ -76,7 +76,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         "created_at",
         "event",
         "endpoint",
-        "state",
+        "state_said",
         "attempts",
         "last_status",
         "last_error",
@@ -88,7 +88,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         "endpoint",
         "event",
         "message_id",
-        "state",
+        "state_said",
         "attempts",
         "last_status",
         "last_error",
@@ -102,6 +102,10 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
+    @admin.display(description=_("state"), ordering="state")
+    def state_said(self, obj: WebhookDelivery) -> str:
+        return obj.state_said()
+
     @admin.action(description=_("Send the chosen deliveries again"))
     def send_again(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
         deliveries = list(queryset)
@@ -112,3 +116,14 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
             "%(n)d delivery is queued to be sent again.", "%(n)d deliveries are queued to be sent again.", count
         )
         self.message_user(request, message % {"n": count}, messages.SUCCESS)
+        # More chosen than an endpoint may have waiting: the oldest of them are dropped at once.
+        chosen = [delivery.pk for delivery in deliveries]
+        dropped = WebhookDelivery.objects.filter(pk__in=chosen, state=DeliveryState.DROPPED).count()
+        if dropped:
+            said = ngettext(
+                "%(n)d of them was dropped: more than %(cap)d waiting for its endpoint.",
+                "%(n)d of them were dropped: more than %(cap)d waiting for their endpoint.",
+                dropped,
+            )
+            cap = settings.CITEVIEW_WEBHOOK_WAITING_PER_ENDPOINT
+            self.message_user(request, said % {"n": dropped, "cap": cap}, messages.WARNING)

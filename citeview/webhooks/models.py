@@ -7,6 +7,7 @@ import base64
 import secrets
 
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 # Each event a pipeline can ask for, with what it says.
@@ -51,8 +52,15 @@ class WebhookEndpoint(models.Model):
 class DeliveryState(models.TextChoices):
     PENDING = "pending", _("waiting to be sent")
     RETRYING = "retrying", _("failed, to be tried again")
+    SENDING = "sending", _("being sent")
     DELIVERED = "delivered", _("delivered")
     FAILED = "failed", _("given up")
+    DROPPED = "dropped", _("dropped")
+
+
+# Waiting for a worker: these alone count towards an endpoint's cap, and these alone may be dropped
+# (one being sent never is).
+WAITING_STATES = (DeliveryState.PENDING, DeliveryState.RETRYING)
 
 
 class WebhookDelivery(models.Model):
@@ -70,11 +78,28 @@ class WebhookDelivery(models.Model):
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    # The cap on waiting deliveries for its endpoint (CITEVIEW_WEBHOOK_WAITING_PER_ENDPOINT) that it was
+    # dropped past, for the log to say; None for a delivery never dropped.
+    dropped_past = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         verbose_name = _("webhook delivery")
         verbose_name_plural = _("webhook deliveries")
         ordering = ("-created_at", "-id")
+        # Each new delivery counts its endpoint's waiting ones (the cap): only those, however long the log.
+        indexes = [
+            models.Index(
+                fields=["endpoint", "-id"],
+                condition=models.Q(state__in=["pending", "retrying"]),
+                name="webhooks_delivery_waiting",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.event} → {self.endpoint}"
+
+    def state_said(self) -> str:
+        """Its state in the reader's language; a dropped one says why."""
+        if self.state == DeliveryState.DROPPED and self.dropped_past is not None:
+            return gettext("dropped: more than %(cap)d waiting for this endpoint") % {"cap": self.dropped_past}
+        return str(self.get_state_display())

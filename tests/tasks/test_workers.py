@@ -131,7 +131,9 @@ def test_a_worker_beats_while_a_task_holds_it_and_falls_silent_when_killed(
         DBTaskResult.objects.update(started_at=timezone.now() - timedelta(hours=1))  # as if it ran an hour
         time.sleep(3.5)  # longer than the silence limit: only its beats keep it alive
         assert requeue_lost_work() == 0
-        assert WorkerHeartbeat.objects.get(worker_id="beating").queues == "default,snapshots"
+        assert (
+            WorkerHeartbeat.objects.get(worker_id="beating").queues == "default,snapshots,webhooks"
+        )  # every queue, unless told
     finally:
         worker.send_signal(signal.SIGKILL)
         worker.wait()

@@ -1,6 +1,6 @@
 """A webhook receiver on loopback, as a pipeline would run one: it verifies every delivery's signature
 with the ``standardwebhooks`` library and answers as the test tells it (a status per request in turn,
-or no answer at all)."""
+or no answer until the test releases it)."""
 
 from __future__ import annotations
 
@@ -27,9 +27,12 @@ class Received:
 @dataclass
 class Receiver:
     secret: str = ""
-    answers: list[int | None] = field(default_factory=list)  # per request in turn; None: never answer
+    answers: list[int | None] = field(default_factory=list)  # per request in turn; None: hold it (below)
     received: list[Received] = field(default_factory=list)
     url: str = ""
+    # A request answered None is held until this is set (by the test, or as the receiver closes), then
+    # answered 200: a receiver that never answers (within the delivery's timeout), or a slow one.
+    release: threading.Event = field(default_factory=threading.Event)
 
     def answer_for(self, number: int) -> int | None:
         return self.answers[number] if number < len(self.answers) else 200
@@ -38,7 +41,7 @@ class Receiver:
 @contextmanager
 def receiver() -> Iterator[Receiver]:
     state = Receiver()
-    stop = threading.Event()
+    closing = threading.Event()
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
@@ -50,9 +53,10 @@ def receiver() -> Iterator[Receiver]:
                 got.refusal = str(refused)
             state.received.append(got)
             status = state.answer_for(len(state.received) - 1)
-            if status is None:
-                stop.wait(30)  # a receiver that never answers
-                return
+            if status is None:  # held: answered 200 once the test releases it; never otherwise
+                if not state.release.wait(30) or closing.is_set():
+                    return
+                status = 200
             self.send_response(status)
             self.send_header("Content-Length", "0")
             self.end_headers()
@@ -68,6 +72,7 @@ def receiver() -> Iterator[Receiver]:
     try:
         yield state
     finally:
-        stop.set()
+        closing.set()
+        state.release.set()
         server.shutdown()
         server.server_close()

@@ -2,11 +2,12 @@
 alive while it runs (``citeview.dumps.heartbeat``), first takes back the work a dead worker left and
 keeps looking for it (``citeview.dumps.lost_work``).
 
-Without ``--queue-name`` it takes every queue citeview declares (``TASKS``' ``QUEUES``: ``default``
-and ``snapshots``), the dumps' work first (their tasks' priority is higher); ``--queue-name
-snapshots`` gives a worker to fetching pages alone. Give each worker of a deployment an id of its own
-that it keeps across restarts (``--worker-id web1-1``): restarted, it then knows at once that what it
-was running died with it.
+Without ``--queue-name`` it takes every queue citeview declares (``TASKS``' ``QUEUES``: ``default``,
+``snapshots`` and ``webhooks``), the dumps' work first (their tasks' priority is higher);
+``--queue-name snapshots`` gives a worker to fetching pages alone, ``--queue-name webhooks`` one to
+webhook deliveries (``scripts/serve`` starts one, so that a slow receiver never holds up a read). Give
+each worker of a deployment an id of its own that it keeps across restarts (``--worker-id web1-1``):
+restarted, it then knows at once that what it was running died with it.
 """
 
 from __future__ import annotations
