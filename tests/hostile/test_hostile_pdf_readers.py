@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from citeview.core import limited, pdf
+from citeview.core import pdf
 from citeview.core.attached import AttachedFile
 from citeview.core.evidence import extract
 from citeview.core.evidence.extract import ExtractionError, extract_text
@@ -189,8 +189,8 @@ def test_an_upload_sending_a_form_bomb_answers_within_the_limit_and_its_pages_re
     def no_child(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a page read a PDF again: what the dump's reading found is kept")
 
-    monkeypatch.setattr(limited, "run_limited", no_child)
-    monkeypatch.setattr(pdf, "run_limited", no_child)
+    monkeypatch.setattr(pdf, "run_limited", no_child, raising=False)  # every PDF reader's one way to its child
+    monkeypatch.setattr(extract, "run_limited", no_child, raising=False)
     page = client.get(dump.get_absolute_url())
     assert page.status_code == 200 and "bomb.pdf" in page.content.decode()
     assert client.get(f"/dumps/{dump.pk}/check/", follow=True).status_code == 200
