@@ -6,11 +6,13 @@ reader that runs away fails its test rather than hanging the run."""
 
 from __future__ import annotations
 
+import ast
 import base64
 import json
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +24,7 @@ from citeview.core.evidence import extract
 from citeview.core.evidence.extract import ExtractionError, extract_text
 from citeview.core.parse import parse_dump
 from citeview.dumps.models import Dump
-from tests.conftest import SHARED_FIXTURES
+from tests.conftest import PROJECT_DIR, SHARED_FIXTURES
 from tests.core.pdfs import pdf_form_bomb
 from tests.documents import REPORT_PAGES, claude_answer, page_citation, pdf_of
 
@@ -194,3 +196,44 @@ def test_an_upload_sending_a_form_bomb_answers_within_the_limit_and_its_pages_re
     page = client.get(dump.get_absolute_url())
     assert page.status_code == 200 and "bomb.pdf" in page.content.decode()
     assert client.get(f"/dumps/{dump.pk}/check/", follow=True).status_code == 200
+
+
+# --- no other way in ----------------------------------------------------------------------------
+
+# The parser calls that can run away: pypdf's reader and its pages' text, lxml's tree, trafilatura.
+RUNAWAY_CALLS = {"PdfReader", "extract_text", "document_fromstring", "extract"}
+RUNAWAY_OWNERS = {"pypdf", "trafilatura", "lxml_html", "pages", "reader"}
+
+
+def runaway_calls(function: ast.AST) -> list[str]:
+    """The parser calls in ``function``: ``PdfReader(…)``, ``pypdf.PdfReader(…)``,
+    ``reader.pages[n].extract_text()``, ``lxml_html.document_fromstring(…)``, ``trafilatura.extract(…)``."""
+    found = []
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Name) and node.func.id == "PdfReader":
+            found.append("PdfReader")
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in RUNAWAY_CALLS:
+            owner = ast.unparse(node.func.value)
+            if any(name in owner for name in RUNAWAY_OWNERS):
+                found.append(f"{owner}.{node.func.attr}")
+    return found
+
+
+def test_only_private_functions_call_the_parsers_so_every_public_reader_goes_through_the_child():
+    """What makes the next caller safe: the functions that parse are private to the modules that run
+    them in a child, and the public readers are the limited ones tested above."""
+    public_callers = []
+    seen = set()
+    for path in sorted((PROJECT_DIR / "citeview").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef | ast.ClassDef):
+                continue
+            calls = runaway_calls(node)
+            seen.update(calls)
+            if calls and not node.name.startswith("_"):
+                public_callers.append(f"{Path(path).relative_to(PROJECT_DIR)}: {node.name} calls {', '.join(calls)}")
+    assert {"PdfReader", "reader.pages[index].extract_text", "trafilatura.extract"} <= seen  # the check sees them
+    assert public_callers == []
