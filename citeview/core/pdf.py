@@ -70,6 +70,25 @@ class _Budget:
     seconds: float
     read: dict[str, PdfText | PdfUnreadable] = field(default_factory=dict)
 
+    def outcome(self, data: bytes, limit: float, megabytes: int) -> PdfText | PdfUnreadable:
+        """What reading ``data`` gives, read the first time it is asked for."""
+        digest = hashlib.sha256(data).hexdigest()
+        if digest not in self.read:
+            self.read[digest] = self._read(data, limit, megabytes)
+        return self.read[digest]
+
+    def _read(self, data: bytes, limit: float, megabytes: int) -> PdfText | PdfUnreadable:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            return _budget_spent(self.seconds)
+        # A read cut short by what is left of the budget is said as the budget spent, not as a limit of
+        # a fraction of a second.
+        too_slow = _too_slow(limit) if limit <= left else _budget_spent(self.seconds)
+        try:
+            return _read_limited(data, min(limit, left), megabytes, too_slow)
+        except PdfUnreadable as error:
+            return error
+
 
 _budget: ContextVar[_Budget | None] = ContextVar("citeview_pdf_budget", default=None)
 
@@ -98,19 +117,9 @@ def pdf_text(data: bytes, *, seconds: float | None = None, megabytes: int | None
     budget = _budget.get()
     if budget is None:
         return _read_limited(data, limit, memory, _too_slow(limit))
-    digest = hashlib.sha256(data).hexdigest()
-    if digest not in budget.read:
-        left = budget.deadline - time.monotonic()
-        # A read cut short by what is left of the budget is said as the budget spent, not as a limit of
-        # a fraction of a second.
-        too_slow = _too_slow(limit) if limit <= left else _budget_spent(budget.seconds)
-        try:
-            budget.read[digest] = _read_limited(data, min(limit, left), memory, too_slow) if left > 0 else too_slow
-        except PdfUnreadable as error:
-            budget.read[digest] = error
-    outcome = budget.read[digest]
+    outcome = budget.outcome(data, limit, memory)
     if isinstance(outcome, PdfUnreadable):
-        raise PdfUnreadable(outcome.reason)
+        raise PdfUnreadable(outcome.reason)  # a new one each time it is said
     return outcome
 
 
