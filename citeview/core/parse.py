@@ -18,6 +18,7 @@ from citeview.core.errors import DumpError, too_large_error
 from citeview.core.evidence.request_documents import RequestDocument, attached_documents, check_documents
 from citeview.core.framing import FramedDump, Unproven, read_dump, stream_dump
 from citeview.core.model import ParsedDump, Response
+from citeview.core.pdf import pdf_budget
 from citeview.core.phrases import Phrase, phrase
 
 logger = logging.getLogger(__name__)
@@ -76,7 +77,9 @@ def parse_dump(
             phrase("Unknown provider {provider!r}; use one of: {names}.", provider=provider, names=", ".join(names)),
         )
     sha256, size = hashlib.sha256(raw).hexdigest(), len(raw)
-    with _no_cycle_collection():
+    # Every PDF read for this dump (its request's documents, the PDFs its answer fetched) shares one
+    # budget of time, whatever their number: they hold a dump read in a web request that long at most.
+    with _no_cycle_collection(), pdf_budget():
         streamed = _read_streamed(raw, provider, request)
         if streamed is not None:
             return ParsedDump(sha256, size, streamed[0], streamed[1])

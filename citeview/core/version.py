@@ -57,10 +57,10 @@ RESULT_VERSION = code_version()
 
 # The passages found in a source's snapshot for claims are kept (``SnapshotPassage``) with the version
 # of what found them: the evidence modules, the core modules they read with (markers, numbers, links,
-# phrases: tests/core/test_version.py keeps this list whole) and rapidfuzz, which scores them. A passage
-# found by other code is found again; a change to a provider, or to the checks of quotes against a
-# request's documents (which find no passage), leaves them be.
-PASSAGES_READ_WITH = ("links.py", "markers.py", "numbers.py", "phrases.py")
+# phrases, and the child a page is read in: tests/core/test_version.py keeps this list whole) and
+# rapidfuzz, which scores them. A passage found by other code is found again; a change to a provider,
+# or to the checks of quotes against a request's documents (which find no passage), leaves them be.
+PASSAGES_READ_WITH = ("limited.py", "links.py", "markers.py", "numbers.py", "phrases.py")
 PASSAGES_LEAVE_OUT = ("request_documents.py",)
 PASSAGE_VERSION = code_version(
     CORE_DIR / "evidence", (rapidfuzz,), [CORE_DIR / name for name in PASSAGES_READ_WITH], PASSAGES_LEAVE_OUT

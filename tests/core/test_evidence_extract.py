@@ -1,5 +1,9 @@
 """The text of a saved source page: HTML's main text, a PDF's pages, plain text; and hostile files read
-in bounded time, or refused with a code and a sentence."""
+in bounded time, or refused with a code and a sentence.
+
+The rules are tested through the public ``extract_text`` (which reads in a limited child); what needs
+the parsers in this process (a patched library, the CPU they spend, hundreds of generated files) calls
+the child's own reader, ``_read_in_process``."""
 
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ from citeview.core.evidence.extract import (
     MAX_MAIN_TEXT_ELEMENTS,
     MAX_TEXT_CHARS,
     ExtractionError,
-    extract_pdf,
+    _extract_pdf,
+    _read_in_process,
     extract_text,
     parse_content_type,
 )
@@ -30,9 +35,9 @@ ARTICLE = """<!doctype html><html><head><meta charset="utf-8"><title>人口</tit
 </article><footer>(c) 東京都</footer></body></html>"""
 
 
-def refused(content: bytes, content_type: str | None) -> ExtractionError:
+def refused(content: bytes, content_type: str | None, extract=extract_text) -> ExtractionError:
     with pytest.raises(ExtractionError) as caught:
-        extract_text(content, content_type)
+        extract(content, content_type)
     return caught.value
 
 
@@ -136,19 +141,19 @@ def test_a_pdf_gives_each_page_with_its_number_from_one():
 
 
 def test_a_pdf_with_more_pages_than_the_limit_keeps_the_first_ones_and_says_so():
-    extraction = extract_pdf(pdf_with_pages([f"Page {n}." for n in range(1, 31)]), max_pages=20)
+    extraction = _extract_pdf(pdf_with_pages([f"Page {n}." for n in range(1, 31)]), max_pages=20)
     assert len(extraction.pages) == 20 and extraction.page_text(20) == "Page 20."
     assert str(extraction.notes[0]) == "Only the first 20 of the 30 pages are read."
 
 
 def test_a_pdf_whose_text_passes_the_limit_stops_at_a_page_and_says_so():
-    extraction = extract_pdf(pdf_with_pages(["a" * 60, "b" * 60, "c" * 60]), max_chars=100)
+    extraction = _extract_pdf(pdf_with_pages(["a" * 60, "b" * 60, "c" * 60]), max_chars=100)
     assert len(extraction.pages) == 1
     assert str(extraction.notes[0]) == "The text stops before page 2: the limit is 100 characters."
 
 
 def test_a_pdf_that_takes_too_long_stops_after_a_page_and_says_so():
-    extraction = extract_pdf(pdf_with_pages(["One.", "Two.", "Three."]), time_budget=0)
+    extraction = _extract_pdf(pdf_with_pages(["One.", "Two.", "Three."]), time_budget=0)
     assert len(extraction.pages) == 1
     assert str(extraction.notes[0]) == "The text stops after page 1: reading took longer than 0 seconds."
 
@@ -172,7 +177,7 @@ def test_a_pdf_encrypted_with_aes_without_the_library_for_it_is_refused_with_tha
         raise pypdf.errors.DependencyError("cryptography>=3.1 is required for AES algorithm")
 
     monkeypatch.setattr(pypdf.PdfReader, "decrypt", needs_cryptography)
-    error = refused(_encrypted(""), "application/pdf")
+    error = refused(_encrypted(""), "application/pdf", extract=_read_in_process)
     assert error.code == "encrypted" and "AES" in error.message
 
 
@@ -203,7 +208,7 @@ def test_a_broken_pdf_is_a_clear_error_or_its_text_never_a_crash(damage):
 def test_html_nested_too_deeply_for_a_tree_is_read_between_the_tags_with_nothing_lost():
     nested = "<div>" * 100_000 + "deep &amp; text" + "</div>" * 100_000
     page = f"<html><body><p>before</p>{nested}<script>x<y</script><p>after</p></body></html>".encode()
-    spent = cpu_seconds(lambda: extract_text(page, "text/html"))
+    spent = cpu_seconds(lambda: _read_in_process(page, "text/html"))
     extraction = extract_text(page, "text/html")
     assert extraction.method == "markup_stripped" and extraction.text == "before\ndeep & text\nafter"
     assert "nested too deeply" in str(extraction.notes[0])
@@ -212,7 +217,7 @@ def test_html_nested_too_deeply_for_a_tree_is_read_between_the_tags_with_nothing
 
 def test_html_with_more_elements_than_the_main_text_is_looked_for_in_gives_its_whole_text_quickly():
     page = ("<html><body>" + "<div>x</div>" * (MAX_MAIN_TEXT_ELEMENTS + 1) + "</body></html>").encode()
-    spent = cpu_seconds(lambda: extract_text(page, "text/html"))
+    spent = cpu_seconds(lambda: _read_in_process(page, "text/html"))
     extraction = extract_text(page, "text/html")
     assert extraction.method == "whole_text" and extraction.text.count("x") == MAX_MAIN_TEXT_ELEMENTS + 1
     assert "more than the 30,000" in str(extraction.notes[0])
@@ -232,7 +237,7 @@ def test_html_with_more_elements_than_the_main_text_is_looked_for_in_gives_its_w
 )
 def test_hostile_html_is_read_in_bounded_time(body):
     page = f"<html><body>{body}</body></html>".encode()
-    spent = cpu_seconds(lambda: extract_text(page, "text/html"))
+    spent = cpu_seconds(lambda: _read_in_process(page, "text/html"))
     assert spent < 5
 
 
@@ -264,7 +269,7 @@ _MARKUP_BITS = st.sampled_from(
 )
 def test_any_bytes_give_a_text_or_one_clear_error(content, content_type):
     try:
-        extraction = extract_text(content, content_type)
+        extraction = _read_in_process(content, content_type)
     except ExtractionError as error:
         assert error.code and error.message
     else:
@@ -275,7 +280,7 @@ def test_any_bytes_give_a_text_or_one_clear_error(content, content_type):
 @settings(max_examples=60, deadline=None)
 @given(pages=st.lists(st.text(max_size=80).filter(lambda t: "\r" not in t), min_size=1, max_size=4))
 def test_any_page_texts_written_to_a_pdf_are_read_back_page_by_page(pages):
-    extraction = extract_text(pdf_with_pages(pages), "application/pdf")
+    extraction = _read_in_process(pdf_with_pages(pages), "application/pdf")
     assert [page.number for page in extraction.pages] == list(range(1, len(pages) + 1))
 
 
@@ -322,8 +327,8 @@ def test_whatever_a_parser_raises_is_a_refusal_naming_its_kind(monkeypatch):
         raise RuntimeError("a parser's own bug")
 
     monkeypatch.setattr(trafilatura, "extract", broken)  # the main text fails: the whole text stays
-    extraction = extract_text(ARTICLE.encode(), "text/html")
+    extraction = _read_in_process(ARTICLE.encode(), "text/html")
     assert extraction.method == "whole_text" and "約1,410万人" in extraction.text
     monkeypatch.setattr(lxml_html, "document_fromstring", broken)
-    error = refused(ARTICLE.encode(), "text/html")
+    error = refused(ARTICLE.encode(), "text/html", extract=_read_in_process)
     assert error.code == "unreadable" and error.message == "The saved page cannot be read (RuntimeError)."

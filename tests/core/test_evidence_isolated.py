@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from citeview.core.evidence import isolated
-from citeview.core.evidence.extract import MAX_SNAPSHOT_BYTES, MAX_TEXT_CHARS, ExtractionError, extract_text
+from citeview.core import limited
+from citeview.core.evidence import extract
+from citeview.core.evidence.extract import MAX_SNAPSHOT_BYTES, MAX_TEXT_CHARS, ExtractionError
 from citeview.core.evidence.isolated import extract_text_bounded
 from tests.core.pdfs import pdf_form_bomb, pdf_with_pages
 from tests.core.test_evidence_extract import ARTICLE, _encrypted
@@ -74,10 +75,11 @@ def test_the_child_stopped_is_gone_and_reaped_not_left_a_zombie_or_an_orphan():
 
 def test_a_child_left_alone_is_still_ended_by_its_own_cpu_limit():
     """What bounds a child whose parent died before killing it."""
-    context = isolated._forkserver()
+    context = limited.forkserver()
     receiving, sending = context.Pipe(duplex=False)
-    arguments = (sending, pdf_form_bomb(), "application/pdf", MAX_SNAPSHOT_BYTES, MAX_TEXT_CHARS, 1, 512)
-    child = context.Process(target=isolated._read_in_child, args=arguments, daemon=True)
+    reading = (pdf_form_bomb(), "application/pdf", MAX_SNAPSHOT_BYTES, MAX_TEXT_CHARS, 60)
+    arguments = (sending, extract._read_in_child, reading, 1, 512)
+    child = context.Process(target=limited._run_in_child, args=arguments, daemon=True)
     child.start()
     sending.close()
     child.join(30)
@@ -97,7 +99,7 @@ def test_a_page_that_needs_more_memory_than_the_budget_is_refused_saying_so():
 def test_a_page_read_in_the_child_gives_what_it_gives_in_the_process():
     pdf = pdf_with_pages(["Page one says 14.1 million.", "東京都の人口は約1,410万人である。"])
     for content, content_type in ((ARTICLE.encode(), "text/html; charset=utf-8"), (pdf, "application/pdf")):
-        assert extract_text_bounded(content, content_type) == extract_text(content, content_type)
+        assert extract_text_bounded(content, content_type) == extract._read_in_process(content, content_type)
     capped = extract_text_bounded(("<p>" + "word " * 5_000 + "</p>").encode(), "text/html", max_chars=1_000)
     assert len(capped.text) == 1_000 and "1,000 characters" in str(capped.notes[-1])
 
@@ -112,7 +114,7 @@ def test_plain_text_is_read_without_a_child(monkeypatch):
     def no_children():
         raise AssertionError("plain text needs no child")
 
-    monkeypatch.setattr(isolated, "_forkserver", no_children)
+    monkeypatch.setattr(limited, "forkserver", no_children)
     extraction = extract_text_bounded(b"x" * 2_000, "text/plain", max_chars=1_500)
     assert len(extraction.text) == 1_500
 
@@ -149,10 +151,10 @@ def test_pages_are_read_alongside_threads_and_each_other():
     ],
 )
 def test_a_child_that_ends_without_answering_is_a_refusal_saying_how(exitcode, code, words):
-    error = isolated._ended(exitcode, 3, 64)
+    error = extract._refusal(limited.stopped_by(exitcode), 3, 64)
     assert error.code == code and words in error.message
 
 
 def test_an_answer_that_is_not_one_is_a_refusal():
     with pytest.raises(ExtractionError, match="gave no answer"):
-        isolated._result(("extraction", "not an extraction"))
+        extract._result(("extraction", "not an extraction"))

@@ -10,8 +10,9 @@ left out is said in ``notes``, never dropped silently; a file that cannot be rea
 :class:`ExtractionError` with a code and a sentence, whatever the parsers raised.
 
 These limits are checked between the parsers' steps, not inside them (one PDF page can hold a
-runaway): ``citeview.core.evidence.isolated`` runs this in a child process with a hard limit of time
-and memory, as the app does.
+runaway), so :func:`extract_text` runs the parsers in a child process with a hard limit of time and
+memory (``citeview.core.limited``); only plain text, whose decoding cannot run away, is read in the
+process. The parsers themselves are private: nothing reaches them but the child.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pypdf.errors import DependencyError, FileNotDecryptedError
 
 from citeview.core.evidence.markup_text import CELLS, closing_text, markup_stripped, opening_text, tidied
 from citeview.core.evidence.pdf_pages import Page, page_at
+from citeview.core.limited import Stopped, run_limited
 from citeview.core.phrases import Phrase, phrase
 
 # A saved page larger than this is refused before it is parsed (a fetch is capped at 10 MB too).
@@ -42,8 +44,14 @@ MAX_PDF_PAGES = 2_000
 # The extracted text of any page is held to this many characters: a small PDF can inflate to much more
 # text, and a text file of 10 MB is 10 million characters to search for every claim.
 MAX_TEXT_CHARS = 5_000_000
-# A PDF whose pages take longer than this is cut after the page that passed it, with a note (a hard
-# limit, enforced from outside, stops a page that never ends: ``isolated``).
+# What one extraction may take, in its child: measured on 2 shared cores, a 7 MB PDF of 2,000 text pages
+# takes 3–7 s and 110 MB, one of 20 pages of dense charts 18 s and 140 MB, a 10 MB HTML page 1 s and 285 MB.
+EXTRACT_SECONDS = 20.0
+EXTRACT_MEGABYTES = 512
+# A PDF is cut between its pages (keeping those read, with a note) once this share of the time is
+# spent, so that only a page that runs away by itself meets the hard limit.
+PDF_SHARE_OF_TIME = 0.75
+# The budget between pages of a PDF read with no hard limit given (the parsers' own tests).
 PDF_TIME_BUDGET_SECONDS = 30.0
 PAGE_SEPARATOR = "\n\n"
 
@@ -84,8 +92,8 @@ _UNSEEN = {"script", "style", "noscript", "template", "svg", "math", "head", "if
 class ExtractionError(Exception):
     """A saved page that yields no text. Codes: ``empty``, ``too_large``, ``unsupported_type``,
     ``unknown_charset``, ``undecodable``, ``not_pdf``, ``encrypted``, ``damaged_pdf``, ``unreadable``
-    (a parser failed in a way no other code names); and, from ``isolated``, ``too_slow`` and
-    ``too_much_memory``."""
+    (a parser failed in a way no other code names); and, from the limits of the child that reads it,
+    ``too_slow`` and ``too_much_memory``."""
 
     def __init__(self, code: str, message: Phrase) -> None:
         super().__init__(str(message))
@@ -130,28 +138,101 @@ def extract_text(
     content_type: str | None,
     max_bytes: int = MAX_SNAPSHOT_BYTES,
     max_chars: int = MAX_TEXT_CHARS,
-    pdf_time_budget: float = PDF_TIME_BUDGET_SECONDS,
+    *,
+    seconds: float | None = None,
+    megabytes: int | None = None,
 ) -> Extraction:
     """The text of a saved page, read as its ``content_type`` says (``text/html; charset=…``,
     ``application/pdf``, ``text/plain``; an untyped file is recognised by its first bytes), at most
-    ``max_chars`` characters of it. Raises :class:`ExtractionError` and nothing else (but
-    ``MemoryError``, which the caller's limit is for)."""
+    ``max_chars`` characters of it. HTML and PDF are read in a child process held to ``seconds`` (wall
+    clock and CPU; ``EXTRACT_SECONDS`` by default) and ``megabytes`` of address space
+    (``EXTRACT_MEGABYTES``); past either the page is refused (``too_slow``, ``too_much_memory``).
+    Raises :class:`ExtractionError` and nothing else."""
+    if checked_source_type(content, content_type, max_bytes) == "text":
+        return _read_in_process(content, content_type, max_bytes, max_chars)
+    seconds = EXTRACT_SECONDS if seconds is None else seconds
+    megabytes = EXTRACT_MEGABYTES if megabytes is None else megabytes
+    try:
+        answer = run_limited(
+            _read_in_child,
+            (content, content_type, max_bytes, max_chars, seconds * PDF_SHARE_OF_TIME),
+            seconds=seconds,
+            megabytes=megabytes,
+        )
+    except Stopped as stopped:
+        raise _refusal(stopped, seconds, megabytes) from None
+    return _result(answer)
+
+
+def _result(answer: Any) -> Extraction:
+    match answer:
+        case ("extraction", Extraction() as extraction):
+            return extraction
+        case ("refusal", str() as code, Phrase() as reason):
+            raise ExtractionError(code, reason)
+    raise _unreadable(phrase("the process reading it gave no answer"))
+
+
+def _refusal(stopped: Stopped, seconds: float, megabytes: int) -> ExtractionError:
+    if stopped.code == "too_slow":
+        return ExtractionError(
+            "too_slow",
+            phrase(
+                "Reading the saved page took longer than {seconds:g} seconds, the most citeview allows: "
+                "it was stopped.",
+                seconds=seconds,
+            ),
+        )
+    if stopped.code == "too_much_memory":
+        return ExtractionError(
+            "too_much_memory",
+            phrase(
+                "Reading the saved page needed more than {megabytes:,} MB of memory, the most citeview allows: "
+                "it was stopped.",
+                megabytes=megabytes,
+            ),
+        )
+    return _unreadable(stopped.how)
+
+
+def _unreadable(how: Any) -> ExtractionError:
+    return ExtractionError("unreadable", phrase("The saved page cannot be read ({reason}).", reason=how))
+
+
+def _read_in_child(
+    content: bytes, content_type: str | None, max_bytes: int, max_chars: int, pdf_time_budget: float
+) -> tuple[Any, ...]:
+    """In the limited child: the extraction, or the refusal as a code and a sentence (an exception
+    with arguments of its own does not cross the pipe whole)."""
+    try:
+        return ("extraction", _read_in_process(content, content_type, max_bytes, max_chars, pdf_time_budget))
+    except ExtractionError as error:
+        return ("refusal", error.code, error.phrase)
+
+
+def _read_in_process(
+    content: bytes,
+    content_type: str | None,
+    max_bytes: int = MAX_SNAPSHOT_BYTES,
+    max_chars: int = MAX_TEXT_CHARS,
+    pdf_time_budget: float = PDF_TIME_BUDGET_SECONDS,
+) -> Extraction:
+    """``extract_text`` without the child: bounded for plain text only (an HTML tree or one PDF page can
+    run away inside one parser call), so reached from nowhere but the child and the plain-text path.
+    Raises :class:`ExtractionError` and nothing else (but ``MemoryError``, which the child's limit is for)."""
     kind = checked_source_type(content, content_type, max_bytes)
     try:
         if kind == "pdf":
-            return extract_pdf(content, max_chars=max_chars, time_budget=pdf_time_budget)
+            return _extract_pdf(content, max_chars=max_chars, time_budget=pdf_time_budget)
         if kind == "html":
-            return _capped(extract_html(content, parse_content_type(content_type)[1]), max_chars)
+            return _capped(_extract_html(content, parse_content_type(content_type)[1]), max_chars)
         charset = _bom_charset(content) or parse_content_type(content_type)[1] or "utf-8"
         text = _decoded(content, charset)
         return _capped(Extraction(text, "text", "as_is", "citeview", "1", charset=_codec_name(charset)), max_chars)
     except (ExtractionError, MemoryError):
         raise
     except Exception as error:  # a parser's own failure on a hostile file, whatever its kind: a refusal
-        raise ExtractionError(
-            "unreadable",
-            phrase("The saved page cannot be read ({reason}).", reason=type(error).__name__),
-        ) from None
+        raise _unreadable(type(error).__name__) from None
 
 
 def checked_source_type(content: bytes, content_type: str | None, max_bytes: int = MAX_SNAPSHOT_BYTES) -> SourceType:
@@ -172,7 +253,7 @@ def checked_source_type(content: bytes, content_type: str | None, max_bytes: int
 
 def _capped(extraction: Extraction, max_chars: int) -> Extraction:
     """The extraction cut at ``max_chars`` characters, with a note saying so (a PDF is cut between
-    its pages by ``extract_pdf`` itself)."""
+    its pages by ``_extract_pdf`` itself)."""
     if len(extraction.text) <= max_chars:
         return extraction
     note = phrase("The text stops after {limit:,} characters, the most citeview keeps of a page.", limit=max_chars)
@@ -218,7 +299,7 @@ def _source_type(media_type: str, content: bytes) -> SourceType:
 # --- HTML -------------------------------------------------------------------------------------
 
 
-def extract_html(content: bytes, declared_charset: str | None = None) -> Extraction:
+def _extract_html(content: bytes, declared_charset: str | None = None) -> Extraction:
     """Main text by trafilatura, keeping one paragraph a line; the whole text where it finds none or
     the tree is too large for it; the text between the tags where the tree is too deep to build."""
     charset = _bom_charset(content) or declared_charset or _meta_charset(content) or "utf-8"
@@ -330,7 +411,7 @@ def _decoded(content: bytes, charset: str) -> str:
 # --- PDF --------------------------------------------------------------------------------------
 
 
-def extract_pdf(
+def _extract_pdf(
     content: bytes,
     max_pages: int = MAX_PDF_PAGES,
     max_chars: int = MAX_TEXT_CHARS,

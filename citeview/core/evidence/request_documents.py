@@ -6,9 +6,10 @@ Bedrock Converse's ``documentIndex``) reads its own request into :class:`Request
 (:func:`attached_documents`: document 0, 1, … in the order given). Documents are keyed ``doc:N`` in
 the order of the request's document blocks and ``search_result:N`` for search results apart.
 
-A PDF's pages are read with pypdf (``citeview/core/pdf.py``). A quote citing pages is compared with
-the text of those pages ignoring spaces and line breaks, and with Unicode's compatibility forms
-folded (NFKC: a ligature is its letters), since no two tools lay a PDF's text out alike.
+A PDF's pages are read with pypdf, in a child process held to a limit of time and memory
+(``citeview/core/pdf.py``). A quote citing pages is compared with the text of those pages ignoring
+spaces and line breaks, and with Unicode's compatibility forms folded (NFKC: a ligature is its
+letters), since no two tools lay a PDF's text out alike.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class RequestDocument:
     # None for a PDF given by URL or file id, or one pypdf could not read (``unreadable`` says why).
     pages: list[str] | None = None
     page_count: int | None = None
-    unreadable: str | None = None
+    unreadable: str | Phrase | None = None
     filename: str | None = None  # a document attached on its own: the file's name (it has no title)
     _comparable_pages: list[str] | None = field(default=None, init=False, repr=False, compare=False)
 
