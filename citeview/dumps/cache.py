@@ -51,3 +51,33 @@ class BulkDatabaseCache(DatabaseCache):
         except DatabaseError:
             return list(data)  # a cache write may fail (a busy database): the pages make the fragment again
         return []
+
+
+class CountingDatabaseCache(DatabaseCache):
+    """Django's database cache whose ``incr`` counts every call once: the API's rate counters
+    (``citeview.api.rates``) live in one, shared by every app server as the fragments are.
+
+    Django's own ``incr`` reads the value, then writes value + 1 (ticket #23326): two app servers
+    counting at once both write n + 1 and one request goes uncounted. Its write also sets the default
+    timeout anew, so a counter meant to end with its window stayed a week. Here the read and the write
+    are one transaction holding the row (FOR UPDATE on PostgreSQL; SQLite lets one writer in at a
+    time), and the expiry is left as ``add`` set it."""
+
+    _table: str
+
+    def incr(self, key: str, delta: int = 1, version: int | None = None) -> int:
+        key = self.make_and_validate_key(key, version=version)
+        db = router.db_for_write(self.cache_model_class)
+        connection = connections[db]
+        table = connection.ops.quote_name(self._table)
+        lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+        now = connection.ops.adapt_datetimefield_value(tz_now().replace(microsecond=0))
+        with transaction.atomic(using=db), connection.cursor() as cursor:
+            cursor.execute(f"SELECT value FROM {table} WHERE cache_key = %s AND expires >= %s{lock}", [key, now])
+            row = cursor.fetchone()
+            if row is None:
+                raise ValueError(f"Key {key!r} not found")  # as Django's incr: the caller adds it first
+            value = pickle.loads(base64.b64decode(row[0].encode("latin1"))) + delta
+            stored = base64.b64encode(pickle.dumps(value, self.pickle_protocol)).decode("latin1")
+            cursor.execute(f"UPDATE {table} SET value = %s WHERE cache_key = %s", [stored, key])
+        return int(value)

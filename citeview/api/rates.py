@@ -1,0 +1,101 @@
+"""How often the API may be called: reads and writes each have a budget per token and a larger one per
+account (its tokens and its browser session together), so that a runaway script is stopped while
+the account's other tools keep working. The limits are ``CITEVIEW_API_RATE_*`` in settings.
+
+django-ratelimit counts, in fixed windows kept in the ``rates`` cache that every app server shares
+(``RATELIMIT_USE_CACHE``); this module only says what is counted under which key, and why a request
+was refused."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest
+from django_ratelimit.core import get_usage
+
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 60 * 60, "d": 24 * 60 * 60}
+_RATE = re.compile(r"(\d+)/(\d*)([smhd])")
+_PER = {1: "a second", 60: "a minute", 60 * 60: "an hour", 24 * 60 * 60: "a day"}
+
+Kind = Literal["reads", "writes"]
+Whose = Literal["token", "account"]
+KINDS: tuple[Kind, ...] = ("reads", "writes")
+WHOSE: tuple[Whose, ...] = ("token", "account")
+
+
+@dataclass(frozen=True)
+class Rate:
+    count: int
+    seconds: int
+
+    def __str__(self) -> str:
+        """The rate as django-ratelimit reads it: one spelling, so that only this module parses settings."""
+        return f"{self.count}/{self.seconds}s"
+
+    @property
+    def per(self) -> str:
+        return _PER.get(self.seconds, f"in {self.seconds} seconds")
+
+
+@dataclass(frozen=True)
+class RateRefusal:
+    kind: Kind
+    whose: Whose
+    rate: Rate
+    retry_after: int
+
+    @property
+    def message(self) -> str:
+        who = "this token" if self.whose == "token" else "this account (its tokens and its session together)"
+        return (
+            f"Too many {self.kind}: at most {self.rate.count} {self.rate.per} for {who}; "
+            f"try again in {self.retry_after} s."
+        )
+
+
+@cache
+def parse_rate(text: str) -> Rate | None:
+    """``"60/m"`` is 60 a minute, ``"600/5m"`` 600 in five minutes; ``""``: no limit."""
+    if not text.strip():
+        return None
+    match = _RATE.fullmatch(text.strip())
+    if match is None or int(match[1]) < 1 or match[2] == "0":
+        raise ImproperlyConfigured(f"An API rate is N/unit (60/m, 600/5m; units s, m, h, d), not {text!r}.")
+    return Rate(int(match[1]), int(match[2] or 1) * _UNIT_SECONDS[match[3]])
+
+
+def api_rate_refusal(request: HttpRequest, token: str | None) -> RateRefusal | None:
+    """Counts the request against its token's budget (``token``: the token's digest; None for the
+    session) and then its account's; the first budget it exceeds, or None. A request refused by its
+    token's budget is not counted against the account's, so that a runaway script locks out only
+    itself."""
+    kind: Kind = "reads" if request.method in READ_METHODS else "writes"
+    budgets: list[tuple[Whose, str]] = [("account", f"user:{request.user.pk}")]
+    if token is not None:
+        budgets.insert(0, ("token", f"token:{token}"))
+    for whose, counted_as in budgets:
+        rate = parse_rate(rate_setting(whose, kind))
+        if rate is None:
+            continue
+        usage = get_usage(
+            request,
+            group=f"citeview.api.{kind}.{whose}",
+            key=lambda _group, _request, value=counted_as: value,
+            rate=str(rate),
+            increment=True,
+        )
+        if usage is not None and usage["should_limit"]:
+            # The window ending at second w still holds w itself: the next one starts a second later.
+            return RateRefusal(kind, whose, rate, retry_after=max(1, usage["time_left"] + 1))
+    return None
+
+
+def rate_setting(whose: Whose, kind: Kind) -> str:
+    name = f"CITEVIEW_API_RATE_{whose.upper()}_{kind.upper()}"
+    return str(getattr(settings, name))
