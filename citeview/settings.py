@@ -378,7 +378,7 @@ CACHES["rates"] = (
     }
 )
 RATELIMIT_USE_CACHE = "rates"
-RATELIMIT_FAIL_OPEN = True  # a counter the cache could not keep lets the request in, never refuses everyone
+RATELIMIT_FAIL_OPEN = True  # a count the cache did not return (evicted from memcached) lets the request in
 # --- end of the API rate limits
 
 # No inline script or style anywhere: every page works under this policy.

@@ -9,12 +9,16 @@ was refused."""
 from __future__ import annotations
 
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
 from django.conf import settings
+from django.core.cache import caches
+from django.core.cache.backends.db import DatabaseCache
 from django.core.exceptions import ImproperlyConfigured
+from django.db import transaction
 from django.http import HttpRequest
 from django_ratelimit.core import get_usage
 
@@ -79,6 +83,14 @@ def api_rate_refusal(request: HttpRequest, token: str | None) -> RateRefusal | N
     budgets: list[tuple[Whose, str]] = [("account", f"user:{request.user.pk}")]
     if token is not None:
         budgets.insert(0, ("token", f"token:{token}"))
+    # One commit for all the counting when the counters are in the database: SQLite writes each
+    # commit to disk, and a commit per add and per incr made an API request 10 ms slower.
+    in_database = isinstance(caches[settings.RATELIMIT_USE_CACHE], DatabaseCache)
+    with transaction.atomic() if in_database else nullcontext():
+        return _first_exceeded(request, kind, budgets)
+
+
+def _first_exceeded(request: HttpRequest, kind: Kind, budgets: list[tuple[Whose, str]]) -> RateRefusal | None:
     for whose, counted_as in budgets:
         rate = parse_rate(rate_setting(whose, kind))
         if rate is None:

@@ -212,6 +212,19 @@ def test_an_expired_counter_is_not_counted_on():
         rates.incr("counter")
 
 
+def test_a_counter_is_added_once_a_window_and_an_expired_one_is_taken_over_and_swept():
+    rates = caches["rates"]
+    assert rates.add("counter", 1, 65) and not rates.add("counter", 0, 65)
+    assert rates.get("counter") == 1
+    rates.add("old-window", 7, 65)
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE citeview_rate_cache SET expires = %s", ["2000-01-01 00:00:00"])
+    assert rates.add("counter", 0, 65) and rates.get("counter") == 0
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM citeview_rate_cache")
+        assert cursor.fetchone()[0] == 1  # the old window's counter is gone
+
+
 @pytest.mark.django_db(transaction=True)
 def test_app_servers_counting_at_once_lose_no_count():
     if connection.vendor == "sqlite":
