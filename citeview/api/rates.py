@@ -8,43 +8,25 @@ was refused."""
 
 from __future__ import annotations
 
-import re
 from contextlib import nullcontext
 from dataclasses import dataclass
-from functools import cache
 from typing import Literal
 
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.db import DatabaseCache
-from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.http import HttpRequest
 from django_ratelimit.core import get_usage
 
+from citeview.api.rate_spec import Rate, parse_rate
+
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 60 * 60, "d": 24 * 60 * 60}
-_RATE = re.compile(r"(\d+)/(\d*)([smhd])")
-_PER = {1: "a second", 60: "a minute", 60 * 60: "an hour", 24 * 60 * 60: "a day"}
 
 Kind = Literal["reads", "writes"]
 Whose = Literal["token", "account"]
 KINDS: tuple[Kind, ...] = ("reads", "writes")
 WHOSE: tuple[Whose, ...] = ("token", "account")
-
-
-@dataclass(frozen=True)
-class Rate:
-    count: int
-    seconds: int
-
-    def __str__(self) -> str:
-        """The rate as django-ratelimit reads it: one spelling, so that only this module parses settings."""
-        return f"{self.count}/{self.seconds}s"
-
-    @property
-    def per(self) -> str:
-        return _PER.get(self.seconds, f"in {self.seconds} seconds")
 
 
 @dataclass(frozen=True)
@@ -61,17 +43,6 @@ class RateRefusal:
             f"Too many {self.kind}: at most {self.rate.count} {self.rate.per} for {who}; "
             f"try again in {self.retry_after} s."
         )
-
-
-@cache
-def parse_rate(text: str) -> Rate | None:
-    """``"60/m"`` is 60 a minute, ``"600/5m"`` 600 in five minutes; ``""``: no limit."""
-    if not text.strip():
-        return None
-    match = _RATE.fullmatch(text.strip())
-    if match is None or int(match[1]) < 1 or match[2] == "0":
-        raise ImproperlyConfigured(f"An API rate is N/unit (60/m, 600/5m; units s, m, h, d), not {text!r}.")
-    return Rate(int(match[1]), int(match[2] or 1) * _UNIT_SECONDS[match[3]])
 
 
 def api_rate_refusal(request: HttpRequest, token: str | None) -> RateRefusal | None:

@@ -15,7 +15,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, connections
 
 from citeview.accounts.tokens import token_create
-from citeview.api.rates import Rate, parse_rate
+from citeview.api.rate_spec import Rate, parse_rate
 from tests.api.conftest import bearer_client
 from tests.api.test_endpoints import first_citation, sonar, store
 
@@ -173,6 +173,14 @@ def test_a_rate_is_read_as_count_per_unit(text, rate):
 def test_a_rate_that_is_not_n_per_unit_is_refused_loudly(text):
     with pytest.raises(ImproperlyConfigured, match="N/unit"):
         parse_rate(text)
+
+
+def test_a_malformed_rate_in_the_environment_stops_the_start_naming_it(monkeypatch):
+    from citeview.settings import env_rate
+
+    monkeypatch.setenv("CITEVIEW_API_RATE_TOKEN_WRITES", "60/min")
+    with pytest.raises(ImproperlyConfigured, match="^CITEVIEW_API_RATE_TOKEN_WRITES: An API rate is N/unit"):
+        env_rate("CITEVIEW_API_RATE_TOKEN_WRITES", "60/m")
 
 
 def test_the_openapi_document_says_429_and_the_limits(client, settings):
