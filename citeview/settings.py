@@ -361,6 +361,46 @@ def cache_backend(url: str) -> dict[str, object]:
 # A fragment is keyed by what it shows and never goes stale; the timeout only lets unused ones go.
 CACHES = {"default": {**cache_backend(CACHE_URL), "TIMEOUT": 7 * 24 * 60 * 60}}
 
+
+# --- API rate limits (issue 42). Each API request counts against its token's budget and its
+# account's (all its tokens and its browser session together), reads (GET, HEAD) and writes apart:
+# "N/u" is N requests per unit (s, m, h, d; "600/5m" is per five minutes); "" switches one off.
+# Past one, the API answers 429 with Retry-After. The browser pages never call /api/ (their progress
+# polls have their own URLs), so only scripts meet these. A token's budget is half its account's, so
+# one runaway pipeline leaves room for the account's other tools.
+def env_rate(name: str, default: str) -> str:
+    """A rate as citeview.api.rate_spec reads it; a malformed one stops the start, naming it."""
+    from citeview.api.rate_spec import parse_rate  # no Django app: safe to import from settings
+
+    value = env_str(name, default)
+    try:
+        parse_rate(value)
+    except ImproperlyConfigured as error:
+        raise ImproperlyConfigured(f"{name}: {error}") from None
+    return value
+
+
+CITEVIEW_API_RATE_TOKEN_READS = env_rate("CITEVIEW_API_RATE_TOKEN_READS", "600/m")
+CITEVIEW_API_RATE_TOKEN_WRITES = env_rate("CITEVIEW_API_RATE_TOKEN_WRITES", "60/m")
+CITEVIEW_API_RATE_ACCOUNT_READS = env_rate("CITEVIEW_API_RATE_ACCOUNT_READS", "1200/m")
+CITEVIEW_API_RATE_ACCOUNT_WRITES = env_rate("CITEVIEW_API_RATE_ACCOUNT_WRITES", "120/m")
+# The counters (django-ratelimit's fixed windows) need a cache every app server shares and whose
+# incr is atomic: Redis or memcached when CACHE_URL names one, else a table of their own in the
+# database (citeview.dumps.cache.CountingDatabaseCache; Django's database cache loses counts), apart
+# from the fragments so that culling one never resets the other.
+CACHES["rates"] = (
+    {**cache_backend(CACHE_URL), "KEY_PREFIX": "rates"}
+    if CACHE_URL
+    else {
+        "BACKEND": "citeview.dumps.cache.CountingDatabaseCache",
+        "LOCATION": "citeview_rate_cache",
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
+    }
+)
+RATELIMIT_USE_CACHE = "rates"
+RATELIMIT_FAIL_OPEN = True  # a count the cache did not return (evicted from memcached) lets the request in
+# --- end of the API rate limits
+
 # No inline script or style anywhere: every page works under this policy.
 SECURE_CSP = {
     "default-src": [CSP.SELF],

@@ -12,9 +12,12 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 
 from citeview.accounts import roles
-from citeview.accounts.tokens import TokenExpired, token_user
+from citeview.accounts.tokens import TokenExpired, key_hash, token_user
+from citeview.api.rates import api_rate_refusal
 
 API_PREFIX = "/api/"
+# Which token a request came with (its key's digest), for the token's rate budget.
+_TOKEN_ATTRIBUTE = "citeview_api_token"
 
 
 class BearerTokenMiddleware:
@@ -42,13 +45,14 @@ class BearerTokenMiddleware:
         if user is None:
             return api_error(401, "invalid_token", "This token is not valid: it may have been revoked.")
         request.user = user
+        setattr(request, _TOKEN_ATTRIBUTE, key_hash(key.strip()))
         request._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]  # the flag CsrfViewMiddleware reads; not in the stubs
         return self.get_response(request)
 
 
 def api_endpoint(permissions: dict[str, str]) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
-    """An API view: each allowed method with the permission it needs. Answers 401, 405 and 403 as JSON,
-    never with the login page."""
+    """An API view: each allowed method with the permission it needs. Answers 401, 429, 405 and 403 as
+    JSON, never with the login page."""
 
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @login_not_required
@@ -56,6 +60,10 @@ def api_endpoint(permissions: dict[str, str]) -> Callable[[Callable[..., HttpRes
         def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if not request.user.is_authenticated:
                 return api_error(401, "not_authenticated", "Send an API token (Authorization: Bearer) or log in.")
+            if refusal := api_rate_refusal(request, getattr(request, _TOKEN_ATTRIBUTE, None)):
+                response = api_error(429, "too_many_requests", refusal.message, retry_after=refusal.retry_after)
+                response["Retry-After"] = str(refusal.retry_after)
+                return response
             permission = permissions.get(request.method or "")
             if permission is None:
                 allowed = ", ".join(permissions)

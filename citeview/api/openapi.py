@@ -10,6 +10,7 @@ from typing import Any
 
 from django.conf import settings
 
+from citeview.api.rates import KINDS, WHOSE, rate_setting
 from citeview.core import registry
 from citeview.review.forms import MAX_CHECK_BYTES, MAX_NOTE_CHARS, MAX_QUOTE_CHARS
 from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
@@ -354,6 +355,11 @@ def _schemas() -> dict[str, Any]:
                             "type": "string",
                             "format": "date-time",
                             "description": "For token_expired: when the token expired.",
+                        },
+                        "retry_after": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "description": "For too_many_requests: the seconds to wait, as the Retry-After header.",
                         },
                     },
                 }
@@ -759,16 +765,33 @@ _ERROR_DESCRIPTIONS = {
 
 
 def _responses() -> dict[str, Any]:
-    return {
+    responses = {
         str(status): {"description": text, "content": {"application/json": {"schema": _ref("Error")}}}
-        for status, text in _ERROR_DESCRIPTIONS.items()
+        for status, text in {**_ERROR_DESCRIPTIONS, 429: _rate_limits()}.items()
     }
+    responses["429"]["headers"] = {
+        "Retry-After": {"description": "Seconds until the budget starts again.", "schema": {"type": "integer"}}
+    }
+    return responses
+
+
+def _rate_limits() -> str:
+    """The 429's description, with the limits this server keeps (settings ``CITEVIEW_API_RATE_*``)."""
+    budgets = "; ".join(
+        f"per {whose}, " + " and ".join(f"{rate_setting(whose, kind) or 'unlimited'} {kind}" for kind in KINDS)
+        for whose in WHOSE
+    )
+    return (
+        "Too many requests (too_many_requests): reads (GET, HEAD) and writes each have a budget per token "
+        "and a larger one per account (its tokens and its session together), counted in fixed windows. "
+        f"This server allows {budgets} (60/m is 60 a minute). Wait Retry-After seconds, then send it again."
+    )
 
 
 def _answers(successes: dict[str, Any], *errors: int) -> dict[str, Any]:
     """The successes, the errors named, and those every operation can answer."""
     answers = dict(successes)
-    for status in sorted({*errors, 401, 403, 405}):
+    for status in sorted({*errors, 401, 403, 405, 429}):
         answers[str(status)] = {"$ref": f"#/components/responses/{status}"}
     return answers
 

@@ -179,7 +179,7 @@ def test_missing_dumps_and_unknown_paths_are_json_404s(editor_api):
     assert editor_api.get(f"/api/dumps/{2**70}").status_code == 404
 
 
-def test_a_script_stores_hundreds_of_dumps_and_reads_their_verdicts_back(editor_api, settings):
+def test_a_script_stores_hundreds_of_dumps_and_reads_their_verdicts_back(editor_api, settings, no_api_rate_limits):
     """The issue's promise, through the documented API only: store, page through, check, report."""
     settings.CITEVIEW_CHECKS_PER_ITEM = 1  # a team that checks each item once
     ids = []

@@ -32,7 +32,7 @@ def editor_key(transactional_db, django_user_model) -> str:
     return token_create(user=editor, name="schemathesis")[1]
 
 
-def test_the_api_keeps_to_its_document(live_server, editor_key, tmp_path):
+def test_the_api_keeps_to_its_document(live_server, editor_key, tmp_path, no_api_rate_limits):
     schemathesis = Path(sys.executable).with_name("schemathesis")
     command = [
         str(schemathesis),
