@@ -12,7 +12,7 @@ from typing import Any
 from citeview.core.url_keys import source_url_key, url_sha256
 from citeview.core.version import PASSAGE_VERSION
 from citeview.dumps.heartbeat import task_uuid, tasks_pending
-from citeview.snapshots.models import FetchState, Snapshot, SnapshotFetch, SnapshotPassage
+from citeview.snapshots.models import PENDING_STATES, Snapshot, SnapshotFetch, SnapshotPassage
 
 # Claims asked for in one query: within every database's limit of parameters.
 _CLAIMS_ASKED_AT_ONCE = 500
@@ -75,12 +75,12 @@ def snapshot_entry(snapshot: Snapshot) -> dict[str, Any]:
 
 
 def fetches_pending() -> list[SnapshotFetch]:
-    """The fetches that will still run: waiting for a worker, or being run by one that is alive
-    (``citeview.dumps.heartbeat``), newest first. A fetch left waiting by a task that failed or is gone
-    holds nobody up, and is not among them."""
+    """The requests (fetches, and uploads and pastes to read) that will still run: waiting for a
+    worker, or being run by one that is alive (``citeview.dumps.heartbeat``), newest first. One left
+    waiting by a task that failed or is gone holds nobody up, and is not among them."""
     waiting = list(
-        SnapshotFetch.objects.filter(state__in=[FetchState.QUEUED, FetchState.FETCHING]).only(
-            "pk", "url", "url_sha256", "task_id", "requested_by_id", "state"
+        SnapshotFetch.objects.filter(state__in=PENDING_STATES).only(
+            "pk", "url", "url_sha256", "method", "content_sha256", "task_id", "requested_by_id", "state"
         )
     )
     alive = tasks_pending(fetch.task_id for fetch in waiting)
