@@ -35,6 +35,12 @@ def newest_snapshots(urls: Iterable[str]) -> dict[str, Snapshot]:
     return {url: newest[key] for url, key in keys.items() if key in newest}
 
 
+def snapshot_of_bytes(key: str, sha256: str) -> Snapshot | None:
+    """The snapshot of the page (keyed: ``source_url_key``) whose bytes have this SHA-256, if one was taken."""
+    same = Snapshot.objects.filter(url_sha256=url_sha256(key), url=key, sha256=sha256)
+    return same.defer("text").select_related("taken_by").first()
+
+
 def snapshot_count(url: str) -> int:
     key = source_url_key(url)
     return Snapshot.objects.filter(url_sha256=url_sha256(key), url=key).count()

@@ -27,7 +27,7 @@ SNAPSHOT_PRIORITY = DEFAULT_TASK_PRIORITY - 10
 @task(takes_context=True, queue_name=SNAPSHOT_QUEUE, priority=SNAPSHOT_PRIORITY)
 def fetch_snapshot(context: TaskContext[Any, Any], fetch_id: int) -> str:
     """Fetch the page of the ``SnapshotFetch`` ``fetch_id`` and keep it; returns the fetch's state."""
-    from citeview.snapshots.services import snapshot_fetch_run  # services queue this task
+    from citeview.snapshots.worker import snapshot_fetch_run  # the parsers: imported by the tasks alone
 
     return snapshot_fetch_run(fetch_id=fetch_id, task_id=str(context.task_result.id))
 
@@ -35,7 +35,7 @@ def fetch_snapshot(context: TaskContext[Any, Any], fetch_id: int) -> str:
 @task(takes_context=True, queue_name=SNAPSHOT_QUEUE, priority=SNAPSHOT_PRIORITY)
 def read_snapshot(context: TaskContext[Any, Any], fetch_id: int) -> str:
     """Read the page uploaded or pasted for the ``SnapshotFetch`` ``fetch_id`` and keep it; returns its state."""
-    from citeview.snapshots.services import snapshot_read_run  # services queue this task
+    from citeview.snapshots.worker import snapshot_read_run  # the parsers: imported by the tasks alone
 
     return snapshot_read_run(fetch_id=fetch_id, task_id=str(context.task_result.id))
 

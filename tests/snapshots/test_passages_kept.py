@@ -21,7 +21,8 @@ from citeview.review import citation_evidence as evidence_module
 from citeview.review.exports import shown_time
 from citeview.snapshots.kept_passages import snapshot_passages_find
 from citeview.snapshots.models import Snapshot, SnapshotPassage
-from citeview.snapshots.services import snapshot_paste, snapshot_read_run
+from citeview.snapshots.services import snapshot_paste
+from citeview.snapshots.worker import snapshot_read_run
 from tests.builders import sonar_object
 
 pytestmark = pytest.mark.django_db

@@ -262,12 +262,12 @@ def test_a_fetch_that_fails_in_an_unforeseen_way_ends_refused_with_its_kind(
     editor_client, editor, fetching, monkeypatch
 ):
     from citeview.dumps.blobs import BlobError
-    from citeview.snapshots import services
+    from citeview.snapshots import worker
 
     def storage_down(data: bytes) -> str:
         raise BlobError("the blob storage is unreachable")
 
-    monkeypatch.setattr(services, "blob_store", storage_down)
+    monkeypatch.setattr(worker, "blob_store", storage_down)
     with page_server({"/tokyo": html_route(POPULATION_PAGE)}) as base:
         dump = sonar_dump(editor, url=f"{base}/tokyo")
         page = take(editor_client, dump, take="fetch").content.decode()
