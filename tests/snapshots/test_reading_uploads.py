@@ -179,3 +179,18 @@ def test_a_reading_whose_task_is_gone_ends_refused_when_the_page_is_taken_again(
     assert (lost.state, lost.error_code) == ("refused", "lost")
     assert lost.error["template"].startswith("The reading stopped before it was done")
     assert SnapshotFetch.objects.latest("pk").state == "queued"
+
+
+def test_a_reading_that_fails_in_an_unforeseen_way_ends_refused_with_its_kind(
+    editor_client, dump, database_queue, blob_folder
+):
+    take(editor_client, dump, take="paste", text=SENTENCE)
+    reading = SnapshotFetch.objects.get()
+    for blob in blob_folder.rglob(reading.content_sha256):
+        blob.unlink()  # the blob storage lost it
+    assert snapshot_read_run(fetch_id=reading.pk) == "refused"
+    reading.refresh_from_db()
+    assert (reading.error_code, reading.finished_at is not None) == ("failed", True)
+    assert "The snapshot was not kept: The page could not be read: BlobError." in panel(editor_client, dump)
+    japanese = panel(editor_client, dump, HTTP_ACCEPT_LANGUAGE="ja")
+    assert "スナップショットは保存されませんでした：ページを読み込めませんでした（BlobError）。" in japanese
