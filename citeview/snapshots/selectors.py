@@ -91,3 +91,17 @@ def fetches_pending() -> list[SnapshotFetch]:
     )
     alive = tasks_pending(fetch.task_id for fetch in waiting)
     return [fetch for fetch in waiting if task_uuid(fetch.task_id) in alive]
+
+
+def fetches_lost(url: str) -> list[int]:
+    """The ids of the requests of ``url``'s page marked waiting or running that will not run: their
+    task finished or failed without ending them, or is gone. Asked afresh, not taken from an earlier
+    ``fetches_pending``: a request another editor made since is not lost."""
+    key = source_url_key(url)
+    waiting = list(
+        SnapshotFetch.objects.filter(url_sha256=url_sha256(key), url=key, state__in=PENDING_STATES).only(
+            "pk", "task_id"
+        )
+    )
+    alive = tasks_pending(fetch.task_id for fetch in waiting)
+    return [fetch.pk for fetch in waiting if task_uuid(fetch.task_id) not in alive]

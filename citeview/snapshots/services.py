@@ -23,7 +23,7 @@ from citeview.core.phrases import phrase
 from citeview.core.url_keys import source_url_key, url_sha256
 from citeview.dumps.blobs import blob_store
 from citeview.snapshots.models import PENDING_STATES, FetchState, SnapshotFetch, SnapshotMethod
-from citeview.snapshots.selectors import fetches_pending, snapshot_of_bytes
+from citeview.snapshots.selectors import fetches_lost, fetches_pending, snapshot_of_bytes
 from citeview.snapshots.tasks import fetch_snapshot, read_snapshot
 
 # A pasted text longer than this is refused (a saved page may be as large as an upload's limit).
@@ -107,7 +107,7 @@ def snapshot_read_request(
     if same_bytes is not None:
         return same_bytes
     _within_fetch_limits(pending, user)
-    _end_lost_fetches(key, pending)
+    _end_lost_fetches(key)
     blob_store(content, sha256)  # before the row that names them
     stored = {"content_sha256": sha256, "content_type": content_type[:200], "filename": filename[:255]}
     return _queued(SnapshotFetch(**what, **stored), read_snapshot)
@@ -128,7 +128,7 @@ def snapshot_fetch_request(*, url: str, requested_by: Any) -> SnapshotFetch:
     same_page = next((request for request in pending if request.url == key and request.is_fetch), None)
     if same_page is not None:
         return same_page
-    _end_lost_fetches(key, pending)
+    _end_lost_fetches(key)
     user = _user(requested_by)
     _within_fetch_limits(pending, user)
     return _queued(SnapshotFetch(url=key, url_sha256=url_sha256(key), requested_by=user), fetch_snapshot)
@@ -161,13 +161,11 @@ def _within_fetch_limits(pending: list[SnapshotFetch], user: Any) -> None:
         raise FetchLimitReached(per_user=False, limit=settings.CITEVIEW_SNAPSHOT_FETCHES_PENDING)
 
 
-def _end_lost_fetches(key: str, pending: list[SnapshotFetch]) -> None:
-    """End refused the requests of the page still marked waiting or running that will not run (none of
-    ``fetches_pending``): their task finished or failed without ending them (a worker that died in
-    it, or code from before every failure ended the request), so the page says so rather than wait."""
-    lost = SnapshotFetch.objects.filter(url_sha256=url_sha256(key), url=key, state__in=PENDING_STATES).exclude(
-        pk__in=[request.pk for request in pending]
-    )
+def _end_lost_fetches(key: str) -> None:
+    """End refused the requests of the page still marked waiting or running that will not run
+    (``fetches_lost``): their task finished or failed without ending them (a worker that died in it,
+    or code from before every failure ended the request), so the page says so rather than wait."""
+    lost = SnapshotFetch.objects.filter(pk__in=fetches_lost(key), state__in=PENDING_STATES)
     ended = {"state": FetchState.REFUSED, "error_code": "lost", "finished_at": timezone.now()}
     fetch_lost = phrase("The fetch stopped before it was done; fetch the page again to try once more.")
     read_lost = phrase("The reading stopped before it was done; upload or paste the page again to try once more.")

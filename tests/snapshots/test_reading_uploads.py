@@ -19,7 +19,7 @@ from django_tasks_db.models import DBTaskResult
 from citeview.core.evidence import extract, isolated
 from citeview.dumps.blobs import blob_read
 from citeview.dumps.services import dump_ingest
-from citeview.snapshots import worker
+from citeview.snapshots import services, worker
 from citeview.snapshots.kept_passages import snapshot_passages_find
 from citeview.snapshots.models import Snapshot, SnapshotFetch
 from citeview.snapshots.worker import snapshot_read_run
@@ -194,3 +194,14 @@ def test_a_reading_that_fails_in_an_unforeseen_way_ends_refused_with_its_kind(
     assert "The snapshot was not kept: The page could not be read: BlobError." in panel(editor_client, dump)
     japanese = panel(editor_client, dump, HTTP_ACCEPT_LANGUAGE="ja")
     assert "スナップショットは保存されませんでした：ページを読み込めませんでした（BlobError）。" in japanese
+
+
+def test_a_request_written_meanwhile_by_another_upload_is_not_taken_for_lost(
+    editor_client, dump, database_queue, monkeypatch
+):
+    """Two uploads of one page at once: the second read the waiting requests before the first was
+    written, and took the first for one whose task was gone (two of three runs of the bomb test)."""
+    take(editor_client, dump, take="paste", text=SENTENCE)
+    monkeypatch.setattr(services, "fetches_pending", lambda: [])  # read before the first was written
+    take(editor_client, dump, take="paste", text=SENTENCE + " Updated.")
+    assert [r.state for r in SnapshotFetch.objects.order_by("pk")] == ["queued", "queued"]
