@@ -92,7 +92,7 @@ def measure(quick: bool) -> list[dict[str, object]]:
     from citeview.dumps.services import dump_ingest
     from citeview.snapshots.kept_passages import snapshot_passages_find
     from citeview.snapshots.models import SnapshotPassage
-    from citeview.snapshots.services import snapshot_store
+    from citeview.snapshots.worker import snapshot_store
 
     call_command("migrate", verbosity=0)
     editor = User.objects.create_user("bench-editor", password="bench-password-never-used")

@@ -274,9 +274,9 @@ STORAGES["blobs"] = (
 # `manage.py worker`: django-tasks-db's db_worker, which first re-queues the work a dead worker left.
 # Three queues, so that a deployment can give slow network work workers of its own: `default` (reading,
 # importing, rebuilding dumps), `snapshots` (citeview.snapshots.tasks.SNAPSHOT_QUEUE: fetching a
-# cited page, up to 20 s on the network) and `webhooks` (citeview.webhooks.tasks.WEBHOOK_QUEUE:
-# posting to a pipeline's receiver, up to CITEVIEW_WEBHOOK_TIMEOUT_SECONDS an attempt). A task on a
-# queue not named here is refused when queued.
+# cited page, up to 20 s on the network, and reading one fetched, uploaded or pasted) and `webhooks`
+# (citeview.webhooks.tasks.WEBHOOK_QUEUE: posting to a pipeline's receiver, up to
+# CITEVIEW_WEBHOOK_TIMEOUT_SECONDS an attempt). A task on a queue not named here is refused when queued.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "snapshots", "webhooks"]}}
 # A dump larger than this many bytes is stored at once and read by a worker; smaller ones are read
 # in the request, as the page is then as quick as the queue.
@@ -323,13 +323,13 @@ CITEVIEW_BASE_URL = env_str("CITEVIEW_BASE_URL", "").rstrip("/")
 # the text is cut, with a note saying so. Every claim's passage is looked for in all of it.
 CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS = env_positive_int("CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS", 5_000_000)
 # A snapshot's HTML or PDF is read in a child process held to this many seconds and megabytes of
-# memory (citeview/core/evidence/isolated.py); past either it is refused, with the limit said. An
-# upload is read in its request, which waits that long at most; a Fetch in the worker.
+# memory (citeview/core/evidence/isolated.py); past either it is refused, with the limit said. Uploads,
+# pastes and fetches alike are read by the snapshots' worker, never in a web request.
 CITEVIEW_SNAPSHOT_EXTRACT_SECONDS = env_positive_int("CITEVIEW_SNAPSHOT_EXTRACT_SECONDS", 20)
 CITEVIEW_SNAPSHOT_EXTRACT_MEGABYTES = env_positive_int("CITEVIEW_SNAPSHOT_EXTRACT_MEGABYTES", 512)
-# Fetches waiting or running at once, for one editor and for everyone: each may hold a worker for 20 s,
-# so a burst of presses would keep the snapshot workers busy for minutes. A press past either is
-# answered with a message, not queued.
+# Fetches, uploads and pastes waiting or running at once, for one editor and for everyone (they share
+# the snapshots queue): each may hold a worker for 20 s, so a burst would keep the snapshot workers busy
+# for minutes. One past either is answered with a message, not queued, and nothing of it is stored.
 CITEVIEW_SNAPSHOT_FETCHES_PER_USER = env_int("CITEVIEW_SNAPSHOT_FETCHES_PER_USER", 3)
 CITEVIEW_SNAPSHOT_FETCHES_PENDING = env_int("CITEVIEW_SNAPSHOT_FETCHES_PENDING", 20)
 

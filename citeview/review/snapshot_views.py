@@ -30,7 +30,7 @@ from citeview.review.forms import SnapshotPasteForm, SnapshotUploadForm
 from citeview.review.selectors import dump_check_items
 from citeview.review.services import dump_refresh_if_stale
 from citeview.snapshots.kept_passages import claim_sha256, passages_wanted, statement_claim
-from citeview.snapshots.models import Snapshot, SnapshotFetch, SnapshotPassage
+from citeview.snapshots.models import FetchState, Snapshot, SnapshotFetch, SnapshotPassage
 from citeview.snapshots.selectors import newest_fetch, newest_snapshot, passages_kept, snapshot_count, snapshot_entry
 from citeview.snapshots.services import (
     FetchingDisabled,
@@ -175,14 +175,16 @@ def _hints(found: PassageFound) -> list[dict[str, Any]]:
 
 
 def _fetch_view(fetch: SnapshotFetch | None, snapshot: Snapshot | None) -> dict[str, Any] | None:
-    """The newest fetch, when the panel has something to say of it: waiting or running, or refused
-    after the newest snapshot was taken (a refusal before it is old news)."""
+    """The newest request (a fetch, or an upload or a paste being read), when the panel has something
+    to say of it: waiting or running, or refused after the newest snapshot was taken (a refusal before
+    it is old news). ``method`` tells a fetch from a reading, which the panel words apart."""
     if fetch is None:
         return None
     if fetch.pending:
-        return {"pending": True, "state": fetch.state, "label": fetch.get_state_display()}
+        return {"pending": True, "state": fetch.state, "label": fetch.get_state_display(), "method": fetch.method}
     if (
-        fetch.state == "done"
+        fetch.is_fetch
+        and fetch.state == "done"
         and snapshot is not None
         and fetch.snapshot_id == snapshot.pk
         and snapshot.taken_at < fetch.requested_at
@@ -194,6 +196,7 @@ def _fetch_view(fetch: SnapshotFetch | None, snapshot: Snapshot | None) -> dict[
             "reason": phrase_text(fetch.error, _),
             "code": fetch.error_code,
             "at": fetch.requested_at,
+            "method": fetch.method,
         }
     return None
 
@@ -221,15 +224,15 @@ def snapshot_take(request: HttpRequest, pk: int, key: str) -> HttpResponse:
             if not upload.is_valid():
                 messages.error(request, _("Choose a saved page to upload."))
                 return redirect(back)
-            kept, new = snapshot_upload(url=url, upload=upload.cleaned_data["page"], taken_by=request.user)
-            _say_kept(request, kept, new, _("Snapshot kept: the saved page's text is compared with the claim."))
+            taken = snapshot_upload(url=url, upload=upload.cleaned_data["page"], taken_by=request.user)
+            _say_taken(request, taken, _("Snapshot kept: the saved page's text is compared with the claim."))
         elif how == "paste":
             paste = SnapshotPasteForm(request.POST)
             if not paste.is_valid() or not paste.cleaned_data["text"].strip():
                 messages.error(request, _("Paste the page's text first (at most 2,000,000 characters)."))
                 return redirect(back)
-            kept, new = snapshot_paste(url=url, text=paste.cleaned_data["text"], taken_by=request.user)
-            _say_kept(request, kept, new, _("Snapshot kept: the pasted text is compared with the claim."))
+            taken = snapshot_paste(url=url, text=paste.cleaned_data["text"], taken_by=request.user)
+            _say_taken(request, taken, _("Snapshot kept: the pasted text is compared with the claim."))
         elif how == "fetch":
             snapshot_fetch_request(url=url, requested_by=request.user)
         else:
@@ -243,8 +246,15 @@ def snapshot_take(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     return redirect(back)
 
 
-def _say_kept(request: HttpRequest, snapshot: Snapshot, new: bool, kept_now: str) -> None:
-    if new:
+def _say_taken(request: HttpRequest, taken: SnapshotFetch, kept_now: str) -> None:
+    """What the editor is told of an upload or a paste once queued. Its reading (in a worker) is said
+    by the panel, which waits for it and then shows the passage or why it was refused; only what is
+    known already is said here: the snapshot kept (a worker that was quick, or tests' tasks run at
+    once), or the same bytes kept before."""
+    snapshot = taken.snapshot
+    if taken.state != FetchState.DONE or snapshot is None:
+        return
+    if snapshot.taken_at >= taken.requested_at:
         messages.success(request, kept_now)
         return
     messages.info(
@@ -273,7 +283,8 @@ def _fetch_limit_message(limit: FetchLimitReached) -> str:
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def snapshot_status(request: HttpRequest, pk: int, key: str) -> JsonResponse:
-    """How the newest fetch of the item's source stands, for the page that waits for it."""
+    """How the newest request for the item's source (a fetch, an upload or a paste being read) stands,
+    for the page that waits for it."""
     _dump, item, url = _item(pk, key)
     fetch = newest_fetch(url)
     if fetch is not None and fetch.pending:

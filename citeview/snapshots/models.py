@@ -119,16 +119,21 @@ class SnapshotPassage(models.Model):
 class FetchState(models.TextChoices):
     QUEUED = "queued", _("waiting for a worker")
     FETCHING = "fetching", _("fetching")
+    READING = "reading", _("reading")  # an upload's or a paste's bytes, stored, being read
     DONE = "done", _("fetched")
     REFUSED = "refused", _("refused")
 
 
 class SnapshotFetch(models.Model):
-    """An editor's request to fetch a source's page, run by a task: its state, and the snapshot it made
-    or the reason it was refused (a FetchError or ExtractionError: code and phrase, shown in words)."""
+    """An editor's request for a snapshot of a source's page, run by a task on the snapshots queue: a
+    fetch of the page (``method`` ``fetch``), or the reading of a page uploaded or pasted, whose bytes
+    the request stored (``content_sha256`` names them in the blob storage). Its state, and the snapshot
+    it made or the reason it was refused (a FetchError or ExtractionError: code and phrase, shown in
+    words). Fetches, uploads and pastes share one queue and one cap on those waiting."""
 
     url = models.TextField()
     url_sha256 = models.CharField(max_length=64, db_index=True)
+    method = models.CharField(max_length=10, choices=SnapshotMethod.choices, default=SnapshotMethod.FETCH)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="snapshot_fetches"
     )
@@ -139,10 +144,22 @@ class SnapshotFetch(models.Model):
     error_code = models.CharField(max_length=40, blank=True)
     error = models.JSONField(null=True, blank=True)  # the refusal's phrase
     snapshot = models.ForeignKey(Snapshot, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # What an upload or a paste sent, until a worker reads it (empty for a fetch).
+    content_sha256 = models.CharField(max_length=64, blank=True)
+    content_type = models.CharField(max_length=200, blank=True)
+    filename = models.CharField(max_length=255, blank=True)
 
     class Meta:
         ordering = ["-requested_at", "-pk"]
 
     @property
     def pending(self) -> bool:
-        return self.state in (FetchState.QUEUED, FetchState.FETCHING)
+        return self.state in PENDING_STATES
+
+    @property
+    def is_fetch(self) -> bool:
+        return self.method == SnapshotMethod.FETCH
+
+
+# A request in one of these will still be run (if its task is alive: ``selectors.fetches_pending``).
+PENDING_STATES = (FetchState.QUEUED, FetchState.FETCHING, FetchState.READING)

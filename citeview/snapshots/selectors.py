@@ -12,7 +12,7 @@ from typing import Any
 from citeview.core.url_keys import source_url_key, url_sha256
 from citeview.core.version import PASSAGE_VERSION
 from citeview.dumps.heartbeat import task_uuid, tasks_pending
-from citeview.snapshots.models import FetchState, Snapshot, SnapshotFetch, SnapshotPassage
+from citeview.snapshots.models import PENDING_STATES, Snapshot, SnapshotFetch, SnapshotPassage
 
 # Claims asked for in one query: within every database's limit of parameters.
 _CLAIMS_ASKED_AT_ONCE = 500
@@ -33,6 +33,12 @@ def newest_snapshots(urls: Iterable[str]) -> dict[str, Snapshot]:
     for snapshot in Snapshot.objects.filter(url_sha256__in=hashes).defer("text").select_related("taken_by"):
         newest.setdefault(snapshot.url, snapshot)  # newest first
     return {url: newest[key] for url, key in keys.items() if key in newest}
+
+
+def snapshot_of_bytes(key: str, sha256: str) -> Snapshot | None:
+    """The snapshot of the page (keyed: ``source_url_key``) whose bytes have this SHA-256, if one was taken."""
+    same = Snapshot.objects.filter(url_sha256=url_sha256(key), url=key, sha256=sha256)
+    return same.defer("text").select_related("taken_by").first()
 
 
 def snapshot_count(url: str) -> int:
@@ -75,13 +81,27 @@ def snapshot_entry(snapshot: Snapshot) -> dict[str, Any]:
 
 
 def fetches_pending() -> list[SnapshotFetch]:
-    """The fetches that will still run: waiting for a worker, or being run by one that is alive
-    (``citeview.dumps.heartbeat``), newest first. A fetch left waiting by a task that failed or is gone
-    holds nobody up, and is not among them."""
+    """The requests (fetches, and uploads and pastes to read) that will still run: waiting for a
+    worker, or being run by one that is alive (``citeview.dumps.heartbeat``), newest first. One left
+    waiting by a task that failed or is gone holds nobody up, and is not among them."""
     waiting = list(
-        SnapshotFetch.objects.filter(state__in=[FetchState.QUEUED, FetchState.FETCHING]).only(
-            "pk", "url", "url_sha256", "task_id", "requested_by_id", "state"
+        SnapshotFetch.objects.filter(state__in=PENDING_STATES).only(
+            "pk", "url", "url_sha256", "method", "content_sha256", "task_id", "requested_by_id", "state"
         )
     )
     alive = tasks_pending(fetch.task_id for fetch in waiting)
     return [fetch for fetch in waiting if task_uuid(fetch.task_id) in alive]
+
+
+def fetches_lost(url: str) -> list[int]:
+    """The ids of the requests of ``url``'s page marked waiting or running that will not run: their
+    task finished or failed without ending them, or is gone. Asked afresh, not taken from an earlier
+    ``fetches_pending``: a request another editor made since is not lost."""
+    key = source_url_key(url)
+    waiting = list(
+        SnapshotFetch.objects.filter(url_sha256=url_sha256(key), url=key, state__in=PENDING_STATES).only(
+            "pk", "task_id"
+        )
+    )
+    alive = tasks_pending(fetch.task_id for fetch in waiting)
+    return [fetch.pk for fetch in waiting if task_uuid(fetch.task_id) not in alive]

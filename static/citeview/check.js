@@ -300,10 +300,11 @@ function cvUsePassage(button) {
   field.focus();
 }
 
-// A fetch of the source is running in a worker: ask how it stands, after a second at first and then
-// twice as long each time (up to every 15 s), and show the result once it is in (by loading the page
-// again: a draft in the form is kept and put back). An answer still pending after three minutes
-// stops the asking: the panel says the fetch is taking longer than expected and offers the reload.
+// A fetch of the source, or the reading of a page uploaded or pasted, is running in a worker (no web
+// request parses a page): ask how it stands, after a second at first and then twice as long each
+// time (up to every 15 s), and show the result once it is in (by loading the page again: a draft in
+// the form is kept and put back). An answer still pending after three minutes stops the asking: the
+// panel says it is taking longer than expected and offers the reload.
 var CV_FETCH_FIRST_WAIT = 1000;
 var CV_FETCH_LONGEST_WAIT = 15000;
 var CV_FETCH_GIVE_UP_AFTER = 180000;

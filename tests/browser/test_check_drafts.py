@@ -15,7 +15,10 @@ from citeview.dumps.services import dump_ingest
 from citeview.review.models import Check
 from citeview.review.selectors import dump_check_items, item_version
 from citeview.review.services import check_save
+from citeview.snapshots.kept_passages import snapshot_passages_find
+from citeview.snapshots.models import Snapshot, SnapshotFetch
 from citeview.snapshots.services import snapshot_paste
+from citeview.snapshots.worker import snapshot_read_run
 from tests.browser.conftest import PASSWORD
 from tests.browser.test_check_queue import sign_in
 from tests.builders import sonar_object
@@ -118,6 +121,38 @@ def test_a_snapshot_pasted_after_deciding_keeps_the_verdict_quote_and_note(edito
     assert not dialogs
     page.goto(item)
     assert not page.locator("#cv-draft").is_visible()  # what is saved is no draft
+    assert not page.console_errors, page.console_errors
+
+
+READING = {"en-US": "Reading the uploaded page…", "ja-JP": "アップロードされたページを読み込んでいます…"}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_an_upload_read_by_a_worker_keeps_the_draft_while_the_panel_waits_and_once_it_is_read(
+    editor_tab, locale, database_queue
+):
+    """An upload is read by a worker (issue 42): the page comes back at once saying so, with the input
+    put back; once the worker has read it, the panel (asking how it stands) shows the passage, and the
+    input is still there."""
+    page = editor_tab(locale)
+    dump = _dump(page.user)
+    page.goto(f"/dumps/{dump.pk}/check/r0-c0/")
+    _decide(page)
+    page.click(".cv-snapshot-paste-fold > summary")
+    saved = {"name": "tokyo.txt", "mimeType": "text/plain", "buffer": PAGE_TEXT.encode()}
+    page.set_input_files(".cv-snapshot-upload input[type=file]", files=[saved])
+    with page.expect_navigation():
+        page.click(".cv-snapshot-upload button[type=submit]")
+    assert READING[locale] in page.inner_text(".cv-snapshot-fetching")
+    assert _form(page) == ("partial", "13.9 million", "数字が違う")
+    assert not Snapshot.objects.exists()  # waiting for a worker, none runs yet
+
+    reading = SnapshotFetch.objects.get()
+    assert snapshot_read_run(fetch_id=reading.pk) == "done"  # what the worker does
+    snapshot_passages_find(snapshot_id=Snapshot.objects.get().pk)
+    page.wait_for_selector(".cv-snapshot-passage", timeout=30_000)  # the panel asked, then reloaded
+    assert _form(page) == ("partial", "13.9 million", "数字が違う")
+    assert not page.locator(".cv-snapshot-fetching").count()
     assert not page.console_errors, page.console_errors
 
 

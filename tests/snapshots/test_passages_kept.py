@@ -22,6 +22,7 @@ from citeview.review.exports import shown_time
 from citeview.snapshots.kept_passages import snapshot_passages_find
 from citeview.snapshots.models import Snapshot, SnapshotPassage
 from citeview.snapshots.services import snapshot_paste
+from citeview.snapshots.worker import snapshot_read_run
 from tests.builders import sonar_object
 
 pytestmark = pytest.mark.django_db
@@ -140,7 +141,7 @@ def test_a_snapshot_of_another_page_leaves_the_figures_kept_of_a_dump_as_they_ar
 
 def test_the_passages_of_an_older_snapshot_are_not_looked_for(editor):
     stored(editor, "The average household in Tokyo has 1.9 people[1].", [TOKYO])
-    old, _ = snapshot_paste(url=TOKYO, text=PAGE, taken_by=editor)
+    old = snapshot_paste(url=TOKYO, text=PAGE, taken_by=editor).snapshot
     snapshot_paste(url=TOKYO, text=PAGE + "Updated.", taken_by=editor)
     SnapshotPassage.objects.filter(snapshot=old).delete()
     assert snapshot_passages_find(snapshot_id=old.pk) == 0
@@ -155,8 +156,9 @@ def test_the_same_text_pasted_again_is_one_snapshot_and_the_editor_is_told(edito
     assert Snapshot.objects.count() == 1
     assert "holds exactly this already" in page
     # Another editor pasting the same text is told who took it; the snapshot stays theirs.
-    again, new = snapshot_paste(url=TOKYO + "#top", text=PAGE, taken_by=second_editor)
-    assert not new and again.taken_by == editor and Snapshot.objects.count() == 1
+    again = snapshot_paste(url=TOKYO + "#top", text=PAGE, taken_by=second_editor)
+    assert again.state == "done" and again.task_id == ""  # nothing to read: no task queued
+    assert again.snapshot.taken_by == editor and Snapshot.objects.count() == 1
     # The same text for another page is that page's own snapshot.
     snapshot_paste(url=OSAKA, text=PAGE, taken_by=editor)
     assert Snapshot.objects.count() == 2
@@ -164,7 +166,7 @@ def test_the_same_text_pasted_again_is_one_snapshot_and_the_editor_is_told(edito
 
 def test_every_page_and_report_says_how_a_snapshot_was_taken_and_by_whom(editor_client, editor, reviewer, client):
     dump = stored(editor, "The average household in Tokyo has 1.9 people[1].", [TOKYO])
-    snapshot, _ = snapshot_paste(url=TOKYO, text=PAGE, taken_by=editor)
+    snapshot = snapshot_paste(url=TOKYO, text=PAGE, taken_by=editor).snapshot
     taken = shown_time(snapshot.taken_at.isoformat())
     said = f"pasted by hanako, {taken}"
     client.force_login(reviewer)
@@ -188,7 +190,9 @@ def test_a_long_finding_stops_in_time_and_queues_the_rest_behind_the_work_waitin
     from citeview.snapshots import kept_passages
 
     stored(editor, statements(5), [TOKYO])
-    snapshot, _ = snapshot_paste(url=TOKYO, text=PAGE, taken_by=editor)  # queued, not run
+    reading = snapshot_paste(url=TOKYO, text=PAGE, taken_by=editor)  # queued, not run
+    assert snapshot_read_run(fetch_id=reading.pk) == "done"  # the worker's reading: its finding is queued
+    snapshot = Snapshot.objects.get()
     monkeypatch.setattr(kept_passages, "PASSAGES_TASK_SECONDS", 0)
     monkeypatch.setattr(kept_passages, "_ROWS_WRITTEN_AT_ONCE", 2)
     queued = DBTaskResult.objects.filter(task_path="citeview.snapshots.tasks.find_passages")

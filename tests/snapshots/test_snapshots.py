@@ -55,8 +55,9 @@ def test_a_source_url_is_keyed_without_its_fragment_and_with_its_host_lowercased
 
 
 def test_a_pasted_snapshot_is_kept_in_the_blob_storage_and_shared_by_every_dump_citing_the_url(editor):
-    first, new = snapshot_paste(url=PAGE_URL + "#section", text="Tokyo had 13.9 million people.", taken_by=editor)
-    assert new
+    taken = snapshot_paste(url=PAGE_URL + "#section", text="Tokyo had 13.9 million people.", taken_by=editor)
+    first = taken.snapshot
+    assert (taken.state, taken.method, taken.content_sha256) == ("done", "paste", first.sha256)  # read by its task
     assert blob_read(first.sha256) == b"Tokyo had 13.9 million people."
     assert (first.method, first.content_type, first.taken_by, first.url) == (
         "paste",
@@ -64,8 +65,9 @@ def test_a_pasted_snapshot_is_kept_in_the_blob_storage_and_shared_by_every_dump_
         editor,
         PAGE_URL,
     )
-    assert first.requested_url == first.final_url == PAGE_URL + "#section"
-    newer, _new = snapshot_paste(url=PAGE_URL, text="Tokyo had 14.0 million people.", taken_by=editor)
+    assert first.requested_url == first.final_url == PAGE_URL
+    assert first.taken_at == taken.requested_at  # when it was sent, not when a worker read it
+    newer = snapshot_paste(url=PAGE_URL, text="Tokyo had 14.0 million people.", taken_by=editor).snapshot
     assert newest_snapshot(PAGE_URL + "#other") == newer  # several per URL over time: the newest is used
     assert newest_snapshots([PAGE_URL, "https://elsewhere.example/"]) == {PAGE_URL: newer}
     assert Snapshot.objects.count() == 2
@@ -260,12 +262,12 @@ def test_a_fetch_that_fails_in_an_unforeseen_way_ends_refused_with_its_kind(
     editor_client, editor, fetching, monkeypatch
 ):
     from citeview.dumps.blobs import BlobError
-    from citeview.snapshots import services
+    from citeview.snapshots import worker
 
     def storage_down(data: bytes) -> str:
         raise BlobError("the blob storage is unreachable")
 
-    monkeypatch.setattr(services, "blob_store", storage_down)
+    monkeypatch.setattr(worker, "blob_store", storage_down)
     with page_server({"/tokyo": html_route(POPULATION_PAGE)}) as base:
         dump = sonar_dump(editor, url=f"{base}/tokyo")
         page = take(editor_client, dump, take="fetch").content.decode()
