@@ -179,7 +179,7 @@ def test_a_malformed_rate_in_the_environment_stops_the_start_naming_it(monkeypat
     from citeview.settings import env_rate
 
     monkeypatch.setenv("CITEVIEW_API_RATE_TOKEN_WRITES", "60/min")
-    with pytest.raises(ImproperlyConfigured, match="^CITEVIEW_API_RATE_TOKEN_WRITES: An API rate is N/unit"):
+    with pytest.raises(ImproperlyConfigured, match=r"^CITEVIEW_API_RATE_TOKEN_WRITES: An API rate is N/unit"):
         env_rate("CITEVIEW_API_RATE_TOKEN_WRITES", "60/m")
 
 
