@@ -85,8 +85,9 @@ def _paths() -> dict[str, Any]:
                     "JSON Lines, or an event stream (send it as text/event-stream, application/x-ndjson or "
                     "text/plain). The same bytes stored before answer 200 with that dump; title and tags "
                     "are set only on a dump stored now. An editor's token or session is needed. A dump "
-                    f"larger than {settings.CITEVIEW_READ_IN_TASK_ABOVE:,} bytes (CITEVIEW_READ_IN_TASK_ABOVE) "
-                    "is stored at once and read by a worker: the answer is then 202 with the dump's url and "
+                    f"larger than {settings.CITEVIEW_READ_IN_TASK_ABOVE:,} bytes (CITEVIEW_READ_IN_TASK_ABOVE), "
+                    "and any dump carrying a PDF (a base64 document in its request, a fetched PDF), whatever "
+                    "its size, is stored at once and read by a worker: the answer is then 202 with the dump's url and "
                     "a status link to ask until its state is ready (or failed, with the error)."
                 ),
                 "parameters": [

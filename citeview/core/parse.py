@@ -18,7 +18,7 @@ from citeview.core.errors import DumpError, too_large_error
 from citeview.core.evidence.request_documents import RequestDocument, attached_documents, check_documents
 from citeview.core.framing import FramedDump, Unproven, read_dump, stream_dump
 from citeview.core.model import ParsedDump, Response
-from citeview.core.pdf import pdf_budget
+from citeview.core.pdf import is_pdf, may_hold_base64_pdf, pdf_budget
 from citeview.core.phrases import Phrase, phrase
 
 logger = logging.getLogger(__name__)
@@ -99,6 +99,19 @@ def parse_dump(
                 repaired_strings=framed.repaired_strings,
             )
     return ParsedDump(sha256, size, framed.framing, responses)
+
+
+def may_read_pdf(dump: bytes, request: Attachment | None = None) -> bool:
+    """Whether :func:`parse_dump` may read a PDF of this dump or of what is attached to it, told from
+    the bytes alone (linear in them, no JSON decoded): a document attached on its own that is a PDF, or
+    base64 that may encode one in the dump (a request's document, a fetched PDF) or in the attached
+    request. A "yes" may be wrong (it costs a read by a worker), a "no" is not for any PDF written whole
+    in one JSON string; a stream's pieces joined into one string are caught by ``pdf_reads_refused``."""
+    if may_hold_base64_pdf(dump):
+        return True
+    if isinstance(request, bytes):
+        return may_hold_base64_pdf(request)
+    return any(is_pdf(attached.data) for attached in request or ())
 
 
 SentRequest = dict[str, Any] | list[RequestDocument] | None

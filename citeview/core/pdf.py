@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -59,6 +60,42 @@ class PdfText:
 def is_pdf(data: bytes) -> bool:
     """Whether the bytes say they are a PDF (its header may follow a little junk, as readers allow)."""
     return b"%PDF-" in data[:1024]
+
+
+# What every base64 text of "%PDF-" holds, whichever of the three places in a 3-byte group the header
+# starts at ("JVBERi0" when it starts the bytes). None holds "/" or "+", so JSON's "\/" cannot split them.
+_BASE64_PDF_HEADERS = (b"JVBERi", b"VQREYt", b"lUERGL")
+# A JSON escape of an ASCII letter ("\u0041" for "A"), which all the header's spellings are made of: a
+# writer may spell base64 so, hiding the header. (Encoders that escape "<", ">", "&" or "=" do not count.)
+_ESCAPED_LETTER = re.compile(rb"\\u00(?:4[1-9a-fA-F]|5[0-9aA]|6[1-9a-fA-F]|7[0-9aA])")
+
+
+def may_hold_base64_pdf(text: bytes) -> bool:
+    """Whether JSON text may hold, in a string, the base64 of bytes that :func:`is_pdf` takes for a PDF:
+    it holds one of the header's base64 spellings, or a letter spelled as a JSON escape.
+    Linear in the bytes, and nothing is decoded; a "yes" may be wrong, a "no" never is for a string
+    written whole (a string a stream joins from pieces can split the header: see :func:`pdf_reads_refused`)."""
+    return any(header in text for header in _BASE64_PDF_HEADERS) or _ESCAPED_LETTER.search(text) is not None
+
+
+class PdfReadRefused(Exception):
+    """:func:`pdf_text` was asked to read a PDF within :func:`pdf_reads_refused`: the caller reads the
+    dump elsewhere (a web request gives it to a worker). Not a :class:`PdfUnreadable`, so no reader
+    takes it for an answer about the PDF."""
+
+
+_refused: ContextVar[bool] = ContextVar("citeview_pdf_reads_refused", default=False)
+
+
+@contextmanager
+def pdf_reads_refused() -> Iterator[None]:
+    """Within it, :func:`pdf_text` raises :class:`PdfReadRefused` rather than start a PDF's reading: how
+    a web request reads a small dump, sure that no PDF holds it up (a PDF is read by a worker)."""
+    token = _refused.set(True)
+    try:
+        yield
+    finally:
+        _refused.reset(token)
 
 
 @dataclass
@@ -111,7 +148,14 @@ def pdf_budget(seconds: float | None = None) -> Iterator[None]:
 def pdf_text(data: bytes, *, seconds: float | None = None, megabytes: int | None = None) -> PdfText:
     """Each page's text as pypdf extracts it, read in a child process held to ``seconds`` (at most
     what is left of a :func:`pdf_budget`; ``READ_SECONDS`` by default) and ``megabytes`` of memory
-    (``READ_MEGABYTES``). Raises :class:`PdfUnreadable`."""
+    (``READ_MEGABYTES``). Raises :class:`PdfUnreadable`, and :class:`PdfReadRefused` within
+    :func:`pdf_reads_refused`. Bytes that do not say they are a PDF (:func:`is_pdf`) are not read:
+    what is not a PDF is never given to pypdf, and a web request can tell from the bytes alone
+    (:func:`may_hold_base64_pdf`) whether a dump has a PDF to read."""
+    if not is_pdf(data):
+        raise PdfUnreadable(phrase("it is not a PDF: its first 1,024 bytes hold no PDF header (%PDF-)"))
+    if _refused.get():
+        raise PdfReadRefused
     limit = READ_SECONDS if seconds is None else seconds
     memory = READ_MEGABYTES if megabytes is None else megabytes
     budget = _budget.get()

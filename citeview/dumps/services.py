@@ -15,14 +15,16 @@ from django.utils import timezone
 
 from citeview.accounts import roles
 from citeview.core.errors import DumpError
-from citeview.core.parse import Attachment, DumpBytes
+from citeview.core.evidence.request_documents import check_attached_documents
+from citeview.core.parse import Attachment, DumpBytes, may_read_pdf
+from citeview.core.pdf import PdfReadRefused, pdf_reads_refused
 from citeview.core.phrases import phrase
 from citeview.dumps.blobs import blob_store
 from citeview.dumps.derived import derived_fields, fields_of_result, normalised_result
 from citeview.dumps.models import Assignment, AttachedDocument, Dump, EncodedJSON, ReadState, Tag
 from citeview.dumps.selectors import dump_read_pending
 from citeview.dumps.signals import dump_read_failed, dump_stored, result_written
-from citeview.dumps.tasks import read_dump
+from citeview.dumps.tasks import read_dump, read_dump_attached
 
 # The derived fields written as JSON encoded beforehand (``_encoded``): the large ones.
 ENCODED_FIELDS = ("rendered", "result")  # (in the order they are encoded: see ``_encoded``)
@@ -48,8 +50,11 @@ def dump_ingest(
     existing = Dump.objects.filter(sha256=sha256).first()
     if existing is not None:
         return _stored_already(existing, request, uploaded_by), False
-    in_task = len(raw) > settings.CITEVIEW_READ_IN_TASK_ABOVE
-    derived = _queued_fields(provider) if in_task else _encoded(derived_fields(raw, provider, request))
+    derived = None if read_by_a_worker(raw, request) else _derived_in_request(raw, provider, request)
+    in_task = derived is None
+    if derived is None:
+        _check_attachment(request)  # what the worker's reading would refuse, said now: nothing stored then
+        derived = _queued_fields(provider)
     user = uploaded_by if uploaded_by is not None and uploaded_by.is_authenticated else None
     # The bytes go to the blob storage first, outside the transaction: a row never names bytes that are
     # not stored, and the database holds only the names and what was read from them. So a queued dump's
@@ -79,6 +84,33 @@ def dump_ingest(
         pk = dump.pk
         transaction.on_commit(lambda: dump_stored.send(sender=Dump, pk=pk))
     return _written(dump), True
+
+
+def read_by_a_worker(raw: bytes, request: Attachment | None = None) -> bool:
+    """Whether a dump is read by a worker rather than in the web request: one larger than
+    ``CITEVIEW_READ_IN_TASK_ABOVE``, and one that may carry a PDF (a request's document, a fetched PDF,
+    one attached), whatever its size, as reading a dump's PDFs may take ``citeview.core.pdf.BUDGET_SECONDS``
+    (20 s): a web worker never waits on a PDF."""
+    return len(raw) > settings.CITEVIEW_READ_IN_TASK_ABOVE or may_read_pdf(raw, request)
+
+
+def _derived_in_request(raw: bytes, provider: str | None, request: Attachment | None) -> dict[str, Any] | None:
+    """The derived fields, read in the web request; None when the reading came to a PDF after all (one
+    that ``read_by_a_worker`` cannot see: a base64 text a stream joins from pieces), which no web
+    request reads: the dump is then read by a worker. Raises :class:`DumpError`."""
+    try:
+        with pdf_reads_refused():
+            return _encoded(derived_fields(raw, provider, request))
+    except PdfReadRefused:
+        return None
+
+
+def _check_attachment(request: Attachment | None) -> None:
+    """Raise the :class:`DumpError` a worker's reading would for the documents attached on their own (a
+    file neither text nor PDF), without reading their PDFs. (An attached request is checked when the
+    form or the API reads it: ``citeview.core.parse.read_attachment``.)"""
+    if request and not isinstance(request, bytes):
+        check_attached_documents(request)
 
 
 def _queued_fields(provider: str | None) -> dict[str, Any]:
@@ -255,10 +287,14 @@ def dump_attach_request(*, dump: Dump, request: Attachment, attached_by: User | 
     """Attach the request that produced a stored response (or the documents it sent), check its
     quotes against it, and record who attached it and when. A dump that has something attached keeps
     it; the dump is returned as stored. Raises ``PermissionDenied`` unless :func:`can_attach_request`
-    allows it."""
+    allows it. A dump that :func:`read_by_a_worker` with what is attached (a PDF to read) is read
+    again by a worker: it is returned not ready, and its pages show the progress meanwhile."""
     if not can_attach_request(attached_by, dump):
         raise PermissionDenied("Only the dump's uploader or staff may attach a request to it.")
-    derived = _encoded(derived_fields(dump.raw, None, request))
+    raw = dump.raw
+    derived = None if read_by_a_worker(raw, request) else _derived_in_request(raw, None, request)
+    if derived is None:
+        return _attach_for_a_worker(dump, request, attached_by)
     attachment = {**_attached_fields(request, attached_by, derived["derived_at"]), **derived}
     documents = _documents(request)
     with transaction.atomic():
@@ -270,6 +306,23 @@ def dump_attach_request(*, dump: Dump, request: Attachment, attached_by: User | 
     _result_written(dump.pk, derived)
     for name, value in attachment.items():
         setattr(dump, name, value)
+    return _written(dump)
+
+
+def _attach_for_a_worker(dump: Dump, request: Attachment, attached_by: User | AnonymousUser | None) -> Dump:
+    """What is attached stored now, and the dump queued to be read again with it by a worker (in the
+    same commit: the worker reads what is attached). A document that is neither text nor a PDF is said
+    now, and nothing is attached; the first of two attachments at once is kept, as in the request."""
+    _check_attachment(request)
+    attachment = _attached_fields(request, attached_by, timezone.now())
+    documents = _documents(request)
+    with transaction.atomic():
+        unattached = Dump.objects.filter(pk=dump.pk, request_sha256="", request_attached_at__isnull=True)
+        if not unattached.update(**attachment):
+            return Dump.objects.get(pk=dump.pk)
+        _store_documents(dump, documents)
+        dump_queue_read(dump=dump, task=read_dump_attached, again=True)
+    dump.refresh_from_db()  # the state, and (had the task run at once) what it read
     return _written(dump)
 
 

@@ -31,6 +31,19 @@ def read_dump(context: TaskContext[Any, Any], dump_id: int) -> str:
     return state
 
 
+@task(takes_context=True)
+def read_dump_attached(context: TaskContext[Any, Any], dump_id: int) -> str:
+    """Read a stored dump again with the request (or documents) just attached to it, when that reading
+    may read a PDF (``citeview.dumps.services.dump_attach_request``); returns the dump's state
+    afterwards. The dump is not new: nothing says it was stored."""
+    from citeview.dumps.services import dump_read_begin, dump_read_stored
+
+    if not dump_read_begin(pk=dump_id, task_id=str(context.task_result.id)):
+        return "ready"  # read already (this is a second run) or gone
+    _pause_for_tests()
+    return dump_read_stored(pk=dump_id)
+
+
 @task
 def import_piece(import_id: int, start: int, stop: int) -> int:
     """Store the entries ``start`` to ``stop`` (counted from 0) of a bulk import; returns how many it

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import Count, F, Subquery
 
 from citeview.accounts import roles
+from citeview.core.pdf import PdfReadRefused, pdf_reads_refused
 from citeview.core.review.items import CheckItem, check_items
 from citeview.dumps.models import Assignment, Dump, ReadState
 from citeview.dumps.selectors import dump_result_is_current, dumps_outdated
@@ -22,6 +23,7 @@ from citeview.dumps.services import (
     dump_read_begin,
     dump_read_stored,
     dump_refresh_result,
+    read_by_a_worker,
 )
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
 from citeview.review.selectors import (
@@ -495,16 +497,21 @@ def dump_refresh_if_stale(*, dump: Dump) -> Dump:
 
     Every page, API view and export that shows a dump's result calls this after reading the dump, so the
     first view after a deploy shows what ``refresh_dumps`` has not rebuilt yet. The list shows what is stored.
-    A dump too large to read in a request (``CITEVIEW_READ_IN_TASK_ABOVE``) is read again by a worker
-    instead, as a new one is: it comes back not ready, and its pages show the progress meanwhile.
+    A dump that a worker would read if it were stored now (too large to read in a request, or carrying
+    a PDF: ``citeview.dumps.services.read_by_a_worker``) is read again by a worker instead, as a new one
+    is: it comes back not ready, and its pages show the progress meanwhile.
     """
     if dump_result_is_current(dump):
         return dump
-    if dump.size > settings.CITEVIEW_READ_IN_TASK_ABOVE:
-        dump_queue_read(dump=dump, task=read_dump_again, again=True)
-        dump.refresh_from_db()  # the state, and (had the task run at once) what it read
-        return dump
-    return dump_refresh(dump=dump)
+    if not (dump.size > settings.CITEVIEW_READ_IN_TASK_ABOVE or read_by_a_worker(dump.raw, dump.attachment())):
+        try:
+            with pdf_reads_refused():  # a PDF read_by_a_worker cannot see: read by a worker too
+                return dump_refresh(dump=dump)
+        except PdfReadRefused:
+            pass
+    dump_queue_read(dump=dump, task=read_dump_again, again=True)
+    dump.refresh_from_db()  # the state, and (had the task run at once) what it read
+    return dump
 
 
 def dump_read_again_stored(*, pk: int, task_id: str) -> str:

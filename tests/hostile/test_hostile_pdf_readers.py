@@ -27,6 +27,7 @@ from citeview.dumps.models import Dump
 from tests.conftest import PROJECT_DIR, SHARED_FIXTURES
 from tests.core.pdfs import pdf_form_bomb
 from tests.documents import REPORT_PAGES, claude_answer, page_citation, pdf_of
+from tests.tasks.test_reading import run_the_queue
 
 LIMIT = 2  # seconds each read is given here
 MARGIN = 8  # the forkserver's first start and a loaded 2-core machine
@@ -177,25 +178,37 @@ def test_a_pdf_read_within_the_limits_gives_what_it_gave_in_the_process():
 
 @pytest.mark.django_db
 @pytest.mark.timeout(LIMIT + MARGIN + 30)  # not in a thread (the database is this thread's): the run's own guard
-def test_an_upload_sending_a_form_bomb_answers_within_the_limit_and_its_pages_read_no_pdf_again(
-    client, editor, short_limit, monkeypatch
+def test_an_upload_sending_a_form_bomb_starts_no_reader_in_the_request_and_its_pages_read_no_pdf_again(
+    client, editor, short_limit, monkeypatch, database_queue
 ):
+    """The web request stores the bytes and answers at once, never starting the child that reads a PDF
+    (a bomb would hold a web worker for the dump's whole budget, 20 s); a worker reads it."""
     client.force_login(editor)
     answer = SimpleUploadedFile("answer.json", claude_answer(page_citation(QUOTE, 1, 2, index=0)))
     bomb = SimpleUploadedFile("bomb.pdf", pdf_form_bomb(), content_type="application/pdf")
-    start = time.monotonic()
-    response = client.post("/", {"file": answer, "request_file": [bomb]})
-    assert response.status_code == 302 and time.monotonic() - start < LIMIT + MARGIN
-    dump = Dump.objects.get()
+    starts: list[str] = []
 
     def no_child(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("a page read a PDF again: what the dump's reading found is kept")
+        starts.append("a PDF reader's child")
+        raise AssertionError("the web request started a PDF reader's child")
 
     monkeypatch.setattr(pdf, "run_limited", no_child, raising=False)  # every PDF reader's one way to its child
+    monkeypatch.setattr(extract, "run_limited", no_child, raising=False)
+    start = time.monotonic()
+    response = client.post("/", {"file": answer, "request_file": [bomb]})
+    assert response.status_code == 302 and time.monotonic() - start < MARGIN
+    assert starts == []
+    dump = Dump.objects.get()
+    assert dump.read_state == "queued" and "waiting for a worker" in client.get(dump.get_absolute_url()).text
+    monkeypatch.undo()
+    monkeypatch.setattr(pdf, "READ_SECONDS", LIMIT)
+    run_the_queue()  # the worker reads the bomb, within its limit
+    monkeypatch.setattr(pdf, "run_limited", no_child, raising=False)
     monkeypatch.setattr(extract, "run_limited", no_child, raising=False)
     page = client.get(dump.get_absolute_url())
     assert page.status_code == 200 and "bomb.pdf" in page.content.decode()
     assert client.get(f"/dumps/{dump.pk}/check/", follow=True).status_code == 200
+    assert starts == []  # the pages read no PDF again: what the dump's reading found is kept
 
 
 # --- no other way in ----------------------------------------------------------------------------

@@ -109,20 +109,31 @@ def attached_documents(files: Sequence[AttachedFile]) -> list[RequestDocument]:
         if is_pdf(attached.data):
             documents.append(pdf_document(key, None, attached.data, filename=name))
             continue
-        try:
-            text = attached.data.decode("utf-8-sig")  # an editor's BOM is no part of what was sent
-        except UnicodeDecodeError:
-            raise DumpError(
-                "invalid_request",
-                phrase(
-                    "Document {number} ({name}) is neither UTF-8 text nor a PDF. Attach a document as plain text "
-                    "(.txt, UTF-8) or as a PDF, or attach the whole request as JSON.",
-                    number=index,
-                    name=attached.name or "—",
-                ),
-            ) from None
-        documents.append(RequestDocument(key, None, "text", text=text, filename=name))
+        documents.append(RequestDocument(key, None, "text", text=_document_text(index, attached), filename=name))
     return documents
+
+
+def check_attached_documents(files: Sequence[AttachedFile]) -> None:
+    """Raise the :class:`DumpError` that :func:`attached_documents` would for these files, without
+    reading their PDFs: so a reading left to a worker is refused now, where the reviewer sees why."""
+    for index, attached in enumerate(files):
+        if not is_pdf(attached.data):
+            _document_text(index, attached)
+
+
+def _document_text(index: int, attached: AttachedFile) -> str:
+    try:
+        return attached.data.decode("utf-8-sig")  # an editor's BOM is no part of what was sent
+    except UnicodeDecodeError:
+        raise DumpError(
+            "invalid_request",
+            phrase(
+                "Document {number} ({name}) is neither UTF-8 text nor a PDF. Attach a document as plain text "
+                "(.txt, UTF-8) or as a PDF, or attach the whole request as JSON.",
+                number=index,
+                name=attached.name or "—",
+            ),
+        ) from None
 
 
 def decoded_base64(encoded: str) -> bytes | None:
