@@ -16,6 +16,7 @@ from django.tasks import TaskResultStatus
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
+from citeview.core import limited
 from citeview.core.evidence import extract, isolated
 from citeview.dumps.blobs import blob_read
 from citeview.dumps.services import dump_ingest
@@ -106,8 +107,10 @@ def test_the_web_request_never_parses_a_page(editor_client, dump, database_queue
         (worker, "extract_text_bounded"),
         (isolated, "extract_text_bounded"),
         (extract, "extract_text"),
-        (extract, "extract_html"),
-        (extract, "extract_pdf"),
+        (extract, "_read_in_process"),
+        (extract, "_extract_html"),
+        (extract, "_extract_pdf"),
+        (limited, "run_limited"),
         (pypdf, "PdfReader"),
         (trafilatura, "extract"),
     ]:

@@ -14,6 +14,7 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import translation
 
+from citeview.dumps.services import dump_ingest
 from citeview.webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint
 from citeview.webhooks.services import deliveries_queue, webhook_delivery_attempt
 from citeview.webhooks.tasks import deliver_webhook
@@ -54,13 +55,15 @@ def waiting(made: WebhookEndpoint) -> list[int]:
 
 
 def test_sixty_saves_through_the_api_with_three_endpoints_leave_at_most_the_cap_waiting_for_each(
+    editor,
     editor_api,  # noqa: F811
     database_queue,
     capped,
 ):
     endpoints = [endpoint(f"https://hooks{n}.example/citeview") for n in range(3)]
-    stored = editor_api.generic("POST", "/api/dumps", own_fixture("claude-ja-documents-exchange.json"))
-    url = f"/api/dumps/{stored.json()['id']}/checks"
+    # Stored beforehand: the 60 saves are a minute's writes of one token (CITEVIEW_API_RATE_TOKEN_WRITES).
+    stored = dump_ingest(raw=own_fixture("claude-ja-documents-exchange.json"), uploaded_by=editor)[0]
+    url = f"/api/dumps/{stored.pk}/checks"
     item = next(i for i in editor_api.get(url).json()["items"] if i["kind"] == "citation")
     answers = [
         editor_api.post(
