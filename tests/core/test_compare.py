@@ -564,6 +564,19 @@ def test_comparing_a_long_text_costs_in_proportion_to_it():
     assert not comparison.differs and len(comparison.claim) == 48_000
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["1" + " " * 40_000 + "x", "1" + " " * 40_000 + "%", "not " * 10_000, "1" + "\n" * 40_000 + "年"],
+    ids=["digit, spaces, x", "digit, spaces, %", "not x 10,000", "digit, newlines, 年"],
+)
+def test_the_attackers_texts_compare_in_a_fraction_of_a_second(text):
+    """Issue 42: each took 8 to 12 s in ``compare``; a second is the bound here, with room for a loaded machine."""
+    start = time.process_time()
+    compare(text, "The ceremony was attended by 5% of members in 2024.")
+    compare("The ceremony was not attended in 2024.", text)
+    assert time.process_time() - start < 1
+
+
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 

@@ -37,7 +37,10 @@ _AUTOLINK = re.compile(r"<https?://[^>]*>")
 _BLOCK_MARK = re.compile(r"^\s*(?:[-*+>]|#{1,6}|\d{1,9}[.)])\s+")
 # An inline citation as OpenAI's web search writes it, "… rose 3% ([reuters.com](https://…)).": a link
 # in parentheses that stands for its source, not words of the claim.
-_CITATION_LINK = re.compile(r"[ \t]*\(\[[^\]\n]*\]\([^)\n]*\)\)")
+# Its spaces are read from where their run starts, and neither its words nor its address run into the
+# next "[" (where another link would start): each place a search tries reads up to that, not to the line's
+# end, so a line of 10,000 "([" takes one pass, not 10,000.
+_CITATION_LINK = re.compile(r"(?:(?<![ \t])[ \t]*)?\(\[[^\][\n]*\]\([^)[\n]*\)\)")
 
 
 def evidence_rows(
