@@ -76,6 +76,13 @@ Label = Literal["differs", "not_stated", "agree"]
 # The outcomes that need an editor's attention; "not stated" is information.
 ATTENTION: frozenset[str] = frozenset({"differs", "negation_differs"})
 KINDS: tuple[Kind, ...] = ("date", "figure", "qualifier", "negation")
+# The comparison reads at most this many characters of each text it is given (a claim, a quote, a
+# snippet, a passage): past them nothing is compared, and the pages that show the comparison say so
+# (``Comparison.cut``). Claims (1,000), passages found in a snapshot (a few sentences of 300) and what
+# the viewer shows of a long source (2,000) are shorter; a provider's quote or a span citation's claim
+# may be longer. Every pattern here reads in linear time (tests/test_regex_linear.py): the ceiling
+# bounds what a pattern added later costs, should one not.
+MAX_COMPARED_CHARS = 10_000
 
 
 def _word_set(words: str) -> frozenset[str]:
@@ -446,6 +453,7 @@ class Reading:
     scopes: tuple[tuple[Finding, tuple[str, ...], bool], ...]  # each negation, what it negates, English?
     sentence_ends: tuple[int, ...]  # where each sentence ends
     sentence_words: tuple[frozenset[str], ...]  # what each is about: its words, and its figures' values
+    cut: bool = False  # the text given was longer than MAX_COMPARED_CHARS: ``text`` is its beginning
 
     def context(self, finding: Finding) -> frozenset[str]:
         """The words of the sentence ``finding`` stands in."""
@@ -458,6 +466,9 @@ class Comparison:
     claim: tuple[Finding, ...]
     passage: tuple[Finding, ...]
     hints: tuple[Hint, ...] = field(default=())
+    # The claim or the evidence is longer than MAX_COMPARED_CHARS: their first MAX_COMPARED_CHARS
+    # characters were compared, nothing after.
+    cut: bool = False
 
     @property
     def differs(self) -> bool:
@@ -503,6 +514,7 @@ class Comparison:
             "hints": [hint.to_json() for hint in self.hints],
             "label": self.label,
             "differs": self.differs,
+            "cut": self.cut,
         }
 
 
@@ -513,6 +525,9 @@ def compare(claim: str, passage: str) -> Comparison:
 
 
 def read(text: str) -> Reading:
+    """What ``compare`` needs of ``text``: of its first MAX_COMPARED_CHARS characters only."""
+    cut = len(text) > MAX_COMPARED_CHARS
+    text = text[:MAX_COMPARED_CHARS]
     found = findings(text)
     plain = folded(text)
     negations = [f for f in found if f.kind == "negation"]
@@ -526,7 +541,7 @@ def read(text: str) -> Reading:
         frozenset(_context_words(plain[start:end]) | more) for (start, end), more in zip(sentences, values, strict=True)
     )
     scopes = tuple(_scopes(plain, negations))
-    return Reading(text, found, _asserted_words(plain, negations), scopes, tuple(ends), about)
+    return Reading(text, found, _asserted_words(plain, negations), scopes, tuple(ends), about, cut)
 
 
 def compare_readings(claim: Reading, passage: Reading) -> Comparison:
@@ -538,11 +553,13 @@ def compare_readings(claim: Reading, passage: Reading) -> Comparison:
     ]
     order = {kind: n for n, kind in enumerate(KINDS)}
     hints.sort(key=lambda hint: (order[hint.kind], hint.claim[0].start if hint.claim else 0))
-    return Comparison(claim.findings, passage.findings, tuple(hints))
+    return Comparison(claim.findings, passage.findings, tuple(hints), claim.cut or passage.cut)
 
 
 def findings(text: str) -> tuple[Finding, ...]:
-    """The dates, figures, qualifiers and negations of ``text``, in text order."""
+    """The dates, figures, qualifiers and negations of ``text``, in text order: of its first
+    MAX_COMPARED_CHARS characters."""
+    text = text[:MAX_COMPARED_CHARS]
     plain = folded(text)
     dates = list(_dates(text, plain))
     taken = sorted((d.start, d.end) for d in dates)

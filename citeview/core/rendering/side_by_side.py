@@ -10,7 +10,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citeview.core.evidence.compare import Comparison, Finding, Reading, compare_readings, mark_findings, read
+from citeview.core.evidence.compare import (
+    MAX_COMPARED_CHARS,
+    Comparison,
+    Finding,
+    Reading,
+    compare_readings,
+    mark_findings,
+    read,
+)
 from citeview.core.evidence.held import HeldEvidence, held_evidence
 from citeview.core.evidence.passages import best_passage, passage_fragment_url
 from citeview.core.links import is_safe_http_url, text_fragment_url, url_domain
@@ -182,11 +190,19 @@ def _claim_marks(comparisons: list[Comparison]) -> list[Finding]:
 
 
 def hint_words(comparison: Comparison) -> list[dict[str, str]]:
-    """The comparison's findings as the chips show them: each outcome and kind once, in order."""
+    """The comparison's findings as the chips show them: each outcome and kind once, in order; last,
+    when a text was longer than the comparison reads, how much of it was compared (outcome ``cut``)."""
     seen: dict[tuple[str, str], None] = {}
     for hint in comparison.hints:
         seen.setdefault((hint.outcome, hint.kind), None)
-    return [{"outcome": outcome, "kind": kind} for outcome, kind in seen]
+    words = [{"outcome": outcome, "kind": kind} for outcome, kind in seen]
+    if comparison.cut:
+        words.append(dict(CUT_HINT))
+    return words
+
+
+# The chip of a comparison that read only the first MAX_COMPARED_CHARS characters of a text.
+CUT_HINT = {"outcome": "cut", "kind": "", "chars": f"{MAX_COMPARED_CHARS:,}"}
 
 
 class EvidenceReading:
