@@ -28,7 +28,8 @@ SEED = "agent-seed-incomplete.sse"  # four items: [2] with two URLs, [9], and [8
 # offers, who is assigned and who has judged an item.)
 LIST_COLD, LIST_WARM = 36, 8
 VIEWER_COLD, VIEWER_WARM = 18, 6
-CHECK_PAGE = 24
+# The check page reads its items' flags and hints, kept since its first view (issue 42), in one query.
+CHECK_PAGE = 25
 # A batch's page with its pieces kept: the viewer's warm queries but the kept body, whether the rows
 # are current, the checks per response, and the navigator and response kept.
 BATCH_WARM = 10

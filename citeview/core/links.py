@@ -48,7 +48,9 @@ def url_domain(url: str | None) -> str | None:
     return host.removeprefix("www.") or None
 
 
-_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
+# The spaces before an ellipsis are read from where their run starts: a search (``split``) that began
+# again at each place of a long run of spaces would read the rest of it each time.
+_ELLIPSIS = re.compile(r"(?:(?<!\s)\s*)?(?:\.\.\.|…)\s*")
 
 
 def text_fragment_url(url: str, cited_text: str) -> str:

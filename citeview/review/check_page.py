@@ -10,6 +10,8 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
+from django.core.cache import cache
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -21,7 +23,8 @@ from citeview.core.rendering.plain import plain_text
 from citeview.core.rendering.shortening import shortened
 from citeview.core.rendering.side_by_side import hint_words
 from citeview.core.review.final import disagrees
-from citeview.core.review.items import CUT_OFF, CheckItem, item_comparison, item_flags
+from citeview.core.review.items import CUT_OFF, CheckItem, item_flags_and_comparisons
+from citeview.core.version import RESULT_VERSION
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import UNASSIGNED
 from citeview.dumps.viewer_body import rendered_answers
@@ -142,7 +145,7 @@ def check_page(
     is_editor = roles.can_record(request.user)
     done = finished_keys(dump, request.user)
     others, hidden = _others(dump, item, request.user)
-    flags = item_flags(dump.result["responses"], items)
+    flags, hints = kept_item_evidence(dump, items)
     show = shown_filter(request)
     # What every editor recorded, as far as the user may read it (blind first), for the list and this item.
     readable = _Readable(
@@ -156,7 +159,7 @@ def check_page(
         item=item,
         statement_text=plain_text(item.statement.text),
         flags=flags.get(item.key, []),
-        item_hints=hint_words(comparison) if (comparison := item_comparison(dump.result["responses"], item)) else [],
+        item_hints=hints.get(item.key, []),
         position=position + 1,
         item_count=len(items),
         previous_url=item_url(dump, items[position - 1], show) if position > 0 else None,
@@ -193,6 +196,28 @@ def check_page(
         unassigned=unassigned_offer() if all_done and next_dump is None else None,
         not_blind=is_editor and reads_every_verdict(request.user, dump),
     )
+
+
+# What the page reads from the dump's text for its items, kept while the dump's result is the same.
+ITEM_EVIDENCE_CACHE_SECONDS = 24 * 60 * 60
+
+
+def kept_item_evidence(dump: Dump, items: list[CheckItem]) -> tuple[dict[str, list[str]], dict[str, list[Any]]]:
+    """Per item, its flags (``item_flags``) and the hints of its claim against its evidence (the chips
+    beside the claim): every citation item's comparison, made on the dump's first check page and kept,
+    as the report keeps its passages, not made again on every view. Kept by what they are made from:
+    the dump's result (``derived_at`` moves when it is rebuilt, with the core's code: RESULT_VERSION)
+    and how many items it offers."""
+    key = (
+        f"citeview:check-evidence:{dump.pk}:{dump.sha256}:{dump.derived_at.isoformat()}:"
+        f"{RESULT_VERSION[:16]}:{settings.CITEVIEW_MAX_ITEMS_PER_DUMP}"
+    )
+    kept: tuple[dict[str, list[str]], dict[str, list[Any]]] | None = cache.get(key)
+    if kept is None:
+        flags, comparisons = item_flags_and_comparisons(dump.result["responses"], items)
+        kept = flags, {item_key: hint_words(comparison) for item_key, comparison in comparisons.items()}
+        cache.set(key, kept, ITEM_EVIDENCE_CACHE_SECONDS)
+    return kept
 
 
 @dataclass(frozen=True)

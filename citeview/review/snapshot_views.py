@@ -21,6 +21,7 @@ from citeview.core.evidence.page_copies import copies_compared, model_copy_sente
 from citeview.core.evidence.passages import Passage, passage_fragment_url, passages_of_claims
 from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import phrase_text
+from citeview.core.rendering.side_by_side import CUT_HINT
 from citeview.core.review.items import CheckItem
 from citeview.core.review.report import snapshot_provenance
 from citeview.dumps.models import Dump
@@ -171,7 +172,7 @@ def _hints(found: PassageFound) -> list[dict[str, Any]]:
             "passage": [f.text for f in hint.passage],
         }
         for hint in found.comparison.hints
-    ]
+    ] + ([{"hints": [dict(CUT_HINT)], "claim": [], "passage": []}] if found.comparison.cut else [])
 
 
 def _fetch_view(fetch: SnapshotFetch | None, snapshot: Snapshot | None) -> dict[str, Any] | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from citeview.core.evidence.compare import compare, findings, mark_findings
+from citeview.core.evidence.compare import MAX_COMPARED_CHARS, compare, findings, mark_findings
 from citeview.core.numbers import folded, mark_numbers_in_html, number_value, number_values
 from citeview.core.rendering.side_by_side import evidence_rows
 
@@ -561,7 +561,32 @@ def test_comparing_a_long_text_costs_in_proportion_to_it():
     start = time.process_time()
     comparison = compare(text, text)
     assert time.process_time() - start < 3  # about 1 s of CPU time on the development machine
-    assert not comparison.differs and len(comparison.claim) == 48_000
+    # Only the first MAX_COMPARED_CHARS characters are compared, and the comparison says so.
+    assert not comparison.differs and comparison.cut
+    assert len(comparison.claim) == len(findings(text[:MAX_COMPARED_CHARS])) == 1_875
+
+
+def test_text_past_the_ceiling_is_not_compared_and_the_comparison_says_so():
+    padding = "あ" * (MAX_COMPARED_CHARS - len("2023年"))
+    within, past = padding + "2023年", padding + "。" * 5 + "2023年"  # the year at the ceiling, and past it
+    assert len(within) == MAX_COMPARED_CHARS and len(past) == MAX_COMPARED_CHARS + 5
+    assert compare("2024年に開業した。", within).differs and not compare("2024年に開業した。", within).cut
+    beyond = compare("2024年に開業した。", past)
+    assert not beyond.differs and beyond.cut and beyond.label == "not_stated"
+    assert compare(past, "2024年").cut and compare(past, "2024年").to_json()["cut"] is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1" + " " * 40_000 + "x", "1" + " " * 40_000 + "%", "not " * 10_000, "1" + "\n" * 40_000 + "年"],
+    ids=["digit, spaces, x", "digit, spaces, %", "not x 10,000", "digit, newlines, 年"],
+)
+def test_the_attackers_texts_compare_in_a_fraction_of_a_second(text):
+    """Issue 42: each took 8 to 12 s in ``compare``; a second is the bound here, with room for a loaded machine."""
+    start = time.process_time()
+    compare(text, "The ceremony was attended by 5% of members in 2024.")
+    compare("The ceremony was not attended in 2024.", text)
+    assert time.process_time() - start < 1
 
 
 from hypothesis import given, settings  # noqa: E402

@@ -76,6 +76,13 @@ Label = Literal["differs", "not_stated", "agree"]
 # The outcomes that need an editor's attention; "not stated" is information.
 ATTENTION: frozenset[str] = frozenset({"differs", "negation_differs"})
 KINDS: tuple[Kind, ...] = ("date", "figure", "qualifier", "negation")
+# The comparison reads at most this many characters of each text it is given (a claim, a quote, a
+# snippet, a passage): past them nothing is compared, and the pages that show the comparison say so
+# (``Comparison.cut``). Claims (1,000), passages found in a snapshot (a few sentences of 300) and what
+# the viewer shows of a long source (2,000) are shorter; a provider's quote or a span citation's claim
+# may be longer. Every pattern here reads in linear time (tests/test_regex_linear.py): the ceiling
+# bounds what a pattern added later costs, should one not.
+MAX_COMPARED_CHARS = 10_000
 
 
 def _word_set(words: str) -> frozenset[str]:
@@ -108,7 +115,8 @@ _PERIOD_PATTERNS = [
 ]
 _PERIOD = re.compile("|".join(f"(?:{pattern})" for pattern in _PERIOD_PATTERNS), re.I)
 # Most texts name no period: the patterns above are tried only on those that might.
-_MAYBE_PERIOD = re.compile(r"月期|\d\s*月?\s*[〜～~-]\s*\d{1,2}\s*月|[QH][1-4]|quarter|half", re.I)
+# Possessive runs of spaces: "1" and 40,000 spaces was 40,000 tries of the two runs' every split.
+_MAYBE_PERIOD = re.compile(r"月期|\d\s*+(?:月\s*+)?[〜～~-]\s*+\d{1,2}\s*+月|[QH][1-4]|quarter|half", re.I)
 _DATE_PATTERNS = [
     # the 1990s, mid-1990s, 1990年代: a decade
     r"(?<![\d.])(?P<decade>(?:1[89]|20)\d)0(?:['’]?s(?![A-Za-z])|\s*年代)",
@@ -172,11 +180,13 @@ _ZONES = {"UTC": (0,), "GMT": (0,), "Z": (0,), "EDT": (-4,), "EST": (-5,), "ET":
           "CDT": (-5,), "CT": (-6, -5), "Central": (-6, -5), "MDT": (-6,), "MST": (-7,), "MT": (-7, -6),
           "Mountain": (-7, -6), "PDT": (-7,), "PST": (-8,), "PT": (-8, -7), "Pacific": (-8, -7), "JST": (9,),
           "BST": (1,), "CET": (1,), "CEST": (2,)}  # fmt: skip
+# Each pattern read at a figure's end (``match``) starts after a non-space, as a figure ends: a search
+# that started inside a run of spaces would read the run again from each of its places.
 _ZONE = re.compile(
-    r"\s*\(?(?P<zone>" + "|".join(sorted(_ZONES, key=len, reverse=True)) + r")(?![A-Za-z])"
+    r"(?<!\s)\s*\(?(?P<zone>" + "|".join(sorted(_ZONES, key=len, reverse=True)) + r")(?![A-Za-z])"
     r"(?:\s?(?P<offset>[+-]\d{1,2})(?::?00)?(?!\d))?"
 )
-_SCALE = re.compile(r"\s*(百万|千万|万|億|兆|千|割)|\s*(thousand|million|billion|trillion|bn)\b", re.I)
+_SCALE = re.compile(r"(?<!\s)(?:\s*(百万|千万|万|億|兆|千|割)|\s*(thousand|million|billion|trillion|bn)\b)", re.I)
 _COMPOSITE_PART = re.compile(r"(\d[\d,.]*)\s*(兆|億|万|千)?")
 _CODE = re.compile(r"(?<![\d-])\d+(?:-\d+){2,}(?![\d-])")  # 1-1-2, 03-1234-5678: a number to dial, not figures
 _NUMBER_WORDS = {
@@ -314,7 +324,7 @@ def _words(words: Iterable[str]) -> str:
 # A word before a figure is looked for just before each figure (figures are few, positions many); a
 # word after one, where a figure ends.
 _QUALIFIER_BEFORE = re.compile(
-    r"\s*(?:\$SU|[$€£¥￥])?\s*(?P<before>"
+    r"(?<!\s)\s*+(?:(?:\$SU|[$€£¥￥])\s*+)?(?P<before>"
     + "|".join(re.escape(w[::-1]).replace(r"\ ", r"\s+") for w in sorted(_BEFORE_FIGURE, key=len, reverse=True))
     + ")",
     re.I,
@@ -390,6 +400,9 @@ _EN_STOP = _word_set(
 # How many content words after an English negation make what it negates ("aren't expecting a rate
 # cut": expecting, rate, cut), and how many nouns before a Japanese one (値上げは行わない: 値上, 行).
 _EN_SCOPE, _JA_SCOPE = 3, 2
+# An English negation's words are looked for in the next this many characters of its clause at most:
+# 10,000 "not " in one clause read the rest of the clause after each one (12 s for one comparison).
+_EN_SCOPE_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -440,6 +453,7 @@ class Reading:
     scopes: tuple[tuple[Finding, tuple[str, ...], bool], ...]  # each negation, what it negates, English?
     sentence_ends: tuple[int, ...]  # where each sentence ends
     sentence_words: tuple[frozenset[str], ...]  # what each is about: its words, and its figures' values
+    cut: bool = False  # the text given was longer than MAX_COMPARED_CHARS: ``text`` is its beginning
 
     def context(self, finding: Finding) -> frozenset[str]:
         """The words of the sentence ``finding`` stands in."""
@@ -452,6 +466,9 @@ class Comparison:
     claim: tuple[Finding, ...]
     passage: tuple[Finding, ...]
     hints: tuple[Hint, ...] = field(default=())
+    # The claim or the evidence is longer than MAX_COMPARED_CHARS: their first MAX_COMPARED_CHARS
+    # characters were compared, nothing after.
+    cut: bool = False
 
     @property
     def differs(self) -> bool:
@@ -497,6 +514,7 @@ class Comparison:
             "hints": [hint.to_json() for hint in self.hints],
             "label": self.label,
             "differs": self.differs,
+            "cut": self.cut,
         }
 
 
@@ -507,6 +525,9 @@ def compare(claim: str, passage: str) -> Comparison:
 
 
 def read(text: str) -> Reading:
+    """What ``compare`` needs of ``text``: of its first MAX_COMPARED_CHARS characters only."""
+    cut = len(text) > MAX_COMPARED_CHARS
+    text = text[:MAX_COMPARED_CHARS]
     found = findings(text)
     plain = folded(text)
     negations = [f for f in found if f.kind == "negation"]
@@ -519,7 +540,8 @@ def read(text: str) -> Reading:
     about = tuple(
         frozenset(_context_words(plain[start:end]) | more) for (start, end), more in zip(sentences, values, strict=True)
     )
-    return Reading(text, found, _asserted_words(plain, negations), tuple(_scopes(plain, negations)), tuple(ends), about)
+    scopes = tuple(_scopes(plain, negations))
+    return Reading(text, found, _asserted_words(plain, negations), scopes, tuple(ends), about, cut)
 
 
 def compare_readings(claim: Reading, passage: Reading) -> Comparison:
@@ -531,11 +553,13 @@ def compare_readings(claim: Reading, passage: Reading) -> Comparison:
     ]
     order = {kind: n for n, kind in enumerate(KINDS)}
     hints.sort(key=lambda hint: (order[hint.kind], hint.claim[0].start if hint.claim else 0))
-    return Comparison(claim.findings, passage.findings, tuple(hints))
+    return Comparison(claim.findings, passage.findings, tuple(hints), claim.cut or passage.cut)
 
 
 def findings(text: str) -> tuple[Finding, ...]:
-    """The dates, figures, qualifiers and negations of ``text``, in text order."""
+    """The dates, figures, qualifiers and negations of ``text``, in text order: of its first
+    MAX_COMPARED_CHARS characters."""
+    text = text[:MAX_COMPARED_CHARS]
     plain = folded(text)
     dates = list(_dates(text, plain))
     taken = sorted((d.start, d.end) for d in dates)
@@ -948,7 +972,9 @@ def _figure_value(match: re.Match[str], plain: str) -> tuple[str, str, str, int]
         hour = hour % 12 + (12 if ampm == "p" else 0) if ampm else hour
         return f"{hour:02d}:{minute:02d}{_zone_of(plain, end)}", "0", "time", end
     if match.group("wari"):  # 3割2分5厘: 32.5%
-        parts = dict((scale, int(number)) for number, scale in re.findall(r"(\d+)(割|分|厘)", match.group("wari")))
+        parts = dict(
+            (scale, int(number)) for number, scale in re.findall(r"(?<!\d)(\d+)(割|分|厘)", match.group("wari"))
+        )
         share = Decimal(parts.get("割", 0) * 10 + parts.get("分", 0)) + Decimal(parts.get("厘", 0)) / 10
         step = {"割": Decimal(10), "分": Decimal(1), "厘": Decimal("0.1")}[match.group("wari")[-1]]
         return _plain(share), _plain(step), "%", end
@@ -1286,7 +1312,7 @@ _EN_DIRECTION_BEFORE = re.compile(
     re.I,
 )
 _EN_DIRECTION_AFTER = re.compile(
-    r"\s?(?:%|percent|per\s+cent)?\s+(?:(?P<up>increase|rise|gain|jump|growth|higher)|(?P<down>decrease|drop|decline|fall|loss|lower))\b",
+    r"(?<!\s)\s?(?:%|percent|per\s+cent)?\s+(?:(?P<up>increase|rise|gain|jump|growth|higher)|(?P<down>decrease|drop|decline|fall|loss|lower))\b",
     re.I,
 )
 
@@ -1484,8 +1510,9 @@ def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tup
     不-/未-/非- word negates."""
     for negation in negations:
         if negation.text[:1].isascii():
-            clause_end = _CLAUSE_END.search(plain, negation.end)
-            after = plain[negation.end : clause_end.start() if clause_end else len(plain)]
+            window = negation.end + _EN_SCOPE_CHARS
+            clause_end = _CLAUSE_END.search(plain, negation.end, window)
+            after = plain[negation.end : clause_end.start() if clause_end else window]
             words = [_stem(w) for w in _EN_WORD.findall(after) if w.lower() not in _EN_STOP]
             yield negation, tuple(words[:_EN_SCOPE]), True
             continue

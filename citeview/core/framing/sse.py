@@ -33,7 +33,10 @@ SSE_FIELD_LINE = re.compile(r"^(data|event|id|retry)?:")
 # One event per `data:` line, ended by a blank line, perhaps named by an `event:` line before it:
 # streams as servers write them. Split on this, a whole stream is framed in C; a comment, an `id:`,
 # data over several lines, CR line ends or a cut leave a gap between events for the careful reader.
-_SIMPLE_SSE_EVENT = re.compile(rb"(?:event: ?([^\r\n]*)\r?\n)?data: ?([^\r\n]*)(?:(?:\r?\n){2,}|(?:\r?\n)?\Z)")
+# An event starts a line (``(?<![^\n])``): a line of 10,000 "event:" is read once, not from each.
+_SIMPLE_SSE_EVENT = re.compile(
+    rb"(?<![^\n])(?:event: ?([^\r\n]*)\r?\n)?data: ?([^\r\n]*)(?:(?:\r?\n){2,}|(?:\r?\n)?\Z)"
+)
 
 
 def read_simple_sse(raw: bytes) -> FramedDump | None:

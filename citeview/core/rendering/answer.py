@@ -243,7 +243,8 @@ def shown_private_use(html: str) -> str:
     return html
 
 
-_BLOCK_SYNTAX = re.compile(r"[ \t]*(?:(?:[*+-]|\d{1,9}[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?)+")
+# Matched at a line's start (``(?<![^\n])``): a search never reads an indent again from each of its places.
+_BLOCK_SYNTAX = re.compile(r"(?<![^\n])[ \t]*(?:(?:[*+-]|\d{1,9}[.)])[ \t]+|#{1,6}[ \t]+|>[ \t]?)+")
 
 
 def _after_block_syntax(text: str, position: int) -> int:

@@ -10,7 +10,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citeview.core.evidence.compare import Comparison, Finding, Reading, compare_readings, mark_findings, read
+from citeview.core.evidence.compare import (
+    MAX_COMPARED_CHARS,
+    Comparison,
+    Finding,
+    Reading,
+    compare_readings,
+    mark_findings,
+    read,
+)
 from citeview.core.evidence.held import HeldEvidence, held_evidence
 from citeview.core.evidence.passages import best_passage, passage_fragment_url
 from citeview.core.links import is_safe_http_url, text_fragment_url, url_domain
@@ -37,7 +45,10 @@ _AUTOLINK = re.compile(r"<https?://[^>]*>")
 _BLOCK_MARK = re.compile(r"^\s*(?:[-*+>]|#{1,6}|\d{1,9}[.)])\s+")
 # An inline citation as OpenAI's web search writes it, "… rose 3% ([reuters.com](https://…)).": a link
 # in parentheses that stands for its source, not words of the claim.
-_CITATION_LINK = re.compile(r"[ \t]*\(\[[^\]\n]*\]\([^)\n]*\)\)")
+# Its spaces are read from where their run starts, and neither its words nor its address run into the
+# next "[" (where another link would start): each place a search tries reads up to that, not to the line's
+# end, so a line of 10,000 "([" takes one pass, not 10,000.
+_CITATION_LINK = re.compile(r"(?:(?<![ \t])[ \t]*)?\(\[[^\][\n]*\]\([^)[\n]*\)\)")
 
 
 def evidence_rows(
@@ -179,11 +190,19 @@ def _claim_marks(comparisons: list[Comparison]) -> list[Finding]:
 
 
 def hint_words(comparison: Comparison) -> list[dict[str, str]]:
-    """The comparison's findings as the chips show them: each outcome and kind once, in order."""
+    """The comparison's findings as the chips show them: each outcome and kind once, in order; last,
+    when a text was longer than the comparison reads, how much of it was compared (outcome ``cut``)."""
     seen: dict[tuple[str, str], None] = {}
     for hint in comparison.hints:
         seen.setdefault((hint.outcome, hint.kind), None)
-    return [{"outcome": outcome, "kind": kind} for outcome, kind in seen]
+    words = [{"outcome": outcome, "kind": kind} for outcome, kind in seen]
+    if comparison.cut:
+        words.append(dict(CUT_HINT))
+    return words
+
+
+# The chip of a comparison that read only the first MAX_COMPARED_CHARS characters of a text.
+CUT_HINT = {"outcome": "cut", "kind": "", "chars": f"{MAX_COMPARED_CHARS:,}"}
 
 
 class EvidenceReading:

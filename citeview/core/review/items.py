@@ -203,9 +203,18 @@ def item_flags(responses: list[dict[str, Any]], items: list[CheckItem]) -> dict[
     """Per item key, what needs attention. Whether the item's claim differs from its evidence is
     ``evidence_comparison``'s answer, the one the viewer's side by side shows for the same citation
     and source: each evidence text is read once per response."""
+    return item_flags_and_comparisons(responses, items)[0]
+
+
+def item_flags_and_comparisons(
+    responses: list[dict[str, Any]], items: list[CheckItem]
+) -> tuple[dict[str, list[str]], dict[str, Comparison]]:
+    """``item_flags``, and per citation item with evidence, the comparison its flags come from (what
+    the check panel shows beside the claim: ``item_comparison``), each made once."""
     conflicts = [_conflicting_keys(response) for response in responses]
     compared = _ItemComparisons(responses)
     flags: dict[str, list[str]] = {}
+    comparisons: dict[str, Comparison] = {}
     for item in items:
         found = []
         if item.kind == "unresolved":
@@ -215,13 +224,14 @@ def item_flags(responses: list[dict[str, Any]], items: list[CheckItem]) -> dict[
                 found.append(CONFLICT)
             comparison = compared.of(item)
             if comparison is not None:
+                comparisons[item.key] = comparison
                 outcomes = {hint.outcome for hint in comparison.hints}
                 found += [flag for flag in (DIFFERS, NEGATION_DIFFERS) if flag in outcomes]
         if item.cut_off:
             found.append(CUT_OFF)
         if found:
             flags[item.key] = found
-    return flags
+    return flags, comparisons
 
 
 def item_comparison(responses: list[dict[str, Any]], item: CheckItem) -> Comparison | None:

@@ -56,16 +56,20 @@ _BACKTICKS = re.compile(r"`+")
 _URL = re.compile(r"https?://[^\s`)\]}>」』）】〕〉》。、，！？]*", re.I)
 _URL_TRAILING = ".,:;!?'\"*_~"  # as in GFM autolinks: punctuation at the very end is the sentence's
 # OpenAI writes its source as a link, in parentheses or closing the line: after a sentence it is that
-# sentence's, like a marker.
-_LINK_TRAILER = re.compile(r"\(\[[^\]\n]+\]\([^()\s]+\)\)|\[[^\]\n]+\]\([^()\s]+\)(?=[ \t]*(?:\n|\Z))")
-_HTML_TAG = re.compile(r"<[^>\n]*>")
+# sentence's, like a marker. Its words never run into another "[" nor a tag into another "<": each place
+# a search tries reads up to the next one, not to the line's end, so a line of 10,000 "([" or "<" takes
+# one pass, not 10,000.
+_LINK_TRAILER = re.compile(r"\(\[[^\][\n]+\]\([^()\s]+\)\)|\[[^\][\n]+\]\([^()\s]+\)(?=[ \t]*(?:\n|\Z))")
+_HTML_TAG = re.compile(r"<[^<>\n]*>")
 _NOT_SPACE = re.compile(r"\S")  # (in a str pattern, what str.isspace() is not)
 
-_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
-_QUOTE = re.compile(r"[ \t]*(?:>[ \t]?)+")
-_RULE = re.compile(r"[ \t]*(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$")
-_HEADING = re.compile(r"[ \t]*#{1,6}(?:[ \t]+|$)")
-_ITEM = re.compile(r"[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
+# Each is matched at a line's start (``(?<![^\n])``): a search never reads a line's indent again from
+# each of its places.
+_FENCE = re.compile(r"(?<![^\n])[ \t]*(`{3,}|~{3,})")
+_QUOTE = re.compile(r"(?<![^\n])[ \t]*(?:>[ \t]?)+")
+_RULE = re.compile(r"(?<![^\n])[ \t]*(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|=+[ \t]*)$")
+_HEADING = re.compile(r"(?<![^\n])[ \t]*#{1,6}(?:[ \t]+|$)")
+_ITEM = re.compile(r"(?<![^\n])[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]+|$)")
 _SEPARATOR_CHARS = frozenset("|:- \t")
 _CELL_BORDER = re.compile(r"\\.|\|")  # an escaped character, or a pipe that splits cells
 # A line that ends like this is not continued by the next one: a lead-in ("以下の通り："), a hard break,
@@ -151,13 +155,14 @@ def _lines(text: str, begin: int) -> list[tuple[str, int, int]]:
             fence = "" if _closes_fence(text[start:end], fence) else fence
             lines.append(("code", start, end))
             continue
-        opening = _FENCE.match(text, start, end)
-        if opening and not (opening.group(1)[0] == "`" and "`" in text[opening.end() : end]):
+        line = text[start:end]  # on its own: the first line may start after </think>, mid-line
+        opening = _FENCE.match(line)
+        if opening and not (opening.group(1)[0] == "`" and "`" in line[opening.end() :]):
             fence = opening.group(1)
             lines.append(("code", start, end))
             continue
-        quote = _QUOTE.match(text, start, end)
-        content = quote.end() if quote else start
+        quote = _QUOTE.match(line)
+        content = start + quote.end() if quote else start
         kind, prefix = _kind(text, content, end)
         lines.append(("quote" if quote and kind == "text" else kind, content + prefix, end))
     _mark_pipe_tables(text, lines)
