@@ -11,7 +11,7 @@ from functools import cache
 from django.core.exceptions import ImproperlyConfigured
 
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 60 * 60, "d": 24 * 60 * 60}
-_RATE = re.compile(r"(\d+)/(\d*)([smhd])")
+_RATE = re.compile(r"\A(\d+)/(\d*)([smhd])\Z")  # anchored: tried at one place only
 _PER = {1: "a second", 60: "a minute", 60 * 60: "an hour", 24 * 60 * 60: "a day"}
 
 
