@@ -243,7 +243,7 @@ def snapshot_take(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     except FetchingDisabled:
         messages.error(request, _("This deployment does not fetch pages (CITEVIEW_SNAPSHOT_FETCH is off): upload or paste the page instead."))  # fmt: skip
     except FetchLimitReached as limit:
-        messages.error(request, _fetch_limit_message(limit))
+        messages.error(request, _fetch_limit_message(limit, how))
     return redirect(back)
 
 
@@ -265,20 +265,25 @@ def _say_taken(request: HttpRequest, taken: SnapshotFetch, kept_now: str) -> Non
     )
 
 
-def _fetch_limit_message(limit: FetchLimitReached) -> str:
+def _fetch_limit_message(limit: FetchLimitReached, how: str) -> str:
+    """Fetches, uploads and pastes share the cap, so the message names pages to fetch or read; only a
+    Fetch press is offered the other ways to take the page."""
     if limit.per_user:
         text = ngettext(
-            "The page was not queued: you have %(limit)d fetch waiting already, the most one editor may have. Wait for it to finish, or upload or paste the page instead.",
-            "The page was not queued: you have %(limit)d fetches waiting already, the most one editor may have. Wait for one to finish, or upload or paste the page instead.",
+            "The page was not queued: you have %(limit)d page waiting to be fetched or read already, the most one editor may have. Wait for it to finish.",
+            "The page was not queued: you have %(limit)d pages waiting to be fetched or read already, the most one editor may have. Wait for one to finish.",
             limit.limit,
         )  # fmt: skip
     else:
         text = ngettext(
-            "The page was not queued: %(limit)d fetch is waiting already, the most citeview queues for everyone at once. Wait a little, or upload or paste the page instead.",
-            "The page was not queued: %(limit)d fetches are waiting already, the most citeview queues for everyone at once. Wait a little, or upload or paste the page instead.",
+            "The page was not queued: %(limit)d page is waiting to be fetched or read already, the most citeview queues for everyone at once. Wait a little.",
+            "The page was not queued: %(limit)d pages are waiting to be fetched or read already, the most citeview queues for everyone at once. Wait a little.",
             limit.limit,
         )  # fmt: skip
-    return text % {"limit": limit.limit}
+    said = text % {"limit": limit.limit}
+    if how == "fetch":
+        return f"{said} {_('Or upload or paste the page instead.')}"
+    return said
 
 
 @require_GET

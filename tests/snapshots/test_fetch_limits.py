@@ -42,14 +42,14 @@ def press_fetch(client, dump, number: int) -> str:
 def test_a_flood_of_presses_by_one_editor_queues_up_to_the_cap_and_says_why(editor_client, dump, fetching):
     pages = [press_fetch(editor_client, dump, number) for number in range(6)]
     assert SnapshotFetch.objects.count() == 3 and DBTaskResult.objects.count() == 3
-    assert "you have 3 fetches waiting already" not in pages[2]
+    assert "you have 3 pages waiting" not in pages[2]
     for page in pages[3:]:
-        assert "you have 3 fetches waiting already, the most one editor may have" in page
-        assert "upload or paste the page instead" in page
+        assert "you have 3 pages waiting to be fetched or read already, the most one editor may have" in page
+        assert "Or upload or paste the page instead." in page
     japanese = editor_client.post(
         reverse("review:snapshot", args=[dump.pk, "r0-c4"]), {"take": "fetch"}, follow=True, HTTP_ACCEPT_LANGUAGE="ja"
     ).content.decode()
-    assert "取得待ちが既に 3 件" in japanese
+    assert "取得・読み込み待ちのページが既に 3 件" in japanese
     press_fetch(editor_client, dump, 0)  # a page already waiting: the same fetch, not refused
     assert SnapshotFetch.objects.count() == 3
 
@@ -62,7 +62,7 @@ def test_past_the_overall_cap_no_one_queues_more(client, editor, second_editor, 
     client.force_login(second_editor)
     press_fetch(client, dump, 3)
     page = press_fetch(client, dump, 4)  # their first but one: everyone's cap is reached
-    assert "4 fetches are waiting already, the most citeview queues for everyone at once" in page
+    assert "4 pages are waiting to be fetched or read already, the most citeview queues for everyone at once" in page
     assert SnapshotFetch.objects.count() == 4 and DBTaskResult.objects.count() == 4
 
 
@@ -71,4 +71,4 @@ def test_a_fetch_whose_task_ended_without_it_holds_nobody_up(editor_client, dump
     press_fetch(editor_client, dump, 0)
     DBTaskResult.objects.update(status=TaskResultStatus.FAILED)  # the fetch is left "queued" for ever
     page = press_fetch(editor_client, dump, 1)
-    assert "waiting already" not in page and SnapshotFetch.objects.count() == 2
+    assert "waiting to be fetched or read already" not in page and SnapshotFetch.objects.count() == 2

@@ -134,10 +134,13 @@ def test_uploads_and_pastes_share_the_cap_and_the_queue_of_fetches(client, edito
     take(client, dump, "r0-c0", take="fetch")
     take(client, dump, "r0-c1", take="upload", page=upload("a.txt", b"A saved page.", "text/plain"))
     take(client, dump, "r0-c2", take="paste", text="A pasted page.")
-    refusal = "you have 3 fetches waiting already, the most one editor may have"
+    refusal = (
+        "you have 3 pages waiting to be fetched or read already, the most one editor may have. Wait for one to finish."
+    )
     assert refusal in take(client, dump, "r0-c3", take="paste", text="Another page.")
     assert refusal in take(client, dump, "r0-c3", take="upload", page=upload("b.txt", b"Another.", "text/plain"))
     assert refusal in take(client, dump, "r0-c4", take="fetch")
+    assert "upload or paste" not in take(client, dump, "r0-c3", take="paste", text="Another page.")
     assert SnapshotFetch.objects.count() == 3
     assert sorted(DBTaskResult.objects.values_list("queue_name", "task_path")) == [
         ("snapshots", "citeview.snapshots.tasks.fetch_snapshot"),
