@@ -32,11 +32,19 @@ from citeview.review.selectors import dump_check_items
 from citeview.review.services import dump_refresh_if_stale
 from citeview.snapshots.kept_passages import claim_sha256, passages_wanted, statement_claim
 from citeview.snapshots.models import FetchState, Snapshot, SnapshotFetch, SnapshotPassage
-from citeview.snapshots.selectors import newest_fetch, newest_snapshot, passages_kept, snapshot_count, snapshot_entry
+from citeview.snapshots.selectors import (
+    fetches_lost,
+    newest_fetch,
+    newest_snapshot,
+    passages_kept,
+    snapshot_count,
+    snapshot_entry,
+)
 from citeview.snapshots.services import (
     FetchingDisabled,
     FetchLimitReached,
     fetching_allowed,
+    lost_reason,
     snapshot_fetch_request,
     snapshot_paste,
     snapshot_upload,
@@ -73,7 +81,7 @@ def snapshot_panel(request: HttpRequest, dump: Dump, item: CheckItem, url: str) 
         "snapshot": snapshot,
         "count": snapshot_count(url) if snapshot else 0,
         "fetch_allowed": fetching_allowed(),
-        "fetch": _fetch_view(fetch, snapshot),
+        "fetch": _fetch_view(fetch, snapshot, url),
         "status_url": reverse("review:snapshot_status", args=[dump.pk, item.key]),
         "action_url": reverse("review:snapshot", args=[dump.pk, item.key]),
         "upload_form": SnapshotUploadForm(auto_id="cv-snapshot-%s"),
@@ -175,12 +183,16 @@ def _hints(found: PassageFound) -> list[dict[str, Any]]:
     ] + ([{"hints": [dict(CUT_HINT)], "claim": [], "passage": []}] if found.comparison.cut else [])
 
 
-def _fetch_view(fetch: SnapshotFetch | None, snapshot: Snapshot | None) -> dict[str, Any] | None:
+def _fetch_view(fetch: SnapshotFetch | None, snapshot: Snapshot | None, url: str) -> dict[str, Any] | None:
     """The newest request (a fetch, or an upload or a paste being read), when the panel has something
     to say of it: waiting or running, or refused after the newest snapshot was taken (a refusal before
-    it is old news). ``method`` tells a fetch from a reading, which the panel words apart."""
+    it is old news); one whose task ended without it is said to have stopped, never left "reading…".
+    ``method`` tells a fetch from a reading, which the panel words apart."""
     if fetch is None:
         return None
+    if _lost(fetch, url):
+        reason = lost_reason(fetch.method).text(_)
+        return {"refused": True, "reason": reason, "code": "lost", "at": fetch.requested_at, "method": fetch.method}
     if fetch.pending:
         return {"pending": True, "state": fetch.state, "label": fetch.get_state_display(), "method": fetch.method}
     if (
@@ -200,6 +212,11 @@ def _fetch_view(fetch: SnapshotFetch | None, snapshot: Snapshot | None) -> dict[
             "method": fetch.method,
         }
     return None
+
+
+def _lost(fetch: SnapshotFetch, url: str) -> bool:
+    """Whether a request marked waiting or running will not run: its task finished, failed or is gone."""
+    return fetch.pending and fetch.pk in fetches_lost(url)
 
 
 def _item(pk: int, key: str) -> tuple[Dump, CheckItem, str]:
@@ -293,6 +310,8 @@ def snapshot_status(request: HttpRequest, pk: int, key: str) -> JsonResponse:
     for the page that waits for it."""
     _dump, item, url = _item(pk, key)
     fetch = newest_fetch(url)
+    if fetch is not None and _lost(fetch, url):
+        return JsonResponse({"state": "refused", "pending": False, "label": str(FetchState.REFUSED.label)})
     if fetch is not None and fetch.pending:
         return JsonResponse({"state": fetch.state, "pending": True, "label": str(fetch.get_state_display())})
     snapshot = newest_snapshot(url)

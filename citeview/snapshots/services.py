@@ -19,7 +19,7 @@ from django.tasks import Task
 from django.utils import timezone
 
 from citeview.core.evidence.extract import MAX_SNAPSHOT_BYTES, ExtractionError, checked_source_type
-from citeview.core.phrases import phrase
+from citeview.core.phrases import Phrase, phrase
 from citeview.core.url_keys import source_url_key, url_sha256
 from citeview.dumps.blobs import blob_store
 from citeview.snapshots.models import PENDING_STATES, FetchState, SnapshotFetch, SnapshotMethod
@@ -167,7 +167,13 @@ def _end_lost_fetches(key: str) -> None:
     or code from before every failure ended the request), so the page says so rather than wait."""
     lost = SnapshotFetch.objects.filter(pk__in=fetches_lost(key), state__in=PENDING_STATES)
     ended = {"state": FetchState.REFUSED, "error_code": "lost", "finished_at": timezone.now()}
-    fetch_lost = phrase("The fetch stopped before it was done; fetch the page again to try once more.")
-    read_lost = phrase("The reading stopped before it was done; upload or paste the page again to try once more.")
-    lost.filter(method=SnapshotMethod.FETCH).update(**ended, error=fetch_lost.to_json())
-    lost.exclude(method=SnapshotMethod.FETCH).update(**ended, error=read_lost.to_json())
+    lost.filter(method=SnapshotMethod.FETCH).update(**ended, error=lost_reason(SnapshotMethod.FETCH).to_json())
+    lost.exclude(method=SnapshotMethod.FETCH).update(**ended, error=lost_reason(SnapshotMethod.UPLOAD).to_json())
+
+
+def lost_reason(method: str) -> Phrase:
+    """Why a request whose task ended without it will not finish: said by the panel at once (the
+    request is ended so only when the page is next taken, as views only read)."""
+    if method == SnapshotMethod.FETCH:
+        return phrase("The fetch stopped before it was done; fetch the page again to try once more.")
+    return phrase("The reading stopped before it was done; upload or paste the page again to try once more.")

@@ -187,6 +187,21 @@ def test_a_reading_whose_task_is_gone_ends_refused_when_the_page_is_taken_again(
     assert SnapshotFetch.objects.latest("pk").state == "queued"
 
 
+def test_a_reading_whose_task_died_is_said_to_have_stopped_not_left_reading(editor_client, dump, database_queue):
+    """A worker that died outside the reading's own error handling leaves it marked "reading": the panel
+    and its status say it stopped (the row is ended only when the page is next taken: views only read)."""
+    take(editor_client, dump, take="upload", page=upload("tokyo.html", POPULATION_PAGE, "text/html"))
+    assert status(editor_client, dump)["pending"] is True
+    SnapshotFetch.objects.update(state="reading")
+    DBTaskResult.objects.update(status=TaskResultStatus.FAILED)
+    assert status(editor_client, dump) == {"state": "refused", "pending": False, "label": "refused"}
+    shown = panel(editor_client, dump)
+    assert "The reading stopped before it was done; upload or paste the page again to try once more." in shown
+    assert "Reading the uploaded page" not in shown and "data-status-url" not in shown
+    assert "読み込みが完了する前に止まりました" in panel(editor_client, dump, HTTP_ACCEPT_LANGUAGE="ja")
+    assert SnapshotFetch.objects.get().state == "reading"  # nothing written by a GET
+
+
 def test_a_reading_that_fails_in_an_unforeseen_way_ends_refused_with_its_kind(
     editor_client, dump, database_queue, blob_folder
 ):
