@@ -109,9 +109,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     @admin.action(description=_("Send the chosen deliveries again"))
     def send_again(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
         deliveries = list(queryset)
-        for delivery in deliveries:
-            webhook_send_again(delivery=delivery)
-        count = len(deliveries)
+        count = sum(webhook_send_again(delivery=delivery) for delivery in deliveries)  # not those on their way
         message = ngettext(
             "%(n)d delivery is queued to be sent again.", "%(n)d deliveries are queued to be sent again.", count
         )

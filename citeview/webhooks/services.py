@@ -12,6 +12,7 @@ waiting delivery, and the worker takes one to *sending* only if it is not droppe
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
@@ -26,6 +27,8 @@ from citeview.snapshots.fetch import FetchError, post
 from citeview.webhooks.events import message
 from citeview.webhooks.models import WAITING_STATES, DeliveryState, WebhookDelivery, WebhookEndpoint
 from citeview.webhooks.tasks import deliver_webhook
+
+logger = logging.getLogger(__name__)
 
 # A refusal that no second try changes: the endpoint's address itself is refused or invalid.
 REFUSED_FOR_GOOD = frozenset({"invalid_url", "scheme", "credentials", "no_host", "forbidden_address", "forbidden_port"})
@@ -99,7 +102,11 @@ def webhook_delivery_attempt(*, pk: int) -> str:
     if not taken.update(state=DeliveryState.SENDING):
         return str(WebhookDelivery.objects.filter(pk=pk).values_list("state", flat=True).first() or "gone")
     delivery = WebhookDelivery.objects.select_related("endpoint").get(pk=pk)
-    status, error, for_good = _sent(delivery)
+    try:
+        status, error, for_good = _sent(delivery)
+    except Exception as unforeseen:  # anything else (signing, a library's bug) fails this attempt, never the state
+        logger.exception("Webhook delivery %s failed unexpectedly", pk)
+        status, error, for_good = None, f"{type(unforeseen).__name__}: {unforeseen}", False
     delivery.attempts += 1
     delivery.last_status = status
     delivery.last_error = error[:ERROR_CHARS]
@@ -156,10 +163,10 @@ def _queue_again(delivery: WebhookDelivery) -> None:
         deliver_webhook.enqueue(delivery.pk)
 
 
-def webhook_send_again(*, delivery: WebhookDelivery) -> WebhookDelivery:
+def webhook_send_again(*, delivery: WebhookDelivery) -> bool:
     """Send a delivery again (the admin's action: one given up, dropped or delivered), as a new series
     of attempts, held to its endpoint's cap like a new one. One waiting or being sent is on its way
-    already, and left as it is."""
+    already, and left as it is. Returns whether it was queued again."""
     with transaction.atomic():
         _endpoint_lock(delivery.endpoint_id)
         again = (
@@ -171,4 +178,4 @@ def webhook_send_again(*, delivery: WebhookDelivery) -> WebhookDelivery:
             _waiting_past_cap_drop(delivery.endpoint_id)
             transaction.on_commit(_enqueuer(delivery.pk))
     delivery.refresh_from_db()
-    return delivery
+    return bool(again)

@@ -180,3 +180,31 @@ def test_sending_again_from_the_admin_is_held_to_the_cap_and_says_so(client, dat
     client.post(changelist, {"action": "send_again", "_selected_action": [oldest.pk]})
     oldest.refresh_from_db()
     assert (oldest.state, oldest.dropped_past) == (DeliveryState.PENDING, None)
+
+
+def test_an_attempt_that_fails_unforeseen_is_tried_again_not_left_being_sent(hooks, database_queue, monkeypatch):
+    """An error outside the network's (signing, a library's bug) used to fail the task with the delivery
+    left "being sent": never tried again, and the admin could not send it again."""
+    hooks.secret = endpoint(hooks.url).secret
+    delivery = saved(1)[0]
+
+    def broken_signature(*args, **kwargs):
+        raise ValueError("the signing library broke")
+
+    monkeypatch.setattr("citeview.webhooks.services.Webhook.sign", broken_signature)
+    assert deliver_webhook.call(delivery.pk) == "retrying"
+    delivery.refresh_from_db()
+    assert (delivery.attempts, delivery.last_error) == (1, "ValueError: the signing library broke")
+    monkeypatch.undo()
+    assert deliver_webhook.call(delivery.pk) == "delivered" and len(hooks.received) == 1
+
+
+def test_sending_again_counts_only_what_it_queued(client, database_queue, django_user_model):
+    endpoint("https://hooks.example/citeview")
+    waiting, delivered = saved(1)[0], saved(2)[0]
+    WebhookDelivery.objects.filter(pk=delivered.pk).update(state=DeliveryState.DELIVERED)
+    client.force_login(django_user_model.objects.create_superuser("admin", "admin@example.com", "a-long-password-1"))
+    changelist = reverse("admin:webhooks_webhookdelivery_changelist")
+    chosen = {"action": "send_again", "_selected_action": [waiting.pk, delivered.pk]}
+    page = client.post(changelist, chosen, follow=True).content.decode()
+    assert "1 delivery is queued to be sent again." in page  # the waiting one is on its way already
