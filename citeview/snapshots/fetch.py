@@ -543,7 +543,14 @@ def _resolved(target: _Target, resolver: Resolver, deadline: float) -> Sequence[
     try:
         return executor.submit(resolver, target.host, target.port).result(timeout=max(deadline - time.monotonic(), 0))
     except FutureTimeout:
-        raise _timeout(target.url) from None
+        # A name whose lookup times out is said as one that cannot be found: a code of its own would tell
+        # an editor which internal names exist (a slow internal resolver against a public one's answer).
+        raise FetchError(
+            "unresolvable",
+            phrase("{host} cannot be found (no DNS answer in time).", host=target.host),
+            target.url,
+            detail=f"{target.host}: the lookup timed out",
+        ) from None
     except (OSError, UnicodeError) as error:
         raise FetchError(
             "unresolvable",

@@ -9,6 +9,7 @@ import json
 import logging
 import re
 import socket
+import time
 
 import pytest
 from django.urls import reverse
@@ -116,3 +117,17 @@ def test_an_editor_sees_the_same_refusal_whether_a_name_exists_inside_or_not(
     assert URL in shown["loopback"] and "127.0.0.1" not in shown["loopback"]
     assert set(SnapshotFetch.objects.values_list("error_code", flat=True)) == {"host_refused"}
     assert SnapshotFetch.objects.count() == len(ANSWERS)
+
+
+def test_a_lookup_that_times_out_gets_the_same_refusal(caplog):
+    """A slow internal resolver's timeout had a code and sentence of its own."""
+    caplog.set_level(logging.WARNING, logger="citeview.snapshots.fetch")
+
+    def slow(host: str, port: int) -> list[str]:
+        time.sleep(1.5)
+        return ["10.20.30.40"]
+
+    with pytest.raises(FetchError) as caught:
+        fetch(URL, allow_networks=ALLOWED, resolve=slow, total_timeout=0.3)
+    assert (caught.value.code, caught.value.message) == (refused(_nowhere).code, refused(_nowhere).message)
+    assert "the lookup timed out" in caplog.text
