@@ -8,6 +8,7 @@ was refused."""
 
 from __future__ import annotations
 
+import logging
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Literal
@@ -15,11 +16,13 @@ from typing import Literal
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.db import DatabaseCache
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.http import HttpRequest
 from django_ratelimit.core import get_usage
 
 from citeview.api.rate_spec import Rate, parse_rate
+
+logger = logging.getLogger(__name__)
 
 READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -57,8 +60,14 @@ def api_rate_refusal(request: HttpRequest, token: str | None) -> RateRefusal | N
     # One commit for all the counting when the counters are in the database: SQLite writes each
     # commit to disk, and a commit per add and per incr made an API request 10 ms slower.
     in_database = isinstance(caches[settings.RATELIMIT_USE_CACHE], DatabaseCache)
-    with transaction.atomic() if in_database else nullcontext():
-        return _first_exceeded(request, kind, budgets)
+    try:
+        with transaction.atomic() if in_database else nullcontext():
+            return _first_exceeded(request, kind, budgets)
+    except DatabaseError:
+        # A counter that cannot be written (SQLite busy past its timeout) lets the request through, as
+        # RATELIMIT_FAIL_OPEN does for a cache that is down: the limit guards the site, it must not break it.
+        logger.warning("API rate not counted for user %s: the counters could not be written", request.user.pk)
+        return None
 
 
 def _first_exceeded(request: HttpRequest, kind: Kind, budgets: list[tuple[Whose, str]]) -> RateRefusal | None:

@@ -12,7 +12,7 @@ import django_ratelimit.core
 import pytest
 from django.core.cache import caches
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connection, connections
+from django.db import OperationalError, connection, connections
 
 from citeview.accounts.tokens import token_create
 from citeview.api.rate_spec import Rate, parse_rate
@@ -253,3 +253,14 @@ def test_app_servers_counting_at_once_lose_no_count():
     for thread in threads:
         thread.join()
     assert rates.get("counter") == 100
+
+
+def test_a_counter_that_cannot_be_written_lets_the_request_through_and_says_so(editor_api, monkeypatch, caplog):
+    """SQLite busy past its timeout raised out of the counting: the API answered 500 to every call."""
+
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr("citeview.api.rates.get_usage", locked)
+    assert editor_api.get("/api/dumps").status_code == 200
+    assert "API rate not counted" in caplog.text
