@@ -49,9 +49,11 @@ class ApiTokenAdmin(admin.ModelAdmin):
 @admin.register(OidcIdentity)
 class OidcIdentityAdmin(admin.ModelAdmin):
     """Which account each of the provider's subjects signs in to. Staff link an account made before
-    subjects were stored to the subject the log names (a refused first sign-in says it), or delete a
-    link so the subject's next sign-in makes a new account. A link is never edited in place: a
-    subject moved to another account would open it."""
+    subjects were stored to the subject the log names (a refused first sign-in says it). A deleted
+    link leaves the account linked to no subject, as one from before subjects were stored: the
+    subject's next sign-in is refused unless a setting lets its user name take the account
+    (``_unlinked_account_to_take``), so leave ``CITEVIEW_OIDC_LINK_EARLIER_ACCOUNTS`` off once the
+    upgrade is done. A link is never edited in place: a subject moved to another account would open it."""
 
     list_display = ("user", "subject", "issuer", "linked_at")
     list_select_related = ("user",)
