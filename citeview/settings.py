@@ -278,8 +278,9 @@ STORAGES["blobs"] = (
 # (citeview.webhooks.tasks.WEBHOOK_QUEUE: posting to a pipeline's receiver, up to
 # CITEVIEW_WEBHOOK_TIMEOUT_SECONDS an attempt). A task on a queue not named here is refused when queued.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "snapshots", "webhooks"]}}
-# A dump larger than this many bytes is stored at once and read by a worker; smaller ones are read
-# in the request, as the page is then as quick as the queue.
+# A dump larger than this many bytes is stored at once and read by a worker; smaller ones without a
+# PDF are read in the request, as the page is then as quick as the queue; one carrying a PDF is read
+# by a worker whatever its size.
 CITEVIEW_READ_IN_TASK_ABOVE = env_int("CITEVIEW_READ_IN_TASK_ABOVE", 1024 * 1024)
 # A worker (`manage.py worker`) records that it is alive this often; one silent for longer than the
 # second is taken for dead, and the tasks it was running are queued again (citeview.dumps.lost_work). A
