@@ -364,7 +364,7 @@ CACHES = {"default": {**cache_backend(CACHE_URL), "TIMEOUT": 7 * 24 * 60 * 60}}
 
 
 # --- API rate limits (issue 42). Each API request counts against its token's budget and its
-# account's (all its tokens and its browser session together), reads (GET, HEAD) and writes apart:
+# account's (all its tokens and its browser session together), reads (GET, HEAD, OPTIONS) and writes apart:
 # "N/u" is N requests per unit (s, m, h, d; "600/5m" is per five minutes); "" switches one off.
 # Past one, the API answers 429 with Retry-After. The browser pages never call /api/ (their progress
 # polls have their own URLs), so only scripts meet these. A token's budget is half its account's, so
