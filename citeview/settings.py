@@ -278,8 +278,9 @@ STORAGES["blobs"] = (
 # (citeview.webhooks.tasks.WEBHOOK_QUEUE: posting to a pipeline's receiver, up to
 # CITEVIEW_WEBHOOK_TIMEOUT_SECONDS an attempt). A task on a queue not named here is refused when queued.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default", "snapshots", "webhooks"]}}
-# A dump larger than this many bytes is stored at once and read by a worker; smaller ones are read
-# in the request, as the page is then as quick as the queue.
+# A dump larger than this many bytes is stored at once and read by a worker; smaller ones without a
+# PDF are read in the request, as the page is then as quick as the queue; one carrying a PDF is read
+# by a worker whatever its size.
 CITEVIEW_READ_IN_TASK_ABOVE = env_int("CITEVIEW_READ_IN_TASK_ABOVE", 1024 * 1024)
 # A worker (`manage.py worker`) records that it is alive this often; one silent for longer than the
 # second is taken for dead, and the tasks it was running are queued again (citeview.dumps.lost_work). A
@@ -323,8 +324,8 @@ CITEVIEW_BASE_URL = env_str("CITEVIEW_BASE_URL", "").rstrip("/")
 # the text is cut, with a note saying so. Every claim's passage is looked for in all of it.
 CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS = env_positive_int("CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS", 5_000_000)
 # A snapshot's HTML or PDF is read in a child process held to this many seconds and megabytes of
-# memory (citeview/core/evidence/isolated.py); past either it is refused, with the limit said. Uploads,
-# pastes and fetches alike are read by the snapshots' worker, never in a web request.
+# memory (extract_text, through citeview/core/limited.py); past either it is refused, with the limit
+# said. Uploads, pastes and fetches alike are read by the snapshots' worker, never in a web request.
 CITEVIEW_SNAPSHOT_EXTRACT_SECONDS = env_positive_int("CITEVIEW_SNAPSHOT_EXTRACT_SECONDS", 20)
 CITEVIEW_SNAPSHOT_EXTRACT_MEGABYTES = env_positive_int("CITEVIEW_SNAPSHOT_EXTRACT_MEGABYTES", 512)
 # Fetches, uploads and pastes waiting or running at once, for one editor and for everyone (they share
@@ -363,7 +364,7 @@ CACHES = {"default": {**cache_backend(CACHE_URL), "TIMEOUT": 7 * 24 * 60 * 60}}
 
 
 # --- API rate limits (issue 42). Each API request counts against its token's budget and its
-# account's (all its tokens and its browser session together), reads (GET, HEAD) and writes apart:
+# account's (all its tokens and its browser session together), reads (GET, HEAD, OPTIONS) and writes apart:
 # "N/u" is N requests per unit (s, m, h, d; "600/5m" is per five minutes); "" switches one off.
 # Past one, the API answers 429 with Retry-After. The browser pages never call /api/ (their progress
 # polls have their own URLs), so only scripts meet these. A token's budget is half its account's, so

@@ -1,8 +1,8 @@
 """The layers hold: import-linter checks the contracts in .importlinter (core <- accounts <- dumps <-
 review <- api and pages; no Django in core; no provider module importing another; the entry point
-naming no provider; no web request reaching the snapshots' worker module, which parses pages), so a
-change that breaks one fails the suite, not only ``make lint``. It reads the imports without running
-them."""
+naming no provider; nothing but the snapshots' tasks importing their worker module, which parses
+pages), so a change that breaks one fails the suite, not only ``make lint``. It reads the imports
+without running them."""
 
 from __future__ import annotations
 

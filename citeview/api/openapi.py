@@ -783,7 +783,7 @@ def _rate_limits() -> str:
         for whose in WHOSE
     )
     return (
-        "Too many requests (too_many_requests): reads (GET, HEAD) and writes each have a budget per token "
+        "Too many requests (too_many_requests): reads (GET, HEAD, OPTIONS) and writes each have a budget per token "
         "and a larger one per account (its tokens and its session together), counted in fixed windows. "
         f"This server allows {budgets} (60/m is 60 a minute). Wait Retry-After seconds, then send it again."
     )

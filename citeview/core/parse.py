@@ -78,7 +78,9 @@ def parse_dump(
         )
     sha256, size = hashlib.sha256(raw).hexdigest(), len(raw)
     # Every PDF read for this dump (its request's documents, the PDFs its answer fetched) shares one
-    # budget of time, whatever their number: they hold a dump read in a web request that long at most.
+    # budget of time, whatever their number: they hold the worker reading the dump that long at most.
+    # No web request reads a PDF: a dump carrying one goes to a worker, and pdf_reads_refused() guards
+    # the request's read.
     with _no_cycle_collection(), pdf_budget():
         streamed = _read_streamed(raw, provider, request)
         if streamed is not None:

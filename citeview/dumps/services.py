@@ -263,6 +263,17 @@ def _store_documents(dump: Dump, documents: list[AttachedDocument]) -> None:
     AttachedDocument.objects.bulk_create(documents)
 
 
+def _attach_first(dump: Dump, attachment: dict[str, Any], documents: list[AttachedDocument]) -> bool:
+    """Write the attachment and its documents to a dump with nothing attached; False, writing nothing,
+    when it has something already. Of two attachments at once the first is kept: the update is
+    conditional, so only one writer finds the dump unattached. Called inside the caller's transaction."""
+    unattached = Dump.objects.filter(pk=dump.pk, request_sha256="", request_attached_at__isnull=True)
+    if not unattached.update(**attachment):
+        return False
+    _store_documents(dump, documents)
+    return True
+
+
 def _stored_already(dump: Dump, request: Attachment | None, user: User | AnonymousUser | None) -> Dump:
     # A dump still being read takes its attachment once it is read (its worker reads what is attached).
     if request and dump.is_ready and not dump.has_attachment and can_attach_request(user, dump):
@@ -298,11 +309,8 @@ def dump_attach_request(*, dump: Dump, request: Attachment, attached_by: User | 
     attachment = {**_attached_fields(request, attached_by, derived["derived_at"]), **derived}
     documents = _documents(request)
     with transaction.atomic():
-        # Only a dump with nothing attached takes it: of two attachments at once, the first is kept.
-        unattached = Dump.objects.filter(pk=dump.pk, request_sha256="", request_attached_at__isnull=True)
-        if not unattached.update(**attachment):
+        if not _attach_first(dump, attachment, documents):
             return Dump.objects.get(pk=dump.pk)
-        _store_documents(dump, documents)
     _result_written(dump.pk, derived)
     for name, value in attachment.items():
         setattr(dump, name, value)
@@ -317,10 +325,8 @@ def _attach_for_a_worker(dump: Dump, request: Attachment, attached_by: User | An
     attachment = _attached_fields(request, attached_by, timezone.now())
     documents = _documents(request)
     with transaction.atomic():
-        unattached = Dump.objects.filter(pk=dump.pk, request_sha256="", request_attached_at__isnull=True)
-        if not unattached.update(**attachment):
+        if not _attach_first(dump, attachment, documents):
             return Dump.objects.get(pk=dump.pk)
-        _store_documents(dump, documents)
         dump_queue_read(dump=dump, task=read_dump_attached, again=True)
     dump.refresh_from_db()  # the state, and (had the task run at once) what it read
     return _written(dump)

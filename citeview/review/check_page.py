@@ -203,11 +203,11 @@ ITEM_EVIDENCE_CACHE_SECONDS = 24 * 60 * 60
 
 
 def kept_item_evidence(dump: Dump, items: list[CheckItem]) -> tuple[dict[str, list[str]], dict[str, list[Any]]]:
-    """Per item, its flags (``item_flags``) and the hints of its claim against its evidence (the chips
-    beside the claim): every citation item's comparison, made on the dump's first check page and kept,
-    as the report keeps its passages, not made again on every view. Kept by what they are made from:
-    the dump's result (``derived_at`` moves when it is rebuilt, with the core's code: RESULT_VERSION)
-    and how many items it offers."""
+    """Per item, its flags and the hints of its claim against its evidence (the chips beside the claim;
+    ``item_flags_and_comparisons``): every citation item's comparison, made on the dump's first check
+    page and kept, as the report keeps its passages, not made again on every view. Kept by what they
+    are made from: the dump's result (``derived_at`` moves when it is rebuilt, with the core's code:
+    RESULT_VERSION) and how many items it offers."""
     key = (
         f"citeview:check-evidence:{dump.pk}:{dump.sha256}:{dump.derived_at.isoformat()}:"
         f"{RESULT_VERSION[:16]}:{settings.CITEVIEW_MAX_ITEMS_PER_DUMP}"

@@ -19,8 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from citeview.core.evidence.extract import ExtractionError
-from citeview.core.evidence.isolated import extract_text_bounded
+from citeview.core.evidence.extract import ExtractionError, extract_text
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.url_keys import source_url_key, url_sha256
 from citeview.dumps.blobs import blob_read, blob_store
@@ -49,13 +48,13 @@ def snapshot_store(
     same bytes taken of the same page before are that snapshot, kept once: it is returned as it was
     (its time and who took it unchanged). Raises ``ExtractionError`` when the content yields no text;
     nothing is stored then. HTML and PDF are read in a child process held to the settings' time and
-    memory (``isolated``), so a hostile file is refused rather than run away. Run by the snapshots'
+    memory (``extract_text``), so a hostile file is refused rather than run away. Run by the snapshots'
     worker only (``snapshot_fetch_run``, ``snapshot_read_run``), never in a web request."""
     key = source_url_key(url)
     kept = snapshot_of_bytes(key, hashlib.sha256(content).hexdigest())
     if kept is not None:
         return kept, False
-    extraction = extract_text_bounded(
+    extraction = extract_text(
         content,
         content_type,
         max_chars=settings.CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS,

@@ -634,15 +634,16 @@ def _cited(claim: str, snippet: str) -> dict[str, Any]:
 def test_the_viewer_the_check_page_and_the_snapshot_panel_give_one_finding(claim, evidence, outcomes):
     from citeview.core.evidence.found import found_with
     from citeview.core.evidence.passages import Passage
-    from citeview.core.review.items import DIFFERS, check_items, item_comparison, item_flags
+    from citeview.core.review.items import DIFFERS, check_items, item_flags_and_comparisons
     from citeview.review.snapshot_views import _hints
 
     response = _cited(claim, evidence)
     (row,) = evidence_rows(response, {"1": "1"})
     viewer = [(hint["outcome"], hint["kind"]) for hint in row["passages"][0]["hints"]]
     (item,) = check_items([response])
-    check_page = [(hint.outcome, hint.kind) for hint in item_comparison([response], item).hints]
-    flagged = DIFFERS in item_flags([response], [item]).get(item.key, [])
+    flags, comparisons = item_flags_and_comparisons([response], [item])
+    check_page = [(hint.outcome, hint.kind) for hint in comparisons[item.key].hints]
+    flagged = DIFFERS in flags.get(item.key, [])
     snapshot = [
         (hint["outcome"], hint["kind"])
         for row_ in _hints(found_with(claim, (Passage(0, len(evidence), evidence, 90, None),)))

@@ -20,8 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from citeview.core.evidence.extract import Extraction, ExtractionError, _read_in_process
-from citeview.core.evidence.isolated import extract_text_bounded
+from citeview.core.evidence.extract import Extraction, ExtractionError, _read_in_process, extract_text
 from tests.core.pdfs import pdf_form_bomb, pdf_with_filter, pdf_with_pages
 from tests.core.test_evidence_extract import ARTICLE
 from tests.snapshots.pages import POPULATION_PAGE
@@ -169,4 +168,4 @@ def test_a_mutated_html_page_gives_its_text_or_a_refusal_and_nothing_else(conten
 def test_a_mutated_pdf_read_in_the_child_gives_its_text_or_a_refusal(seed, data):
     """The same through the bounded path the app takes: the child's answer crosses the pipe intact."""
     content = data.draw(mutated([PDF_SEEDS[seed]], PDF_TOKENS))
-    assert_text_or_refusal(content, "application/pdf", extract=extract_text_bounded)
+    assert_text_or_refusal(content, "application/pdf", extract=extract_text)

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
 from citeview.core import limited
-from citeview.core.evidence import extract, isolated
+from citeview.core.evidence import extract
 from citeview.dumps.blobs import blob_read
 from citeview.dumps.services import dump_ingest
 from citeview.snapshots import services, worker
@@ -104,8 +104,7 @@ def test_the_web_request_never_parses_a_page(editor_client, dump, database_queue
         return refuse
 
     for module, name in [
-        (worker, "extract_text_bounded"),
-        (isolated, "extract_text_bounded"),
+        (worker, "extract_text"),
         (extract, "extract_text"),
         (extract, "_read_in_process"),
         (extract, "_extract_html"),

@@ -51,7 +51,8 @@ EXTRACT_MEGABYTES = 512
 # A PDF is cut between its pages (keeping those read, with a note) once this share of the time is
 # spent, so that only a page that runs away by itself meets the hard limit.
 PDF_SHARE_OF_TIME = 0.75
-# The budget between pages of a PDF read with no hard limit given (the parsers' own tests).
+# Only the default of the in-process readers, for their own tests: every read of the app goes through
+# extract_text, whose child is given EXTRACT_SECONDS × PDF_SHARE_OF_TIME between pages instead.
 PDF_TIME_BUDGET_SECONDS = 30.0
 PAGE_SEPARATOR = "\n\n"
 

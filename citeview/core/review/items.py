@@ -199,18 +199,13 @@ UNRESOLVED, CONFLICT, CUT_OFF = "unresolved", "conflict", "cut_off"
 DIFFERS, NEGATION_DIFFERS = "differs", "negation_differs"
 
 
-def item_flags(responses: list[dict[str, Any]], items: list[CheckItem]) -> dict[str, list[str]]:
-    """Per item key, what needs attention. Whether the item's claim differs from its evidence is
-    ``evidence_comparison``'s answer, the one the viewer's side by side shows for the same citation
-    and source: each evidence text is read once per response."""
-    return item_flags_and_comparisons(responses, items)[0]
-
-
 def item_flags_and_comparisons(
     responses: list[dict[str, Any]], items: list[CheckItem]
 ) -> tuple[dict[str, list[str]], dict[str, Comparison]]:
-    """``item_flags``, and per citation item with evidence, the comparison its flags come from (what
-    the check panel shows beside the claim: ``item_comparison``), each made once."""
+    """Per item key, what needs attention; and per citation item with evidence, the comparison its
+    flags come from (what the check panel shows beside the claim), each made once. Whether the item's
+    claim differs from its evidence is ``evidence_comparison``'s answer, the one the viewer's side by
+    side shows for the same citation and source: each evidence text is read once per response."""
     conflicts = [_conflicting_keys(response) for response in responses]
     compared = _ItemComparisons(responses)
     flags: dict[str, list[str]] = {}
@@ -232,12 +227,6 @@ def item_flags_and_comparisons(
         if found:
             flags[item.key] = found
     return flags, comparisons
-
-
-def item_comparison(responses: list[dict[str, Any]], item: CheckItem) -> Comparison | None:
-    """How the item's claim compares with its evidence (None for an item with none): what the check
-    panel shows beside the claim."""
-    return _ItemComparisons(responses).of(item)
 
 
 class _ItemComparisons:

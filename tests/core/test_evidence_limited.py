@@ -14,15 +14,14 @@ import pytest
 
 from citeview.core import limited
 from citeview.core.evidence import extract
-from citeview.core.evidence.extract import MAX_SNAPSHOT_BYTES, MAX_TEXT_CHARS, ExtractionError
-from citeview.core.evidence.isolated import extract_text_bounded
+from citeview.core.evidence.extract import MAX_SNAPSHOT_BYTES, MAX_TEXT_CHARS, ExtractionError, extract_text
 from tests.core.pdfs import pdf_form_bomb, pdf_with_pages
 from tests.core.test_evidence_extract import ARTICLE, _encrypted
 
 
 def refused(content: bytes, content_type: str, **limits: float) -> ExtractionError:
     with pytest.raises(ExtractionError) as caught:
-        extract_text_bounded(content, content_type, **limits)  # type: ignore[arg-type]
+        extract_text(content, content_type, **limits)  # type: ignore[arg-type]
     return caught.value
 
 
@@ -99,8 +98,8 @@ def test_a_page_that_needs_more_memory_than_the_budget_is_refused_saying_so():
 def test_a_page_read_in_the_child_gives_what_it_gives_in_the_process():
     pdf = pdf_with_pages(["Page one says 14.1 million.", "東京都の人口は約1,410万人である。"])
     for content, content_type in ((ARTICLE.encode(), "text/html; charset=utf-8"), (pdf, "application/pdf")):
-        assert extract_text_bounded(content, content_type) == extract._read_in_process(content, content_type)
-    capped = extract_text_bounded(("<p>" + "word " * 5_000 + "</p>").encode(), "text/html", max_chars=1_000)
+        assert extract_text(content, content_type) == extract._read_in_process(content, content_type)
+    capped = extract_text(("<p>" + "word " * 5_000 + "</p>").encode(), "text/html", max_chars=1_000)
     assert len(capped.text) == 1_000 and "1,000 characters" in str(capped.notes[-1])
 
 
@@ -115,7 +114,7 @@ def test_plain_text_is_read_without_a_child(monkeypatch):
         raise AssertionError("plain text needs no child")
 
     monkeypatch.setattr(limited, "forkserver", no_children)
-    extraction = extract_text_bounded(b"x" * 2_000, "text/plain", max_chars=1_500)
+    extraction = extract_text(b"x" * 2_000, "text/plain", max_chars=1_500)
     assert len(extraction.text) == 1_500
 
 
@@ -128,7 +127,7 @@ def test_pages_are_read_alongside_threads_and_each_other():
     results: list[str] = []
 
     def read() -> None:
-        results.append(extract_text_bounded(pdf, "application/pdf").text)
+        results.append(extract_text(pdf, "application/pdf").text)
 
     readers = [threading.Thread(target=read) for _ in range(4)]
     for reader in readers:
