@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from citeview.dumps.services import dump_ingest
 from citeview.review.models import Check
@@ -94,7 +95,8 @@ def test_two_editors_and_a_reviewer_work_through_a_dump(people):
     taro.fill("textarea[name=note]", "出典の本文で確認")
     taro.click(".cv-save-bar button[type=submit]")
     conflict = taro.locator(".cv-conflict")
-    assert conflict.is_visible() and "Someone saved it" in conflict.inner_text()
+    expect(conflict).to_be_visible()  # on the page the save answers with
+    expect(conflict).to_contain_text("Someone saved it")
     assert "hanako" not in conflict.inner_text()
     shoot(taro, "check-conflict")
     assert taro.input_value("textarea[name=note]") == "出典の本文で確認"
@@ -110,12 +112,13 @@ def test_two_editors_and_a_reviewer_work_through_a_dump(people):
     assert "hanako" in yuki.inner_text(".cv-others-list") and "taro" in yuki.inner_text(".cv-others-list")
     yuki.fill("textarea[name=text]", "年度の根拠を追記してください")
     yuki.click(".cv-comment-form button[type=submit]")
-    assert "年度の根拠を追記してください" in yuki.inner_text(".cv-comments-list")
+    expect(yuki.locator(".cv-comments-list")).to_contain_text("年度の根拠を追記してください")
     yuki.goto("/figures/")
     # The one citation judged is disputed: no final verdict to chart yet, the editors' verdicts a click away.
     assert "編集者間の一致" in yuki.content() and yuki.locator("svg.cv-bars").count() == 1
-    yuki.click(".cv-figure-switch a")
-    assert yuki.locator("svg.cv-bars").count() == 2
+    with yuki.expect_navigation():
+        yuki.click(".cv-figure-switch a")
+    expect(yuki.locator("svg.cv-bars")).to_have_count(2)
     shoot(yuki, "figures")
     yuki.goto(f"/dumps/{dump.pk}/report/")
     shoot(yuki, "report")
