@@ -7,7 +7,7 @@ PORT ?= 8000
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run dev setup test bench lint browser messages venv dev-venv migrate clean
+.PHONY: run dev setup hooks test bench lint browser messages venv dev-venv migrate clean
 
 # Served as deployed (DEBUG off, gunicorn, static files by WhiteNoise), over plain http, with Fetch on:
 # the environment is scripts/run-env's, with a secret key made once in var/.
@@ -18,9 +18,13 @@ run: setup
 
 # DEBUG on, for working on citeview: Django's technical error pages, and the server and the worker
 # reload with the code.
-dev: setup
+dev: setup hooks
 	@echo "citeview (DEBUG on) is at http://$(HOST):$(PORT)/ with two task workers beside it (Ctrl-C stops them all)"
 	scripts/serve $(HOST):$(PORT) dev
+
+# The repository's hooks (scripts/hooks): commit-msg refuses a subject over 72 characters.
+hooks:
+	@if [ -d .git ] || git rev-parse --git-dir >/dev/null 2>&1; then git config core.hooksPath scripts/hooks; fi
 
 setup: venv migrate
 	@$(PY) manage.py compile_translations
