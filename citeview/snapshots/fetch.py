@@ -545,21 +545,12 @@ def _resolved(target: _Target, resolver: Resolver, deadline: float) -> Sequence[
     except FutureTimeout:
         # A name whose lookup times out is said as one that cannot be found: a code of its own would tell
         # an editor which internal names exist (a slow internal resolver against a public one's answer).
-        raise FetchError(
-            "unresolvable",
-            phrase("{host} cannot be found (no DNS answer in time).", host=target.host),
-            target.url,
-            detail=f"{target.host}: the lookup timed out",
-        ) from None
+        said, why = phrase("{host} cannot be found (no DNS answer in time).", host=target.host), "the lookup timed out"
     except (OSError, UnicodeError) as error:
-        raise FetchError(
-            "unresolvable",
-            phrase("{host} cannot be found (no DNS answer).", host=target.host),
-            target.url,
-            detail=f"{target.host}: {_reason(error)}",
-        ) from None
+        said, why = phrase("{host} cannot be found (no DNS answer).", host=target.host), _reason(error)
     finally:
         executor.shutdown(wait=False)
+    raise FetchError("unresolvable", said, target.url, detail=f"{target.host}: {why}")
 
 
 # --- the exchange ---------------------------------------------------------------------------------
