@@ -107,7 +107,7 @@ def fill_dumps(total: int, user: Any) -> None:
 
 @contextmanager
 def gunicorn_server(workdir: Path) -> Iterator[str]:
-    """gunicorn with 2 workers on a free loopback port, as the README deploys it; yields its base URL."""
+    """gunicorn with 2 workers on a free loopback port, as docs/deploying.md deploys it; yields its base URL."""
     port = _free_port()
     log = (workdir / "gunicorn.log").open("wb")
     command = [str(PROJECT_DIR / ".venv/bin/gunicorn"), "citeview.wsgi", "-w", str(WORKERS)]

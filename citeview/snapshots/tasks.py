@@ -6,7 +6,7 @@ again: a fetch or a reading done already is left as it is, and a passage kept al
 for again.
 
 Snapshot work has a queue of its own, so that a deployment can give it workers of its own and a burst
-of fetches never holds up the dumps' reading (README, "Slow work and workers"). A worker that takes
+of fetches never holds up the dumps' reading (docs/deploying.md, "Slow work and workers"). A worker that takes
 both queues runs the dumps' work first: snapshot tasks rank below it. Every task on this queue is
 declared with both: ``@task(queue_name=SNAPSHOT_QUEUE, priority=SNAPSHOT_PRIORITY)``.
 """

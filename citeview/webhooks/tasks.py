@@ -2,7 +2,7 @@
 
 Deliveries have a queue of their own, so that a receiver that is slow (each attempt may wait
 ``CITEVIEW_WEBHOOK_TIMEOUT_SECONDS``) holds only the workers given to it, never the dumps' reads
-(README, "Slow work and workers"). A worker that takes every queue runs them last: below the dumps'
+(docs/deploying.md, "Slow work and workers"). A worker that takes every queue runs them last: below the dumps'
 work and below fetches, which an editor waits for on the page.
 """
 

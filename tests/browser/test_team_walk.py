@@ -127,7 +127,7 @@ def test_two_editors_and_a_lead_check_a_dump_and_the_reviewer_reads_the_truth(br
         lead.fill(".cv-settle-form textarea", reason)
         if key == disputed[0]:
             shot(lead, "settle")
-            # What README.md shows of settling (docs/settle-page.png is this, taken once): the editors'
+            # What docs/evidence-review.md shows of settling (docs/settle-page.png is this, taken once): the editors'
             # checks and the settle form, on a desktop's screen.
             lead.evaluate("document.getElementById('cv-others-title').scrollIntoView({block: 'start'})")
             lead.evaluate("window.scrollBy(0, -70)")  # below the header

@@ -64,7 +64,7 @@ class Blobs:
             self.client.delete_object(Bucket=self.bucket, Key=f"{PREFIX}/{blob_name(sha256)}")
 
     def back_up(self, to: Path) -> None:
-        """What the README's backup does: copy the folder, or every object of the bucket."""
+        """What the backup in docs/deploying.md does: copy the folder, or every object of the bucket."""
         to.mkdir(parents=True)
         for name in self.names():
             (to / name).parent.mkdir(parents=True, exist_ok=True)
