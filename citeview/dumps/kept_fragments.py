@@ -22,8 +22,8 @@ from django.core.cache import cache
 from django.utils import timezone
 from django.utils.translation import get_language
 
+from citeview.dumps.code_fingerprint import running_code_fingerprint
 from citeview.dumps.models import Dump
-from citeview.dumps.viewer_body import running_code_fingerprint
 
 
 class DumpVersion(NamedTuple):

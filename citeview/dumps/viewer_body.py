@@ -1,37 +1,39 @@
-"""The body of a dump's viewer: its responses, sources, evidence and raw text, rendered from the
-stored result once per interface language and then kept (see ``DumpPage``)."""
+"""The body of a dump's viewer, everything it shows of the dump itself: its responses, sources,
+evidence and raw text, rendered from the stored result once per interface language and then kept (see
+``DumpPage``); for a batch, a navigator of its responses and the one chosen (``batch_body``). The page
+around it, with what the team recorded (``citeview.pages.fragments``), and the view that puts the two
+together (``citeview.pages.views``) are above it: nothing here reads review."""
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import logging
-from pathlib import Path
 from typing import Any
 
-import django
 from django.conf import settings
+from django.core.paginator import Paginator
 from django.db import DatabaseError, IntegrityError, transaction
-from django.db.models import OuterRef, Subquery
-from django.http import Http404
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.http import Http404, QueryDict
 from django.template.loader import render_to_string
 from django.utils.translation import get_language, gettext
 
-import citeview
 from citeview.core.links import is_safe_http_url
 from citeview.core.phrases import phrase_text
 from citeview.core.pretty import pretty_dump_text
 from citeview.core.rendering.answer import footnotes, response_prefix, source_entries, source_labels
 from citeview.core.rendering.shortening import shortened
 from citeview.core.rendering.side_by_side import evidence_view
+from citeview.dumps.batches import batch_response, batch_rows
 from citeview.dumps.blobs import blob_size
-from citeview.dumps.models import Dump, DumpPage
+from citeview.dumps.code_fingerprint import running_code_fingerprint
+from citeview.dumps.forms import BatchFilterForm
+from citeview.dumps.kept_fragments import kept_fragment
+from citeview.dumps.models import Dump, DumpPage, DumpResponse
 from citeview.dumps.selectors import VIEWED_FIELDS
 
 logger = logging.getLogger(__name__)
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-_MADE_FROM_SUFFIXES = {".py", ".html", ".mo"}
 DIAGNOSTICS_SHOWN_PER_CODE = 10
 
 
@@ -90,26 +92,6 @@ def _keep(dump: Dump, language: str, made_by: str, html: bytes) -> None:
         pass  # another view kept the same page a moment ago
     except DatabaseError:
         logger.warning("The viewer page of dump %s could not be kept", dump.pk, exc_info=True)
-
-
-def running_code_fingerprint() -> str:
-    """A digest of the code, templates and translations this process runs, so that no kept page
-    outlives a deploy that would render it differently. In development they change under a running
-    server, so it is taken again each time."""
-    return _code_fingerprint() if settings.DEBUG else _cached_code_fingerprint()
-
-
-def _code_fingerprint() -> str:
-    digest = hashlib.sha256(django.get_version().encode())
-    package = Path(citeview.__file__).parent
-    for root in [package, *settings.TEMPLATES[0]["DIRS"], *settings.LOCALE_PATHS]:
-        for path in sorted(Path(root).rglob("*")):
-            if path.suffix in _MADE_FROM_SUFFIXES:
-                digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
-_cached_code_fingerprint = functools.cache(_code_fingerprint)
 
 
 def rendered_answers(dump: Dump) -> list[dict[str, Any]]:
@@ -362,3 +344,129 @@ def _recitation_view(recitation: dict[str, Any], text: str) -> dict[str, Any]:
         recited = recited[:RECITED_CHARS_SHOWN] + "…"
     link = recitation["url"] if is_safe_http_url(recitation["url"]) else None
     return {**recitation, "recited": recited, "link": link}
+
+
+# A batch (``citeview.dumps.batches``) is shown one response at a time, under a navigator that lists
+# this many of its responses a page.
+ROWS_PER_PAGE = 50
+
+
+def batch_body(dump: Dump, *, asked: QueryDict, checked: dict[int, int]) -> bytes:
+    """The body of a batch's viewer: a navigator of its responses, a page of them at a time, filtered by
+    status and by what needs a look (``asked``: the page's query), then the one response chosen,
+    rendered alone. ``checked`` is how many of each response's items have the checks they need (review
+    counts them: ``checked_items_per_response``). Both pieces are kept (``kept_fragment``): the
+    navigator by the filters, page and response asked for and the checks counted, the response by the
+    result it is of; a warm page reads the two pieces, and renders nothing."""
+    form = BatchFilterForm(asked)
+    filters = form.cleaned_data if form.is_valid() else {"status": "", "needs": ""}
+    query = _asked(filters, asked)
+    shown = [dump.pk, dump.derived_at.isoformat(), query.urlencode(), sorted(checked.items())]
+    navigator = kept_fragment("batch-navigator", shown, lambda: _navigator(dump, form, filters, query, checked))
+    chosen: int | None = navigator["chosen"]
+    html: str = navigator["html"]
+    return (html + ("" if chosen is None else _response_html(dump, chosen))).encode()
+
+
+def _asked(filters: dict[str, str], given: QueryDict) -> QueryDict:
+    """What the page was asked for, and nothing else: the links it makes keep these alone."""
+    query = QueryDict(mutable=True)
+    for name in ("status", "needs"):
+        if filters[name]:
+            query[name] = filters[name]
+    for name in ("page", "response"):
+        value = given.get(name, "")
+        if isinstance(value, str) and value.isdigit():
+            query[name] = value
+    return query
+
+
+def _navigator(
+    dump: Dump, form: BatchFilterForm, filters: dict[str, str], query: QueryDict, checked: dict[int, int]
+) -> dict[str, Any]:
+    rows = batch_rows(
+        dump,
+        status=filters["status"],
+        problems=filters["needs"] if filters["needs"] in ("unresolved", "warnings") else "",
+        indices_left_out=_fully_checked(dump, checked) if filters["needs"] == "unchecked" else frozenset(),
+    )
+    page = Paginator(rows, ROWS_PER_PAGE).get_page(query.get("page"))
+    listed = list(page.object_list)
+    chosen = _chosen_index(query, dump, listed)
+    context = {
+        "dump": dump,
+        "form": form,
+        "page": page,
+        "rows": [_row_view(r, checked.get(r.index, 0), query, chosen) for r in listed],
+        "steps": _steps(rows, chosen, query) if chosen is not None else None,
+        "filtered": bool(filters["status"] or filters["needs"]),
+        "page_links": _page_links(page, query),
+    }
+    return {"html": render_to_string("dumps/_batch.html", context), "chosen": chosen}
+
+
+def _response_html(dump: Dump, index: int) -> str:
+    """The response, rendered alone as the viewer renders each of its responses, kept by the result it is of."""
+
+    def made() -> str:
+        row = batch_response(dump, index)
+        if row is None:
+            return ""
+        rendered = row.rendered.get(get_language()) or row.rendered.get(settings.LANGUAGE_CODE)
+        rendered = rendered or next(iter(row.rendered.values()))
+        view = response_view(rendered, row.index, row.result)
+        context = {"response": view, "count": dump.response_count, "number": row.index + 1}
+        return render_to_string("dumps/_response.html", context)
+
+    return kept_fragment("batch-response", [dump.pk, dump.derived_at.isoformat(), index], made)
+
+
+def _fully_checked(dump: Dump, checked: dict[int, int]) -> frozenset[int]:
+    counts = DumpResponse.objects.filter(dump_id=dump.pk, derived_at=dump.derived_at, index__in=list(checked))
+    return frozenset(i for i, items in counts.values_list("index", "item_count") if checked[i] >= items)
+
+
+def _chosen_index(query: QueryDict, dump: Dump, listed: list[DumpResponse]) -> int | None:
+    """The response asked for (``?response=N``, counted from 1 as the page shows it), else the page's first."""
+    asked = query.get("response", "")
+    if asked.isdigit() and 1 <= int(asked) <= dump.response_count:
+        return int(asked) - 1
+    return listed[0].index if listed else None
+
+
+def _with(query: QueryDict, **values: Any) -> str:
+    """The page's address with ``values`` set in its query, the filters and the page kept."""
+    changed = query.copy()
+    for name, value in values.items():
+        changed[name] = str(value)
+    return f"?{changed.urlencode()}"
+
+
+def _row_view(row: DumpResponse, checked: int, query: QueryDict, chosen: int | None) -> dict[str, Any]:
+    return {
+        "number": row.index + 1,
+        "link": _response_link(query, row.index),
+        "current": row.index == chosen,
+        "row": row,
+        "checked": min(checked, row.item_count),
+    }
+
+
+def _steps(listed: QuerySet[DumpResponse], index: int, query: QueryDict) -> dict[str, str | None]:
+    """Links to the responses before and after the one shown, among those the filters list."""
+    before = listed.filter(index__lt=index).order_by("-index").values_list("index", flat=True).first()
+    after = listed.filter(index__gt=index).values_list("index", flat=True).first()
+    return {"previous": _response_link(query, before), "next": _response_link(query, after)}
+
+
+def _response_link(query: QueryDict, index: int | None) -> str | None:
+    if index is None:
+        return None
+    return _with(query, response=index + 1) + f"#{response_prefix(index)}"
+
+
+def _page_links(page: Any, query: QueryDict) -> dict[str, str | None]:
+    return {
+        "previous": _with(query, page=page.previous_page_number()) if page.has_previous() else None,
+        "next": _with(query, page=page.next_page_number()) if page.has_next() else None,
+    }

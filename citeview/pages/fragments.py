@@ -35,7 +35,7 @@ from citeview.dumps.templatetags.bidi import show_bidi
 from citeview.review.citation_evidence import cited_page_snapshots
 from citeview.review.forms import CommentForm
 from citeview.review.selectors import assignable_editors_of, dump_comments, editor_progress
-from citeview.review.snapshot_views import provenance_text
+from citeview.review.snapshot_panel import provenance_text
 
 
 def list_rows(versions: list[DumpVersion], user: Any) -> list[SafeString]:

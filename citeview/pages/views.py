@@ -37,10 +37,10 @@ from citeview.dumps.kept_fragments import DumpVersion
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, can_retry_read, dump_ingest
-from citeview.dumps.viewer_body import dump_body, dump_viewed
-from citeview.pages.batch import batch_body
+from citeview.dumps.viewer_body import batch_body, dump_body, dump_viewed
 from citeview.pages.fragments import list_content, viewer_page, with_csrf_token
 from citeview.review.decorators import result_required
+from citeview.review.selectors import checked_items_per_response
 from citeview.review.services import dump_refresh_if_stale
 
 PAGE_SIZE = 25
@@ -115,7 +115,7 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {"viewer": {"title": viewer["title"], "content": with_csrf_token(viewer["content"], request)}}
     if is_batch(dump):  # one response at a time, with a navigator: never the whole batch's page
         batch_rows_ensure(dump=dump, whole=whole)
-        body = batch_body(request, dump)
+        body = batch_body(dump, asked=request.GET, checked=checked_items_per_response(dump))
     elif body is None or dump.derived_at != read_from:  # none kept, or kept of the result just rebuilt
         body = dump_body(whole())
     return _render_around(request, "pages/detail.html", context, "body", body)

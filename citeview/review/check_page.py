@@ -52,7 +52,7 @@ from citeview.review.selectors import (
     work_queue,
 )
 from citeview.review.services import last_save
-from citeview.review.snapshot_views import item_source_url, snapshot_panel
+from citeview.review.snapshot_panel import item_source_url, snapshot_panel
 
 # Of each item's statement, the list of all items shows its start only.
 NAV_TEXT_CHARS = 120

@@ -9,7 +9,9 @@
 // Nothing typed is lost: the form keeps a draft in this browser (localStorage) as the editor works,
 // gives it back when the item is opened again (and after a snapshot is taken, which reloads the
 // page), and every way off the page with unsaved input asks first. The same keys are listed, with what they
-// do, by citeview/review/views.py::_keys and shown on the form beside each answer.
+// do, by citeview/review/check_page.py::_keys and shown on the form beside each answer.
+// Only the check page loads this file, after citeview.js, which every page loads: the drafts' names and
+// what clears them on any page (signing out, the page a save led to) are there.
 // (The page can be rewritten in place after an upload, running this file again: no top-level let or
 // const, which could not be declared twice.)
 
@@ -36,8 +38,6 @@ function cvChoose(form, name, index) {
 // One draft per user, dump and item, holding the item's version it was typed against, when, and the
 // answers. A draft equal to what is saved is no draft: it is removed, and leaving asks nothing.
 var CV_DRAFT_FIELDS = ["verdict", "subject", "time", "conditions", "verification_worthy", "supported_together", "evidence_quote", "note"];
-var CV_DRAFT_PREFIX = "citeview:draft:";
-var CV_DRAFT_SAVING = "citeview:draft-saving";
 var CV_DRAFT_KEPT_DAYS = 30;
 var cvSaved = null; // the form's values as saved (null: the page shows input that is not saved)
 var cvLeaving = false; // the page is being left on purpose (saving, a snapshot, a confirmed leave)
@@ -150,7 +150,7 @@ function cvDraftDiscard(form) {
 // draft against this version of the item is put back in the form; one typed against an older version
 // (someone saved since) is only offered.
 function cvDraftSetUp(form) {
-  cvForgetSavedDraft(form);
+  cvForgetSavedDraft(cvDraftKey(form));
   cvForgetOldDrafts();
   if (form.dataset.draftUnsaved !== undefined) {
     // The server gave back input it did not save (a conflict, an error): that input is the draft.
@@ -171,18 +171,6 @@ function cvDraftSetUp(form) {
   } else cvDraftLine(form, draft, "older");
 }
 
-// The check form was sent: when the next page is another one, the save went through.
-function cvForgetSavedDraft(form) {
-  let saving = null;
-  try {
-    saving = window.sessionStorage.getItem(CV_DRAFT_SAVING);
-    window.sessionStorage.removeItem(CV_DRAFT_SAVING);
-    if (saving && (!form || cvDraftKey(form) !== saving)) window.localStorage.removeItem(saving);
-  } catch (error) {
-    // Storage off: nothing was kept.
-  }
-}
-
 function cvForgetOldDrafts() {
   try {
     const oldest = Date.now() - CV_DRAFT_KEPT_DAYS * 86400000;
@@ -194,21 +182,6 @@ function cvForgetOldDrafts() {
     }
   } catch (error) {
     // Storage off, or an entry that is not ours: left as it is.
-  }
-}
-
-// Signing out takes every draft of this browser with it, whoever typed it: on a shared machine the
-// next person could read them in the developer tools. Done as the Log out form is sent, and again on
-// the page that says the sign-out is done (data-cv-forget-drafts), for a form sent without this file.
-function cvForgetAllDrafts() {
-  try {
-    for (let index = window.localStorage.length - 1; index >= 0; index -= 1) {
-      const key = window.localStorage.key(index);
-      if (key && key.startsWith(CV_DRAFT_PREFIX)) window.localStorage.removeItem(key);
-    }
-    window.sessionStorage.removeItem(CV_DRAFT_SAVING);
-  } catch (error) {
-    // Storage off: nothing was kept.
   }
 }
 
@@ -392,12 +365,6 @@ document.addEventListener("submit", (event) => {
   cvAskToLeave(() => sent.requestSubmit(submitter && submitter.form === sent ? submitter : undefined));
 });
 
-// After the listener above, which may stop a Log out that would leave unsaved input (and send it
-// again once the editor chose to leave).
-document.addEventListener("submit", (event) => {
-  if (!event.defaultPrevented && event.target.matches(".cv-logout-form")) cvForgetAllDrafts();
-});
-
 document.addEventListener("click", (event) => {
   const link = event.target.closest && event.target.closest("a[href]");
   if (!link || !cvDirty(cvCheckForm()) || !cvLeavesPage(link, event)) return;
@@ -508,10 +475,8 @@ document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll(".cv-keys-open, .cv-quote-actions, .cv-not-claims-all, .cv-use-passage").forEach((element) => {
     element.hidden = false;
   });
-  if (document.querySelector("[data-cv-forget-drafts]")) cvForgetAllDrafts();
   const checkForm = cvCheckForm();
   if (checkForm) cvDraftSetUp(checkForm);
-  else cvForgetSavedDraft(null);
   // What each side says of subject, time and conditions goes with those questions, below the
   // verdicts, which then start on the first screen.
   const hints = document.querySelector(".cv-snapshot .cv-table-wrap:has(.cv-snapshot-hints)");

@@ -478,3 +478,48 @@ document.addEventListener("change", (event) => {
     all.indeterminate = ticked > 0 && ticked < boxes.length;
   }
 });
+
+// --- Drafts every page clears ------------------------------------------------------------------
+// The check page's script (check.js, loaded there alone) keeps the check form's input in this
+// browser as drafts. Two moments to clear them come on any page, so they are here: a save that went
+// through, seen on the page it led to, and signing out.
+var CV_DRAFT_PREFIX = "citeview:draft:";
+var CV_DRAFT_SAVING = "citeview:draft-saving";
+
+// The check form was sent: when the next page is another one (not the form of the draft `openKey`,
+// sent back with what it could not save), the save went through and its draft goes.
+function cvForgetSavedDraft(openKey) {
+  try {
+    const saving = window.sessionStorage.getItem(CV_DRAFT_SAVING);
+    window.sessionStorage.removeItem(CV_DRAFT_SAVING);
+    if (saving && saving !== openKey) window.localStorage.removeItem(saving);
+  } catch (error) {
+    // Storage off: nothing was kept.
+  }
+}
+
+// Signing out takes every draft of this browser with it, whoever typed it: on a shared machine the
+// next person could read them in the developer tools. Done as the Log out form is sent, and again on
+// the page that says the sign-out is done (data-cv-forget-drafts), for a form sent without this file.
+function cvForgetAllDrafts() {
+  try {
+    for (let index = window.localStorage.length - 1; index >= 0; index -= 1) {
+      const key = window.localStorage.key(index);
+      if (key && key.startsWith(CV_DRAFT_PREFIX)) window.localStorage.removeItem(key);
+    }
+    window.sessionStorage.removeItem(CV_DRAFT_SAVING);
+  } catch (error) {
+    // Storage off: nothing was kept.
+  }
+}
+
+// On the window, so after every listener on the document: check.js's may stop a Log out that would
+// leave unsaved input (and send it again once the editor chose to leave).
+window.addEventListener("submit", (event) => {
+  if (!event.defaultPrevented && event.target.matches(".cv-logout-form")) cvForgetAllDrafts();
+});
+
+document.addEventListener("DOMContentLoaded", () => {
+  if (document.querySelector("[data-cv-forget-drafts]")) cvForgetAllDrafts();
+  if (!document.getElementById("cv-check-form")) cvForgetSavedDraft(null); // the check page does it itself
+});

@@ -124,6 +124,25 @@ def test_a_snapshot_pasted_after_deciding_keeps_the_verdict_quote_and_note(edito
     assert not page.console_errors, page.console_errors
 
 
+def test_the_last_save_takes_its_draft_on_the_page_it_leads_to_which_has_no_check_script(editor_tab):
+    # The page after the last item is no check page: the script every page loads forgets the draft there.
+    page = editor_tab("en-US")
+    dump = _dump(page.user)
+    *saved, last = dump_check_items(dump)
+    values = {"verdict": "partial", "subject": "", "time": "", "conditions": "", "evidence_quote": "", "note": ""}
+    for item in saved:
+        check_save(dump=dump, item=item, editor=page.user, values=values, statement_values={}, seen_version=0)
+    page.goto(f"/dumps/{dump.pk}/check/{last.key}/")
+    _decide(page)
+    assert _draft_keys(page)
+    page.click(".cv-save-bar button[type=submit]")
+    page.wait_for_url(f"**/dumps/{dump.pk}/checked/")
+    page.wait_for_load_state()
+    assert page.locator("script[src*='check.js']").count() == 0
+    assert _draft_keys(page) == []
+    assert not page.console_errors, page.console_errors
+
+
 READING = {"en-US": "Reading the uploaded page…", "ja-JP": "アップロードされたページを読み込んでいます…"}
 
 

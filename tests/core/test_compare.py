@@ -635,7 +635,7 @@ def test_the_viewer_the_check_page_and_the_snapshot_panel_give_one_finding(claim
     from citeview.core.evidence.found import found_with
     from citeview.core.evidence.passages import Passage
     from citeview.core.review.items import DIFFERS, check_items, item_flags_and_comparisons
-    from citeview.review.snapshot_views import _hints
+    from citeview.review.snapshot_panel import _hints
 
     response = _cited(claim, evidence)
     (row,) = evidence_rows(response, {"1": "1"})

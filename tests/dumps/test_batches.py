@@ -11,7 +11,7 @@ import pytest
 
 from citeview.dumps.batches import BATCH_RESPONSES
 from citeview.dumps.models import Dump, DumpResponse
-from citeview.pages.batch import ROWS_PER_PAGE
+from citeview.dumps.viewer_body import ROWS_PER_PAGE
 
 
 def sonar_line(number: int, *, finish: str = "stop", unresolved: bool = False) -> str:

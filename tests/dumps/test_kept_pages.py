@@ -6,7 +6,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import OperationalError
 
-from citeview.dumps import viewer_body
+from citeview.dumps import code_fingerprint
 from citeview.dumps.models import Dump, DumpPage
 from tests.conftest import own_fixture
 
@@ -77,9 +77,9 @@ def test_the_fingerprint_changes_with_a_template_at_once_in_development(settings
     template.write_text("<p>one</p>")
     settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [tmp_path]}]
     settings.DEBUG = True
-    before = viewer_body.running_code_fingerprint()
+    before = code_fingerprint.running_code_fingerprint()
     template.write_text("<p>two</p>")
-    assert viewer_body.running_code_fingerprint() != before
+    assert code_fingerprint.running_code_fingerprint() != before
 
 
 def test_a_page_that_cannot_be_kept_is_still_shown(editor_client, monkeypatch):
