@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.conftest import own_fixture, user_with_role
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +59,7 @@ def dumps(editor) -> list[Dump]:
 def worked_on(editor_client, editor, dumps) -> Dump:
     dump = dumps[0]
     editor_client.post(reverse("dumps:details", args=[dump.pk]), {"title": "条件", "tags": "a, b"})
-    dump_assign(dump=dump, editors=[editor], by=editor, checks_needed=2)
+    editors_assign(dump=dump, editors=[editor], by=editor, checks_needed=2)
     editor_client.post(reverse("review:comment", args=[dump.pk]), {"text": "年度を確認"})
     editor_client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})
     cache.clear()

@@ -37,16 +37,25 @@ DIAGNOSTICS_SHOWN_PER_CODE = 10
 
 def dump_body(dump: Dump) -> bytes:
     """The viewer's body in the current language, as UTF-8: the kept page if it is current, else made
-    and kept now. Our own template's output (every value from the dump in it was escaped or sanitised
-    when it was made), put into the page as it is (``citeview.pages.views``), never through a template.
+    now and not kept (a GET never writes: the worker keeps it, ``citeview.dumps.reading.dump_pages_keep``).
+    Our own template's output (every value from the dump in it was escaped or sanitised when it was
+    made), put into the page as it is (``citeview.pages.views``), never through a template.
 
     It is kept and read as bytes because a 600 KB body with any non-ASCII character in it took longer
     to decode from the database and encode again for the response than the rest of the page."""
     html = kept_body(dump)
-    if html is None:
-        html = render_to_string("dumps/_body.html", _body_context(dump)).encode()
-        _keep(dump, get_language(), running_code_fingerprint(), html)
-    return html
+    return _made_body(dump) if html is None else html
+
+
+def body_keep(dump: Dump) -> None:
+    """Make and keep the viewer's body in the current language unless a current one is kept (a worker's
+    task: ``citeview.dumps.reading.dump_pages_keep``)."""
+    if kept_body(dump) is None:
+        _keep(dump, get_language(), running_code_fingerprint(), _made_body(dump))
+
+
+def _made_body(dump: Dump) -> bytes:
+    return render_to_string("dumps/_body.html", _body_context(dump)).encode()
 
 
 def dump_viewed(pk: int) -> tuple[Dump, bytes | None]:
@@ -113,7 +122,8 @@ _cached_code_fingerprint = functools.cache(_code_fingerprint)
 
 
 def rendered_answers(dump: Dump) -> list[dict[str, Any]]:
-    """The stored rendering in the page's language (the view has had any older one rebuilt: ``dump_refresh_if_stale``)."""
+    """The stored rendering in the page's language (one older code made is shown until its rebuild,
+    queued by the view, is done: ``citeview.dumps.reading.dump_queue_rebuild``)."""
     rendered: dict[str, list[dict[str, Any]]] = dump.rendered
     return rendered.get(get_language()) or rendered.get(settings.LANGUAGE_CODE) or next(iter(rendered.values()))
 

@@ -25,11 +25,11 @@ from citeview.core.rendering.side_by_side import CUT_HINT
 from citeview.core.review.items import CheckItem
 from citeview.core.review.report import snapshot_provenance
 from citeview.dumps.models import Dump
+from citeview.dumps.reading import dump_queue_rebuild
 from citeview.dumps.selectors import dump_get
 from citeview.review.exports import shown_time
 from citeview.review.forms import SnapshotPasteForm, SnapshotUploadForm
 from citeview.review.selectors import dump_check_items
-from citeview.review.services import dump_refresh_if_stale
 from citeview.snapshots.kept_passages import claim_sha256, passages_wanted, statement_claim
 from citeview.snapshots.models import FetchState, Snapshot, SnapshotFetch, SnapshotPassage
 from citeview.snapshots.selectors import (
@@ -220,7 +220,8 @@ def _lost(fetch: SnapshotFetch, url: str) -> bool:
 
 
 def _item(pk: int, key: str) -> tuple[Dump, CheckItem, str]:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
+    dump_queue_rebuild(dump=dump)  # shown as stored meanwhile
     item = next((i for i in dump_check_items(dump) if i.key == key), None)
     url = item_source_url(dump, item) if item is not None else None
     if item is None or url is None:
