@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 SEED = "agent-seed-incomplete.sse"  # four items: [2] with two URLs, [9], and [8] with no source
 
 # Every page pays four for the session, the user and their permissions; the check page reads its dump
-# twice (the decorator that rebuilds a stale result, then the view). `pytest -vv` on a failing count
+# twice (the decorator that queues a stale result's rebuild, then the view). `pytest -vv` on a failing count
 # lists every query made.
 # Cold, the list reads its rows' editors (several per dump); the viewer its editors. (For a lead, who
 # assigns, the list also reads the editors its bulk assignment offers, and the viewer those its form

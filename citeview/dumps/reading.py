@@ -28,7 +28,7 @@ from citeview.core.phrases import phrase
 from citeview.dumps.batches import BATCH_RESPONSES, batch_rows_ensure, batch_rows_made, is_batch
 from citeview.dumps.derived import derived_fields, fields_of_result, normalised_result, result_version
 from citeview.dumps.models import Dump, EncodedJSON, ReadState
-from citeview.dumps.selectors import dump_read_pending, dump_result_is_current
+from citeview.dumps.selectors import dump_read_pending, dump_result_is_current, dumps_outdated
 from citeview.dumps.signals import dump_read_failed, result_rebuilt, result_written
 from citeview.dumps.tasks import keep_dump_pages, read_dump, rebuild_dump
 from citeview.dumps.viewer_body import body_keep, kept_body, running_code_fingerprint
@@ -186,17 +186,13 @@ def dump_queue_rebuild(*, dump: Dump) -> bool:
 def dump_rebuild_outdated(*, everything: bool = False) -> int:
     """Queue a rebuild of every dump whose result older code made (or ``everything``), one task per dump
     so that every worker takes a share; returns how many were queued. (``refresh_dumps``, at a deploy.)"""
-    outdated = Dump.objects.filter(read_state=ReadState.READY) if everything else _outdated()
+    outdated = Dump.objects.filter(read_state=ReadState.READY) if everything else dumps_outdated()
     count = 0
     for pk in outdated.values_list("pk", flat=True).iterator():
         _mark_queued("rebuild", pk, result_version())  # the pages find it queued
         rebuild_dump.enqueue(pk, everything)
         count += 1
     return count
-
-
-def _outdated() -> Any:
-    return Dump.objects.filter(read_state=ReadState.READY).exclude(result_version=result_version())
 
 
 def dump_pages_keep(*, pk: int) -> None:

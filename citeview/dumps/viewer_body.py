@@ -88,8 +88,8 @@ def kept_body(dump: Dump) -> bytes | None:
 
 
 def _keep(dump: Dump, language: str, made_by: str, html: bytes) -> None:
-    """Keep a page made now. Keeping is an optimisation: a view never fails because it could not
-    write (a busy SQLite, a read-only replica), and a concurrent first view may have kept it already."""
+    """Keep a page made now. Keeping is an optimisation: the worker's task never fails because it could
+    not write (a busy SQLite), and another task may have kept it a moment ago."""
     fields = {"derived_at": dump.derived_at, "made_by": made_by, "html": html}
     try:
         with transaction.atomic():
