@@ -43,7 +43,8 @@ def measure(provider: str, size: int) -> dict[str, int]:
     from django.core.management import call_command
 
     from bench.inputs import GENERATORS, sonar_markers_only
-    from citeview.dumps.services import dump_ingest, dump_read_begin, dump_read_stored
+    from citeview.dumps.reading import dump_read_begin, dump_read_stored
+    from citeview.dumps.services import dump_ingest
 
     generators = {**GENERATORS, MARKERS_ONLY: sonar_markers_only}
     call_command("migrate", verbosity=0)
@@ -74,7 +75,8 @@ def measure_stages(provider: str, size: int) -> None:
     from bench.inputs import GENERATORS
     from citeview.dumps.derived import fields_of_result, normalised_result
     from citeview.dumps.models import Dump
-    from citeview.dumps.services import _encoded, dump_ingest
+    from citeview.dumps.reading import encoded as encoded_now
+    from citeview.dumps.services import dump_ingest
 
     call_command("migrate", verbosity=0)
     raw = GENERATORS[provider](size)
@@ -92,7 +94,7 @@ def measure_stages(provider: str, size: int) -> None:
     derived = fields_of_result(result)
     del result
     step("rendered, and the other fields")
-    encoded = _encoded(derived)
+    encoded = encoded_now(derived)
     del derived
     step("encoded for the row")
     Dump.objects.filter(pk=dump.pk).update(**encoded)

@@ -311,7 +311,8 @@ BATCH_REPORT_SECONDS = 3.0  # ... and its report's summary is ready within 3 s
 def batch_page_figures(client: Any, editor: Any) -> tuple[Any, list[Figure]]:
     """A batch of ``BATCH_BENCHED`` responses read as a worker reads it, and its first page's size held
     against the page of its largest response stored alone."""
-    from citeview.dumps.services import dump_ingest, dump_read_begin, dump_read_stored
+    from citeview.dumps.reading import dump_read_begin, dump_read_stored
+    from citeview.dumps.services import dump_ingest
 
     raw = sonar_batch(BATCH_BENCHED)
     stored = []

@@ -36,7 +36,7 @@ from citeview.dumps.bulk import import_queue
 from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.services import dump_ingest, dump_organise
 from citeview.review.selectors import dump_check_items, finished_keys, item_version
-from citeview.review.services import check_save, check_settle, comment_add, dump_assign
+from citeview.review.services import check_save, check_settle, comment_add, editors_assign
 from citeview.snapshots.services import snapshot_paste
 from tests.builders import sonar_object
 from tests.zips import archive
@@ -516,7 +516,7 @@ def _built(django_user_model: Any) -> World:
         dump = dump_ingest(raw=(SAMPLES / name).read_bytes(), uploaded_by=users["staff"], filename=name)[0]
         assignees = [users["editor"]] if number % 3 else [users["second_editor"]] if number % 2 else []
         dump_organise(dump=dump, title=dump.title, tag_names=["sample", "見本"])
-        dump_assign(dump=dump, editors=assignees, by=users["staff"])
+        editors_assign(dump=dump, editors=assignees, by=users["staff"])
         _checked(dump, number, users)
         dumps[name] = dump
     _all_checked(dumps[ALL_CHECKED], users["editor"])

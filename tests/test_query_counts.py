@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.conftest import own_fixture, user_with_role
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 SEED = "agent-seed-incomplete.sse"  # four items: [2] with two URLs, [9], and [8] with no source
 
 # Every page pays four for the session, the user and their permissions; the check page reads its dump
-# twice (the decorator that rebuilds a stale result, then the view). `pytest -vv` on a failing count
+# twice (the decorator that queues a stale result's rebuild, then the view). `pytest -vv` on a failing count
 # lists every query made.
 # Cold, the list reads its rows' editors (several per dump); the viewer its editors. (For a lead, who
 # assigns, the list also reads the editors its bulk assignment offers, and the viewer those its form
@@ -59,7 +59,7 @@ def dumps(editor) -> list[Dump]:
 def worked_on(editor_client, editor, dumps) -> Dump:
     dump = dumps[0]
     editor_client.post(reverse("dumps:details", args=[dump.pk]), {"title": "条件", "tags": "a, b"})
-    dump_assign(dump=dump, editors=[editor], by=editor, checks_needed=2)
+    editors_assign(dump=dump, editors=[editor], by=editor, checks_needed=2)
     editor_client.post(reverse("review:comment", args=[dump.pk]), {"text": "年度を確認"})
     editor_client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})
     cache.clear()

@@ -30,15 +30,16 @@ from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, assignable_edi
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.middleware import declared_body_size
 from citeview.dumps.models import Dump, ReadState
+from citeview.dumps.reading import dump_queue_rebuild
 from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import dump_ingest, dump_organise, tags_named
 from citeview.review import exports
-from citeview.review.exports import dump_report
+from citeview.review.exports import report_of
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.forms import MAX_CHECK_BYTES, CheckForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, ItemState
-from citeview.review.selectors import checks_visible_to, dump_assignments, dump_check_items, hidden_check_count
-from citeview.review.services import CheckConflict, check_save, dump_assign, dump_refresh_if_stale
+from citeview.review.selectors import assignments_on, checks_visible_to, dump_check_items, hidden_check_count
+from citeview.review.services import CheckConflict, check_save, editors_assign
 
 # What a dump may be sent as; form encodings are refused so a body is never half-parsed as a form.
 ACCEPTED_CONTENT_TYPES = {
@@ -86,7 +87,7 @@ def dumps_collection(request: HttpRequest) -> HttpResponse:
     except DumpError as error:
         return _dump_error(error)
     if not created:
-        dump = dump_refresh_if_stale(dump=dump)  # stored by older code: answered as the running code reads it
+        dump_queue_rebuild(dump=dump)  # stored by older code: answered as stored, rebuilt by a worker
     if created and (options.cleaned_data["title"] or options.cleaned_data["tags"]):
         dump_organise(dump=dump, title=options.cleaned_data["title"], tag_names=options.cleaned_data["tags"])
     if not dump.is_ready:
@@ -150,7 +151,7 @@ def dump_assignees(request: HttpRequest, pk: int) -> HttpResponse:
         return api_error(
             400, "unknown_editors", "These are not active editors or leads: " + ", ".join(unknown), editors=unknown
         )
-    change = dump_assign(dump=dump, editors=list(editors.values()), by=request.user, checks_needed=needed)
+    change = editors_assign(dump=dump, editors=list(editors.values()), by=request.user, checks_needed=needed)
     dump.refresh_from_db(fields=["checks_needed", "checked_item_count", "complete_item_count"])
     answer = {
         **_assignment_json(dump),
@@ -164,7 +165,7 @@ def dump_assignees(request: HttpRequest, pk: int) -> HttpResponse:
 def _assignment_json(dump: Dump) -> dict[str, Any]:
     return {
         "dump": dump.pk,
-        "editors": [assignment.editor.get_username() for assignment in dump_assignments(dump)],
+        "editors": [assignment.editor.get_username() for assignment in assignments_on(dump)],
         "checks_needed": dump.checks_needed,
         "item_count": dump.checkable_item_count,
         "checked_item_count": dump.checked_item_count,
@@ -179,7 +180,7 @@ def dump_report_json(request: HttpRequest, pk: int) -> HttpResponse:
         return _not_found(pk)
     if not dump.is_ready:
         return _not_ready(request, dump)
-    return JsonResponse(dump_report(dump, request.user), json_dumps_params=JSON_OPTIONS)
+    return JsonResponse(report_of(dump, request.user), json_dumps_params=JSON_OPTIONS)
 
 
 @api_endpoint({"GET": roles.READ})
@@ -189,7 +190,7 @@ def dump_report_markdown(request: HttpRequest, pk: int) -> HttpResponse:
         return _not_found(pk)
     if not dump.is_ready:
         return _not_ready(request, dump)
-    return HttpResponse(exports.dump_report_markdown(dump, request), content_type="text/markdown; charset=utf-8")
+    return HttpResponse(exports.markdown_report_of(dump, request), content_type="text/markdown; charset=utf-8")
 
 
 @api_endpoint({"GET": roles.READ})
@@ -263,9 +264,11 @@ def _dump_or_none(pk: int) -> Dump | None:
     if pk > MAX_ID:  # no database holds an id this large, and some refuse to be asked
         return None
     try:
-        return dump_refresh_if_stale(dump=dump_get(pk=pk))
+        dump = dump_get(pk=pk)
     except Http404:
         return None
+    dump_queue_rebuild(dump=dump)  # stored by older code: answered as stored, rebuilt by a worker
+    return dump
 
 
 def _record_check(request: HttpRequest, dump: Dump) -> HttpResponse:

@@ -12,7 +12,7 @@ class TagAdmin(admin.ModelAdmin):
 
 class AssignmentInline(admin.TabularInline):
     """Read here; assigned on the dump's page, the list or the API, which say when an editor assigned
-    could already read the verdicts (``citeview.review.services.dump_assign``)."""
+    could already read the verdicts (``citeview.review.services.editors_assign``)."""
 
     model = Assignment
     fk_name = "dump"

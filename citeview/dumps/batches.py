@@ -25,9 +25,9 @@ def is_batch(dump: Dump) -> bool:
 def batch_rows_ensure(*, dump: Dump, whole: Callable[[], Dump]) -> None:
     """Make the batch's rows from its current result unless they are made already. ``dump`` need have
     only its id and ``derived_at``; ``whole`` reads its result and renderings, when the rows must be made.
-    Two first views at once make the same rows: the second finds them made and keeps them."""
-    current = DumpResponse.objects.filter(dump_id=dump.pk, index=0, derived_at=dump.derived_at)
-    if current.exists():
+    Made by the request or worker that writes the result (``citeview.dumps.reading``), never by a page's
+    GET; of two writers at once, the second finds them made and keeps them."""
+    if batch_rows_made(dump):
         return
     made = whole()
     rows = [_row(made, index, response) for index, response in enumerate(made.result["responses"])]
@@ -37,6 +37,11 @@ def batch_rows_ensure(*, dump: Dump, whole: Callable[[], Dump]) -> None:
             DumpResponse.objects.bulk_create(rows, batch_size=200)
     except IntegrityError:
         pass  # another view made them a moment ago
+
+
+def batch_rows_made(dump: Dump) -> bool:
+    """Whether the batch's rows are made from its current result (``dump``: its id and ``derived_at``)."""
+    return DumpResponse.objects.filter(dump_id=dump.pk, index=0, derived_at=dump.derived_at).exists()
 
 
 def _row(dump: Dump, index: int, response: dict[str, Any]) -> DumpResponse:

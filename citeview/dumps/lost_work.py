@@ -27,7 +27,7 @@ from django_tasks_db.models import DBTaskResult
 
 from citeview.dumps.heartbeat import Liveness, last_worker, task_uuid
 from citeview.dumps.models import Dump, ReadState
-from citeview.dumps.services import dump_retry_read
+from citeview.dumps.reading import dump_retry_read
 
 OUR_TASKS = "citeview."  # the module path every task of ours starts with
 

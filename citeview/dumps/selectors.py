@@ -69,8 +69,8 @@ def _conditions(filters: dict[str, str]) -> Q:
 
 def dump_get(*, pk: int, heavy: bool = True) -> Dump:
     """A dump as stored; without ``heavy``, its bytes, result and renderings are read only when something
-    uses them. Its result may be one older code made: a view that shows it brings it up to date with
-    ``citeview.review.services.dump_refresh_if_stale`` (a read never writes)."""
+    uses them. Its result may be one older code made: a view that shows it queues its rebuild with
+    ``citeview.dumps.reading.dump_queue_rebuild`` and shows it as stored meanwhile."""
     dumps = Dump.objects.select_related("uploaded_by").prefetch_related("tags")
     return get_object_or_404(dumps if heavy else dumps.defer(*HEAVY_FIELDS), pk=pk)
 

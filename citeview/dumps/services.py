@@ -1,33 +1,31 @@
-"""Writes: storing dumps, what the team adds to them, and (re)building what is derived from their bytes."""
+"""Writes: storing dumps and what the team adds to them. Reading their bytes (in the request that
+stores one, or by a worker), reading again and rebuilding is ``citeview.dumps.reading``'s."""
 
 from __future__ import annotations
 
 import hashlib
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.tasks import Task
 from django.utils import timezone
 
 from citeview.accounts import roles
-from citeview.core.errors import DumpError
 from citeview.core.evidence.request_documents import check_attached_documents
-from citeview.core.parse import Attachment, DumpBytes, may_read_pdf
-from citeview.core.pdf import PdfReadRefused, pdf_reads_refused
-from citeview.core.phrases import phrase
+from citeview.core.parse import Attachment
 from citeview.dumps.blobs import blob_store
-from citeview.dumps.derived import derived_fields, fields_of_result, normalised_result
-from citeview.dumps.models import Assignment, AttachedDocument, Dump, EncodedJSON, ReadState, Tag
-from citeview.dumps.selectors import dump_read_pending
-from citeview.dumps.signals import dump_read_failed, dump_stored, result_written
-from citeview.dumps.tasks import read_dump, read_dump_attached
-
-# The derived fields written as JSON encoded beforehand (``_encoded``): the large ones.
-ENCODED_FIELDS = ("rendered", "result")  # (in the order they are encoded: see ``_encoded``)
+from citeview.dumps.models import Assignment, AttachedDocument, Dump, ReadState, Tag
+from citeview.dumps.reading import (
+    dump_queue_read,
+    fields_read_in_request,
+    read_by_a_worker,
+    result_kept,
+    written,
+)
+from citeview.dumps.signals import dump_stored
+from citeview.dumps.tasks import read_dump_attached
 
 
 def dump_ingest(
@@ -50,7 +48,7 @@ def dump_ingest(
     existing = Dump.objects.filter(sha256=sha256).first()
     if existing is not None:
         return _stored_already(existing, request, uploaded_by), False
-    derived = None if read_by_a_worker(raw, request) else _derived_in_request(raw, provider, request)
+    derived = None if read_by_a_worker(raw, request) else fields_read_in_request(raw, provider, request)
     in_task = derived is None
     if derived is None:
         _check_attachment(request)  # what the worker's reading would refuse, said now: nothing stored then
@@ -80,29 +78,10 @@ def dump_ingest(
     except IntegrityError:  # the same bytes stored by a concurrent request a moment ago
         return _stored_already(Dump.objects.get(sha256=sha256), request, uploaded_by), False
     if not in_task:
-        _result_written(dump.pk, derived)
+        result_kept(dump.pk, derived)
         pk = dump.pk
         transaction.on_commit(lambda: dump_stored.send(sender=Dump, pk=pk))
-    return _written(dump), True
-
-
-def read_by_a_worker(raw: bytes, request: Attachment | None = None) -> bool:
-    """Whether a dump is read by a worker rather than in the web request: one larger than
-    ``CITEVIEW_READ_IN_TASK_ABOVE``, and one that may carry a PDF (a request's document, a fetched PDF,
-    one attached), whatever its size, as reading a dump's PDFs may take ``citeview.core.pdf.BUDGET_SECONDS``
-    (20 s): a web worker never waits on a PDF."""
-    return len(raw) > settings.CITEVIEW_READ_IN_TASK_ABOVE or may_read_pdf(raw, request)
-
-
-def _derived_in_request(raw: bytes, provider: str | None, request: Attachment | None) -> dict[str, Any] | None:
-    """The derived fields, read in the web request; None when the reading came to a PDF after all (one
-    that ``read_by_a_worker`` cannot see: a base64 text a stream joins from pieces), which no web
-    request reads: the dump is then read by a worker. Raises :class:`DumpError`."""
-    try:
-        with pdf_reads_refused():
-            return _encoded(derived_fields(raw, provider, request))
-    except PdfReadRefused:
-        return None
+    return written(dump), True
 
 
 def _check_attachment(request: Attachment | None) -> None:
@@ -118,92 +97,6 @@ def _queued_fields(provider: str | None) -> dict[str, Any]:
     return {"read_state": ReadState.QUEUED, "read_provider": provider or "", "derived_at": timezone.now()}
 
 
-def dump_queue_read(*, dump: Dump, task: Task[..., str] = read_dump, again: bool = False) -> Dump:
-    """Queue the reading of a stored dump's bytes (in the transaction that writes its row, or once it is
-    written: the task reads the row). Also how a failed dump is tried again. ``again``: a dump read already is read
-    again by ``task`` (its result made by older code, ``citeview.review.services.dump_refresh_if_stale``),
-    and its pages show the progress meanwhile, as a new dump's do."""
-    unread = Dump.objects.filter(pk=dump.pk)
-    with transaction.atomic():  # one commit, not one per write
-        if again:
-            unread.update(read_state=ReadState.QUEUED, read_error=None, read_task_id="")
-        else:
-            unread.exclude(read_state=ReadState.READY).update(read_state=ReadState.QUEUED, read_error=None)
-        queued = task.enqueue(dump.pk)
-        # In the tests' immediate backend the task has run already: only the task's id is written,
-        # never the state over what the task wrote.
-        Dump.objects.filter(pk=dump.pk, read_task_id="").update(read_task_id=str(queued.id))
-    dump.refresh_from_db(fields=[*READ_FIELDS])
-    return dump
-
-
-READ_FIELDS = ("read_state", "read_error", "read_task_id", "read_attempts", "read_started_at")
-
-
-def dump_read_begin(*, pk: int, task_id: str) -> bool:
-    """Mark a dump as being read by the task ``task_id``; False if it is read already or gone."""
-    return bool(
-        Dump.objects.filter(pk=pk)
-        .exclude(read_state=ReadState.READY)
-        .update(
-            read_state=ReadState.READING,
-            read_started_at=timezone.now(),
-            read_attempts=F("read_attempts") + 1,
-            read_task_id=task_id,
-        )
-    )
-
-
-def dump_read_stored(*, pk: int) -> str:
-    """Read a dump's stored bytes into its derived fields (the task ``read_dump``). Reading the same
-    bytes again makes the same result, so a task run twice (its worker killed, or a retry) does no
-    harm; a dump read already is left alone. Returns the state the dump is left in."""
-    dump = Dump.objects.defer(*ENCODED_FIELDS, "search_text").filter(pk=pk).first()
-    if dump is None or dump.read_state == ReadState.READY:
-        return ReadState.READY if dump else "gone"
-    try:
-        attachment, raw = dump.attachment(), DumpBytes(dump.raw)
-        # Held by ``raw`` alone, the dump's bytes are let go as soon as they are read into values, not
-        # held through the parse, the renderings and the row's write (bench/README.md, memory).
-        dump.let_go_of_blobs()
-        result = normalised_result(raw, dump.read_provider or None, attachment)
-        derived = fields_of_result(result)
-        del result  # (held by ``derived`` alone, it is let go once encoded)
-        _encoded(derived)
-    except DumpError as error:
-        return _read_failed(pk, error)
-    except Exception:  # a fault of ours: the page says so, the log and the task's record say what
-        _read_failed(pk, DumpError("internal_error", phrase("citeview failed to read this dump; the error is logged.")))
-        raise
-    Dump.objects.filter(pk=pk).update(read_state=ReadState.READY, read_error=None, **derived)
-    _result_written(pk, derived)
-    return ReadState.READY
-
-
-def _read_failed(pk: int, error: DumpError) -> str:
-    reason = {"code": error.code, "message": error.message, "phrase": error.phrase.to_json()}
-    failed = (
-        Dump.objects.filter(pk=pk)
-        .exclude(read_state=ReadState.READY)
-        .update(read_state=ReadState.FAILED, read_error=reason)
-    )
-    if failed:
-        transaction.on_commit(lambda: dump_read_failed.send(sender=Dump, pk=pk, code=error.code))
-    return ReadState.FAILED
-
-
-def dump_retry_read(*, dump: Dump) -> Dump:
-    """Try a dump that could not be read (or whose reading was lost with its worker) again, as a new
-    task. A dump read already, or whose read is still to run (``dump_read_pending``), is left as it is:
-    pressing **Try again** ten times queues one read, not eleven."""
-    if dump.is_ready or dump_read_pending(dump):
-        return dump
-    # Only the press that finds the task it saw: of two at once, one queues the read.
-    if not Dump.objects.filter(pk=dump.pk, read_task_id=dump.read_task_id).update(read_task_id=""):
-        return dump
-    return dump_queue_read(dump=dump)
-
-
 def can_retry_read(user: User | AnonymousUser | None, dump: Dump) -> bool:
     """Whether the user may press **Try again** on a dump that could not be read: only its uploader, or
     staff. Each press queues a read of the whole dump for a worker, so nobody else's may. The view that
@@ -213,26 +106,6 @@ def can_retry_read(user: User | AnonymousUser | None, dump: Dump) -> bool:
     if getattr(user, "is_staff", False):
         return True
     return dump.uploaded_by_id is not None and dump.uploaded_by_id == user.pk
-
-
-def _encoded(derived: dict[str, Any]) -> dict[str, Any]:
-    """The derived fields, the result and renderings encoded as JSON now, in place: each field's
-    objects are let go once its text is made, the result's (the largest) last, so that their objects
-    and all their texts are not held together. Given the only holder of their objects, writing the
-    row holds their text alone (the objects beside it made most of the peak of storing a large dump:
-    bench/README.md)."""
-    for name in ENCODED_FIELDS:
-        if name in derived:
-            derived[name] = EncodedJSON(derived[name])
-    return derived
-
-
-def _written(dump: Dump) -> Dump:
-    """The dump as written: its result and renderings are read back from its row when first used."""
-    for name in ENCODED_FIELDS:
-        if name in dump.__dict__:
-            delattr(dump, name)  # deferred now: the next read loads it
-    return dump
 
 
 def _attached_fields(request: Attachment | None, user: Any, when: Any) -> dict[str, Any]:
@@ -303,7 +176,7 @@ def dump_attach_request(*, dump: Dump, request: Attachment, attached_by: User | 
     if not can_attach_request(attached_by, dump):
         raise PermissionDenied("Only the dump's uploader or staff may attach a request to it.")
     raw = dump.raw
-    derived = None if read_by_a_worker(raw, request) else _derived_in_request(raw, None, request)
+    derived = None if read_by_a_worker(raw, request) else fields_read_in_request(raw, None, request)
     if derived is None:
         return _attach_for_a_worker(dump, request, attached_by)
     attachment = {**_attached_fields(request, attached_by, derived["derived_at"]), **derived}
@@ -311,10 +184,10 @@ def dump_attach_request(*, dump: Dump, request: Attachment, attached_by: User | 
     with transaction.atomic():
         if not _attach_first(dump, attachment, documents):
             return Dump.objects.get(pk=dump.pk)
-    _result_written(dump.pk, derived)
+    result_kept(dump.pk, derived)
     for name, value in attachment.items():
         setattr(dump, name, value)
-    return _written(dump)
+    return written(dump)
 
 
 def _attach_for_a_worker(dump: Dump, request: Attachment, attached_by: User | AnonymousUser | None) -> Dump:
@@ -329,7 +202,7 @@ def _attach_for_a_worker(dump: Dump, request: Attachment, attached_by: User | An
             return Dump.objects.get(pk=dump.pk)
         dump_queue_read(dump=dump, task=read_dump_attached, again=True)
     dump.refresh_from_db()  # the state, and (had the task run at once) what it read
-    return _written(dump)
+    return written(dump)
 
 
 def attachment_kept(dump: Dump, request: Attachment) -> bool:
@@ -360,7 +233,7 @@ def dump_organise(*, dump: Dump, title: str, tag_names: list[str]) -> Dump:
 
 def dump_assignments_set(*, dump: Dump, add: list[Any], remove: set[int], by: Any) -> list[str]:
     """Assign ``dump`` to the editors ``add`` and no longer to the users whose ids are ``remove``;
-    returns the names of those removed. Review's ``dump_assign`` calls this, having said who could
+    returns the names of those removed. Review's ``editors_assign`` calls this, having said who could
     already read the verdicts."""
     removed = Assignment.objects.filter(dump=dump, editor_id__in=remove).select_related("editor")
     names = [assignment.editor.get_username() for assignment in removed]
@@ -376,22 +249,3 @@ def dump_changed(*, dump: Dump) -> None:
     every fragment kept of it is then keyed by a version no longer current. Every such write calls this."""
     Dump.objects.filter(pk=dump.pk).update(page_version=F("page_version") + 1)
     dump.refresh_from_db(fields=["page_version"])
-
-
-def dump_refresh_result(*, dump: Dump) -> Dump:
-    """Rebuild the parsed and rendered result from the stored bytes after the parsers changed.
-
-    The checks are not recounted here, since counting them is review's: callers rebuild through
-    ``citeview.review.services.dump_refresh``, which does both."""
-    raw, attachment = dump.raw, dump.attachment()
-    _written(dump)  # the old result and renderings let go before the new ones are made
-    derived = _encoded(derived_fields(raw, None, attachment))
-    for name, value in derived.items():
-        setattr(dump, name, value)
-    dump.save(update_fields=[*Dump.DERIVED_FIELDS])
-    _result_written(dump.pk, derived)
-    return _written(dump)
-
-
-def _result_written(pk: int, derived: dict[str, Any]) -> None:
-    result_written.send(sender=Dump, pk=pk, cited_url_hashes=derived["cited_url_hashes"])

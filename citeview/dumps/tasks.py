@@ -1,9 +1,10 @@
 """The dumps' slow work, run by a worker (``manage.py db_worker``) through Django's tasks framework:
-reading a large dump's stored bytes, and storing a piece of a bulk import.
+reading a large dump's stored bytes, rebuilding a result older code made, keeping a dump's viewer
+pages, and storing a piece of a bulk import.
 
 Every task here can safely run again: its bytes were stored before it was queued, and running it twice
 makes what running it once does (a worker killed mid-task leaves its task to be run again,
-``citeview.dumps.lost_work``). The work itself is in ``services`` and ``bulk``; the tasks only name it.
+``citeview.dumps.lost_work``). The work itself is in ``reading`` and ``bulk``; the tasks only name it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from django.tasks import TaskContext, task
 def read_dump(context: TaskContext[Any, Any], dump_id: int) -> str:
     """Read a stored dump's bytes into its result; returns the dump's state afterwards."""
     from citeview.dumps.models import Dump, ReadState
-    from citeview.dumps.services import dump_read_begin, dump_read_stored  # services queue this task
+    from citeview.dumps.reading import dump_pages_keep, dump_read_begin, dump_read_stored  # reading queues this
     from citeview.dumps.signals import dump_stored
 
     if not dump_read_begin(pk=dump_id, task_id=str(context.task_result.id)):
@@ -28,6 +29,7 @@ def read_dump(context: TaskContext[Any, Any], dump_id: int) -> str:
     state = dump_read_stored(pk=dump_id)
     if state == ReadState.READY:
         dump_stored.send(sender=Dump, pk=dump_id)
+        dump_pages_keep(pk=dump_id)  # its first view finds them kept
     return state
 
 
@@ -36,12 +38,34 @@ def read_dump_attached(context: TaskContext[Any, Any], dump_id: int) -> str:
     """Read a stored dump again with the request (or documents) just attached to it, when that reading
     may read a PDF (``citeview.dumps.services.dump_attach_request``); returns the dump's state
     afterwards. The dump is not new: nothing says it was stored."""
-    from citeview.dumps.services import dump_read_begin, dump_read_stored
+    from citeview.dumps.models import ReadState
+    from citeview.dumps.reading import dump_pages_keep, dump_read_begin, dump_read_stored
 
     if not dump_read_begin(pk=dump_id, task_id=str(context.task_result.id)):
         return "ready"  # read already (this is a second run) or gone
     _pause_for_tests()
-    return dump_read_stored(pk=dump_id)
+    state = dump_read_stored(pk=dump_id)
+    if state == ReadState.READY:
+        dump_pages_keep(pk=dump_id)
+    return state
+
+
+@task
+def rebuild_dump(dump_id: int, everything: bool = False) -> bool:
+    """Rebuild a dump whose result older code made (or, with ``everything``, any read one), queued by
+    ``refresh_dumps`` or by its first page after a deploy; returns whether it was rebuilt. Running it
+    again does nothing more: a result that is current is left as it is."""
+    from citeview.dumps.reading import dump_rebuild_stored
+
+    return dump_rebuild_stored(pk=dump_id, everything=everything)
+
+
+@task
+def keep_dump_pages(dump_id: int) -> None:
+    """Keep a read dump's viewer pages in each language, queued by a page that found them not kept."""
+    from citeview.dumps.reading import dump_pages_keep
+
+    dump_pages_keep(pk=dump_id)
 
 
 @task

@@ -39,16 +39,25 @@ DIAGNOSTICS_SHOWN_PER_CODE = 10
 
 def dump_body(dump: Dump) -> bytes:
     """The viewer's body in the current language, as UTF-8: the kept page if it is current, else made
-    and kept now. Our own template's output (every value from the dump in it was escaped or sanitised
-    when it was made), put into the page as it is (``citeview.pages.views``), never through a template.
+    now and not kept (a GET never writes: the worker keeps it, ``citeview.dumps.reading.dump_pages_keep``).
+    Our own template's output (every value from the dump in it was escaped or sanitised when it was
+    made), put into the page as it is (``citeview.pages.views``), never through a template.
 
     It is kept and read as bytes because a 600 KB body with any non-ASCII character in it took longer
     to decode from the database and encode again for the response than the rest of the page."""
     html = kept_body(dump)
-    if html is None:
-        html = render_to_string("dumps/_body.html", _body_context(dump)).encode()
-        _keep(dump, get_language(), running_code_fingerprint(), html)
-    return html
+    return _made_body(dump) if html is None else html
+
+
+def body_keep(dump: Dump) -> None:
+    """Make and keep the viewer's body in the current language unless a current one is kept (a worker's
+    task: ``citeview.dumps.reading.dump_pages_keep``)."""
+    if kept_body(dump) is None:
+        _keep(dump, get_language(), running_code_fingerprint(), _made_body(dump))
+
+
+def _made_body(dump: Dump) -> bytes:
+    return render_to_string("dumps/_body.html", _body_context(dump)).encode()
 
 
 def dump_viewed(pk: int) -> tuple[Dump, bytes | None]:
@@ -81,8 +90,8 @@ def kept_body(dump: Dump) -> bytes | None:
 
 
 def _keep(dump: Dump, language: str, made_by: str, html: bytes) -> None:
-    """Keep a page made now. Keeping is an optimisation: a view never fails because it could not
-    write (a busy SQLite, a read-only replica), and a concurrent first view may have kept it already."""
+    """Keep a page made now. Keeping is an optimisation: the worker's task never fails because it could
+    not write (a busy SQLite), and another task may have kept it a moment ago."""
     fields = {"derived_at": dump.derived_at, "made_by": made_by, "html": html}
     try:
         with transaction.atomic():
@@ -95,7 +104,8 @@ def _keep(dump: Dump, language: str, made_by: str, html: bytes) -> None:
 
 
 def rendered_answers(dump: Dump) -> list[dict[str, Any]]:
-    """The stored rendering in the page's language (the view has had any older one rebuilt: ``dump_refresh_if_stale``)."""
+    """The stored rendering in the page's language (one older code made is shown until its rebuild,
+    queued by the view, is done: ``citeview.dumps.reading.dump_queue_rebuild``)."""
     rendered: dict[str, list[dict[str, Any]]] = dump.rendered
     return rendered.get(get_language()) or rendered.get(settings.LANGUAGE_CODE) or next(iter(rendered.values()))
 

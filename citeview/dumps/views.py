@@ -22,8 +22,9 @@ from citeview.dumps.bulk import import_counts, import_progress, import_queue
 from citeview.dumps.forms import DumpDetailsForm, ImportForm
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.models import Dump, Import, ImportedEntry
+from citeview.dumps.reading import dump_retry_read
 from citeview.dumps.selectors import dump_get, dump_read_pending, dump_read_status, import_get
-from citeview.dumps.services import can_retry_read, dump_organise, dump_retry_read, tags_named
+from citeview.dumps.services import can_retry_read, dump_organise, tags_named
 
 
 @require_http_methods(["GET", "POST"])

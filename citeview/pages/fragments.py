@@ -34,7 +34,7 @@ from citeview.dumps.selectors import assignees_prefetched, dump_list, team_edito
 from citeview.dumps.templatetags.bidi import show_bidi
 from citeview.review.citation_evidence import cited_page_snapshots
 from citeview.review.forms import CommentForm
-from citeview.review.selectors import assignable_editors_of, dump_comments, editor_progress
+from citeview.review.selectors import assignable_editors_of, comments_on, editor_progress
 from citeview.review.snapshot_panel import provenance_text
 
 
@@ -99,7 +99,7 @@ def _viewer_page(dump: Dump, can: _Can) -> dict[str, str]:
         "dump": dump,
         "progress": editor_progress([dump.pk]).get(dump.pk, []),
         "can_record": can.record,
-        "comments": dump_comments(dump),
+        "comments": comments_on(dump),
         "details_form": details_form,
         "assignment": assignment,
         "comment_form": CommentForm() if can.comment else None,

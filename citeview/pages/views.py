@@ -2,8 +2,8 @@
 progress, and the viewer with its review panels, its normalised JSON and its Search Suggestions frame.
 
 They are composed here, above dumps and review, because they need both: each dump's progress and
-comments are review's, and a result older code made is rebuilt with its checks recounted
-(``dump_refresh_if_stale``) before it is shown.
+comments are review's. A GET writes nothing: a result older code made is shown as stored while a
+worker rebuilds it (``citeview.dumps.reading.dump_queue_rebuild``).
 """
 
 from __future__ import annotations
@@ -30,18 +30,18 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from citeview.accounts import roles
 from citeview.core.errors import DumpError
-from citeview.dumps.batches import batch_rows_ensure, is_batch
+from citeview.dumps.batches import batch_rows_made, is_batch
 from citeview.dumps.forms import DumpFilterForm, DumpForm
 from citeview.dumps.http_status import form_error_status, status_for
 from citeview.dumps.kept_fragments import DumpVersion
 from citeview.dumps.models import Dump
+from citeview.dumps.reading import dump_queue_pages_keep, dump_queue_rebuild
 from citeview.dumps.selectors import dump_get, dump_list, dump_read_status
 from citeview.dumps.services import attachment_kept, can_attach_request, can_retry_read, dump_ingest
 from citeview.dumps.viewer_body import batch_body, dump_body, dump_viewed
 from citeview.pages.fragments import list_content, viewer_page, with_csrf_token
 from citeview.review.decorators import result_required
 from citeview.review.selectors import checked_items_per_response
-from citeview.review.services import dump_refresh_if_stale
 
 PAGE_SIZE = 25
 
@@ -106,17 +106,22 @@ def _request_not_attached(request: HttpRequest, dump: Dump) -> str:
 def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
     # Only what its kept pieces are keyed by is read; the whole dump only if one of them must be made.
     dump, body = dump_viewed(pk)
-    read_from = dump.derived_at
-    dump = dump_refresh_if_stale(dump=dump)
     if not dump.is_ready:
         return _reading_page(request, dump_get(pk=pk, heavy=False))
+    # A GET writes nothing of the dump: a result older code made is shown as stored, its rebuild queued.
+    rebuilding = dump_queue_rebuild(dump=dump)
     whole = functools.cache(lambda: dump_get(pk=pk, heavy=False))
     viewer = viewer_page(dump, request.user, whole)
-    context = {"viewer": {"title": viewer["title"], "content": with_csrf_token(viewer["content"], request)}}
+    context = {
+        "viewer": {"title": viewer["title"], "content": with_csrf_token(viewer["content"], request)},
+        "rebuilding": rebuilding,
+    }
     if is_batch(dump):  # one response at a time, with a navigator: never the whole batch's page
-        batch_rows_ensure(dump=dump, whole=whole)
+        if not batch_rows_made(dump):  # made by the worker or request that read it (a dump stored before)
+            dump_queue_pages_keep(dump=dump)
         body = batch_body(dump, asked=request.GET, checked=checked_items_per_response(dump))
-    elif body is None or dump.derived_at != read_from:  # none kept, or kept of the result just rebuilt
+    elif body is None:  # none kept for this language and code: made for this view, kept by a task
+        dump_queue_pages_keep(dump=dump)
         body = dump_body(whole())
     return _render_around(request, "pages/detail.html", context, "body", body)
 
@@ -186,7 +191,8 @@ SUGGESTIONS_CSP: dict[str, list[str]] = {
 def dump_suggestions(request: HttpRequest, pk: int, index: int) -> HttpResponse:
     if not _framed_by_our_page(request):
         return _suggestions_outside_their_frame(pk)
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
+    dump_queue_rebuild(dump=dump)  # shown as stored meanwhile
     responses = dump.result["responses"]
     snippet = responses[index].get("search_suggestions") if index < len(responses) else None
     if not snippet:

@@ -22,4 +22,8 @@ class ReviewConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from citeview.dumps.signals import result_rebuilt
+        from citeview.review.receivers import recount_rebuilt
+
         post_migrate.connect(_ensure_roles, sender=self, dispatch_uid="citeview-review-roles")
+        result_rebuilt.connect(recount_rebuilt, dispatch_uid="citeview-review-recount-rebuilt")

@@ -83,7 +83,7 @@ HIDDEN_CHECKS_HEADER = "X-Citeview-Hidden-Until-You-Check"
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def dump_report(dump: Dump, user: Any) -> dict[str, Any]:
+def report_of(dump: Dump, user: Any) -> dict[str, Any]:
     """The handover report as ``user`` may read it: an editor does not see other editors' checks of
     items they have not checked themselves (blind first), and the report says how many it leaves out."""
     checks = Check.objects.filter(dump=dump)
@@ -155,10 +155,10 @@ def report_language(request: HttpRequest) -> str:
     return asked if asked in dict(settings.LANGUAGES) else translation.get_language()
 
 
-def dump_report_markdown(dump: Dump, request: HttpRequest) -> str:
+def markdown_report_of(dump: Dump, request: HttpRequest) -> str:
     """The Markdown report in the language asked for, its times as the pages write them."""
     with translation.override(report_language(request)):
-        return report_markdown(dump_report(dump, request.user), gettext, shown_time)
+        return report_markdown(report_of(dump, request.user), gettext, shown_time)
 
 
 @require_GET
@@ -170,7 +170,7 @@ def report_page(request: HttpRequest, pk: int) -> HttpResponse:
     and later pages link back to the summary. ``?only=disagreements``: only the statements where
     editors' given answers or verdicts differ, settled or not, to work from."""
     dump = dump_get(pk=pk)
-    report = dump_report(dump, request.user)
+    report = report_of(dump, request.user)
     differing_only = request.GET.get("only") == DISAGREEMENTS
     differing = [r["index"] for r in report["responses"] if any(s["editors_differ"] for s in r["statements"])]
     listed = differing if differing_only else list(range(len(report["responses"])))
@@ -229,7 +229,7 @@ def _link_summary(summary: dict[str, Any], dump: Dump, detail_url: Callable[[int
 @result_required
 def report_json(request: HttpRequest, pk: int) -> JsonResponse:
     dump = dump_get(pk=pk)
-    response = JsonResponse(dump_report(dump, request.user), json_dumps_params={"ensure_ascii": False, "indent": 2})
+    response = JsonResponse(report_of(dump, request.user), json_dumps_params={"ensure_ascii": False, "indent": 2})
     response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}-report.json"'
     return response
 
@@ -239,7 +239,7 @@ def report_json(request: HttpRequest, pk: int) -> JsonResponse:
 @result_required
 def report_md(request: HttpRequest, pk: int) -> HttpResponse:
     dump = dump_get(pk=pk)
-    response = HttpResponse(dump_report_markdown(dump, request), content_type="text/markdown; charset=utf-8")
+    response = HttpResponse(markdown_report_of(dump, request), content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="citeview-{dump.pk}-report.md"'
     return response
 

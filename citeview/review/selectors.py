@@ -118,7 +118,7 @@ def assigned_unread(user: Any) -> QuerySet[Dump]:
     return dumps.order_by("created_at", "id")
 
 
-def dump_assignments(dump: Dump) -> list[Assignment]:
+def assignments_on(dump: Dump) -> list[Assignment]:
     """The dump's assignments, by the editor's name, with the editors."""
     return list(Assignment.objects.filter(dump=dump).select_related("editor", "assigned_by"))
 
@@ -186,7 +186,7 @@ def disputes_waiting(user: Any, limit: int = 200) -> tuple[list[Dispute], int]:
     )
     waiting = (
         _verdict_checks()
-        # Only the dumps with a dispute, looked up by their index (kept by every save: dump_recount).
+        # Only the dumps with a dispute, looked up by their index (kept by every save: checks_recount).
         .filter(dump_id__in=Dump.objects.filter(disputed_item_count__gt=0).values("pk"))
         .values("dump_id", "item_key")
         .annotate(verdicts=Count("verdict", distinct=True), since=Max("created_at"))
@@ -289,7 +289,7 @@ def unassigned_unchecked() -> QuerySet[Dump]:
     )
 
 
-def dump_comments(dump: Dump) -> list[Comment]:
+def comments_on(dump: Dump) -> list[Comment]:
     return list(Comment.objects.filter(dump=dump).select_related("author"))
 
 

@@ -1,5 +1,6 @@
-"""Writes: recording a check (with optimistic versioning and its revision), comments, and a dump's result
-rebuilt with its checks recounted."""
+"""Writes: recording a check (with optimistic versioning and its revision), comments, assignments, and
+the counts of a dump's checked items (recounted by every save, and when dumps rebuilds a result:
+``citeview.review.receivers``)."""
 
 from __future__ import annotations
 
@@ -12,19 +13,9 @@ from django.db import transaction
 from django.db.models import Count, F, Subquery
 
 from citeview.accounts import roles
-from citeview.core.pdf import PdfReadRefused, pdf_reads_refused
 from citeview.core.review.items import CheckItem, check_items
-from citeview.dumps.models import Assignment, Dump, ReadState
-from citeview.dumps.selectors import dump_result_is_current, dumps_outdated
-from citeview.dumps.services import (
-    dump_assignments_set,
-    dump_changed,
-    dump_queue_read,
-    dump_read_begin,
-    dump_read_stored,
-    dump_refresh_result,
-    read_by_a_worker,
-)
+from citeview.dumps.models import Assignment, Dump
+from citeview.dumps.services import dump_assignments_set, dump_changed
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
 from citeview.review.selectors import (
     disputed_items,
@@ -34,7 +25,6 @@ from citeview.review.selectors import (
     settle_refusal,
 )
 from citeview.review.signals import check_saved, disagreement_settled, dump_fully_checked
-from citeview.review.tasks import read_dump_again, rebuild_dump
 
 STATEMENT_ANSWERS = ("verification_worthy", "supported_together")
 
@@ -70,7 +60,7 @@ def check_save(
     with transaction.atomic():
         _lock(dump)
         check = _save_item(dump, item, editor, values, statement_values, seen_version, seen_statement, _new_save())
-        dump_recount(dump=dump)
+        checks_recount(dump=dump)
         _on_commit_check_saved(dump.pk, item.key, editor.pk, check.pk)
     return check
 
@@ -106,7 +96,7 @@ def checks_mark_not_claims(*, dump: Dump, editor: Any, items: list[ItemToSave]) 
             else:
                 saved.append(entry.item.key)
                 _on_commit_check_saved(dump.pk, entry.item.key, editor.pk, check.pk)
-        dump_recount(dump=dump)
+        checks_recount(dump=dump)
     return saved, left
 
 
@@ -193,7 +183,7 @@ def check_settle(*, dump: Dump, item: CheckItem, settler: Any, verdict: str, rea
         version = _move_version(dump, item, settler, seen_version)
         response = dump.result["responses"][item.response]
         settlement = _Write(dump, item, settler, response, version, _new_save()).settle(verdict, reason)
-        dump_recount(dump=dump)  # one disagreement fewer to settle
+        checks_recount(dump=dump)  # one disagreement fewer to settle
         pk, key, by, settled = dump.pk, item.key, settler.pk, settlement.pk
         transaction.on_commit(
             lambda: disagreement_settled.send(sender=Check, pk=pk, item_key=key, settler=by, check=settled)
@@ -421,11 +411,11 @@ def check_undo(*, dump: Dump, editor: Any) -> Undone | None:
         for statement_key in statements:
             _mirror_statement_answers(dump, editor, statement_key)
         ItemState.objects.filter(dump=dump, key__in=items).update(version=F("version") + 1, last_editor=editor)
-        dump_recount(dump=dump)
+        checks_recount(dump=dump)
     return Undone(items, statements)
 
 
-def dump_recount(*, dump: Dump) -> None:
+def checks_recount(*, dump: Dump) -> None:
     """Items of the current result with at least one finished check, and with the independent checks
     they need (``independent_checks``: a check given not blind is no independent one); checks of keys
     a rebuilt result no longer has stay in the reports, but do not count.
@@ -448,7 +438,7 @@ def dump_recount(*, dump: Dump) -> None:
 
 @dataclass(frozen=True)
 class AssignmentChange:
-    """What ``dump_assign`` changed: the editors added and removed (by name), and of those added, the
+    """What ``editors_assign`` changed: the editors added and removed (by name), and of those added, the
     ones who could already read other editors' verdicts on the dump (a lead or staff not assigned to
     it): their checks of items judged before are recorded as not blind."""
 
@@ -457,7 +447,7 @@ class AssignmentChange:
     read_verdicts_before: list[str]
 
 
-def dump_assign(
+def editors_assign(
     *, dump: Dump, editors: list[Any], by: Any, checks_needed: int | None = None, keep_others: bool = False
 ) -> AssignmentChange:
     """Assign ``dump`` to ``editors`` (and, unless ``keep_others``, to no one else), and set how many
@@ -475,74 +465,13 @@ def dump_assign(
         if checks_needed is not None and checks_needed != dump.checks_needed:
             Dump.objects.filter(pk=dump.pk).update(checks_needed=checks_needed)
             dump.checks_needed = checks_needed
-            dump_recount(dump=Dump.objects.only("pk", "result").get(pk=dump.pk))
+            checks_recount(dump=Dump.objects.only("pk", "result").get(pk=dump.pk))
         dump_changed(dump=dump)
     return AssignmentChange(
         added=sorted(e.get_username() for e in added),
         removed=sorted(removed),
         read_verdicts_before=sorted(e.get_username() for e in read_before),
     )
-
-
-def dump_refresh(*, dump: Dump) -> Dump:
-    """Rebuild a dump's result from its bytes, and recount its checked items: a rebuilt result may have
-    other items."""
-    dump = dump_refresh_result(dump=dump)
-    dump_recount(dump=dump)
-    return dump
-
-
-def dump_refresh_if_stale(*, dump: Dump) -> Dump:
-    """The dump with the result the running code makes of it: rebuilt now if older code made the stored one.
-
-    Every page, API view and export that shows a dump's result calls this after reading the dump, so the
-    first view after a deploy shows what ``refresh_dumps`` has not rebuilt yet. The list shows what is stored.
-    A dump that a worker would read if it were stored now (too large to read in a request, or carrying
-    a PDF: ``citeview.dumps.services.read_by_a_worker``) is read again by a worker instead, as a new one
-    is: it comes back not ready, and its pages show the progress meanwhile.
-    """
-    if dump_result_is_current(dump):
-        return dump
-    if not (dump.size > settings.CITEVIEW_READ_IN_TASK_ABOVE or read_by_a_worker(dump.raw, dump.attachment())):
-        try:
-            with pdf_reads_refused():  # a PDF read_by_a_worker cannot see: read by a worker too
-                return dump_refresh(dump=dump)
-        except PdfReadRefused:
-            pass
-    dump_queue_read(dump=dump, task=read_dump_again, again=True)
-    dump.refresh_from_db()  # the state, and (had the task run at once) what it read
-    return dump
-
-
-def dump_read_again_stored(*, pk: int, task_id: str) -> str:
-    """The task ``read_dump_again``: a dump's bytes read again, as a worker reads a new dump, and its
-    checks recounted (the new result may have other items). Returns the state it is left in."""
-    if not dump_read_begin(pk=pk, task_id=task_id):
-        return ReadState.READY  # read already (this is a second run) or gone
-    state = dump_read_stored(pk=pk)
-    if state == ReadState.READY:
-        dump_recount(dump=Dump.objects.only("pk", "result").get(pk=pk))
-    return state
-
-
-def dump_refresh_outdated(*, everything: bool = False) -> int:
-    """Queue a rebuild of every dump whose result older code made (or ``everything``), one task per dump
-    so that every worker takes a share; returns how many were queued."""
-    outdated = Dump.objects.filter(read_state=ReadState.READY) if everything else dumps_outdated()
-    count = 0
-    for pk in outdated.values_list("pk", flat=True).iterator():
-        rebuild_dump.enqueue(pk, everything)
-        count += 1
-    return count
-
-
-def dump_rebuild_stored(*, pk: int, everything: bool = False) -> bool:
-    """The task ``rebuild_dump``: the dump rebuilt unless it is current (or gone, or not read yet)."""
-    dump = Dump.objects.filter(pk=pk, read_state=ReadState.READY).first()
-    if dump is None or (not everything and dump_result_is_current(dump)):
-        return False
-    dump_refresh(dump=dump)
-    return True
 
 
 def comment_add(*, dump: Dump, author: Any, text: str, item_key: str = "") -> Comment:

@@ -17,10 +17,10 @@ from citeview.accounts import roles
 from citeview.core.evidence.extract import ExtractionError
 from citeview.core.review.items import CheckItem
 from citeview.dumps.models import Dump
+from citeview.dumps.reading import dump_queue_rebuild
 from citeview.dumps.selectors import dump_get
 from citeview.review.forms import SnapshotPasteForm, SnapshotUploadForm
 from citeview.review.selectors import dump_check_items
-from citeview.review.services import dump_refresh_if_stale
 from citeview.review.snapshot_panel import fetch_lost, item_source_url, kept_passage, provenance_text
 from citeview.snapshots.models import FetchState, SnapshotFetch
 from citeview.snapshots.selectors import newest_fetch, newest_snapshot
@@ -34,7 +34,8 @@ from citeview.snapshots.services import (
 
 
 def _item(pk: int, key: str) -> tuple[Dump, CheckItem, str]:
-    dump = dump_refresh_if_stale(dump=dump_get(pk=pk))
+    dump = dump_get(pk=pk)
+    dump_queue_rebuild(dump=dump)  # shown as stored meanwhile
     item = next((i for i in dump_check_items(dump) if i.key == key), None)
     url = item_source_url(dump, item) if item is not None else None
     if item is None or url is None:

@@ -60,7 +60,7 @@ from citeview.review.services import (
     check_undo,
     checks_mark_not_claims,
     comment_add,
-    dump_assign,
+    editors_assign,
 )
 
 
@@ -368,7 +368,7 @@ def assign(request: HttpRequest, pk: int) -> HttpResponse:
         errors = "; ".join(str(e) for errors in form.errors.values() for e in errors)
         messages.error(request, _("The assignment was not saved: %(errors)s") % {"errors": errors})
         return redirect(dump)
-    change = dump_assign(
+    change = editors_assign(
         dump=dump,
         editors=list(form.cleaned_data["editors"]),
         by=request.user,
@@ -393,7 +393,7 @@ def assign_many(request: HttpRequest) -> HttpResponse:
     dumps = list(Dump.objects.filter(pk__in=form.cleaned_data["dumps"]).order_by("pk"))
     editors = list(form.cleaned_data["editors"])
     for dump in dumps:
-        change = dump_assign(
+        change = editors_assign(
             dump=dump,
             editors=editors,
             by=request.user,

@@ -13,7 +13,7 @@ from django.contrib.auth.models import Group
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest, dump_organise
 from citeview.review.models import Check
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.browser.conftest import PASSWORD
 from tests.browser.test_accessibility import serious_violations
 from tests.browser.test_reviewer_flows import SCREENSHOTS, shoot
@@ -31,7 +31,7 @@ def store(user: Any, name: str, title: str = "") -> Dump:
     dump = dump_ingest(raw=(SAMPLES / name).read_bytes(), uploaded_by=user, filename=name)[0]
     if title:
         dump_organise(dump=dump, title=title, tag_names=[])
-        dump_assign(dump=dump, editors=[user], by=user, checks_needed=1)
+        editors_assign(dump=dump, editors=[user], by=user, checks_needed=1)
     return dump
 
 

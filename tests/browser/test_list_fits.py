@@ -13,7 +13,7 @@ from django.contrib.auth.models import Group
 
 from citeview.dumps.services import dump_ingest, dump_organise
 from citeview.review.selectors import dump_check_items
-from citeview.review.services import check_save, dump_assign
+from citeview.review.services import check_save, editors_assign
 from tests.browser.conftest import PASSWORD
 from tests.browser.test_check_queue import sign_in
 from tests.browser.test_reviewer_flows import SCREENSHOTS
@@ -56,14 +56,14 @@ def listed(team: dict[str, Any]) -> None:
     long_name = "2026-12-01_東京都人口統計_perplexity_sonar-pro_回答データ_デスク確認用_最終版.json"
     first = dump_ingest(raw=raw, uploaded_by=editor, filename=long_name)[0]
     dump_organise(dump=first, title=TITLE, tag_names=TAGS)
-    dump_assign(dump=first, editors=list(team.values()), by=editor)  # three editors with long names
+    editors_assign(dump=first, editors=list(team.values()), by=editor)  # three editors with long names
     items = list(dump_check_items(first))
     for version, person in enumerate((editor, other)):
         values = {"verdict": "partial", "subject": "", "time": "", "conditions": "", "evidence_quote": "", "note": ""}
         check_save(dump=first, item=items[0], editor=person, values=values, statement_values={}, seen_version=version)
     second = dump_ingest(raw=own_fixture("agent-two-responses.jsonl"), uploaded_by=other, filename=long_name[:40])[0]
     dump_organise(dump=second, title=TITLE[:60], tag_names=TAGS[:3])
-    dump_assign(dump=second, editors=[other], by=other)
+    editors_assign(dump=second, editors=[other], by=other)
     dump_ingest(raw=own_fixture("agent-seed-incomplete.sse"), uploaded_by=editor, filename="seed.sse")
     dump_ingest(raw=own_fixture("claude-ja-documents-exchange.json"), uploaded_by=editor)
 

@@ -91,9 +91,9 @@ def test_a_dump_of_few_responses_is_shown_whole(editor_client):
 def test_the_rows_are_made_again_when_the_result_is_rebuilt(editor_client, batch):
     editor_client.get(batch.get_absolute_url())
     first = DumpResponse.objects.get(dump=batch, index=0).derived_at
-    from citeview.review.services import dump_refresh
+    from citeview.dumps.reading import dump_rebuild
 
-    dump_refresh(dump=Dump.objects.get())
+    dump_rebuild(dump=Dump.objects.get())
     editor_client.get(batch.get_absolute_url())
     rows = DumpResponse.objects.filter(dump=batch)
     assert rows.count() == 60 and rows.get(index=0).derived_at > first

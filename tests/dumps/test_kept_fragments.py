@@ -17,7 +17,7 @@ from django.urls import reverse
 from citeview.accounts.roles import fragment_audience
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.conftest import own_fixture, user_with_role
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +81,7 @@ def test_title_tags_editors_checks_and_comments_show_at_once(editor_client, edit
     both_pages(editor_client, dump)  # kept now
     details = {"title": "厚労省の条件 調査", "tags": "health"}
     editor_client.post(reverse("dumps:details", args=[dump.pk]), details)
-    dump_assign(dump=dump, editors=[second_editor], by=editor, checks_needed=1)  # as a lead assigns it
+    editors_assign(dump=dump, editors=[second_editor], by=editor, checks_needed=1)  # as a lead assigns it
     listed, viewer = both_pages(editor_client, dump)
     for shown in (listed, header(viewer)):
         assert "厚労省の条件 調査" in shown and "health" in shown and "taro" in shown
@@ -158,7 +158,7 @@ def test_the_viewer_seen_again_pays_the_same_few_queries_whatever_the_team_added
     plain = dump_ingest(raw=own_fixture(SEED).replace("条件A".encode(), "条件B".encode()), uploaded_by=None)[0]
     details = {"title": "厚労省の条件", "tags": "health, 2026-Q3, batch-7"}
     editor_client.post(reverse("dumps:details", args=[dump.pk]), details)
-    dump_assign(dump=dump, editors=[second_editor], by=editor, checks_needed=2)
+    editors_assign(dump=dump, editors=[second_editor], by=editor, checks_needed=2)
     for text in ("年度を確認してください", "二つ目のURLは古い版", "確認済み"):
         editor_client.post(reverse("review:comment", args=[dump.pk]), {"text": text})
     editor_client.post(reverse("review:item", args=[dump.pk, "r0-c0-1"]), {"version": "0", "verdict": "complete"})

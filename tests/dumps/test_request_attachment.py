@@ -9,12 +9,12 @@ from django.utils import timezone
 
 from citeview.core.attached import AttachedFile
 from citeview.dumps.models import AttachedDocument, Dump
+from citeview.dumps.reading import dump_rebuild
 from citeview.dumps.services import (
     attachment_kept,
     can_attach_request,
     dump_attach_request,
     dump_ingest,
-    dump_refresh_result,
 )
 from tests.conftest import own_fixture, user_with_role
 from tests.documents import POLICY, REPORT_PAGES, char_citation, claude_answer, pdf_of, policy_and_report_answer
@@ -200,7 +200,7 @@ def test_documents_are_read_again_when_the_result_is_rebuilt(client, editor):
     _store_with_documents(client)
     dump = Dump.objects.get()
     Dump.objects.filter(pk=dump.pk).update(result_version="old")
-    rebuilt = dump_refresh_result(dump=Dump.objects.get())
+    rebuilt = dump_rebuild(dump=Dump.objects.get())
     assert [c["result"] for c in _quote_checks(rebuilt)] == ["match", "match"]
 
 

@@ -273,12 +273,12 @@ def test_a_comment_on_an_unknown_item_stays_on_the_dump_and_breaks_nothing(clien
 
 
 def test_a_rebuilt_result_recounts_the_checked_items(client, editor, dump):
-    from citeview.review.services import dump_refresh
+    from citeview.dumps.reading import dump_rebuild
 
     client.force_login(editor)
     client.post(item_url(dump, "r0-c1"), verdict())
     Dump.objects.filter(pk=dump.pk).update(checked_item_count=7)
-    dump_refresh(dump=Dump.objects.get(pk=dump.pk))
+    dump_rebuild(dump=Dump.objects.get(pk=dump.pk))
     assert Dump.objects.get(pk=dump.pk).checked_item_count == 1
 
 

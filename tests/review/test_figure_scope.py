@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from citeview.review.models import Check
 from citeview.review.selectors import dump_check_items
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.conftest import user_with_role
 from tests.review.report_dump import check_everything, ten_item_dump
 
@@ -42,7 +42,7 @@ def readers(editor, second_editor, reviewer, split, django_user_model):
     others checked."""
     free_lead = user_with_role(django_user_model, "sato", "lead")
     assigned_lead = user_with_role(django_user_model, "kato", "lead")
-    dump_assign(dump=split, editors=[editor, second_editor, assigned_lead], by=free_lead)
+    editors_assign(dump=split, editors=[editor, second_editor, assigned_lead], by=free_lead)
     staff = django_user_model.objects.create_superuser("kanri", "kanri@example.com", "a-long-test-password")
     return [(reviewer, ITEMS), (editor, 4), (second_editor, 6), (free_lead, ITEMS), (staff, ITEMS), (assigned_lead, 0)]
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from citeview.review.models import Check, CheckRevision
 from citeview.review.selectors import disputes_waiting, settle_waiting_count
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.review.conftest import AGREED, DISPUTED, TARO_NOTE, save
 from tests.review.test_settling import item_url, settle
 
@@ -38,7 +38,7 @@ def test_a_lead_not_assigned_reads_the_report_a_reviewer_reads(client, disputed,
 
 
 def test_a_lead_assigned_as_an_editor_is_blind_first_like_any_editor(client, disputed, editor, lead):
-    dump_assign(dump=disputed, editors=[editor, lead], by=editor)
+    editors_assign(dump=disputed, editors=[editor, lead], by=editor)
     client.force_login(lead)
     page = html(client, item_url(disputed, DISPUTED))
     assert TARO_NOTE not in page and "Hidden until you save your own check of this item" in page
@@ -73,7 +73,7 @@ def test_a_lead_who_gave_a_verdict_cannot_settle_the_item_and_is_told_who_does(c
 
 
 def test_a_lead_assigned_to_a_dump_cannot_settle_its_items(client, disputed, editor, lead):
-    dump_assign(dump=disputed, editors=[editor, lead], by=editor)
+    editors_assign(dump=disputed, editors=[editor, lead], by=editor)
     client.force_login(lead)
     response = settle(client, disputed)
     assert response.status_code == 302 and not Check.settlements.exists()

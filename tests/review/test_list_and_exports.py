@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest, dump_organise
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.builders import sonar_object
 from tests.conftest import own_fixture
 
@@ -28,7 +28,7 @@ def store(editor, raw: bytes, **details) -> Dump:
     if details:
         dump_organise(dump=dump, title=details.get("title", ""), tag_names=details.get("tags", []))
     if details.get("assignee"):
-        dump_assign(dump=dump, editors=[details["assignee"]], by=editor, checks_needed=1)
+        editors_assign(dump=dump, editors=[details["assignee"]], by=editor, checks_needed=1)
     return dump
 
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest, dump_organise
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.conftest import own_fixture, user_with_role
 from tests.review.test_settling import AGREED, DISPUTED, SEED, save, settle
 
@@ -24,8 +24,8 @@ def work(client, editor, second_editor, lead) -> tuple[Dump, Dump]:
     hers = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename=SEED)[0]
     his = dump_ingest(raw=own_fixture("agent-two-responses.jsonl"), uploaded_by=editor)[0]
     dump_organise(dump=hers, title="", tag_names=["経済"])
-    dump_assign(dump=hers, editors=[editor], by=editor)
-    dump_assign(dump=his, editors=[second_editor], by=editor)
+    editors_assign(dump=hers, editors=[editor], by=editor)
+    editors_assign(dump=his, editors=[second_editor], by=editor)
     for user, verdicts in ((editor, {DISPUTED: "partial", AGREED: "complete"}), (second_editor, {DISPUTED: "none"})):
         client.force_login(user)
         for key, verdict in verdicts.items():

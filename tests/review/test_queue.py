@@ -14,7 +14,7 @@ import citeview.dumps
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest, dump_organise
 from citeview.review.models import RECORDED, Check, CheckRevision
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.conftest import own_fixture
 
 pytestmark = pytest.mark.django_db
@@ -297,7 +297,7 @@ def test_the_work_queue_lists_the_dumps_assigned_to_you_that_you_have_not_finish
     second = sample(editor, TAX)
     for dump, title in ((first, "一件目"), (second, "二件目")):
         dump_organise(dump=dump, title=title, tag_names=[])
-        dump_assign(dump=dump, editors=[editor], by=editor, checks_needed=1)
+        editors_assign(dump=dump, editors=[editor], by=editor, checks_needed=1)
     sample(editor, HEAT)  # assigned to no one
     client.force_login(editor)
     queue = client.get(reverse("review:queue")).content.decode()

@@ -16,7 +16,7 @@ from django.urls import reverse
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest, dump_organise
 from citeview.review.models import Check, CheckRevision
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.conftest import own_fixture, user_with_role
 from tests.review.conftest import AGREED, DISPUTED, SEED, TARO_NOTE, TARO_QUOTE, save, version_of
 
@@ -242,7 +242,7 @@ def test_the_check_page_and_the_settle_queue_cost_the_same_queries_however_much_
 def test_with_nothing_more_assigned_the_unassigned_unchecked_dumps_are_offered(client, editor):
     mine = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename="mine.sse")[0]
     dump_organise(dump=mine, title="自分の回答", tag_names=[])
-    dump_assign(dump=mine, editors=[editor], by=editor, checks_needed=1)
+    editors_assign(dump=mine, editors=[editor], by=editor, checks_needed=1)
     for number in range(4):
         other = dump_ingest(raw=own_fixture(SEED) + b"\n" * (number + 1), uploaded_by=editor)[0]
         dump_organise(dump=other, title=f"未割り当て{number}", tag_names=[])

@@ -17,7 +17,7 @@ from citeview.accounts.tokens import token_create
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
 from citeview.review.selectors import dump_check_items, progress_per_editor, work_queue
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.api.conftest import bearer_client
 from tests.conftest import own_fixture, user_with_role
 
@@ -71,7 +71,7 @@ def test_a_lead_assigns_a_dump_to_two_editors_from_its_page(client, dump, editor
 
 def test_the_second_editors_queue_and_progress_count_their_own_checks(client, dump, editor, second_editor, lead):
     """The walk found the second editor told that nothing was waiting, and 0 checked after 5 checks."""
-    dump_assign(dump=dump, editors=[editor, second_editor], by=lead, checks_needed=2)
+    editors_assign(dump=dump, editors=[editor, second_editor], by=lead, checks_needed=2)
     client.force_login(second_editor)
     for key in citations(dump)[:5]:
         check(client, dump, key)
@@ -88,7 +88,7 @@ def test_the_second_editors_queue_and_progress_count_their_own_checks(client, du
 def test_an_item_checked_once_waits_for_a_second_check_from_the_editors_who_have_not(
     client, dump, editor, second_editor, lead
 ):
-    dump_assign(dump=dump, editors=[editor, second_editor], by=lead, checks_needed=2)
+    editors_assign(dump=dump, editors=[editor, second_editor], by=lead, checks_needed=2)
     client.force_login(editor)
     for key in citations(dump)[:3]:
         check(client, dump, key)
@@ -102,7 +102,7 @@ def test_an_item_checked_once_waits_for_a_second_check_from_the_editors_who_have
 
 
 def test_with_one_check_needed_an_item_one_editor_checked_waits_for_no_one(client, dump, editor, second_editor):
-    dump_assign(dump=dump, editors=[editor, second_editor], by=editor, checks_needed=1)
+    editors_assign(dump=dump, editors=[editor, second_editor], by=editor, checks_needed=1)
     client.force_login(editor)
     for key in [item.key for item in dump_check_items(dump)]:
         check(client, dump, key)
@@ -114,7 +114,7 @@ def test_with_one_check_needed_an_item_one_editor_checked_waits_for_no_one(clien
 
 
 def test_the_list_counts_an_item_done_only_with_the_checks_it_needs(client, dump, editor, second_editor):
-    dump_assign(dump=dump, editors=[editor, second_editor], by=editor, checks_needed=2)
+    editors_assign(dump=dump, editors=[editor, second_editor], by=editor, checks_needed=2)
     everything = [item.key for item in dump_check_items(dump)]
     client.force_login(editor)
     for key in everything:
@@ -139,7 +139,7 @@ def test_the_list_assigns_the_dumps_ticked_to_editors_keeping_those_assigned(
     first = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename="a.sse")[0]
     second = dump_ingest(raw=own_fixture(SEED) + b"\n", uploaded_by=editor, filename="b.sse")[0]
     third = dump_ingest(raw=own_fixture(SEED) + b"\n\n", uploaded_by=editor, filename="c.sse")[0]
-    dump_assign(dump=first, editors=[lead], by=lead, checks_needed=2)
+    editors_assign(dump=first, editors=[lead], by=lead, checks_needed=2)
     client.force_login(lead)
     listed = page(client, reverse("pages:home"))
     assert 'id="cv-bulk-assign"' in listed
@@ -230,7 +230,7 @@ def test_only_a_lead_or_staff_assign_a_dump_since_it_decides_who_is_blind(client
 
 
 def test_the_dumps_page_says_when_fewer_editors_are_assigned_than_each_item_needs(client, dump, editor):
-    dump_assign(dump=dump, editors=[editor], by=editor, checks_needed=2)
+    editors_assign(dump=dump, editors=[editor], by=editor, checks_needed=2)
     client.force_login(editor)
     viewer = page(client, dump.get_absolute_url())
     assert "Each item needs 2 independent checks, and 1 editor is assigned." in viewer
@@ -239,10 +239,10 @@ def test_the_dumps_page_says_when_fewer_editors_are_assigned_than_each_item_need
 
 
 def test_an_editor_unassigned_keeps_their_checks_and_leaves_the_queue(client, dump, editor, second_editor):
-    dump_assign(dump=dump, editors=[editor, second_editor], by=editor, checks_needed=2)
+    editors_assign(dump=dump, editors=[editor, second_editor], by=editor, checks_needed=2)
     client.force_login(second_editor)
     check(client, dump, citations(dump)[0])
-    dump_assign(dump=dump, editors=[editor], by=editor)
+    editors_assign(dump=dump, editors=[editor], by=editor)
     assert work_queue(second_editor) == []
     assert dump.checks.filter(editor=second_editor).count() >= 1
     assert re.search(r"taro: 1", page(client, dump.get_absolute_url()))
@@ -266,7 +266,7 @@ def test_a_bulk_assignment_is_held_to_a_limit_and_says_so(client, editor, lead):
 def test_a_check_given_not_blind_is_no_independent_check(client, dump, editor, lead):
     """An item checked by hanako, then by a lead who could read her verdict: not the two independent
     checks it needs, so it still waits for a second editor."""
-    dump_assign(dump=dump, editors=[editor], by=lead, checks_needed=2)
+    editors_assign(dump=dump, editors=[editor], by=lead, checks_needed=2)
     first = citations(dump)[0]
     client.force_login(editor)
     check(client, dump, first)
@@ -285,7 +285,7 @@ def test_the_queue_finds_work_past_dumps_with_nothing_left_for_the_user(client, 
     )
     dumps = [dump_ingest(raw=own_fixture(SEED) + b"\n" * n, uploaded_by=editor)[0] for n in range(4)]
     for dump in dumps:
-        dump_assign(dump=dump, editors=[editor, second_editor, third], by=lead, checks_needed=2)
+        editors_assign(dump=dump, editors=[editor, second_editor, third], by=lead, checks_needed=2)
     for dump in dumps[:3]:  # taro and jiro complete every item but hanako's one; hanako checks that one
         keys = [item.key for item in dump_check_items(dump)]
         for user in (second_editor, third):

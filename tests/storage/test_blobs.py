@@ -17,7 +17,8 @@ from storages.backends.s3 import S3Storage
 
 from citeview.dumps.blobs import BlobError, BlobFolderStorage, blob_name, blob_read, blob_storage, blob_store
 from citeview.dumps.models import AttachedDocument, Dump
-from citeview.dumps.services import dump_ingest, dump_refresh_result
+from citeview.dumps.reading import dump_rebuild
+from citeview.dumps.services import dump_ingest
 from tests.conftest import own_fixture
 from tests.documents import POLICY, REPORT_PAGES, pdf_of, policy_and_report_answer
 
@@ -91,7 +92,7 @@ def test_an_attached_request_and_documents_are_blobs_read_again_when_the_result_
     assert stored == [("policy.txt", sha256_of(POLICY.encode())), ("heat-report.pdf", sha256_of(pdf_of(*REPORT_PAGES)))]
     assert blobs.read(stored[1][1]) == pdf_of(*REPORT_PAGES)
 
-    rebuilt = dump_refresh_result(dump=Dump.objects.get(pk=dump.pk))
+    rebuilt = dump_rebuild(dump=Dump.objects.get(pk=dump.pk))
     assert [c["quote_check"]["result"] for c in rebuilt.result["responses"][0]["citations"]] == ["match", "match"]
 
 

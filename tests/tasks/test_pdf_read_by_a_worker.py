@@ -14,7 +14,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from citeview.core import pdf
-from citeview.dumps import services
+from citeview.dumps import reading
 from citeview.dumps.derived import result_version
 from citeview.dumps.models import Dump
 from tests.documents import claude_answer, page_citation, pdf_of
@@ -94,7 +94,7 @@ def test_a_pdf_the_bytes_do_not_show_is_still_not_read_in_the_request(
 ):
     """Should the look at the bytes miss a PDF (a base64 text a stream joins from pieces), the reading
     in the request stops at the PDF and the dump goes to a worker."""
-    no_child_in_the_request.setattr(services, "may_read_pdf", lambda *args: False)
+    no_child_in_the_request.setattr(reading, "may_read_pdf", lambda *args: False)
     response = editor_api.generic("POST", "/api/dumps", pdf_exchange(), content_type="application/json")
     assert response.status_code == 202
     no_child_in_the_request.undo()
@@ -139,7 +139,7 @@ def test_a_document_neither_text_nor_pdf_sent_with_a_pdf_is_refused_at_once(clie
     assert not Dump.objects.exists()
 
 
-def test_a_stale_small_dump_with_a_pdf_is_read_again_by_a_worker_not_in_its_first_view(
+def test_a_stale_small_dump_with_a_pdf_is_rebuilt_by_a_worker_not_in_its_first_view(
     editor_client, database_queue, no_child_in_the_request
 ):
     no_child_in_the_request.undo()
@@ -150,9 +150,9 @@ def test_a_stale_small_dump_with_a_pdf_is_read_again_by_a_worker_not_in_its_firs
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pdf, "run_limited", lambda *args, **kwargs: pytest.fail("the first view read the PDF"))
         page = editor_client.get(dump.get_absolute_url()).content.decode()
-    assert "waiting for a worker" in page
+    assert "cv-rebuilding" in page  # the stored result, shown while a worker rebuilds it
     stored = Dump.objects.get()
-    assert stored.headline == "older code" and stored.read_state == "queued"
+    assert stored.headline == "older code" and stored.read_state == "ready"
     run_the_queue()
     rebuilt = Dump.objects.get()
     assert rebuilt.read_state == "ready" and rebuilt.result_version == result_version()

@@ -141,7 +141,7 @@ def test_the_openapi_document_says_a_large_dump_is_answered_202():
 
 
 def test_reading_again_makes_the_same_result(editor_client):
-    from citeview.dumps.services import dump_read_stored
+    from citeview.dumps.reading import dump_read_stored
 
     upload(editor_client, big_dump())
     dump = Dump.objects.get()

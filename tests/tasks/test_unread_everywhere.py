@@ -12,9 +12,10 @@ from django.test import override_settings
 from django.urls import reverse
 
 from citeview.dumps.models import Dump
-from citeview.dumps.services import dump_ingest, dump_organise, dump_read_begin
+from citeview.dumps.reading import dump_read_begin
+from citeview.dumps.services import dump_ingest, dump_organise
 from citeview.review.selectors import dump_check_items
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from tests.conftest import own_fixture
 from tests.tasks.test_reading import big_dump, run_the_queue
 
@@ -103,7 +104,7 @@ def test_the_pages_of_an_unknown_dump_still_answer_404(editor_client):
 def test_the_queue_lists_an_assigned_dump_apart_until_it_is_read(editor_client, editor, state):
     dump = unread_dump(state, editor)
     dump_organise(dump=dump, title="大きな回答", tag_names=[])
-    dump_assign(dump=dump, editors=[editor], by=editor)
+    editors_assign(dump=dump, editors=[editor], by=editor)
     expected = "Could not be read" if state == "failed" else "Reading…"
     page = editor_client.get(reverse("review:queue")).content.decode()
     assert "Nothing assigned to you is waiting to be checked." in page  # nothing to check yet
@@ -117,7 +118,7 @@ def test_the_queue_lists_an_assigned_dump_apart_until_it_is_read(editor_client, 
 def test_once_read_the_dump_moves_into_the_queue_to_check(editor_client, editor):
     dump = unread_dump("queued", editor)
     dump_organise(dump=dump, title="大きな回答", tag_names=[])
-    dump_assign(dump=dump, editors=[editor], by=editor)
+    editors_assign(dump=dump, editors=[editor], by=editor)
     run_the_queue()
     page = editor_client.get(reverse("review:queue")).content.decode()
     assert reverse("review:start", args=[dump.pk]) in page and "not read yet" not in page

@@ -15,7 +15,7 @@ from django.urls import reverse
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
 from citeview.review.selectors import dump_check_items
-from citeview.review.services import dump_assign
+from citeview.review.services import editors_assign
 from citeview.webhooks.models import DeliveryState, WebhookDelivery, WebhookEndpoint
 from tests.conftest import own_fixture, user_with_role
 from tests.review.test_settling import DISPUTED, SEED, save, settle
@@ -100,7 +100,7 @@ def test_a_private_address_is_refused_unless_allowed_and_not_tried_again(hooks, 
 
 def work(client, editor, second_editor, lead) -> Dump:
     dump = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor, filename=SEED)[0]
-    dump_assign(dump=dump, editors=[editor], by=editor)
+    editors_assign(dump=dump, editors=[editor], by=editor)
     client.force_login(editor)
     save(client, dump, DISPUTED, "partial", note="編集者だけのメモ")
     client.force_login(second_editor)

@@ -16,7 +16,7 @@ from citeview.dumps.management.commands.load_sample_dumps import SAMPLES_DIR
 from citeview.dumps.models import Dump
 from citeview.review.models import Check
 from citeview.review.selectors import dump_check_items, item_version
-from citeview.review.services import check_save, dump_assign
+from citeview.review.services import check_save, editors_assign
 
 SAMPLE = "06-claude-ja-documents-exchange.json"
 # Two editors who check every citation of the sample independently, and disagree on the second and the
@@ -51,7 +51,7 @@ class Command(BaseCommand):
         with transaction.atomic():
             editors = [_sample_editor(name) for name in EDITORS]
             owner = get_user_model().objects.filter(is_superuser=True).order_by("pk").first()
-            dump_assign(dump=dump, editors=editors, by=owner, checks_needed=2)
+            editors_assign(dump=dump, editors=editors, by=owner, checks_needed=2)
             citations = [item for item in dump_check_items(dump) if item.kind == "citation"]
             for editor in editors:
                 for number, item in enumerate(citations):

@@ -2,7 +2,8 @@
 a worker runs (``manage.py worker``; ``make run`` starts one), and find again the passages of the
 snapshots whose passages other code found.
 
-It is review's command, not dumps': a rebuilt result may have other items, so their checks are recounted.
+Each rebuilt result is signalled (``result_rebuilt``), and review counts its checked items again: a
+rebuilt result may have other items. (The command stays review's, as it finds the snapshots' passages too.)
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from citeview.review.services import dump_refresh_outdated
+from citeview.dumps.reading import dump_rebuild_outdated
 from citeview.snapshots.kept_passages import passages_refresh
 
 
@@ -30,7 +31,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        count = dump_refresh_outdated(everything=options["everything"])
+        count = dump_rebuild_outdated(everything=options["everything"])
         if count:
             self.stdout.write(f"Queued the rebuilding of {count} dump(s) with the current parsers; a worker does it.")
         snapshots = passages_refresh()
