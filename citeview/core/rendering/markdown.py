@@ -92,7 +92,7 @@ def answer_renderer() -> MarkdownIt:
     md.inline.ruler.after("link", "citeview_anchor", _parse_anchor)
     # A placeholder followed by neither ``(`` nor ``[`` is never a link (no reference definition may
     # have a marker's label), so it is read before the link rule: that rule's label scan cost a
-    # dense answer about 5% of its rendering (bench/README.md, "Render").
+    # dense answer 5 to 7% of its rendering (bench/README.md, "Rendering a dense answer").
     md.inline.ruler.before("link", "citeview_anchor_alone", _parse_anchor_alone)
     md.core.ruler.push("citeview_balance_spans", _balance_span_marks)
     md.add_render_rule("citeview_anchor", _render_anchor)
