@@ -733,6 +733,30 @@ def answer_with_citations(size: int = 200_000, citations: int = 5000, seed: int 
     return "\n".join(lines)
 
 
+def dense_answer(size: int = 100_000, citations: int = 2_400, sources: int = 40, seed: int = 12) -> str:
+    """Markdown of about ``size`` bytes with ``citations`` ``[N]`` markers to ``sources`` sources, as a
+    long Japanese research answer carries them: short sentences, one to three markers after each
+    (``[3][17]``), paragraphs, bulleted lists and bold lead-ins, every source cited many times."""
+    rng = random.Random(seed)
+    words = _sentences(rng, [p for p in PHRASES if not p[0].isascii()])
+    pieces: list[str] = []
+    cited = length = 0
+    while length < size or cited < citations:
+        # Markers keep pace with the text, so that they are spread over the whole answer.
+        behind = cited * size < length * citations or length >= size
+        count = min(rng.choice((1, 1, 2, 2, 3)), citations - cited) if behind else 0
+        markers = "".join(f"[{rng.randint(1, sources)}]" for _ in range(count))
+        cited += count
+        sentence = f"{next(words)}{markers}。"
+        if rng.random() < 0.12:
+            sentence = f"\n- **{next(words)}**: {sentence}"
+        elif rng.random() < 0.06:
+            sentence = f"\n\n{sentence}"
+        pieces.append(sentence)
+        length += len(sentence.encode("utf-8"))
+    return "".join(pieces)
+
+
 def pathological_answers(size: int = 100_000) -> dict[str, str]:
     """Markdown that costs parsers the most, at the answer renderer's limit, each with markers too."""
     return {
@@ -747,9 +771,9 @@ def pathological_answers(size: int = 100_000) -> dict[str, str]:
 SONAR_SOURCES = 20
 
 
-def sonar_dump_of(text: str, answer_id: str = "bench") -> bytes:
-    """A Perplexity Sonar answer holding ``text``, with 20 sources for its ``[N]`` markers."""
-    urls = [f"https://example.jp/記事/{n}" for n in range(1, SONAR_SOURCES + 1)]
+def sonar_dump_of(text: str, answer_id: str = "bench", sources: int = SONAR_SOURCES) -> bytes:
+    """A Perplexity Sonar answer holding ``text``, with ``sources`` sources for its ``[N]`` markers."""
+    urls = [f"https://example.jp/記事/{n}" for n in range(1, sources + 1)]
     answer = {
         "id": answer_id,
         "model": "sonar",

@@ -8,12 +8,13 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth.decorators import login_not_required
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 
 from citeview.accounts import roles
 from citeview.accounts.tokens import TokenExpired, key_hash, token_user
-from citeview.api.rates import api_rate_refusal
+from citeview.api.rates import api_rate_refusal, counted_in_its_commit
 
 API_PREFIX = "/api/"
 # Which token a request came with (its key's digest), for the token's rate budget.
@@ -50,9 +51,13 @@ class BearerTokenMiddleware:
         return self.get_response(request)
 
 
-def api_endpoint(permissions: dict[str, str]) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+def api_endpoint(
+    permissions: dict[str, str], count_in_its_commit: bool = False
+) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
     """An API view: each allowed method with the permission it needs. Answers 401, 429, 405 and 403 as
-    JSON, never with the login page."""
+    JSON, never with the login page. With ``count_in_its_commit``, a write is counted against its rate
+    in the commit of what it writes where that saves a sync to disk (``counted_in_its_commit``): for a
+    view whose writes are one short transaction, never for one that commits as it goes (an import)."""
 
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @login_not_required
@@ -60,21 +65,31 @@ def api_endpoint(permissions: dict[str, str]) -> Callable[[Callable[..., HttpRes
         def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if not request.user.is_authenticated:
                 return api_error(401, "not_authenticated", "Send an API token (Authorization: Bearer) or log in.")
-            if refusal := api_rate_refusal(request, getattr(request, _TOKEN_ATTRIBUTE, None)):
-                response = api_error(429, "too_many_requests", refusal.message, retry_after=refusal.retry_after)
-                response["Retry-After"] = str(refusal.retry_after)
-                return response
-            permission = permissions.get(request.method or "")
-            if permission is None:
-                allowed = ", ".join(permissions)
-                return api_error(405, "method_not_allowed", f"Use {allowed}.", allow=allowed)
-            if not request.user.has_perm(permission):
-                return api_error(403, "forbidden", _forbidden_message(request.user))
-            return view(request, *args, **kwargs)
+            if not (count_in_its_commit and counted_in_its_commit(request)):
+                return _answered(request, view, permissions, *args, **kwargs)
+            request.body  # noqa: B018 (read before the write lock is taken: a slow client never holds it)
+            with transaction.atomic():
+                return _answered(request, view, permissions, *args, **kwargs)
 
         return checked
 
     return decorate
+
+
+def _answered(
+    request: HttpRequest, view: Callable[..., HttpResponse], permissions: dict[str, str], *args: Any, **kwargs: Any
+) -> HttpResponse:
+    if refusal := api_rate_refusal(request, getattr(request, _TOKEN_ATTRIBUTE, None)):
+        response = api_error(429, "too_many_requests", refusal.message, retry_after=refusal.retry_after)
+        response["Retry-After"] = str(refusal.retry_after)
+        return response
+    permission = permissions.get(request.method or "")
+    if permission is None:
+        allowed = ", ".join(permissions)
+        return api_error(405, "method_not_allowed", f"Use {allowed}.", allow=allowed)
+    if not request.user.has_perm(permission):
+        return api_error(403, "forbidden", _forbidden_message(request.user))
+    return view(request, *args, **kwargs)
 
 
 def _forbidden_message(user: Any) -> str:

@@ -67,7 +67,8 @@ def openapi(request: HttpRequest) -> JsonResponse:
     return JsonResponse(openapi_document(), json_dumps_params=JSON_OPTIONS)
 
 
-@api_endpoint({"GET": roles.READ, "POST": roles.STORE})
+# A stored dump is one commit (its row and its task): the rate's count goes in it (rates.counted_in_its_commit).
+@api_endpoint({"GET": roles.READ, "POST": roles.STORE}, count_in_its_commit=True)
 def dumps_collection(request: HttpRequest) -> HttpResponse:
     if request.method == "GET":
         return _dump_page(request)
