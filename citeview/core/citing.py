@@ -7,12 +7,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from citeview.core.answer_markdown import MAX_MARKDOWN_CHARS
 from citeview.core.bidi_controls import show_bidi_controls
 from citeview.core.links import is_safe_http_url
 from citeview.core.markers import MARKER, MarkerMatch, NotAMarker, UnknownNotation, read_markers, thinking_end
 from citeview.core.model import Citation, Marker, Response
 from citeview.core.phrases import Phrase, phrase
-from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
 from citeview.core.rendering.shortening import shortened
 
 # A link's address in a diagnostic: enough to recognise it.

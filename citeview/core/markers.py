@@ -1,7 +1,7 @@
 """Finding ``[N]`` and ``[web:N]`` citation markers in answer text.
 
 A scan finds every candidate; the answer renderer's own Markdown parse decides what each one is
-(:func:`~citeview.core.rendering.markdown.read_places`). A candidate Markdown shows as plain text
+(:func:`~citeview.core.answer_markdown.read_places`). A candidate Markdown shows as plain text
 is a citation marker; any other is returned with what Markdown made of it (code, a link, a link
 reference definition, an escape), so that no candidate is ever dropped without a word.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS, Place, read_places
+from citeview.core.answer_markdown import MAX_MARKDOWN_CHARS, Place, read_places
 
 MARKER = re.compile(r"\[(web:)?([0-9]{1,6})\]")
 # Azure OpenAI On Your Data's notation: [doc1], [doc2], … (numbered from 1 in its citations' order).
@@ -52,7 +52,7 @@ class NotAMarker:
     """A candidate that Markdown does not show as plain text, and what it is part of instead."""
 
     match: MarkerMatch
-    part: str  # what Markdown made of it (see :class:`~citeview.core.rendering.markdown.Hidden`)
+    part: str  # what Markdown made of it (see :class:`~citeview.core.answer_markdown.Hidden`)
     url: str = ""  # the address of the link it belongs to, as written
 
 

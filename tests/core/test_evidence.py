@@ -61,7 +61,7 @@ def test_signs_decimal_commas_and_names_with_digits_are_read_as_a_reader_would()
 
 
 def test_evidence_is_listed_for_the_rendered_part_of_a_long_answer_only():
-    from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
+    from citeview.core.answer_markdown import MAX_MARKDOWN_CHARS
 
     def cited(text: str) -> dict:
         citation = {

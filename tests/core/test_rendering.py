@@ -114,7 +114,7 @@ def test_a_conflicting_number_is_labelled_as_the_list_labels_it_and_says_so():
 
 
 def test_a_cited_span_past_the_rendered_part_of_a_long_answer_is_left_out_not_a_crash():
-    from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
+    from citeview.core.answer_markdown import MAX_MARKDOWN_CHARS
 
     text = "あ" * MAX_MARKDOWN_CHARS + "最後の文。"
     last = len(("あ" * MAX_MARKDOWN_CHARS).encode())  # Gemini counts UTF-8 bytes

@@ -13,19 +13,11 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from citeview.core.answer_markdown import MAX_MARKDOWN_CHARS, Place, placeholders_shown
 from citeview.core.bidi_controls import show_bidi_controls
 from citeview.core.links import is_safe_http_url, url_domain
 from citeview.core.phrases import Translate, phrase_text, untranslated
-from citeview.core.rendering.markdown import (
-    MAX_MARKDOWN_CHARS,
-    Anchor,
-    AnchorLink,
-    Card,
-    Place,
-    cards_markup,
-    placeholders_shown,
-    render_markdown,
-)
+from citeview.core.rendering.markdown import Anchor, AnchorLink, Card, cards_markup, render_markdown
 from citeview.core.rendering.shortening import shortened
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from citeview.core.answer_markdown import MAX_MARKDOWN_CHARS
 from citeview.core.evidence.compare import (
     MAX_COMPARED_CHARS,
     Comparison,
@@ -24,7 +25,6 @@ from citeview.core.evidence.passages import best_passage, passage_fragment_url
 from citeview.core.links import is_safe_http_url, text_fragment_url, url_domain
 from citeview.core.markers import DOC_MARKER, MARKER
 from citeview.core.phrases import Translate, untranslated
-from citeview.core.rendering.markdown import MAX_MARKDOWN_CHARS
 from citeview.core.rendering.plain import plain_text
 from citeview.core.rendering.shortening import shortened
 from citeview.core.review.statements import MAX_STATEMENT_CHARS
