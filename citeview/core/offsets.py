@@ -1,4 +1,6 @@
-"""Offsets in other units than code points, converted and checked against the text they claim to mark."""
+"""Offsets in other units than code points (UTF-8 bytes, UTF-16 units) converted to code points, and the
+one rule that finds a quote again near where its offsets point. Placing a span with them, and saying
+why it could not be placed, is :mod:`citeview.core.placing`."""
 
 from __future__ import annotations
 

@@ -101,14 +101,12 @@ def place_checked(
     return Placement(start, end, _MISMATCH)
 
 
-def reanchor(
-    text: str, start: int | None, end: int | None, quote: str | None, around: int, window: int = NEAR_CHARS
-) -> Placement:
+def reanchor(text: str, quote: str | None, around: int, *, offsets_fit: bool, window: int = NEAR_CHARS) -> Placement:
     """Offsets that did not fit in any reading: the span is the quote where it stands once within
     ``window`` of ``around``, else nothing, never a guess. The problem is a mismatch when the offsets
-    were a span of the text, else offsets out of range."""
-    fits_text = start is not None and end is not None and 0 <= start <= end <= len(text)
-    problem = _MISMATCH if fits_text else _OUT_OF_RANGE
+    were a span of the text (``offsets_fit``, as the provider's readings count), else offsets out of
+    range."""
+    problem = _MISMATCH if offsets_fit else _OUT_OF_RANGE
     near = find_near(text, quote, around, window) if quote is not None else None
     if near is None or quote is None:
         return Placement(None, None, problem)
@@ -147,6 +145,11 @@ def place_byte_span(offsets: ByteOffsets, start: int, end: int, expected_text: s
     # ``detail`` says what was wrong with the offsets, not where the span went: the caller's sentence
     # says that once ("placed where its text stands", or what it does with a span it cannot show).
     return Placement(near, near + len(expected_text or ""), problem, detail)
+
+
+def outside_values(text: str, start: int, end: int) -> dict[str, int]:
+    """What a sentence about a span outside its text names: the span's offsets and the text's length."""
+    return {"start": start, "end": end, "length": len(text)}
 
 
 # --- Writing what happened -------------------------------------------------------------------------

@@ -93,14 +93,14 @@ def test_a_span_past_the_text_is_not_placed_and_says_so_under_offset_out_of_rang
 
 def test_a_quote_is_found_again_near_offsets_that_do_not_hold_it():
     text = "前置き。" + "東京😀は晴れのち曇り。" + "後書き。"
-    placement = reanchor(text, 0, 4, "は晴れのち曇り", around=0)
+    placement = reanchor(text, "は晴れのち曇り", around=0, offsets_fit=True)
     assert text[placement.start : placement.end] == "は晴れのち曇り"
     assert placement.problem == "segment_text_mismatch"  # the offsets were text, the wrong text
 
 
-def test_a_quote_is_not_placed_by_offsets_past_the_text_when_it_stands_twice_nearby():
+def test_a_quote_that_stands_twice_nearby_is_not_placed_and_offsets_past_the_text_are_out_of_range():
     text = "は晴れのち曇り。は晴れのち曇り。"
-    placement = reanchor(text, 900, 950, "は晴れのち曇り", around=0)
+    placement = reanchor(text, "は晴れのち曇り", around=0, offsets_fit=False)
     assert (placement.start, placement.problem) == (None, "offset_out_of_range")
 
 

@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from citeview.core.citing import note_unknown_citation
 from citeview.core.inline_tokens import cite_inline_tokens, inline_tokens, is_inline_token
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, is_int, str_or_none, strings_in
 from citeview.core.model import Citation, Response, SearchBatch, Source
@@ -35,6 +36,7 @@ from citeview.core.placing import (
     note_no_span,
     note_placement,
     note_unit,
+    outside_values,
     place_checked,
 )
 from citeview.core.registry import NEITHER, Decision, Shape, ValueKind
@@ -319,11 +321,10 @@ def _annotate(placing: _Placing, text: str, shift: int, number: int, annotation:
             return  # the image the code drew, shown with the answer: listed as the file it is, no citation
         _place_span(placing, text, shift, _Span(start, end, number, key))
     else:
-        response.diagnose(
-            "unknown_citation",
-            "info",
+        note_unknown_citation(
+            response,
             phrase("An annotation of a type citeview does not know ({kind}) is not placed.", kind=str(kind)),
-            type=str(kind),
+            str(kind),
         )
 
 
@@ -437,9 +438,7 @@ def _place_span(placing: _Placing, text: str, shift: int, span: _Span) -> None:
             "Annotation {number} for {key} spans characters {start}–{end}, outside its text of {length}; not placed.",
             number=number,
             key=key,
-            start=start,
-            end=end,
-            length=len(text),
+            **outside_values(text, start, end),
         )
         note_placement(response, placement, "warning", outside, key=key, start=start, end=end)
         return

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from citeview.core.citing import note_unknown_event_types
+from citeview.core.citing import note_unknown_citation, note_unknown_event_types
 from citeview.core.evidence.request_documents import (
     FoundDocument,
     RequestDocument,
@@ -262,14 +262,13 @@ def _unlocated_source(
             title=title,
         )
     else:
-        response.diagnose(
-            "unknown_citation",
-            "info",
+        note_unknown_citation(
+            response,
             phrase(
                 "A citation has a location of a kind citeview does not know ({type}); it is kept without it.",
                 type=kind,
             ),
-            type=kind,
+            kind,
         )
     return table.add(
         f"unlocated:{title or '?'}",
@@ -574,7 +573,9 @@ def _kb_span(
             readings[fitted.reading] += 1
             return fitted.start, fitted.end
     around = start if start is not None else cursor
-    placement = reanchor(response.text, start, end, text, around, window=_SEARCH_WINDOW)
+    # A span given and read four ways without holding its text is a mismatch, wherever it points.
+    given = start is not None and end is not None
+    placement = reanchor(response.text, text, around, offsets_fit=given, window=_SEARCH_WINDOW)
     found = (placement.start, placement.end) if placement.start is not None and placement.end is not None else None
     where = phrase("placed where its text stands") if found is not None else phrase("not placed")
     if start is None or end is None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from citeview.core.citing import note_unknown_event_types
+from citeview.core.citing import note_unknown_citation, note_unknown_event_types
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, is_int, str_or_none
 from citeview.core.model import Citation, Marker, ReasoningText, Response, SearchBatch
 from citeview.core.offsets import kept_utf16_offsets
@@ -116,8 +116,8 @@ class _Placing:
     ) -> tuple[int, int] | None:
         """The citation's text where it stands once near where its offsets point, else nothing: never a guess."""
         around = base + start  # offsets far outside the text are near nothing in it
-        placement = reanchor(self.text, start, end, cited, around)
         fits = 0 <= start <= end <= len(self.text)
+        placement = reanchor(self.text, cited, around, offsets_fit=fits)
         values = {"number": number, "text": _shown(cited or ""), "start": start, "end": end, "where": self.where}
         details = {"citation": number, "start": start, "end": end}
         if fits and placement.placed:
@@ -233,14 +233,13 @@ class _Texts:
             return self.plan, "plan"
         if kind not in (None, _ANSWER) and str(kind) not in unknown:
             unknown.add(str(kind))
-            response.diagnose(
-                "unknown_citation",
-                "info",
+            note_unknown_citation(
+                response,
                 phrase(
                     "Citations of a type citeview does not know ({type}) are read as citations of the answer.",
                     type=str(kind),
                 ),
-                type=str(kind),
+                str(kind),
             )
         return self.answer, "answer"
 
@@ -596,14 +595,13 @@ class _V2Sources:
         known = kind == "document" or (kind is None and "document" in source)
         if not known and str(kind) not in self.unknown_types:
             self.unknown_types.add(str(kind))
-            self.response.diagnose(
-                "unknown_citation",
-                "info",
+            note_unknown_citation(
+                self.response,
                 phrase(
                     "A cited source of a type citeview does not know ({type}) is listed with what it holds.",
                     type=str(kind),
                 ),
-                type=str(kind),
+                str(kind),
             )
         document = dict_or_empty(source.get("document"))
         document_id = source_id or str_or_none(document.get("id"))

@@ -468,9 +468,7 @@ def _place_characters(
             "it is listed, not placed.",
             number=number,
             key=key,
-            start=start,
-            end=end,
-            length=len(text),
+            **placing.outside_values(text, start, end),
         )
         placing.note_placement(response, placement, "warning", outside, key=key, start=start, end=end)
         reading.unplaced(key)
