@@ -119,7 +119,7 @@ def place_byte_span(offsets: ByteOffsets, start: int, end: int, expected_text: s
     A span whose offsets do not fit is placed only where ``expected_text`` occurs exactly once near
     where the offsets point; otherwise it stays unplaced, never at a guessed position.
     """
-    if not (0 <= start <= end and offsets.in_range(end)):
+    if not 0 <= start <= end <= len(offsets.data):
         problem = _OUT_OF_RANGE
         detail = phrase(
             "bytes {start}–{end} but the text has {size} bytes", start=start, end=end, size=len(offsets.data)

@@ -102,13 +102,16 @@ class _Placing:
         check it by, the span in code points), tallying which reading decided."""
         if cited is None:
             return CODE_POINTS.span(part, start, end)
-        fitted = fitting(part, start, end, _READINGS, cited.__eq__, every=True)
+        fitted = fitting(part, start, end, _READINGS, cited.__eq__)
         if fitted is None or fitted.start is None or fitted.end is None:
             return None
         if fitted.reading == UTF16:
             self.tally.utf16 += 1
-        elif UTF16 not in fitted.fitted and kept_utf16_offsets(part).any_astral_before(end):
-            self.tally.decided_code_points += 1
+        elif (
+            kept_utf16_offsets(part).any_astral_before(end)
+            and fitting(part, start, end, (UTF16,), cited.__eq__) is None
+        ):
+            self.tally.decided_code_points += 1  # UTF-16 units would have marked other text
         return fitted.start, fitted.end
 
     def _reanchor(

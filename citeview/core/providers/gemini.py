@@ -518,15 +518,16 @@ def _place_support(
         candidate = place_byte_span(offsets, part_starts[part] + start, part_starts[part] + end, text)
         placement = candidate if candidate.problem is None else None
     placement = placement or place_byte_span(offsets, start, end, text)
+    if placement.problem:  # (asked first: most of a hundred thousand supports fit)
 
-    def say(detail: Phrase | None, where: Phrase) -> Phrase:
-        shown = _short(text)
-        return phrase(
-            "Support {number} ({text}): {detail}; {where}.", number=number, text=shown, detail=detail, where=where
-        )
+        def say(detail: Phrase | None, where: Phrase) -> Phrase:
+            shown = _short(text)
+            return phrase(
+                "Support {number} ({text}): {detail}; {where}.", number=number, text=shown, detail=detail, where=where
+            )
 
-    details = {"start_byte": start, "end_byte": end, "segment_text": text, "source_keys": source_keys}
-    note_where(response, placement, say, support=number, **details)
+        details = {"start_byte": start, "end_byte": end, "segment_text": text, "source_keys": source_keys}
+        note_where(response, placement, say, support=number, **details)
     if placement.start is None or placement.end is None:
         return
     if missing:  # never a guessed page: the claim's end is marked as citing what the response does not list

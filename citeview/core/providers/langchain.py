@@ -421,14 +421,15 @@ def _place_gemini(reading: _Reading, number: int, key: str, start: Any, end: Any
         )
         placing.note_unit(response, message, unit="utf8")
     placement = placing.place_byte_span(reading.answer, start, end, cited)
-    shown = repr((cited or "")[:40])
+    if placement.problem:  # (asked first: most citations fit)
+        shown = repr((cited or "")[:40])
 
-    def say(detail: Phrase | None, where: Phrase) -> Phrase:
-        return phrase(
-            "Citation {number} ({text}): {detail}; {where}.", number=number, text=shown, detail=detail, where=where
-        )
+        def say(detail: Phrase | None, where: Phrase) -> Phrase:
+            return phrase(
+                "Citation {number} ({text}): {detail}; {where}.", number=number, text=shown, detail=detail, where=where
+            )
 
-    placing.note_where(response, placement, say, key=key, start_byte=start, end_byte=end, segment_text=cited)
+        placing.note_where(response, placement, say, key=key, start_byte=start, end_byte=end, segment_text=cited)
     if placement.start is None or placement.end is None:
         reading.unplaced(key)
         return
