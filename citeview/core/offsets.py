@@ -123,6 +123,9 @@ _kept_utf8: dict[int, tuple[str, ByteOffsets]] = {}
 
 def kept_utf16_offsets(text: str) -> Utf16Offsets:
     """:class:`Utf16Offsets` of ``text``, made once while the same text object is asked about."""
+    found = _kept_utf16.get(id(text))  # (the latest asked, found here first: asked once per citation)
+    if found is not None and found[0] is text and next(reversed(_kept_utf16)) == id(text):
+        return found[1]
     return _kept_converter(_kept_utf16, Utf16Offsets, text)
 
 
@@ -136,7 +139,8 @@ def _kept_converter(
 ) -> _Converter:
     found = kept.get(id(text))
     if found is not None and found[0] is text:
-        kept[id(text)] = kept.pop(id(text))  # the latest asked is kept longest: the answer over its blocks
+        if next(reversed(kept)) != id(text):  # the latest asked is kept longest: the answer over its blocks
+            kept[id(text)] = kept.pop(id(text))
         return found[1]
     converter = make(text)
     if len(kept) >= _KEPT:

@@ -65,18 +65,19 @@ def fitting(
     """The span in the first of ``readings`` whose text ``fits``; None when none does. With ``every``,
     the placement also lists every reading that fits (to say once which unit a whole answer uses)."""
     found: Placement | None = None
-    fitted = []
     for reading in readings:
-        span = reading.span(text, start, end)
+        last = end + 1 if reading.end_inclusive else end
+        if reading.unit == "code_points":  # (codepoint_span's first case, written out: asked per citation)
+            span = (start, last) if 0 <= start <= last <= len(text) else None
+        else:
+            span = codepoint_span(text, start, last, reading.unit)
         if span is None or not fits(text[span[0] : span[1]]):
             continue
         if found is None:
             found = Placement(span[0], span[1], None, reading=reading)
-        if not every:
-            return found
-        fitted.append(reading)
-    if found is not None:
-        found.fitted = tuple(fitted)
+            if not every:
+                return found
+        found.fitted += (reading,)
     return found
 
 

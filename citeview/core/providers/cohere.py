@@ -20,7 +20,6 @@ from typing import Any
 from citeview.core.citing import note_unknown_citation, note_unknown_event_types
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, is_int, str_or_none
 from citeview.core.model import Citation, Marker, ReasoningText, Response, SearchBatch
-from citeview.core.offsets import kept_utf16_offsets
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.placing import (
     CODE_POINTS,
@@ -102,15 +101,12 @@ class _Placing:
         check it by, the span in code points), tallying which reading decided."""
         if cited is None:
             return CODE_POINTS.span(part, start, end)
-        fitted = fitting(part, start, end, _READINGS, cited.__eq__)
+        fitted = fitting(part, start, end, _READINGS, cited.__eq__, every=True)
         if fitted is None or fitted.start is None or fitted.end is None:
             return None
         if fitted.reading == UTF16:
             self.tally.utf16 += 1
-        elif (
-            kept_utf16_offsets(part).any_astral_before(end)
-            and fitting(part, start, end, (UTF16,), cited.__eq__) is None
-        ):
+        elif UTF16 not in fitted.fitted:  # (so an astral character comes before the span's end)
             self.tally.decided_code_points += 1  # UTF-16 units would have marked other text
         return fitted.start, fitted.end
 
