@@ -119,14 +119,17 @@ _KEPT = 8
 _Converter = TypeVar("_Converter", Utf16Offsets, ByteOffsets)
 _kept_utf16: dict[int, tuple[str, Utf16Offsets]] = {}
 _kept_utf8: dict[int, tuple[str, ByteOffsets]] = {}
+_last_utf16: list[tuple[str, Utf16Offsets] | None] = [None]
 
 
 def kept_utf16_offsets(text: str) -> Utf16Offsets:
     """:class:`Utf16Offsets` of ``text``, made once while the same text object is asked about."""
-    found = _kept_utf16.get(id(text))  # (the latest asked, found here first: asked once per citation)
-    if found is not None and found[0] is text and next(reversed(_kept_utf16)) == id(text):
-        return found[1]
-    return _kept_converter(_kept_utf16, Utf16Offsets, text)
+    last = _last_utf16[0]  # asked once per citation, mostly of the same text as the last: answered first
+    if last is not None and last[0] is text:
+        return last[1]
+    converter = _kept_converter(_kept_utf16, Utf16Offsets, text)
+    _last_utf16[0] = (text, converter)
+    return converter
 
 
 def kept_byte_offsets(text: str) -> ByteOffsets:
