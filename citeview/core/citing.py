@@ -241,3 +241,9 @@ def note_listed_citation_not_a_url(response: Response, position: int, value: Any
         ),
         position=position,
     )
+
+
+def note_unknown_citation(response: Response, message: Phrase, kind: str) -> None:
+    """A citation (or its location or source) of a type citeview does not read, said in the
+    provider's words: what is done with it differs, the code and its detail do not."""
+    response.diagnose("unknown_citation", "info", message, type=kind)

@@ -1,14 +1,13 @@
-"""Offsets in other units than code points, converted and checked against the text they claim to mark."""
+"""Offsets in other units than code points (UTF-8 bytes, UTF-16 units) converted to code points, and the
+one rule that finds a quote again near where its offsets point. Placing a span with them, and saying
+why it could not be placed, is :mod:`citeview.core.placing`."""
 
 from __future__ import annotations
 
 import bisect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TypeVar
-
-from citeview.core.phrases import Phrase, phrase
+from typing import Literal, TypeVar
 
 NEAR_CHARS = 64  # how far from its offset a quote may be found again and still count as its place
 # A shorter quote ("**", ".", "7") would be found near any offset by chance: it is never looked for.
@@ -98,17 +97,39 @@ class Utf16Offsets:
         return bisect.bisect_left(self.astral, point) > 0
 
 
+# What a provider's offsets count.
+Unit = Literal["code_points", "utf16", "utf8"]
+
+
+def codepoint_span(text: str, start: int, end: int, unit: Unit) -> tuple[int, int] | None:
+    """The code-point span that offsets ``start``..``end`` in ``unit`` denote in ``text``; None when
+    they run backwards, past the text, or inside a character."""
+    if not 0 <= start <= end:
+        return None
+    if unit == "code_points" or text.isascii():
+        return (start, end) if end <= len(text) else None  # the units agree on this text
+    converter = kept_utf16_offsets(text) if unit == "utf16" else kept_byte_offsets(text)
+    first, last = converter.codepoint(start), converter.codepoint(end)
+    return (first, last) if first is not None and last is not None else None
+
+
 # Asked once per citation of the same text: made once per text and kept by the text's identity, not
 # its value, since a cache by value compares the whole text each time it is asked.
 _KEPT = 8
 _Converter = TypeVar("_Converter", Utf16Offsets, ByteOffsets)
 _kept_utf16: dict[int, tuple[str, Utf16Offsets]] = {}
 _kept_utf8: dict[int, tuple[str, ByteOffsets]] = {}
+_last_utf16: list[tuple[str, Utf16Offsets] | None] = [None]
 
 
 def kept_utf16_offsets(text: str) -> Utf16Offsets:
     """:class:`Utf16Offsets` of ``text``, made once while the same text object is asked about."""
-    return _kept_converter(_kept_utf16, Utf16Offsets, text)
+    last = _last_utf16[0]  # asked once per citation, mostly of the same text as the last: answered first
+    if last is not None and last[0] is text:
+        return last[1]
+    converter = _kept_converter(_kept_utf16, Utf16Offsets, text)
+    _last_utf16[0] = (text, converter)
+    return converter
 
 
 def kept_byte_offsets(text: str) -> ByteOffsets:
@@ -121,6 +142,8 @@ def _kept_converter(
 ) -> _Converter:
     found = kept.get(id(text))
     if found is not None and found[0] is text:
+        if next(reversed(kept)) != id(text):  # the latest asked is kept longest: the answer over its blocks
+            kept[id(text)] = kept.pop(id(text))
         return found[1]
     converter = make(text)
     if len(kept) >= _KEPT:
@@ -129,49 +152,8 @@ def _kept_converter(
     return converter
 
 
-@dataclass(slots=True)  # made once per citation of answers with hundreds of thousands: not frozen, which costs
-class Placement:
-    start: int | None  # code points; None when the span could not be placed
-    end: int | None
-    problem: str | None  # a diagnostic code, when the offsets did not simply fit
-    detail: Phrase | None = None  # what was wrong with the offsets, for people
-
-
-def place_byte_span(offsets: ByteOffsets, start: int, end: int, expected_text: str | None) -> Placement:
-    """Place a byte span on the text; check it against ``expected_text`` when the provider gave one.
-
-    A span whose offsets do not fit is placed only where ``expected_text`` occurs exactly once near
-    where the offsets point; otherwise it stays unplaced, never at a guessed position.
-    """
-    if not 0 <= start <= end <= offsets._size:
-        problem = "offset_out_of_range"
-        detail = phrase(
-            "bytes {start}–{end} but the text has {size} bytes", start=start, end=end, size=len(offsets.data)
-        )
-    elif (cp_start := offsets.codepoint(start)) is None or (cp_end := offsets.codepoint(end)) is None:
-        problem = "offset_inside_character"
-        detail = phrase("bytes {start}–{end} cut a character in two", start=start, end=end)
-    else:
-        found = offsets.text[cp_start:cp_end]
-        if expected_text is None or found == expected_text:
-            return Placement(cp_start, cp_end, None)
-        problem = "segment_text_mismatch"
-        detail = phrase(
-            "bytes {start}–{end} hold {found!r}, not {expected!r}",
-            start=start,
-            end=end,
-            found=found[:40],
-            expected=expected_text[:40],
-        )
-    near = find_near(offsets.text, expected_text, _approximate_codepoint(offsets, start)) if expected_text else None
-    if near is None:
-        return Placement(None, None, problem, detail)
-    # ``detail`` says what was wrong with the offsets, not where the span went: the caller's sentence
-    # says that once ("placed where its text stands", or what it does with a span it cannot show).
-    return Placement(near, near + len(expected_text or ""), problem, detail)
-
-
-def _approximate_codepoint(offsets: ByteOffsets, byte_offset: int) -> int:
+def approximate_codepoint(offsets: ByteOffsets, byte_offset: int) -> int:
+    """The code point at or before ``byte_offset``, the offset first brought inside the text."""
     return offsets.codepoints_before(max(0, min(byte_offset, len(offsets.data))))
 
 

@@ -22,11 +22,23 @@ from functools import lru_cache
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from citeview.core.citing import note_unknown_citation
 from citeview.core.inline_tokens import cite_inline_tokens, inline_tokens, is_inline_token
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, is_int, str_or_none, strings_in
 from citeview.core.model import Citation, Response, SearchBatch, Source
-from citeview.core.offsets import kept_byte_offsets, kept_utf16_offsets
-from citeview.core.phrases import phrase
+from citeview.core.phrases import Phrase, phrase
+from citeview.core.placing import (
+    CODE_POINTS,
+    UTF8,
+    UTF16,
+    Reading,
+    note_marks_nothing,
+    note_no_span,
+    note_placement,
+    note_unit,
+    outside_values,
+    place_checked,
+)
 from citeview.core.registry import NEITHER, Decision, Shape, ValueKind
 from citeview.core.sources import SourceTable
 
@@ -108,7 +120,7 @@ class _Output:
 # --- How the providers answering in these shapes differ ---------------------------------------------
 
 # How an offset may count: code points (what OpenAI's recordings show), UTF-16 code units, UTF-8 bytes.
-UNITS = ("code_points", "utf16", "utf8")
+UNITS = (CODE_POINTS, UTF16, UTF8)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,7 +134,7 @@ class Dialect:
     # (xAI's annotations list what the search met), rather than a position gone missing.
     positionless_citations: bool = False
     # The units an annotation's offsets are tried in, in order, until its span covers its link.
-    offset_units: tuple[str, ...] = ("code_points", "utf16")
+    readings: tuple[Reading, ...] = (CODE_POINTS, UTF16)
     # Say once per response which unit the spans fit in (where the unit is unsettled), rather than
     # only for an annotation that fits in another unit than the first.
     report_units: bool = False
@@ -272,7 +284,7 @@ def _finish_citations(placing: _Placing) -> None:
         placing.dialect.read_text(response)
     cite_inline_tokens(response, inline_tokens(response.text))
     if placing.dialect.report_units:
-        _report_units(response, placing.unit_fits, placing.dialect.offset_units)
+        _report_units(response, placing.unit_fits, [reading.unit for reading in placing.dialect.readings])
     placed = {key for citation in response.citations for key in citation.source_keys}
     response.cited_without_position = [k for k in response.cited_without_position if k not in placed]
     _order_sources_by_first_citation(response)
@@ -309,11 +321,10 @@ def _annotate(placing: _Placing, text: str, shift: int, number: int, annotation:
             return  # the image the code drew, shown with the answer: listed as the file it is, no citation
         _place_span(placing, text, shift, _Span(start, end, number, key))
     else:
-        response.diagnose(
-            "unknown_citation",
-            "info",
+        note_unknown_citation(
+            response,
             phrase("An annotation of a type citeview does not know ({kind}) is not placed.", kind=str(kind)),
-            type=str(kind),
+            str(kind),
         )
 
 
@@ -335,13 +346,10 @@ def _annotate_file(
     elif is_int(index) and 0 <= index <= len(text):
         placing.response.citations.append(Citation(shift + index, shift + index, [key], cited_text=quote))
     elif is_int(index):
-        placing.response.diagnose(
-            "offset_out_of_range",
-            "warning",
-            phrase("The {kind} of {key} has no index inside the text; it is listed, not placed.", kind=kind, key=key),
-            key=key,
-            index=index,
+        outside = phrase(
+            "The {kind} of {key} has no index inside the text; it is listed, not placed.", kind=kind, key=key
         )
+        note_no_span(placing.response, outside, key=key, index=index)
     else:  # no position at all (some responses lack index): the message cites the file, nowhere in particular
         placing.cite_without_position(key)
 
@@ -385,6 +393,8 @@ class _Span:
         return self.url is not None or self.text is not None
 
     def fits(self, covered: str) -> bool:
+        if not covered:
+            return False  # a span that covers nothing covers no link
         if self.text is not None:
             return covered == self.text
         return self.url is not None and (_covers_link(covered, self.url) or is_inline_token(covered))
@@ -398,9 +408,8 @@ def _place_span(placing: _Placing, text: str, shift: int, span: _Span) -> None:
         if positionless and start is None and end is None:
             placing.cite_without_position(key)
             return
-        response.diagnose(
-            "offset_out_of_range",
-            "warning",
+        note_no_span(
+            response,
             phrase("Annotation {number} for {key} has no span; it is listed, not placed.", number=number, key=key),
             key=key,
         )
@@ -409,89 +418,68 @@ def _place_span(placing: _Placing, text: str, shift: int, span: _Span) -> None:
         if positionless and start == 0:
             placing.cite_without_position(key)
             return
-        response.diagnose(
-            "empty_span",
-            "info",
-            phrase(
-                "Annotation {number} for {key} marks no text (start = end = {start}); it is listed, not placed.",
-                number=number,
-                key=key,
-                start=start,
-            ),
-            key=key,
-        )
-        return
-    if span.checked:
-        fitting = _fitting_units(text, start, end, span, placing.dialect)
-        if span.url is not None and placing.dialect.report_units:
-            placing.unit_fits.append([unit for unit, _, _ in fitting])
-        if fitting:
-            unit, fit_start, fit_end = fitting[0]
-            if unit != "code_points" and not placing.dialect.report_units:
-                response.diagnose(
-                    "offset_unit",
-                    "info",
-                    phrase(
-                        "Annotation {number} fits its link only when its offsets are read as {unit}.",
-                        number=number,
-                        unit=UNIT_WORDS[unit],
-                    ),
-                    key=key,
-                    start=start,
-                    end=end,
-                    unit=unit,
-                )
-            response.citations.append(Citation(shift + fit_start, shift + fit_end, [key], cited_text=span.cited_text))
-            return
-    if not 0 <= start < end <= len(text):
-        response.diagnose(
-            "offset_out_of_range",
-            "warning",
-            phrase(
-                "Annotation {number} for {key} spans characters {start}–{end}, outside its text of {length}; not placed.",
-                number=number,
-                key=key,
-                start=start,
-                end=end,
-                length=len(text),
-            ),
+        what = phrase(
+            "Annotation {number} for {key} marks no text (start = end = {start}); it is listed, not placed.",
+            number=number,
             key=key,
             start=start,
-            end=end,
         )
+        note_marks_nothing(response, what, key=key)
         return
-    covered = text[start:end]
+    dialect = placing.dialect
+    fits = span.fits if span.checked else None
+    placement = place_checked(text, start, end, dialect.readings, fits, every=dialect.report_units)
+    if span.url is not None and dialect.report_units:
+        placing.unit_fits.append([reading.unit for reading in placement.fitted])
+    if placement.problem is None:
+        _note_unit(placing, span, placement.reading)
+    elif placement.start is None:
+        outside = phrase(
+            "Annotation {number} for {key} spans characters {start}–{end}, outside its text of {length}; not placed.",
+            number=number,
+            key=key,
+            **outside_values(text, start, end),
+        )
+        note_placement(response, placement, "warning", outside, key=key, start=start, end=end)
+        return
+    else:
+        note_placement(response, placement, "warning", _mismatch(span, text[start:end]), key=key, start=start, end=end)
+    if placement.start is not None and placement.end is not None:
+        citation = Citation(shift + placement.start, shift + placement.end, [key], cited_text=span.cited_text)
+        response.citations.append(citation)
+
+
+def _note_unit(placing: _Placing, span: _Span, reading: Reading | None) -> None:
+    """An annotation that fits its link only in another unit than code points, said per annotation
+    unless the dialect says once which unit the whole answer uses."""
+    if reading is None or reading.unit == "code_points" or placing.dialect.report_units:
+        return
+    unit = reading.unit
+    message = phrase(
+        "Annotation {number} fits its link only when its offsets are read as {unit}.",
+        number=span.number,
+        unit=UNIT_WORDS[unit],
+    )
+    note_unit(placing.response, message, key=span.key, start=span.start, end=span.end, unit=unit)
+
+
+def _mismatch(span: _Span, covered: str) -> Phrase:
+    """What a reviewer is told of an annotation whose span does not cover what it should."""
     if span.url is not None:
-        response.diagnose(
-            "segment_text_mismatch",
-            "warning",
-            phrase(
-                "Annotation {number} should cover the link to {domain}, but its span holds {covered!r}; "
-                "the text may have been changed after the offsets were computed.",
-                number=number,
-                domain=_domain(span.url),
-                covered=covered[:60],
-            ),
-            key=key,
-            start=start,
-            end=end,
+        return phrase(
+            "Annotation {number} should cover the link to {domain}, but its span holds {covered!r}; "
+            "the text may have been changed after the offsets were computed.",
+            number=span.number,
+            domain=_domain(span.url),
+            covered=covered[:60],
         )
-    elif span.text is not None:
-        response.diagnose(
-            "segment_text_mismatch",
-            "warning",
-            phrase(
-                "Annotation {number} should cover {expected!r}, but its span holds {covered!r}; "
-                "the text may have been changed after the offsets were computed.",
-                number=number,
-                expected=span.text[:60],
-                covered=covered[:60],
-            ),
-            key=key,
-            start=start,
-            end=end,
-        )
-    response.citations.append(Citation(shift + start, shift + end, [key], cited_text=span.cited_text))
+    return phrase(
+        "Annotation {number} should cover {expected!r}, but its span holds {covered!r}; "
+        "the text may have been changed after the offsets were computed.",
+        number=span.number,
+        expected=(span.text or "")[:60],
+        covered=covered[:60],
+    )
 
 
 UNIT_WORDS = {
@@ -501,36 +489,12 @@ UNIT_WORDS = {
 }
 
 
-def _fitting_units(text: str, start: int, end: int, span: _Span, dialect: Dialect) -> list[tuple[str, int, int]]:
-    """The units, of the dialect's, in which ``start``..``end`` covers what the span should: each with
-    the code-point span it denotes. Only the first, unless the dialect reports the units."""
-    found = []
-    for unit in dialect.offset_units:
-        place = _in_code_points(text, start, end, unit)
-        if place is not None and place[0] < place[1] and span.fits(text[place[0] : place[1]]):
-            found.append((unit, *place))
-            if not dialect.report_units:
-                break
-    return found
-
-
-def _in_code_points(text: str, start: int, end: int, unit: str) -> tuple[int, int] | None:
-    """The code-point span that offsets ``start``..``end`` in ``unit`` denote, if they fall between characters."""
-    if not 0 <= start <= end:
-        return None
-    if unit not in ("utf16", "utf8") or text.isascii():
-        return (start, end) if end <= len(text) else None  # the units agree on this text
-    converter = kept_utf16_offsets(text) if unit == "utf16" else kept_byte_offsets(text)
-    first, last = converter.codepoint(start), converter.codepoint(end)
-    return (first, last) if first is not None and last is not None else None
-
-
-def _report_units(response: Response, unit_fits: list[list[str]], units: tuple[str, ...]) -> None:
+def _report_units(response: Response, unit_fits: list[list[str]], units: list[str]) -> None:
     """Which unit the positioned url_citations fit their links in: once per response, since the
     provider does not say (``../shared/docs/provider-formats.md`` §11, question 15)."""
     fitted = [fits for fits in unit_fits if fits]
     if not fitted:
-        return  # none fitted: each has its own segment_text_mismatch
+        return  # none fitted: each has its own note that its span holds other text
     common = [unit for unit in units if all(unit in fits for fits in fitted)]
     details = {"units": common, "fitted": len(fitted), "total": len(unit_fits)}
     if len(common) == 1:
@@ -541,7 +505,7 @@ def _report_units(response: Response, unit_fits: list[list[str]], units: tuple[s
             total=len(unit_fits),
             unit=UNIT_WORDS[common[0]],
         )
-    elif set(common) == set(UNITS):
+    elif set(common) == {reading.unit for reading in UNITS}:
         message = phrase(
             "The positions of {count} of {total} url_citation annotation(s) fit the links they cover; the text "
             "before them is plain ASCII, where code points, UTF-16 code units and UTF-8 bytes agree, so this "
@@ -564,7 +528,7 @@ def _report_units(response: Response, unit_fits: list[list[str]], units: tuple[s
             "each is placed in the first unit that fits it.",
             counts=counts,
         )
-    response.diagnose("offset_unit", "info", message, **details)
+    note_unit(response, message, **details)
 
 
 def _covers_link(covered: str, url: str) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from citeview.core.citing import note_unknown_event_types
+from citeview.core.citing import note_unknown_citation, note_unknown_event_types
 from citeview.core.evidence.request_documents import (
     FoundDocument,
     RequestDocument,
@@ -190,11 +190,10 @@ def _cite(
     elif kind == "search_result_location":
         key, location = _search_result_source(table, citation)
     else:
-        response.diagnose(
-            "unknown_citation",
-            "info",
+        note_unknown_citation(
+            response,
             phrase("A citation of a type citeview does not know ({type}) is listed but not placed.", type=str(kind)),
-            type=str(kind),
+            str(kind),
         )
         return
     response.citations.append(Citation(start, end, [key], cited_text=cited_text, location=location))

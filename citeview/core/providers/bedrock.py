@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from citeview.core.citing import note_unknown_event_types
+from citeview.core.citing import note_unknown_citation, note_unknown_event_types
 from citeview.core.evidence.request_documents import (
     FoundDocument,
     RequestDocument,
@@ -38,8 +38,19 @@ from citeview.core.framing.eventstream import DamagedMessage
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_none, str_or_none
 from citeview.core.links import is_safe_http_url
 from citeview.core.model import Citation, ReasoningText, Response
-from citeview.core.offsets import Utf16Offsets, find_near
+from citeview.core.offsets import kept_utf16_offsets
 from citeview.core.phrases import Phrase, phrase
+from citeview.core.placing import (
+    CODE_POINTS,
+    UTF16,
+    Reading,
+    fitting,
+    note_marks_nothing,
+    note_no_span,
+    note_placement,
+    note_unit,
+    reanchor,
+)
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
@@ -251,14 +262,13 @@ def _unlocated_source(
             title=title,
         )
     else:
-        response.diagnose(
-            "unknown_citation",
-            "info",
+        note_unknown_citation(
+            response,
             phrase(
                 "A citation has a location of a kind citeview does not know ({type}); it is kept without it.",
                 type=kind,
             ),
-            type=kind,
+            kind,
         )
     return table.add(
         f"unlocated:{title or '?'}",
@@ -468,18 +478,18 @@ def _set_kb_status(response: Response, answer: _KnowledgeBaseAnswer) -> None:
 
 # The readings of a Knowledge Base span tried in turn, and how a reviewer is told which one fit.
 _READINGS = {
-    ("code_points", "exclusive"): phrase("characters (code points), end exclusive"),
-    ("code_points", "inclusive"): phrase("characters (code points), end inclusive"),
-    ("utf16", "exclusive"): phrase("UTF-16 code units, end exclusive"),
-    ("utf16", "inclusive"): phrase("UTF-16 code units, end inclusive"),
+    CODE_POINTS: phrase("characters (code points), end exclusive"),
+    Reading("code_points", end_inclusive=True): phrase("characters (code points), end inclusive"),
+    UTF16: phrase("UTF-16 code units, end exclusive"),
+    Reading("utf16", end_inclusive=True): phrase("UTF-16 code units, end inclusive"),
 }
+_UNCHECKED = None  # a span with no text to check it by: read as characters, end exclusive
 
 
 def _place_kb_citations(response: Response, citations: list[dict[str, Any]]) -> None:
     table = SourceTable(response)
     passages: dict[tuple[str | None, str | None, str | None], str] = {}
-    units = Utf16Offsets(response.text)
-    readings: Counter[tuple[str, str]] = Counter()
+    readings: Counter[Reading | None] = Counter()
     cursor = 0  # where the last placed citation ended: the next one's text is looked for from there
     unplaced = set(response.cited_without_position)
     for number, citation in enumerate(citations, 1):
@@ -495,7 +505,7 @@ def _place_kb_citations(response: Response, citations: list[dict[str, Any]]) -> 
             )
             continue
         part = dict_or_empty(dict_or_empty(citation.get("generatedResponsePart")).get("textResponsePart"))
-        span = _kb_span(response, number, part, cursor, units, readings)
+        span = _kb_span(response, number, part, cursor, readings)
         if span is None:
             for key in keys:
                 if key not in unplaced:
@@ -505,16 +515,19 @@ def _place_kb_citations(response: Response, citations: list[dict[str, Any]]) -> 
         cursor = span[1]
         for key in keys:
             response.citations.append(Citation(span[0], span[1], [key]))
-    for (unit, end), count in readings.items():
-        if unit == "unchecked":
+    same_in_utf16 = not kept_utf16_offsets(response.text).has_astral
+    for reading, count in readings.items():
+        if reading is _UNCHECKED:
             message = phrase(
                 "{count} Knowledge Base citation span(s) come without their text, so their unit cannot be "
                 "checked; they are read as characters, end exclusive.",
                 count=count,
             )
-        else:
-            message = _reading_phrase(count, len(citations), _READINGS[(unit, end)], same_in_utf16=not units.has_astral)
-        response.diagnose("offset_unit", "info", message, unit=unit, end=end, count=count)
+            note_unit(response, message, unit="unchecked", end="exclusive", count=count)
+            continue
+        message = _reading_phrase(count, len(citations), _READINGS[reading], same_in_utf16=same_in_utf16)
+        end = "inclusive" if reading.end_inclusive else "exclusive"
+        note_unit(response, message, unit=reading.unit, end=end, count=count)
 
 
 def _reading_phrase(count: int, total: int, reading: Phrase, *, same_in_utf16: bool) -> Phrase:
@@ -539,8 +552,7 @@ def _kb_span(
     number: int,
     part: dict[str, Any],
     cursor: int,
-    units: Utf16Offsets,
-    readings: Counter[tuple[str, str]],
+    readings: Counter[Reading | None],
 ) -> tuple[int, int] | None:
     """Where in the answer a Knowledge Base citation stands: its span in the reading that holds its
     text, else where its text stands near there, else nowhere (said so)."""
@@ -548,92 +560,63 @@ def _kb_span(
     span = dict_or_empty(part.get("span"))
     start, end = int_or_none(span.get("start")), int_or_none(span.get("end"))
     if text == "":
-        response.diagnose(
-            "empty_span",
-            "info",
-            phrase(
-                "Knowledge Base citation {number} cites no text; its sources are listed, not placed.", number=number
-            ),
-            citation=number,
+        no_text = phrase(
+            "Knowledge Base citation {number} cites no text; its sources are listed, not placed.", number=number
         )
+        note_marks_nothing(response, no_text, citation=number)
         return None
     if text is None:
         return _unchecked_span(response, number, start, end, readings)
     if start is not None and end is not None:
-        for reading in _READINGS:
-            placed = _read_span(start, end, reading, units)
-            if placed is not None and response.text[placed[0] : placed[1]] == text:
-                readings[reading] += 1
-                return placed
+        fitted = fitting(response.text, start, end, _READINGS, text.__eq__)
+        if fitted is not None and fitted.start is not None and fitted.end is not None:
+            readings[fitted.reading] += 1
+            return fitted.start, fitted.end
     around = start if start is not None else cursor
-    near = find_near(response.text, text, around, window=_SEARCH_WINDOW)
-    found = (near, near + len(text)) if near is not None else None
+    # A span given and read four ways without holding its text is a mismatch, wherever it points.
+    given = start is not None and end is not None
+    placement = reanchor(response.text, text, around, offsets_fit=given, window=_SEARCH_WINDOW)
+    found = (placement.start, placement.end) if placement.start is not None and placement.end is not None else None
     where = phrase("placed where its text stands") if found is not None else phrase("not placed")
     if start is None or end is None:
-        response.diagnose(
-            "offset_out_of_range",
-            "info" if found is not None else "warning",
-            phrase(
-                "Knowledge Base citation {number} ({text}) has no span; {where}.",
-                number=number,
-                text=_short(text),
-                where=where,
-            ),
-            citation=number,
-            segment_text=text,
-        )
-        return found
-    response.diagnose(
-        "segment_text_mismatch",
-        "warning",
-        phrase(
-            "Knowledge Base citation {number} ({text}): its span {start}–{end} does not hold its text in any "
-            "reading (characters or UTF-16 units, end exclusive or inclusive); {where}.",
+        no_span = phrase(
+            "Knowledge Base citation {number} ({text}) has no span; {where}.",
             number=number,
             text=_short(text),
-            start=start,
-            end=end,
             where=where,
-        ),
-        citation=number,
+        )
+        severity = "info" if found is not None else "warning"
+        note_placement(response, placement, severity, no_span, citation=number, segment_text=text)
+        return found
+    mismatch = phrase(
+        "Knowledge Base citation {number} ({text}): its span {start}–{end} does not hold its text in any "
+        "reading (characters or UTF-16 units, end exclusive or inclusive); {where}.",
+        number=number,
+        text=_short(text),
         start=start,
         end=end,
-        segment_text=text,
+        where=where,
     )
+    note_placement(response, placement, "warning", mismatch, citation=number, start=start, end=end, segment_text=text)
     return found
 
 
 def _unchecked_span(
-    response: Response, number: int, start: int | None, end: int | None, readings: Counter[tuple[str, str]]
+    response: Response, number: int, start: int | None, end: int | None, readings: Counter[Reading | None]
 ) -> tuple[int, int] | None:
     """A span with no text to check it by: read as characters, end exclusive, when that is a span of the answer."""
     if start is not None and end is not None and 0 <= start < end <= len(response.text):
-        readings[("unchecked", "exclusive")] += 1
+        readings[_UNCHECKED] += 1
         return start, end
-    response.diagnose(
-        "offset_out_of_range",
-        "warning",
-        phrase(
-            "Knowledge Base citation {number} has no text and its span ({start}–{end}) is no span of the "
-            "answer; its sources are listed, not placed.",
-            number=number,
-            start=str(start),
-            end=str(end),
-        ),
-        citation=number,
+    no_span = phrase(
+        "Knowledge Base citation {number} has no text and its span ({start}–{end}) is no span of the "
+        "answer; its sources are listed, not placed.",
+        number=number,
+        start=str(start),
+        end=str(end),
     )
+    note_no_span(response, no_span, citation=number)
     return None
-
-
-def _read_span(start: int, end: int, reading: tuple[str, str], units: Utf16Offsets) -> tuple[int, int] | None:
-    unit, end_kind = reading
-    last = end + 1 if end_kind == "inclusive" else end
-    if unit == "code_points":
-        return (start, last) if 0 <= start <= last <= units.text_length else None
-    if not units.has_astral:
-        return None  # the same numbers as code points, already tried
-    first, after = units.codepoint(start), units.codepoint(last)
-    return (first, after) if first is not None and after is not None and first <= after else None
 
 
 def _short(text: str) -> str:

@@ -17,17 +17,26 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from citeview.core.citing import note_unknown_event_types
+from citeview.core.citing import note_unknown_citation, note_unknown_event_types
 from citeview.core.jsonvalues import dict_or_empty, dicts_in, int_or_zero, is_int, str_or_none
 from citeview.core.model import Citation, Marker, ReasoningText, Response, SearchBatch
-from citeview.core.offsets import Utf16Offsets, find_near
 from citeview.core.phrases import Phrase, phrase
+from citeview.core.placing import (
+    CODE_POINTS,
+    UTF16,
+    fitting,
+    note_no_span,
+    note_placement,
+    note_unit,
+    reanchor,
+)
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, StreamSplitter, ValueKind, register
 from citeview.core.sources import SourceTable
 
 # Citation types whose span lies outside the answer (an open enum: anything else is read as the answer's).
 _THINKING, _PLAN, _ANSWER = "THINKING_CONTENT", "PLAN", "TEXT_CONTENT"
 _SHOWN_CHARS = 60  # of a span or a cited text in a diagnostic
+_READINGS = (CODE_POINTS, UTF16)  # whether Cohere's offsets count code points or UTF-16 units is unsettled
 
 
 def _shown(text: str) -> str:
@@ -61,24 +70,19 @@ class _Placing:
             self.block_at.setdefault(index, (position, block))
             position += len(block)
         self.tally = _Tally()
-        self._units: dict[tuple[int, int], Utf16Offsets] = {}
 
     def place(self, response: Response, number: int, citation: dict[str, Any]) -> tuple[int, int] | None:
         """The code-point span of ``citation`` in this text, or None (and a diagnostic) when it does not fit."""
         start, end, cited = citation.get("start"), citation.get("end"), str_or_none(citation.get("text"))
         if not (is_int(start) and is_int(end)):
-            response.diagnose(
-                "offset_out_of_range",
-                "warning",
-                phrase(
-                    "Citation {number} ({text!r}) of {where} has no start and end; its sources are listed as "
-                    "cited, not placed.",
-                    number=number,
-                    text=_shown(cited or ""),
-                    where=self.where,
-                ),
-                citation=number,
+            no_span = phrase(
+                "Citation {number} ({text!r}) of {where} has no start and end; its sources are listed as "
+                "cited, not placed.",
+                number=number,
+                text=_shown(cited or ""),
+                where=self.where,
             )
+            note_no_span(response, no_span, citation=number)
             return None
         tries = [(0, self.text, False)]
         index = citation.get("content_index")
@@ -86,54 +90,36 @@ class _Placing:
         if block is not None and (block[0] != 0 or len(block[1]) != len(self.text)):
             tries.insert(0, (*block, True))
         for base, part, in_block in tries:
-            span = self._fit(base, part, start, end, cited)
+            span = self._fit(part, start, end, cited)
             if span is not None:
                 self.tally.in_block += in_block
                 return base + span[0], base + span[1]
-        return self._reanchor(response, number, start, end, cited, tries[0][:2])
+        return self._reanchor(response, number, start, end, cited, tries[0][0])
 
-    def _fit(self, base: int, part: str, start: int, end: int, cited: str | None) -> tuple[int, int] | None:
-        units = self._utf16(base, part)
-        if 0 <= start <= end <= len(part) and (cited is None or part[start:end] == cited):
-            if (
-                cited is not None
-                and units.any_astral_before(end)
-                and self._as_utf16(units, part, start, end, cited) is None
-            ):
-                self.tally.decided_code_points += 1
-            return start, end
-        if cited is None or not units.has_astral:
-            return None  # nothing to check the span against, or both units agree
-        span = self._as_utf16(units, part, start, end, cited)
-        if span is not None:
-            self.tally.utf16 += 1
-        return span
-
-    @staticmethod
-    def _as_utf16(units: Utf16Offsets, part: str, start: int, end: int, cited: str) -> tuple[int, int] | None:
-        """The span when ``start``..``end`` are UTF-16 units that mark ``cited``."""
-        point_start, point_end = units.codepoint(start), units.codepoint(end)
-        if point_start is None or point_end is None or point_start > point_end:
+    def _fit(self, part: str, start: int, end: int, cited: str | None) -> tuple[int, int] | None:
+        """The span in code points, else in UTF-16 units, that holds ``cited`` (or, with no text to
+        check it by, the span in code points), tallying which reading decided."""
+        if cited is None:
+            return CODE_POINTS.span(part, start, end)
+        fitted = fitting(part, start, end, _READINGS, cited.__eq__, every=True)
+        if fitted is None or fitted.start is None or fitted.end is None:
             return None
-        return (point_start, point_end) if part[point_start:point_end] == cited else None
-
-    def _utf16(self, base: int, part: str) -> Utf16Offsets:
-        key = (base, len(part))
-        if key not in self._units:
-            self._units[key] = Utf16Offsets(part)
-        return self._units[key]
+        if fitted.reading == UTF16:
+            self.tally.utf16 += 1
+        elif UTF16 not in fitted.fitted:  # (so an astral character comes before the span's end)
+            self.tally.decided_code_points += 1  # UTF-16 units would have marked other text
+        return fitted.start, fitted.end
 
     def _reanchor(
-        self, response: Response, number: int, start: int, end: int, cited: str | None, first: tuple[int, str]
+        self, response: Response, number: int, start: int, end: int, cited: str | None, base: int
     ) -> tuple[int, int] | None:
         """The citation's text where it stands once near where its offsets point, else nothing: never a guess."""
-        base, _ = first
         around = base + start  # offsets far outside the text are near nothing in it
-        found = find_near(self.text, cited, around) if cited is not None else None
         fits = 0 <= start <= end <= len(self.text)
+        placement = reanchor(self.text, cited, around, offsets_fit=fits)
         values = {"number": number, "text": _shown(cited or ""), "start": start, "end": end, "where": self.where}
         details = {"citation": number, "start": start, "end": end}
-        if fits and found is not None:
+        if fits and placement.placed:
             message = phrase(
                 "Citation {number} ({text!r}) says characters {start}–{end} of {where}, which hold {found!r}; "
                 "it is placed where its text stands nearby.",
@@ -147,7 +133,7 @@ class _Placing:
                 found=self.text[start : min(end, start + _SHOWN_CHARS)],
                 **values,
             )
-        elif found is not None:
+        elif placement.placed:
             message = phrase(
                 "Citation {number} ({text!r}) gives characters {start}–{end}, which do not fit {where} of "
                 "{length} characters; it is placed where its text stands nearby.",
@@ -161,56 +147,39 @@ class _Placing:
                 length=len(self.text),
                 **values,
             )
-        code = "segment_text_mismatch" if fits else "offset_out_of_range"
-        if found is None:
-            response.diagnose(code, "warning", message, **details)
+        if placement.start is None or placement.end is None:
+            note_placement(response, placement, "warning", message, **details)
             return None
-        placed = (found, found + len(cited or ""))
-        response.diagnose(code, "warning", message, placed_start=placed[0], placed_end=placed[1], **details)
+        placed = (placement.start, placement.end)
+        note_placement(response, placement, "warning", message, placed_start=placed[0], placed_end=placed[1], **details)
         return placed
 
     def summarise(self, response: Response) -> None:
         """Which reading of the offsets placed the citations, where it was not the only one possible."""
         tally, where = self.tally, self.where
         if tally.utf16:
-            response.diagnose(
-                "offset_unit",
-                "info",
-                phrase(
-                    "{count} citation(s) of {where} fit their text only when their offsets are read as UTF-16 "
-                    "code units.",
-                    count=tally.utf16,
-                    where=where,
-                ),
-                unit="utf16",
+            message = phrase(
+                "{count} citation(s) of {where} fit their text only when their offsets are read as UTF-16 code units.",
                 count=tally.utf16,
+                where=where,
             )
+            note_unit(response, message, unit="utf16", count=tally.utf16)
         if tally.decided_code_points:
-            response.diagnose(
-                "offset_unit",
-                "info",
-                phrase(
-                    "{count} citation(s) of {where} fit their text with offsets read as code points, where "
-                    "UTF-16 code units would not.",
-                    count=tally.decided_code_points,
-                    where=where,
-                ),
-                unit="code_points",
+            message = phrase(
+                "{count} citation(s) of {where} fit their text with offsets read as code points, where "
+                "UTF-16 code units would not.",
                 count=tally.decided_code_points,
+                where=where,
             )
+            note_unit(response, message, unit="code_points", count=tally.decided_code_points)
         if tally.in_block:
-            response.diagnose(
-                "offset_unit",
-                "info",
-                phrase(
-                    "{count} citation(s) of {where} count their offsets from the start of their own content "
-                    "block (content_index), not of the whole text.",
-                    count=tally.in_block,
-                    where=where,
-                ),
-                base="content_block",
+            message = phrase(
+                "{count} citation(s) of {where} count their offsets from the start of their own content "
+                "block (content_index), not of the whole text.",
                 count=tally.in_block,
+                where=where,
             )
+            note_unit(response, message, base="content_block", count=tally.in_block)
 
 
 def _first_difference(one: str, other: str) -> int | None:
@@ -263,14 +232,13 @@ class _Texts:
             return self.plan, "plan"
         if kind not in (None, _ANSWER) and str(kind) not in unknown:
             unknown.add(str(kind))
-            response.diagnose(
-                "unknown_citation",
-                "info",
+            note_unknown_citation(
+                response,
                 phrase(
                     "Citations of a type citeview does not know ({type}) are read as citations of the answer.",
                     type=str(kind),
                 ),
-                type=str(kind),
+                str(kind),
             )
         return self.answer, "answer"
 
@@ -626,14 +594,13 @@ class _V2Sources:
         known = kind == "document" or (kind is None and "document" in source)
         if not known and str(kind) not in self.unknown_types:
             self.unknown_types.add(str(kind))
-            self.response.diagnose(
-                "unknown_citation",
-                "info",
+            note_unknown_citation(
+                self.response,
                 phrase(
                     "A cited source of a type citeview does not know ({type}) is listed with what it holds.",
                     type=str(kind),
                 ),
-                type=str(kind),
+                str(kind),
             )
         document = dict_or_empty(source.get("document"))
         document_id = source_id or str_or_none(document.get("id"))

@@ -24,8 +24,9 @@ from citeview.core.jsonvalues import (
 )
 from citeview.core.links import is_grounding_redirect, is_safe_http_url
 from citeview.core.model import Citation, Marker, Recitation, Response, SearchBatch
-from citeview.core.offsets import ByteOffsets, place_byte_span
+from citeview.core.offsets import ByteOffsets
 from citeview.core.phrases import Phrase, phrase
+from citeview.core.placing import note_no_span, note_placement, note_unit, note_where, place_byte_span
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
 
@@ -506,12 +507,8 @@ def _place_support(
             missing_chunks=missing,
         )
     if end_value is None:
-        response.diagnose(
-            "offset_out_of_range",
-            "warning",
-            phrase("Support {number} ({text}) has no endIndex; not placed.", number=number, text=_short(text)),
-            support=number,
-        )
+        no_end = phrase("Support {number} ({text}) has no endIndex; not placed.", number=number, text=_short(text))
+        note_no_span(response, no_end, support=number)
         return
     placement = None
     part_value = segment.get("partIndex")
@@ -521,24 +518,16 @@ def _place_support(
         candidate = place_byte_span(offsets, part_starts[part] + start, part_starts[part] + end, text)
         placement = candidate if candidate.problem is None else None
     placement = placement or place_byte_span(offsets, start, end, text)
-    if placement.problem:
-        where = phrase("placed where its text stands") if placement.start is not None else phrase("not placed")
-        response.diagnose(
-            placement.problem,
-            "warning",
-            phrase(
-                "Support {number} ({text}): {detail}; {where}.",
-                number=number,
-                text=_short(text),
-                detail=placement.detail,
-                where=where,
-            ),
-            support=number,
-            start_byte=start,
-            end_byte=end,
-            segment_text=text,
-            source_keys=source_keys,
-        )
+    if placement.problem:  # (asked first: most of a hundred thousand supports fit)
+
+        def say(detail: Phrase | None, where: Phrase) -> Phrase:
+            shown = _short(text)
+            return phrase(
+                "Support {number} ({text}): {detail}; {where}.", number=number, text=shown, detail=detail, where=where
+            )
+
+        details = {"start_byte": start, "end_byte": end, "segment_text": text, "source_keys": source_keys}
+        note_where(response, placement, say, support=number, **details)
     if placement.start is None or placement.end is None:
         return
     if missing:  # never a guessed page: the claim's end is marked as citing what the response does not list
@@ -598,16 +587,11 @@ def _read_recitations(response: Response, offsets: ByteOffsets, notices: list[di
             )
         )
     if placed_any:
-        response.diagnose(
-            "offset_unit",
-            "info",
-            phrase(
-                "The places of recitation notices are read as UTF-8 bytes, the unit of Gemini's other offsets; "
-                "the API does not document their unit."
-            ),
-            unit="utf8",
-            assumed=True,
+        message = phrase(
+            "The places of recitation notices are read as UTF-8 bytes, the unit of Gemini's other offsets; "
+            "the API does not document their unit."
         )
+        note_unit(response, message, unit="utf8", assumed=True)
 
 
 def _recitation_span(
@@ -618,27 +602,17 @@ def _recitation_span(
         return None, None  # a notice without a place
     start, end = (0 if raw_start is None else int_or_none(raw_start)), int_or_none(raw_end)  # proto3 drops 0
     if start is None or end is None:
-        response.diagnose(
-            "offset_out_of_range",
-            "warning",
-            phrase(
-                "Recitation notice {number} has no usable startIndex/endIndex; its place is not shown.", number=number
-            ),
-            recitation=number,
+        unusable = phrase(
+            "Recitation notice {number} has no usable startIndex/endIndex; its place is not shown.", number=number
         )
+        note_no_span(response, unusable, recitation=number)
         return None, None
     placement = place_byte_span(offsets, start, end, None)
     if placement.problem or placement.start is None or placement.end is None:
-        response.diagnose(
-            placement.problem or "offset_out_of_range",
-            "warning",
-            phrase(
-                "Recitation notice {number}: {detail}; its place is not shown.", number=number, detail=placement.detail
-            ),
-            recitation=number,
-            start_byte=start,
-            end_byte=end,
+        message = phrase(
+            "Recitation notice {number}: {detail}; its place is not shown.", number=number, detail=placement.detail
         )
+        note_placement(response, placement, "warning", message, recitation=number, start_byte=start, end_byte=end)
         return None, None
     return placement.start, placement.end
 
@@ -826,21 +800,15 @@ def _place_annotation(
             response.cited_without_position.append(key)
         return
     if annotation.get("end_index") is None:
-        response.diagnose(
-            "offset_out_of_range",
-            "warning",
-            phrase("Annotation {number} for {source} has no end_index; not placed.", number=number, source=key),
-        )
+        no_end = phrase("Annotation {number} for {source} has no end_index; not placed.", number=number, source=key)
+        note_no_span(response, no_end)
         return
     # Bytes, per the SDK's docstrings; no text to check them against, only that they fall on characters.
     start, end = int_or_zero(annotation.get("start_index")), int_or_zero(annotation.get("end_index"))
     placement = place_byte_span(offsets, start, end, None)
     if placement.start is None or placement.end is None:
-        response.diagnose(
-            placement.problem or "offset_out_of_range",
-            "warning",
-            phrase("Annotation {number}: {detail}; not placed.", number=number, detail=placement.detail),
-        )
+        message = phrase("Annotation {number}: {detail}; not placed.", number=number, detail=placement.detail)
+        note_placement(response, placement, "warning", message)
         return
     response.citations.append(Citation(shift + placement.start, shift + placement.end, [key], location=location))
 

@@ -15,10 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from citeview.core import placing
 from citeview.core.jsonvalues import camel_or_snake, dict_or_empty, is_int, str_or_none, strings_in
 from citeview.core.links import is_grounding_redirect
 from citeview.core.model import Citation, ReasoningText, Response, SearchBatch
-from citeview.core.offsets import ByteOffsets, Utf16Offsets, kept_byte_offsets, kept_utf16_offsets, place_byte_span
+from citeview.core.offsets import ByteOffsets
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.sources import SourceTable
@@ -46,7 +47,7 @@ _ANNOTATION_TYPES = {"citation", "non_standard_annotation"}
 _OPAQUE_EXTRAS = {"encrypted_index", "google_ai_metadata"}  # the provider's own, or read apart
 # Finish reasons providers report in response_metadata that mean the answer is whole.
 _COMPLETED = {"stop", "end_turn", "STOP", "tool_calls", "tool_use", "stop_sequence", "function_call", "COMPLETE"}
-_UNITS = ("code_points", "utf16", "utf8")
+_READINGS = (placing.CODE_POINTS, placing.UTF16, placing.UTF8)  # what a citation's offsets may count, tried in turn
 
 
 # --- Messages and their blocks -----------------------------------------------------------------------
@@ -404,47 +405,31 @@ def _place_gemini(reading: _Reading, number: int, key: str, start: Any, end: Any
     if start is None:
         start = 0
     if not (is_int(start) and is_int(end)):
-        response.diagnose(
-            "offset_out_of_range",
-            "warning",
-            phrase(
-                "Citation {number} for {key} has no byte offsets to place it by; it is listed, not placed.",
-                number=number,
-                key=key,
-            ),
+        no_offsets = phrase(
+            "Citation {number} for {key} has no byte offsets to place it by; it is listed, not placed.",
+            number=number,
             key=key,
         )
+        placing.note_no_span(response, no_offsets, key=key)
         reading.unplaced(key)
         return
     if reading.answer is None:
         reading.answer = ByteOffsets(response.text)
-        response.diagnose(
-            "offset_unit",
-            "info",
-            phrase(
-                "The citations were translated from Gemini, whose offsets count UTF-8 bytes of the whole answer; "
-                "citeview converted them to characters and checked each against its cited text."
-            ),
-            unit="utf8",
+        message = phrase(
+            "The citations were translated from Gemini, whose offsets count UTF-8 bytes of the whole answer; "
+            "citeview converted them to characters and checked each against its cited text."
         )
-    placement = place_byte_span(reading.answer, start, end, cited)
-    if placement.problem:
-        where = phrase("placed where its text stands") if placement.start is not None else phrase("not placed")
-        response.diagnose(
-            placement.problem,
-            "warning",
-            phrase(
-                "Citation {number} ({text}): {detail}; {where}.",
-                number=number,
-                text=repr((cited or "")[:40]),
-                detail=placement.detail,
-                where=where,
-            ),
-            key=key,
-            start_byte=start,
-            end_byte=end,
-            segment_text=cited,
-        )
+        placing.note_unit(response, message, unit="utf8")
+    placement = placing.place_byte_span(reading.answer, start, end, cited)
+    if placement.problem:  # (asked first: most citations fit)
+        shown = repr((cited or "")[:40])
+
+        def say(detail: Phrase | None, where: Phrase) -> Phrase:
+            return phrase(
+                "Citation {number} ({text}): {detail}; {where}.", number=number, text=shown, detail=detail, where=where
+            )
+
+        placing.note_where(response, placement, say, key=key, start_byte=start, end_byte=end, segment_text=cited)
     if placement.start is None or placement.end is None:
         reading.unplaced(key)
         return
@@ -458,102 +443,64 @@ def _place_characters(
     they give the text the citation says it covers."""
     response = reading.response
     if not (is_int(start) and is_int(end)):
-        response.diagnose(
-            "offset_out_of_range",
-            "warning",
-            phrase(
-                "Citation {number} for {key} has a start_index or end_index that is not a number; it is listed, "
-                "not placed.",
-                number=number,
-                key=key,
-            ),
+        not_numbers = phrase(
+            "Citation {number} for {key} has a start_index or end_index that is not a number; it is listed, "
+            "not placed.",
+            number=number,
             key=key,
         )
+        placing.note_no_span(response, not_numbers, key=key)
         reading.unplaced(key)
         return
     if start == end:
-        response.diagnose(
-            "empty_span",
-            "info",
-            phrase(
-                "Citation {number} for {key} marks no text (start = end = {start}); it is listed, not placed.",
-                number=number,
-                key=key,
-                start=start,
-            ),
-            key=key,
-        )
-        reading.unplaced(key)
-        return
-    if cited:
-        for unit in _UNITS:
-            span = _span_in(text, start, end, unit)
-            if span is not None and text[span[0] : span[1]] == cited:
-                if unit != "code_points":
-                    response.diagnose(
-                        "offset_unit",
-                        "info",
-                        phrase(
-                            "Citation {number} covers its cited text only when its offsets are read as {unit}.",
-                            number=number,
-                            unit=_UNIT_WORDS[unit],
-                        ),
-                        key=key,
-                        unit=unit,
-                    )
-                reading.cite(shift + span[0], shift + span[1], key)  # the cited text is the answer's own words
-                return
-    if not 0 <= start < end <= len(text):
-        response.diagnose(
-            "offset_out_of_range",
-            "warning",
-            phrase(
-                "Citation {number} for {key} spans characters {start}–{end}, outside its text of {length}; "
-                "it is listed, not placed.",
-                number=number,
-                key=key,
-                start=start,
-                end=end,
-                length=len(text),
-            ),
+        empty = phrase(
+            "Citation {number} for {key} marks no text (start = end = {start}); it is listed, not placed.",
+            number=number,
             key=key,
             start=start,
-            end=end,
         )
+        placing.note_marks_nothing(response, empty, key=key)
         reading.unplaced(key)
         return
-    if cited:
+    placement = placing.place_checked(text, start, end, _READINGS, cited.__eq__ if cited else None)
+    if placement.start is None or placement.end is None:
+        outside = phrase(
+            "Citation {number} for {key} spans characters {start}–{end}, outside its text of {length}; "
+            "it is listed, not placed.",
+            number=number,
+            key=key,
+            **placing.outside_values(text, start, end),
+        )
+        placing.note_placement(response, placement, "warning", outside, key=key, start=start, end=end)
+        reading.unplaced(key)
+        return
+    if placement.problem is None and cited:
+        _note_unit(response, number, key, placement.reading)
+        reading.cite(shift + placement.start, shift + placement.end, key)  # the cited text is the answer's own words
+        return
+    if placement.problem is not None:
         # Not the answer's words in any unit: LangChain's own meaning, a quote from the source.
-        response.diagnose(
-            "segment_text_mismatch",
-            "info",
-            phrase(
-                "Citation {number}'s cited_text is not the text its span covers, in characters, UTF-16 units or "
-                "UTF-8 bytes; it is kept as the quote from the source, and the span read as characters.",
-                number=number,
-            ),
-            key=key,
-            start=start,
-            end=end,
+        quote = phrase(
+            "Citation {number}'s cited_text is not the text its span covers, in characters, UTF-16 units or "
+            "UTF-8 bytes; it is kept as the quote from the source, and the span read as characters.",
+            number=number,
         )
-    reading.cite(shift + start, shift + end, key, cited)
+        placing.note_placement(response, placement, "info", quote, key=key, start=start, end=end)
+    reading.cite(shift + placement.start, shift + placement.end, key, cited)
+
+
+def _note_unit(response: Response, number: int, key: str, fitted: placing.Reading | None) -> None:
+    if fitted is None or fitted.unit == "code_points":
+        return
+    message = phrase(
+        "Citation {number} covers its cited text only when its offsets are read as {unit}.",
+        number=number,
+        unit=_UNIT_WORDS[fitted.unit],
+    )
+    placing.note_unit(response, message, key=key, unit=fitted.unit)
 
 
 _UNIT_WORDS = {"utf16": phrase("UTF-16 code units"), "utf8": phrase("UTF-8 bytes"), "code_points": phrase("characters")}
-
-
-def _span_in(text: str, start: int, end: int, unit: str) -> tuple[int, int] | None:
-    """The code-point span of ``text`` that ``start``..``end`` in ``unit`` denotes, if it is whole characters."""
-    if unit == "code_points":
-        return (start, end) if 0 <= start <= end <= len(text) else None
-    if text.isascii() or start > end:
-        return None  # every unit agrees on ASCII: nothing new to try
-    if unit == "utf16":
-        converter: Utf16Offsets | ByteOffsets = kept_utf16_offsets(text)
-    else:
-        converter = kept_byte_offsets(text)
-    found = converter.codepoint(start), converter.codepoint(end)
-    return (found[0], found[1]) if found[0] is not None and found[1] is not None else None
 
 
 def _set_status(response: Response, message: _Message) -> None:
