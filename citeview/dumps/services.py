@@ -16,10 +16,10 @@ from django.utils import timezone
 from citeview.accounts import roles
 from citeview.core.errors import DumpError
 from citeview.core.evidence.request_documents import check_attached_documents
-from citeview.core.parse import Attachment, DumpBytes, may_read_pdf
+from citeview.core.parse import Attachment, may_read_pdf
 from citeview.core.pdf import PdfReadRefused, pdf_reads_refused
 from citeview.core.phrases import phrase
-from citeview.dumps.blobs import blob_store
+from citeview.dumps.blobs import blob_check, blob_opened, blob_read, blob_store
 from citeview.dumps.derived import derived_fields, fields_of_result, normalised_result
 from citeview.dumps.models import Assignment, AttachedDocument, Dump, EncodedJSON, ReadState, Tag
 from citeview.dumps.selectors import dump_read_pending
@@ -162,11 +162,16 @@ def dump_read_stored(*, pk: int) -> str:
     if dump is None or dump.read_state == ReadState.READY:
         return ReadState.READY if dump else "gone"
     try:
-        attachment, raw = dump.attachment(), DumpBytes(dump.raw)
-        # Held by ``raw`` alone, the dump's bytes are let go as soon as they are read into values, not
-        # held through the parse, the renderings and the row's write (bench/README.md, memory).
-        dump.let_go_of_blobs()
-        result = normalised_result(raw, dump.read_provider or None, attachment)
+        attachment = dump.attachment()
+        # The stored blob is read a part at a time as it is parsed: a stream's bytes are never all held,
+        # nor held beside its values, the renderings and the row's write (bench/README.md, memory).
+        try:
+            with blob_opened(dump.sha256, f"dump {pk}") as raw:
+                result = normalised_result(raw, dump.read_provider or None, attachment)
+        except DumpError:
+            blob_read(dump.sha256, f"dump {pk}")  # bytes changed since they were stored are said so
+            raise
+        blob_check(dump.sha256, result["dump"]["sha256"], f"dump {pk}")
         derived = fields_of_result(result)
         del result  # (held by ``derived`` alone, it is let go once encoded)
         _encoded(derived)
