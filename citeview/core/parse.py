@@ -103,8 +103,8 @@ def _read(
         errors.raise_first()  # (a document is read whole: its request's error is said before its shape's)
         with _shape_errors_said(provider):
             reading, wrapped_request = _unwrap_exchange(reading)
-    values = errors.watched(reading.values)
-    streamed = StreamedResponses(values, reading.framing, provider, decided)
+    errors.reading = reading
+    streamed = StreamedResponses(reading.values, reading.framing, provider, decided)
     parsed: list[tuple[ResponseValues, list[Response]]] = []
     try:
         for group in streamed:
@@ -117,13 +117,13 @@ def _read(
     except DumpError as error:
         errors.reading_failed()
         errors.shape = error
-        for _ in values:  # (the rest of the bytes: a problem in them is said first)
+        for _ in reading.values:  # (the rest of the bytes: a problem in them is said first)
             pass
     except _SHAPE_ERRORS as error:
         errors.reading_failed()
         logger.warning("A dump of an unexpected shape could not be read", exc_info=True)
         errors.shape = DumpError("unexpected_shape", _unexpected_shape(provider, type(error).__name__))
-        for _ in values:
+        for _ in reading.values:
             pass
     errors.raise_first()
     late = {group.place: group.marked_late for group, _ in parsed if group.marked_late is not None}
@@ -146,7 +146,7 @@ class _Errors:
     """The problems met reading a dump, kept to say the one a whole reading says first."""
 
     def __init__(self) -> None:
-        self.bytes: DumpError | None = None
+        self.reading: DumpReading | None = None
         self.request: DumpError | None = None
         self.shape: DumpError | None = None
         self.responses: dict[int, DumpError] = {}
@@ -159,13 +159,9 @@ class _Errors:
             return None
         return sent
 
-    def watched(self, values: Iterator[Any]) -> Iterator[Any]:
-        """``values``, with the reading's own error kept (it is the first said) as it goes by."""
-        try:
-            yield from values
-        except DumpError as error:
-            self.bytes = error
-            raise
+    @property
+    def bytes(self) -> DumpError | None:
+        return None if self.reading is None else self.reading.failure
 
     def reading_failed(self) -> None:
         if self.bytes is not None:

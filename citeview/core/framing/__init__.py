@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import codecs
 import io
-from typing import IO
+from collections.abc import Iterator
+from itertools import chain
+from typing import IO, Any
 
 from citeview.core.errors import DumpError
 from citeview.core.framing.eventstream import event_stream_values, looks_like_event_stream
@@ -62,11 +64,11 @@ def read_in_parts(source: DumpFile) -> DumpReading:
     # Binary, so before the text checks (its NUL bytes): a prelude whose checksum holds is no accident.
     if looks_like_event_stream(head):
         reading = DumpReading("eventstream", iter(()))
-        reading.values = (value for part in event_stream_values(source, reading) for value in part)
+        reading.values = chain.from_iterable(_failure_kept(event_stream_values(source, reading), reading))
         return reading
     if _is_sse(source):
         reading = DumpReading("sse", iter(()))
-        reading.values = (value for part in sse_values(source, reading) for value in part)
+        reading.values = chain.from_iterable(_failure_kept(sse_values(source, reading), reading))
         return reading
     dump = _read_document(source.rest())
     return DumpReading(
@@ -77,6 +79,15 @@ def read_in_parts(source: DumpFile) -> DumpReading:
         repaired_strings=dump.repaired_strings,
         damaged_frames=dump.damaged_frames,
     )
+
+
+def _failure_kept(parts: Iterator[list[Any]], reading: DumpReading) -> Iterator[list[Any]]:
+    """The parts' values, the error that ends them kept in the reading (``DumpReading.failure``)."""
+    try:
+        yield from parts
+    except DumpError as error:
+        reading.failure = error
+        raise
 
 
 def read_dump(dump: bytes | IO[bytes]) -> FramedDump:

@@ -31,6 +31,7 @@ class DumpReading:
     damaged: list[DamagedMessage] = field(default_factory=list)
     # Runs of a recorder's frames that could not be read into payloads (framing/recorded.py).
     damaged_frames: int = 0
+    failure: DumpError | None = None  # what ended ``values`` before the dump's end: its bytes' problem
 
     def repaired(self, values: list[Any], raw: bytes) -> list[Any]:
         """``values`` (read from ``raw``) with what text cannot hold replaced, counted."""

@@ -77,8 +77,8 @@ def _read_part(
         read = _read_lined_part(part, last=last) if _may_be_lined(part) else None
         if read is not None and read[0]:
             reading.done_marker = reading.done_marker or read[1]
-            careful.skip(part)
-            return read[0], "lined"
+            careful.lines += part.count(b"\n")  # (no other line end in it)
+            return read[0], "lined"  # (proven no deeper than MAX_DEPTH)
         values = _simple_part(part, reading)
     how = "simple"
     if values is None:
