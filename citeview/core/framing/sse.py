@@ -1,5 +1,6 @@
-"""Server-sent events: a stream as servers write it, read and proven in C, and any other as the
-WHATWG spec reads it (comments, data over several lines, CR line ends, a cut)."""
+"""Server-sent events, read from the file a part at a time: a part laid out as servers write it read
+and proven in C, any other as the WHATWG spec reads it (comments, data over several lines, CR line
+ends, a cut)."""
 
 from __future__ import annotations
 
