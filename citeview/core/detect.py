@@ -8,13 +8,12 @@ what tells it from another API of the same shape is declared in its provider's m
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from citeview.core import registry
 from citeview.core.errors import DumpError
-from citeview.core.framing import FramedDump
 from citeview.core.phrases import Phrase, phrase
 from citeview.core.registry import NEITHER, ApiFormat, OneResponse, Shape, StreamSplitter, ValueKind
 
@@ -34,62 +33,32 @@ class ResponseValues:
     api: str = ""
     ignored: int = 0  # values of no known shape that no stream around them could take
     place: int = 0  # its place among the dump's responses
-
-
-def split_responses(dump: FramedDump, provider: str | None = None) -> list[ResponseValues]:
-    unread = _Unread()
-    groups: list[ResponseValues] = []
-    values: list[dict[str, Any]] = []
-    for group, value in _grouped(dump.values, dump.framing, registry.shapes(), unread):
-        if not groups or groups[-1] is not group:
-            groups.append(group)
-            group.values = values = []
-        values.append(value)
-    if not groups:
-        raise DumpError("unknown_provider", _unknown_shape(unread.first))
-    for group in groups:
-        if len(values := cast(list[dict[str, Any]], group.values)) == 1 and group.shape.whole_when_alone(values[0]):
-            group.streamed = False
-    groups[0].ignored = unread.ignored
-    apis = registry.apis_by_shape()
-    if provider is not None:
-        for group in groups:
-            group.api = _forced_api(apis[group.shape.name], provider).name
-        return groups
-    marked: dict[str, str] = {}
-    unmarked = []
-    for group in groups:
-        api = _marked_api(apis[group.shape.name], cast(list[dict[str, Any]], group.values))
-        if api is None:
-            unmarked.append(group)
-            group.api = apis[group.shape.name][-1].name
-        else:
-            marked[group.shape.name] = group.api = api.name
-    # A stream piece with no provider's mark of its own (deltas after a cut) belongs with its neighbours.
-    for group in unmarked:
-        group.api = marked.get(group.shape.name, group.api)
-    return groups
-
-
-class ApiMarkedLate(Exception):
-    """A value of a stream read a part at a time shows, late, the mark of an API that comes before
-    the one whose parser was given the stream (``split_responses`` would have chosen it)."""
+    # An API before ``api`` whose mark a value showed after the values were given to ``api``'s parser:
+    # the API reading the response whole chooses (``StreamedResponses``).
+    marked_late: str | None = None
 
 
 class StreamedResponses:
-    """``split_responses`` for values read a part at a time: each response's values are given to its
-    parser as they are read, never all held at once. A response is given (iterate) as soon as its
-    API is known: by the first of its values an API marks (that API, or one of those before it if a
-    later value shows their mark, when :class:`ApiMarkedLate` is raised), or at its end. A response
-    no value marks takes its API from the others of its shape, so it is given at the dump's end, its
-    values held until then. Each response's values must be read before the next response is asked
-    for. After the iteration, ``ignored`` is what ``split_responses`` gives the first response;
-    :class:`DumpError` if the dump has no response of a shape citeview knows."""
+    """Which values belong to which response, and of which API: each response's values are given to
+    its parser as they are read, never all held at once. A response is given (iterate) as soon as its
+    API is known: by the first of its values an API marks (the first of the shape's APIs, by priority,
+    that marks it), or at its end. A response no value marks takes its API from the others of its
+    shape, so it is given at the dump's end, its values held until then. Each response's values must
+    be read before the next response is asked for. After the iteration, ``ignored`` is what the first
+    response is told of; :class:`DumpError` if the dump has no response of a shape citeview knows.
 
-    def __init__(self, values: Iterable[Any], framing: str, provider: str | None = None) -> None:
+    The API of a response is the first of its shape's that marks any of its values. When a value
+    shows, late, the mark of an API before the one the response was given to, the response notes it
+    (``ResponseValues.marked_late``): its values are to be read again with that API ``decided`` (by
+    the response's place), as no parser can take back the values it has read."""
+
+    def __init__(
+        self, values: Iterable[Any], framing: str, provider: str | None = None, decided: dict[int, str] | None = None
+    ) -> None:
         self._unread = _Unread()
         self._pairs = _Lookahead(_grouped(values, framing, registry.shapes(), self._unread))
         self._provider = provider
+        self._decided = decided or {}
         self.ignored = 0
 
     def __iter__(self) -> Iterator[ResponseValues]:
@@ -101,8 +70,10 @@ class StreamedResponses:
             group = pair[0]
             group.place, place = place, place + 1
             apis = apis_by_shape[group.shape.name]
-            held, whole = self._held_until_marked(group, apis)
-            chosen = 0 if self._provider is not None else _first_marked(apis, held)
+            decided = self._decided.get(group.place)
+            known = self._provider is not None or decided is not None  # (no value can change it)
+            held, whole = self._held_until_marked(group, apis, known)
+            chosen = 0 if known else _first_marked(apis, held)
             if chosen is None:  # (then every value is held)
                 group.values = held
                 unmarked.append(group)
@@ -110,7 +81,7 @@ class StreamedResponses:
             if self._provider is not None:
                 group.api = _forced_api(apis, self._provider).name
             else:
-                group.api = marked[group.shape.name] = apis[chosen].name
+                group.api = marked[group.shape.name] = decided or apis[chosen].name
             group.values = held if whole else self._values_of(group, held, apis[:chosen])
             yield group
             self._drain(group)
@@ -121,12 +92,14 @@ class StreamedResponses:
             yield group
         self.ignored = self._unread.ignored
 
-    def _held_until_marked(self, group: ResponseValues, apis: list[ApiFormat]) -> tuple[list[dict[str, Any]], bool]:
-        """The group's values up to the first an API marks (to its end when none does, or when the
-        provider is given, its first), and whether they are all of them."""
+    def _held_until_marked(
+        self, group: ResponseValues, apis: list[ApiFormat], known: bool
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """The group's values up to the first an API marks (to its end when none does, or when its
+        API is ``known``, its first), and whether they are all of them."""
         held = [self._pairs.take()[1]]
         while (following := self._pairs.peek()) is not None and following[0] is group:
-            if self._provider is not None or _first_marked(apis, held[-1:]) is not None:
+            if known or _first_marked(apis, held[-1:]) is not None:
                 return held, False
             held.append(self._pairs.take()[1])
         if len(held) == 1 and group.shape.whole_when_alone(held[0]):
@@ -139,30 +112,39 @@ class StreamedResponses:
         yield from held
         del held[:]  # (given to the parser: held no longer)
         # Written out (no calls but the marks), as this runs for every event of streams of tens of thousands.
-        marks = [api.marks for api in earlier_apis if api.marks is not None]
+        marks = [(api.name, api.marks) for api in earlier_apis if api.marks is not None]
         pairs = self._pairs
         pair = pairs.following
         if pair is None or pair[0] is not group:
             return
         pairs.following = None  # (while the group's values are read, the pairs are read here)
-        for marked in marks:
-            if marked(pair[1]):
-                raise ApiMarkedLate(group.api)
+        _note_marks(group, pair[1], marks)
         yield pair[1]
         for pair in pairs.rest:
             if pair[0] is not group:
                 pairs.following = pair
                 return
             value = pair[1]
-            for marked in marks:
-                if marked(value):
-                    raise ApiMarkedLate(group.api)
+            if marks:
+                _note_marks(group, value, marks)
             yield value
 
     def _drain(self, group: ResponseValues) -> None:
         """Read what the parser left of the group's values (a parser may stop at an error event)."""
         for _ in group.values:
             pass
+
+
+def _note_marks(
+    group: ResponseValues, value: dict[str, Any], marks: list[tuple[str, Callable[[dict[str, Any]], bool]]]
+) -> None:
+    """Note in ``group`` the first of the earlier APIs (``marks``, by priority) that marks ``value``;
+    only those before it are looked for afterwards."""
+    for position, (name, marked) in enumerate(marks):
+        if marked(value):
+            group.marked_late = name
+            del marks[position:]
+            return
 
 
 class _Lookahead:

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import gc
-import hashlib
+import io
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any
+from typing import IO, Any
 
 from citeview.core import registry
 from citeview.core.attached import AttachedFile
 from citeview.core.citing import add_source_checks
-from citeview.core.detect import ApiMarkedLate, ResponseValues, StreamedResponses, split_responses
+from citeview.core.detect import ResponseValues, StreamedResponses
 from citeview.core.errors import DumpError, too_large_error
 from citeview.core.evidence.request_documents import RequestDocument, attached_documents, check_documents
-from citeview.core.framing import FramedDump, Unproven, read_dump, stream_dump
+from citeview.core.framing import DumpFile, DumpReading, read_dump, read_in_parts
 from citeview.core.model import ParsedDump, Response
 from citeview.core.pdf import is_pdf, may_hold_base64_pdf, pdf_budget
 from citeview.core.phrases import Phrase, phrase
@@ -39,68 +41,141 @@ DOCUMENT_SUFFIXES = (".txt", ".text", ".md", ".markdown", ".csv", ".html", ".htm
 Attachment = bytes | Sequence[AttachedFile]
 
 
-class DumpBytes:
-    """A dump's bytes, given to ``parse_dump`` for it to let go of once they are read into values: a
-    caller that keeps no other reference (a worker reading a stored dump) never holds a large dump's
-    bytes beside its parsed values (bench/README.md, memory)."""
-
-    __slots__ = ("_raw",)
-
-    def __init__(self, raw: bytes) -> None:
-        self._raw = raw
-
-    def take(self) -> bytes:
-        """The bytes, once: this holder keeps them no longer."""
-        raw, self._raw = self._raw, b""
-        return raw
-
-
 def parse_dump(
-    dump: bytes | DumpBytes,
+    dump: bytes | IO[bytes],
     *,
     provider: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     request: Attachment | None = None,
 ) -> ParsedDump:
-    """Read a dump. ``request`` is what the reviewer attached of the request that produced it: its
-    JSON body as bytes, or the documents it sent on their own (document 0 first, see
-    :func:`read_attachment`). A dump of the shape ``{"request": {...}, "response": ...}`` carries its
-    own request."""
-    raw = dump.take() if isinstance(dump, DumpBytes) else dump
+    """Read a dump: its bytes, or a binary file object that can seek (a stored blob opened ``rb``,
+    ``io.BytesIO``), read from where it stands a part at a time (``framing.source``). ``request`` is
+    what the reviewer attached of the request that produced it: its JSON body as bytes, or the
+    documents it sent on their own (document 0 first, see :func:`read_attachment`). A dump of the
+    shape ``{"request": {...}, "response": ...}`` carries its own request."""
+    file = io.BytesIO(dump) if isinstance(dump, bytes) else dump
     del dump
-    if len(raw) > max_bytes:
-        raise too_large_error(len(raw), max_bytes)
+    start = file.tell()
+    size = file.seek(0, io.SEEK_END) - start
+    file.seek(start)
+    if size > max_bytes:
+        raise too_large_error(size, max_bytes)
     names = [*registry.provider_names(), *registry.api_names()]
     if provider is not None and provider not in names:
         raise DumpError(
             "unknown_provider",
             phrase("Unknown provider {provider!r}; use one of: {names}.", provider=provider, names=", ".join(names)),
         )
-    sha256, size = hashlib.sha256(raw).hexdigest(), len(raw)
     # Every PDF read for this dump (its request's documents, the PDFs its answer fetched) shares one
     # budget of time, whatever their number: they hold the worker reading the dump that long at most.
     # No web request reads a PDF: a dump carrying one goes to a worker, and pdf_reads_refused() guards
     # the request's read.
     with _no_cycle_collection(), pdf_budget():
-        streamed = _read_streamed(raw, provider, request)
-        if streamed is not None:
-            return ParsedDump(sha256, size, streamed[0], streamed[1])
-        framed = read_dump(raw)
-        del raw  # read: the values are all that is needed now
-        sent = _sent(request)
+        source = DumpFile(file)
+        sent = functools.cache(lambda: _sent(request))  # (its PDFs read once, whatever happens)
+        read = _read(source, provider, sent, {})
+        sha256 = source.sha256()
+        if read.marked_late:  # rare: a response's values read again, now that its API is known
+            file.seek(start)
+            read = _read(DumpFile(file), provider, sent, read.marked_late)
+    return ParsedDump(sha256, size, read.framing, read.responses)
+
+
+@dataclass
+class _Read:
+    framing: str
+    responses: list[Response] = field(default_factory=list)
+    marked_late: dict[int, str] = field(default_factory=dict)  # ``StreamedResponses``'s ``decided``
+
+
+def _read(
+    source: DumpFile, provider: str | None, request_sent: Callable[[], SentRequest], decided: dict[int, str]
+) -> _Read:
+    """The dump's responses, its values given to their parsers as its layout's reader reads them. Of
+    the problems a dump may have, the one said is the first met by a reading that reads every value
+    before it recognises any response: its bytes', then its attached request's, then a response's
+    shape, then the first response's that its parser cannot read (``_Errors``)."""
+    reading = read_in_parts(source)
+    errors = _Errors()
+    sent = errors.kept(request_sent)
+    wrapped_request = None
+    if reading.framing == "json":
+        errors.raise_first()  # (a document is read whole: its request's error is said before its shape's)
         with _shape_errors_said(provider):
-            framed, wrapped_request = _unwrap_exchange(framed)
-            groups = split_responses(framed, provider)
-            parsed = [(group, _parsed(group)) for group in groups]
-            responses = _checked(
-                parsed,
-                sent if sent is not None else wrapped_request,
-                ignored=groups[0].ignored,
-                cut_off=framed.cut_off,
-                damaged_frames=framed.damaged_frames,
-                repaired_strings=framed.repaired_strings,
-            )
-    return ParsedDump(sha256, size, framed.framing, responses)
+            reading, wrapped_request = _unwrap_exchange(reading)
+    errors.reading = reading
+    streamed = StreamedResponses(reading.values, reading.framing, provider, decided)
+    parsed: list[tuple[ResponseValues, list[Response]]] = []
+    try:
+        for group in streamed:
+            try:
+                with _shape_errors_said(provider):
+                    parsed.append((group, _parsed(group)))
+            except DumpError as error:
+                errors.reading_failed()
+                errors.response(group.place, error)
+    except DumpError as error:
+        errors.reading_failed()
+        errors.shape = error
+        for _ in reading.values:  # (the rest of the bytes: a problem in them is said first)
+            pass
+    except _SHAPE_ERRORS as error:
+        errors.reading_failed()
+        logger.warning("A dump of an unexpected shape could not be read", exc_info=True)
+        errors.shape = DumpError("unexpected_shape", _unexpected_shape(provider, type(error).__name__))
+        for _ in reading.values:
+            pass
+    errors.raise_first()
+    late = {group.place: group.marked_late for group, _ in parsed if group.marked_late is not None}
+    if late:
+        return _Read(reading.framing, marked_late=decided | late)
+    parsed.sort(key=lambda pair: pair[0].place)
+    with _shape_errors_said(provider):
+        responses = _checked(
+            parsed,
+            sent if sent is not None else wrapped_request,
+            ignored=streamed.ignored,
+            cut_off=reading.cut_off,
+            damaged_frames=reading.damaged_frames,
+            repaired_strings=reading.repaired_strings,
+        )
+    return _Read(reading.framing, responses)
+
+
+class _Errors:
+    """The problems met reading a dump, kept to say the one a whole reading says first."""
+
+    def __init__(self) -> None:
+        self.reading: DumpReading | None = None
+        self.request: DumpError | None = None
+        self.shape: DumpError | None = None
+        self.responses: dict[int, DumpError] = {}
+
+    def kept(self, request_sent: Callable[[], SentRequest]) -> SentRequest:
+        try:
+            sent = request_sent()
+        except DumpError as error:
+            self.request = error
+            return None
+        return sent
+
+    @property
+    def bytes(self) -> DumpError | None:
+        return None if self.reading is None else self.reading.failure
+
+    def reading_failed(self) -> None:
+        if self.bytes is not None:
+            raise self.bytes
+
+    def response(self, place: int, error: DumpError) -> None:
+        self.responses.setdefault(place, error)
+
+    def raise_first(self) -> None:
+        for error in (self.bytes, self.request, self.shape):
+            if error is not None:
+                raise error
+        if self.responses:
+            raise self.responses[min(self.responses)]
 
 
 def may_read_pdf(dump: bytes, request: Attachment | None = None) -> bool:
@@ -120,31 +195,6 @@ SentRequest = dict[str, Any] | list[RequestDocument] | None
 
 # What a value of a type no parser expects raises (a list where an object should be).
 _SHAPE_ERRORS = (AttributeError, TypeError, ValueError, KeyError, IndexError, OverflowError)
-
-
-def _read_streamed(raw: bytes, provider: str | None, request: Attachment | None) -> tuple[str, list[Response]] | None:
-    """A stream laid out as servers write it, read and parsed a part at a time, so that its values
-    are never all held at once (bench/README.md, memory); None for any other dump, and for a stream
-    that turns out to be unreadable, of another API than its first values showed, or to fail in
-    any way: it is then read whole, which says what is wrong just as for any dump."""
-    dump = stream_dump(raw)
-    if dump is None:
-        return None
-    try:
-        sent = _sent(request)
-        streamed = StreamedResponses(dump.values, dump.framing, provider)
-        parsed = sorted(((group, _parsed(group)) for group in streamed), key=lambda pair: pair[0].place)
-        responses = _checked(
-            parsed,
-            sent,
-            ignored=streamed.ignored,
-            cut_off=False,
-            damaged_frames=0,
-            repaired_strings=dump.repaired_strings,
-        )
-    except (Unproven, ApiMarkedLate, DumpError, *_SHAPE_ERRORS):
-        return None
-    return dump.framing, responses
 
 
 def _sent(request: Attachment | None) -> SentRequest:
@@ -347,18 +397,20 @@ def _is_request(attached: AttachedFile) -> bool:
     return True
 
 
-def _unwrap_exchange(framed: FramedDump) -> tuple[FramedDump, dict[str, Any] | None]:
-    """``{"request": {...}, "response": ...}``: the response to read, and its request."""
-    value = framed.values[0] if framed.framing == "json" else None
+def _unwrap_exchange(reading: DumpReading) -> tuple[DumpReading, dict[str, Any] | None]:
+    """``{"request": {...}, "response": ...}`` (one JSON document): the response to read, and its request."""
+    values = list(reading.values)
+    value = values[0]
     if not (isinstance(value, dict) and isinstance(value.get("request"), dict) and "response" in value):
-        return framed, None
+        reading.values = iter(values)
+        return reading, None
     inner = value["response"]
     if isinstance(inner, dict):
-        return FramedDump("json", [inner]), value["request"]
+        return DumpReading("json", iter([inner])), value["request"]
     if isinstance(inner, list) and inner and all(isinstance(v, dict) for v in inner):
-        return FramedDump("json-array", inner), value["request"]
+        return DumpReading("json-array", iter(inner)), value["request"]
     if isinstance(inner, str):
-        return read_dump(inner.encode("utf-8")), value["request"]
+        return read_in_parts(DumpFile(io.BytesIO(inner.encode("utf-8")))), value["request"]
     raise DumpError(
         "invalid_json",
         phrase('The dump\'s "response" is neither a response object, a list of events nor a saved stream.'),

@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -56,23 +57,37 @@ def blob_store(data: bytes, sha256: str | None = None) -> str:
 def blob_read(sha256: str, what: str = "") -> bytes:
     """The bytes stored under this SHA-256, checked against it. ``what`` names their owner for the error
     (``dump 12``, ``the request of dump 12``)."""
+    with blob_opened(sha256, what) as blob:
+        data: bytes = blob.read()
+    blob_check(sha256, hashlib.sha256(data).hexdigest(), what)
+    return data
+
+
+@contextmanager
+def blob_opened(sha256: str, what: str = "") -> Iterator[File[bytes]]:
+    """The bytes stored under this SHA-256 as a file opened ``rb``, to be read a part at a time; whoever
+    reads them hashes them as they go and checks the hash (``blob_check``) before trusting what was read."""
     name = blob_name(sha256)
-    owner = f"{what} " if what else ""
     try:
-        with blob_storage().open(name, "rb") as blob:
-            data: bytes = blob.read()
+        blob = blob_storage().open(name, "rb")
     except FileNotFoundError:
+        owner = f"{what} " if what else ""
         raise BlobError(
             f"The bytes of {owner}(SHA-256 {sha256}) are missing from the blob storage {BLOB_STORAGE!r} at "
             f"{name}: restore that file from the backup of the blob folder or bucket."
         ) from None
-    actual = hashlib.sha256(data).hexdigest()
+    with blob:
+        yield blob
+
+
+def blob_check(sha256: str, actual: str, what: str = "") -> None:
+    """Raise :class:`BlobError` unless the bytes read under this SHA-256 hash to it (``actual``)."""
     if actual != sha256:
+        owner = f"{what} " if what else ""
         raise BlobError(
-            f"The blob {name} in the blob storage {BLOB_STORAGE!r} holds other bytes than {owner}(SHA-256 "
+            f"The blob {blob_name(sha256)} in the blob storage {BLOB_STORAGE!r} holds other bytes than {owner}(SHA-256 "
             f"{sha256}): theirs hash to {actual}. It was changed or damaged: restore it from the backup."
         )
-    return data
 
 
 def blob_size(sha256: str) -> int | None:

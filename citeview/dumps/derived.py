@@ -12,14 +12,14 @@ import functools
 import hashlib
 import re
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import ngettext, to_locale
 
 from citeview.core import registry
-from citeview.core.parse import Attachment, DumpBytes, parse_dump
+from citeview.core.parse import Attachment, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
 from citeview.core.review.items import items_per_response
 from citeview.core.url_keys import cited_url_hashes
@@ -68,14 +68,15 @@ def _read_digest(path: Path) -> str:
 _kept_digest = functools.cache(_read_digest)
 
 
-def derived_fields(raw: bytes, provider: str | None, request: Attachment | None) -> dict[str, Any]:
+def derived_fields(raw: bytes | IO[bytes], provider: str | None, request: Attachment | None) -> dict[str, Any]:
     """The fields of a ``Dump`` made from its bytes (and its request's): ``Dump.DERIVED_FIELDS``.
     Raises :class:`citeview.core.errors.DumpError` for a dump that cannot be read."""
     return fields_of_result(normalised_result(raw, provider, request))
 
 
-def normalised_result(raw: bytes | DumpBytes, provider: str | None, request: Attachment | None) -> dict[str, Any]:
-    """A dump's normalised JSON (``normalized-json.md``), or a DumpError."""
+def normalised_result(raw: bytes | IO[bytes], provider: str | None, request: Attachment | None) -> dict[str, Any]:
+    """A dump's normalised JSON (``normalized-json.md``), or a DumpError. ``raw`` is its bytes, or a
+    file of them (a stored blob opened ``rb``), read a part at a time."""
     return parse_dump(raw, provider=provider, max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES, request=request).to_json()
 
 

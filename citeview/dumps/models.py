@@ -62,10 +62,6 @@ class KeepsBlobs:
         self.__dict__.setdefault("_kept_blobs", {})[sha256] = data
         return sha256
 
-    def let_go_of_blobs(self) -> None:
-        """Forget the bytes read so far (read again from the blob storage when next asked for)."""
-        self.__dict__.pop("_kept_blobs", None)
-
     def __getstate__(self) -> dict[str, Any]:
         state = cast(dict[str, Any], super().__getstate__())
         state.pop("_kept_blobs", None)

@@ -22,10 +22,11 @@ from django.tasks import Task
 from django.utils import timezone, translation
 
 from citeview.core.errors import DumpError
-from citeview.core.parse import Attachment, DumpBytes, may_read_pdf
+from citeview.core.parse import Attachment, may_read_pdf
 from citeview.core.pdf import PdfReadRefused, pdf_reads_refused
 from citeview.core.phrases import phrase
 from citeview.dumps.batches import BATCH_RESPONSES, batch_rows_ensure, batch_rows_made, is_batch
+from citeview.dumps.blobs import blob_check, blob_opened, blob_read
 from citeview.dumps.code_fingerprint import running_code_fingerprint
 from citeview.dumps.derived import derived_fields, fields_of_result, normalised_result, result_version
 from citeview.dumps.models import Dump, EncodedJSON, ReadState
@@ -103,11 +104,16 @@ def dump_read_stored(*, pk: int) -> str:
     if dump is None or dump.read_state == ReadState.READY:
         return ReadState.READY if dump else "gone"
     try:
-        attachment, raw = dump.attachment(), DumpBytes(dump.raw)
-        # Held by ``raw`` alone, the dump's bytes are let go as soon as they are read into values, not
-        # held through the parse, the renderings and the row's write (bench/README.md, memory).
-        dump.let_go_of_blobs()
-        result = normalised_result(raw, dump.read_provider or None, attachment)
+        attachment = dump.attachment()
+        # The stored blob is read a part at a time as it is parsed: a stream's bytes are never all held,
+        # nor held beside its values, the renderings and the row's write (bench/README.md, memory).
+        try:
+            with blob_opened(dump.sha256, f"dump {pk}") as raw:
+                result = normalised_result(raw, dump.read_provider or None, attachment)
+        except DumpError:
+            blob_read(dump.sha256, f"dump {pk}")  # bytes changed since they were stored are said so
+            raise
+        blob_check(dump.sha256, result["dump"]["sha256"], f"dump {pk}")
         derived = fields_of_result(result)
         del result  # (held by ``derived`` alone, it is let go once encoded)
         encoded(derived)
@@ -150,9 +156,13 @@ def dump_rebuild(*, dump: Dump) -> Dump:
     """Rebuild the parsed and rendered result from the stored bytes after the code changed (a worker's
     task: ``rebuild_dump``). ``result_rebuilt`` is sent once it is written: review recounts the checked
     items, as a rebuilt result may have other items."""
-    raw, attachment = dump.raw, dump.attachment()
+    attachment = dump.attachment()
     written(dump)  # the old result and renderings let go before the new ones are made
-    derived = encoded(derived_fields(raw, None, attachment))
+    with blob_opened(dump.sha256, f"dump {dump.pk}") as raw:  # read a part at a time, as a first reading is
+        result = normalised_result(raw, None, attachment)
+    blob_check(dump.sha256, result["dump"]["sha256"], f"dump {dump.pk}")
+    derived = encoded(fields_of_result(result))
+    del result
     for name, value in derived.items():
         setattr(dump, name, value)
     with transaction.atomic():

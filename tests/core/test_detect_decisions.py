@@ -10,8 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from citeview.core import registry
-from citeview.core.detect import split_responses
-from citeview.core.framing import FramedDump
+from citeview.core.detect import StreamedResponses
 from citeview.core.registry import NEITHER
 from tests.hostile import strategies as hs
 from tests.hostile.test_properties import PROFILE
@@ -69,10 +68,12 @@ def test_a_shape_decides_only_what_its_recogniser_says(shape: registry.Shape, va
 def test_detection_with_decisions_groups_as_asking_every_recogniser_does(stream: list[dict[str, Any]]):
     def groups(shapes: list[registry.Shape]) -> list[tuple[str, bool, int]] | str:
         try:
-            found = split_responses(FramedDump("sse", list(stream)))
+            return [
+                (group.shape.name, group.streamed, len(list(group.values)))
+                for group in StreamedResponses(iter(stream), "sse")
+            ]
         except Exception as error:
             return type(error).__name__
-        return [(group.shape.name, group.streamed, len(group.values)) for group in found]
 
     with_decisions = groups(registry.shapes())
     originals = {shape.name: shape.decide for shape in registry.shapes()}

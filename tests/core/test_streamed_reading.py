@@ -1,30 +1,42 @@
-"""A large stream is read a part at a time: its values go to the parser as they are read, never all
-held at once (issue 31, memory), and the result is the one reading it whole gives."""
+"""A dump is read from its file a part at a time by its layout's one reader: a stream's values go to
+the parser as they are read, never all held at once (issue 31, memory; issue 43), and the result is
+the same whatever the size of the parts, and the same from a file as from bytes."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 import pytest
 
 from citeview.core import parse as parse_module
-from citeview.core.detect import ApiMarkedLate, StreamedResponses, split_responses
+from citeview.core.detect import StreamedResponses
 from citeview.core.errors import DumpError
-from citeview.core.framing import FramedDump, read_dump, stream_dump
-from citeview.core.framing.eventstream import _read_plain_event_stream, plain_event_stream_values
-from citeview.core.framing.framed import STREAMED_PART_BYTES
-from citeview.core.framing.sse import lined_sse_values, read_lined_sse
+from citeview.core.framing import DumpFile, DumpReading, read_dump, read_in_parts
+from citeview.core.framing import eventstream as eventstream_module
+from citeview.core.framing import sse as sse_module
+from citeview.core.framing.source import PART_BYTES
 from citeview.core.jsonvalues import own_float
 from citeview.core.model import Response
 from citeview.core.parse import parse_dump
 from citeview.core.phrases import phrase
 from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind
-from tests.conftest import SHARED_FIXTURES, fixture_ids, recorded_providers, sse
+from tests.conftest import OWN_FIXTURES, SHARED_FIXTURES, fixture_ids, sse
 from tests.core.test_eventstream import converse_events, event_stream
 from tests.toy_provider import toy_registered
+
+
+class PartsOnly(io.BytesIO):
+    """A file that refuses to be read whole: every read must ask for a part, ``PART_BYTES`` at most.
+    It remembers how far it was read."""
+
+    def read(self, size: int | None = -1, /) -> bytes:
+        if size is None or size < 0 or size > PART_BYTES:
+            raise AssertionError(f"read({size}): the dump's file is read a part at a time")
+        return super().read(size)
 
 
 def claude_events(deltas: int) -> list[dict[str, Any]]:
@@ -42,36 +54,63 @@ def claude_events(deltas: int) -> list[dict[str, Any]]:
     ]
 
 
-def large(deltas: int = 3 * STREAMED_PART_BYTES // 100) -> list[dict[str, Any]]:
+def large(deltas: int = 3 * PART_BYTES // 100) -> list[dict[str, Any]]:
     return claude_events(deltas)  # about 3 parts' worth
 
 
-def whole(raw: bytes, monkeypatch: pytest.MonkeyPatch, **options: Any) -> dict[str, Any] | str:
-    """The result of reading the dump whole, as every dump was read before streams were read in parts."""
-    with monkeypatch.context() as patched:
-        patched.setattr(parse_module, "stream_dump", lambda raw: None)
-        return result(raw, **options)
-
-
-def result(raw: bytes, **options: Any) -> dict[str, Any] | str:
+def result(raw: bytes | IO[bytes], **options: Any) -> dict[str, Any] | str:
     try:
-        return parse_dump(raw, max_bytes=len(raw) + 1, **options).to_json()
+        return parse_dump(raw, max_bytes=2**40, **options).to_json()
     except DumpError as error:
         return f"{error.code}: {error.message}"
 
 
-def test_a_large_stream_is_read_in_parts_that_together_are_the_stream():
+def in_parts_of(size: int, raw: bytes, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any] | str:
+    """The result of reading the dump in parts of ``size`` bytes (a part is cut where an event ends)."""
+    with monkeypatch.context() as patched:
+        for module in (sse_module, eventstream_module):
+            patched.setattr(module, "PART_BYTES", size)
+        return result(raw)
+
+
+def test_a_stream_is_read_from_its_file_a_part_at_a_time():
     raw = sse(*large())
-    parts = list(lined_sse_values(raw) or [])
-    assert len(parts) >= 3
-    assert [value for part in parts for value in part] == read_dump(raw).values
+    file = PartsOnly(raw)
+    reading = read_in_parts(DumpFile(file))
+    first = next(reading.values)
+    assert first["type"] == "message_start"
+    assert file.tell() <= 2 * PART_BYTES < len(raw) // 2  # the first value is given before most is read
+    assert [first, *reading.values] == large()
 
 
-def test_an_aws_event_stream_is_read_in_parts_that_together_are_the_stream():
-    raw = event_stream(*converse_events("東京の博物館は 九時に開く。" * 40))
-    parts = list(plain_event_stream_values(raw, part_bytes=200))
-    assert len(parts) > 3
-    assert [value for part in parts for value in part] == read_dump(raw).values
+def test_an_aws_event_stream_is_read_from_its_file_a_part_at_a_time():
+    events = converse_events("東京の博物館は 九時に開く。" * 40) * 2000
+    raw = event_stream(*events)
+    file = PartsOnly(raw)
+    reading = read_in_parts(DumpFile(file))
+    first = next(reading.values)
+    assert file.tell() <= 2 * PART_BYTES < len(raw) // 2
+    assert [first, *reading.values] == events
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        sse(*large()),
+        event_stream(*converse_events("東京の博物館は 九時に開く。" * 40)),
+        orjson.dumps({"id": "x", "choices": [{"message": {"role": "assistant", "content": "東京" * PART_BYTES}}]}),
+    ],
+    ids=["sse", "eventstream", "json"],
+)
+def test_a_dump_read_from_a_file_is_read_as_its_bytes_are(raw: bytes):
+    assert result(PartsOnly(raw)) == result(raw)
+
+
+def test_a_file_is_read_from_where_it_stands():
+    raw = sse(*claude_events(3))
+    file = PartsOnly(b"not the dump" + raw)
+    file.seek(len(b"not the dump"))
+    assert result(file) == result(raw)
 
 
 def test_a_parser_is_given_each_value_as_it_is_read_not_after_the_stream():
@@ -92,26 +131,56 @@ def test_a_parser_is_given_each_value_as_it_is_read_not_after_the_stream():
     assert max(ahead) <= 1  # the next value is looked at, to tell where the response ends
 
 
-def test_a_large_stream_gives_the_result_of_reading_it_whole(monkeypatch: pytest.MonkeyPatch):
+def test_a_large_stream_read_in_small_parts_gives_the_result_of_one_part(monkeypatch: pytest.MonkeyPatch):
     raw = sse(*large())
-    assert stream_dump(raw) is not None
     streamed = result(raw)
     assert isinstance(streamed, dict) and streamed["responses"][0]["text"].startswith("東京の0番。東京の1番。")
-    assert streamed == whole(raw, monkeypatch)
+    assert in_parts_of(997, raw, monkeypatch) == streamed == in_parts_of(len(raw), raw, monkeypatch)
 
 
-def test_a_duplicate_key_in_a_later_part_is_read_as_when_read_whole(monkeypatch: pytest.MonkeyPatch):
+def test_a_duplicate_key_in_a_later_part_is_read_as_in_one_part(monkeypatch: pytest.MonkeyPatch):
     events = large()
     raw = sse(*events[:-2]) + b'event: message_delta\ndata: {"type": "message_delta", "type": "x"}\n\n'
-    assert raw.index(b'"type": "x"') > 2 * STREAMED_PART_BYTES
-    assert parse_module._read_streamed(raw, None, None) is None  # the fast reader cannot prove that part
-    assert result(raw) == whole(raw, monkeypatch)
+    assert raw.index(b'"type": "x"') > 2 * PART_BYTES
+    assert result(raw) == in_parts_of(len(raw), raw, monkeypatch)
 
 
-def test_an_event_past_the_first_part_that_is_no_json_is_said_as_when_read_whole(monkeypatch: pytest.MonkeyPatch):
+def test_an_event_past_the_first_part_that_is_no_json_is_said_as_in_one_part(monkeypatch: pytest.MonkeyPatch):
     raw = sse(*large()) + b"event: message_stop\ndata: {not json}\n\n"
     said = result(raw)
-    assert said == whole(raw, monkeypatch)
+    assert said == in_parts_of(len(raw), raw, monkeypatch)
+
+
+def test_an_unreadable_event_followed_by_another_is_said_with_its_line_in_the_whole_stream():
+    raw = sse(*large()[:-1]) + b"event: x\ndata: {not json\n\n" + sse(large()[-1])
+    said = result(raw)
+    line = raw[: raw.index(b"{not json")].count(b"\n")  # (the event starts a line before its data)
+    assert isinstance(said, str) and said.startswith("invalid_json: The data of the event at line")
+    assert f"at line {line} is not valid" in said
+
+
+def test_text_that_is_no_utf8_in_a_later_part_is_said_before_an_unreadable_event_of_an_earlier_one():
+    events = large()
+    raw = sse(*events[:2]) + b"data: {not json\n\n" + sse(*events[2:-1]) + b'data: {"a": "\xff"}\n\n'
+    said = result(raw)
+    assert said == f"not_utf8: {read_error(raw)}"
+    assert f"at offset {raw.index(b'\xff')})" in said
+
+
+def test_a_stream_cut_mid_event_in_a_later_part_is_read_as_cut_off():
+    raw = sse(*large())
+    cut = raw[: raw.rindex(b"data: ") + 20]
+    said = result(cut)
+    assert isinstance(said, dict)
+    (response,) = said["responses"]
+    assert response["status"] == "incomplete"
+    assert "truncated_event" in {d["code"] for d in response["diagnostics"]}
+
+
+def read_error(raw: bytes) -> str:
+    with pytest.raises(DumpError) as said:
+        read_dump(raw)
+    return said.value.message
 
 
 # --- A value that shows, late, the mark of an API that comes before the one chosen -------------------
@@ -153,58 +222,42 @@ OTHER = ApiFormat(
 )
 
 
-def test_a_late_mark_of_an_earlier_api_reads_the_stream_whole_and_takes_that_api():
+def test_a_late_mark_of_an_earlier_api_is_noted_and_the_response_read_again_with_that_api():
     values = [{"toy_piece": "一"}, {"toy_piece": "二"}, {"toy_piece": "三", "vendor": "marked"}]
     with toy_registered(MARKED), toy_registered(OTHER):
-        assert [group.api for group in split_responses(FramedDump("sse", values))] == ["toy.marked"]
         streamed = iter(StreamedResponses(iter(values), "sse"))
         group = next(streamed)
         assert group.api == "toy.other"  # the first value shows only the other's (every value's) mark
-        with pytest.raises(ApiMarkedLate):
-            list(group.values)
-        parsed = parse_dump(sse(*values))
+        assert list(group.values) == values and group.marked_late == "toy.marked"
+        (decided,) = StreamedResponses(iter(values), "sse", decided={0: "toy.marked"})
+        assert decided.api == "toy.marked"
+        parsed = parse_dump(PartsOnly(sse(*values)))
     assert [(r.api, r.text) for r in parsed.responses] == [("toy.marked", "一二三")]
 
 
-def test_a_stream_no_value_marks_is_held_and_given_at_the_end_as_when_read_whole():
+def test_a_stream_no_value_marks_is_held_and_given_at_the_end():
     values = [{"type": "error"}, {"toy_piece": "a"}, {"toy_piece": "b"}]
     with toy_registered(MARKED):
         groups = list(StreamedResponses(iter(values), "sse"))
         assert [(group.api, group.values) for group in groups] == [("toy.marked", values)]
-        assert [group.api for group in split_responses(FramedDump("sse", values))] == ["toy.marked"]
 
 
-# --- Every real recording read in parts is read as it is read whole ---------------------------------
+# --- Every real recording and fixture reads alike from a file, in parts of any size -----------------
 
 
-def streams_read_in_parts() -> list[Path]:
-    """Every real recording laid out as a stream that may be read in parts."""
-    if not recorded_providers():  # (CI=true: an error there, not a silent skip)
-        return []
-    found = sorted(path for path in SHARED_FIXTURES.glob("*/*") if path.suffix != ".md")
-    return [path for path in found if stream_dump(path.read_bytes()) is not None]
+def dumps_on_file() -> list[Path]:
+    """Every real recording, and every fixture of citeview's own."""
+    found = sorted(SHARED_FIXTURES.glob("*/*")) + sorted(OWN_FIXTURES.rglob("*"))
+    return [path for path in found if path.is_file() and path.suffix != ".md"]
 
 
-def read_whole_by_the_fast_reader(raw: bytes) -> bool:
-    if raw.startswith((b"data:", b"event:")):
-        return read_lined_sse(raw) is not None
-    return _read_plain_event_stream(raw) is not None
-
-
-@pytest.mark.parametrize(
-    "path", streams_read_in_parts(), ids=fixture_ids(streams_read_in_parts()) if SHARED_FIXTURES.is_dir() else []
-)
-def test_a_recorded_stream_read_in_parts_is_read_as_whole(path: Path, monkeypatch: pytest.MonkeyPatch):
+@pytest.mark.parametrize("path", dumps_on_file(), ids=fixture_ids(dumps_on_file()))
+def test_a_dump_reads_alike_from_its_file_and_in_small_parts(path: Path, monkeypatch: pytest.MonkeyPatch):
     raw = path.read_bytes()
-    in_parts = parse_module._read_streamed(raw, None, None)
-    # Read in parts exactly when its layout is the one the fast reader reads (not failing on the way).
-    assert (in_parts is not None) == read_whole_by_the_fast_reader(raw)
-    assert result(raw) == whole(raw, monkeypatch)
-
-
-def test_the_recordings_hold_streams_read_in_parts_of_many_providers():
-    read_in_parts = [path for path in streams_read_in_parts() if read_whole_by_the_fast_reader(path.read_bytes())]
-    assert {"anthropic", "openai", "perplexity", "bedrock"} <= {path.parent.name for path in read_in_parts}
+    expected = result(raw)
+    with path.open("rb") as file:
+        assert result(file) == expected
+    assert in_parts_of(4096, raw, monkeypatch) == expected
 
 
 # --- What the model keeps of the values is its own ------------------------------------------------
@@ -240,7 +293,7 @@ def test_gemini_keeps_no_decoded_confidence_score(monkeypatch: pytest.MonkeyPatc
     framed = read_dump(orjson.dumps(body))
     decoded = framed.values[0]["candidates"][0]["groundingMetadata"]["groundingSupports"][0]["confidenceScores"][0]
     with monkeypatch.context() as patched:
-        patched.setattr(parse_module, "read_dump", lambda raw: framed)
+        patched.setattr(parse_module, "read_in_parts", lambda source: DumpReading("json", iter(framed.values)))
         (response,) = parse_dump(b"{}").responses
     (score,) = response.citations[0].confidence or []
     assert score == 0.873 and score is not decoded

@@ -8,44 +8,39 @@ Every way a dump can be unreadable ends here in one :class:`DumpError` that name
 from __future__ import annotations
 
 import codecs
+import io
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import chain
-from typing import Any
+from typing import IO, Any
 
 from citeview.core.errors import DumpError
-from citeview.core.framing.eventstream import (
-    looks_like_event_stream,
-    plain_event_stream_values,
-    read_framed_event_stream,
-)
-from citeview.core.framing.framed import LINE_BREAK, MAX_DEPTH, FramedDump, Unproven
+from citeview.core.framing.eventstream import event_stream_values, looks_like_event_stream
+from citeview.core.framing.framed import LINE_BREAK, MAX_DEPTH, DumpReading, FramedDump, decode_dump_text
 from citeview.core.framing.jsonl import json_document, read_json_or_jsonl
 from citeview.core.framing.recorded import is_recorded_frames, unwrap_recorded_frames
-from citeview.core.framing.sse import lined_sse_values, looks_like_sse, read_lined_sse, read_simple_sse, read_sse
+from citeview.core.framing.source import PART_BYTES, DumpFile
+from citeview.core.framing.sse import looks_like_sse, sse_values
 from citeview.core.framing.strict_json import (
-    MAY_HOLD_UNSHOWABLE,
     UNPROVEN,
     json_error,
     loads_strict,
     proven_and_checked,
     refuse_deep,
-    repair_unshowable,
 )
 from citeview.core.phrases import phrase
 
 __all__ = [
     "LINE_BREAK",
     "MAX_DEPTH",
+    "DumpFile",
+    "DumpReading",
     "FramedDump",
-    "StreamedDump",
-    "Unproven",
     "decode_dump_text",
     "json_error",
     "loads_strict",
     "read_dump",
+    "read_in_parts",
     "refuse_what_is_not_text",
-    "stream_dump",
 ]
 
 # Signatures of files people save by mistake instead of the response body.
@@ -58,50 +53,93 @@ _BINARY_SIGNATURES = {
     b"\x1f\x8b": phrase("This is a gzip-compressed file, not a saved API response."),
 }
 
+_HEAD_BYTES = 8192  # what is looked at to tell the layout (and the binary files, by their NUL bytes)
 
-def read_dump(raw: bytes) -> FramedDump:
+
+def read_in_parts(source: DumpFile) -> DumpReading:
+    """The values of the dump in ``source``, read by its layout's reader: a stream (SSE, AWS's event
+    stream) a part at a time as the values are asked for, any other layout whole (one JSON document,
+    JSON Lines). Raises :class:`DumpError` for a dump that cannot be read, when the reading comes to it."""
+    head = source.peek(_HEAD_BYTES)
     # Binary, so before the text checks (its NUL bytes): a prelude whose checksum holds is no accident.
-    dump = read_framed_event_stream(raw) if looks_like_event_stream(raw) else _read_text_dump(raw)
+    if looks_like_event_stream(head):
+        reading = DumpReading("eventstream", iter(()))
+        reading.values = chain.from_iterable(_failure_kept(event_stream_values(source, reading), reading))
+        return reading
+    if _is_sse(source):
+        reading = DumpReading("sse", iter(()))
+        reading.values = chain.from_iterable(_failure_kept(sse_values(source, reading), reading))
+        return reading
+    dump = _read_document(source.rest())
+    return DumpReading(
+        dump.framing,
+        iter(dump.values),
+        done_marker=dump.done_marker,
+        cut_off=dump.cut_off,
+        repaired_strings=dump.repaired_strings,
+        damaged_frames=dump.damaged_frames,
+    )
+
+
+def _failure_kept(parts: Iterator[list[Any]], reading: DumpReading) -> Iterator[list[Any]]:
+    """The parts' values, the error that ends them kept in the reading (``DumpReading.failure``)."""
+    try:
+        yield from parts
+    except DumpError as error:
+        reading.failure = error
+        raise
+
+
+def read_dump(dump: bytes | IO[bytes]) -> FramedDump:
+    """The whole reading: every value of the dump at once, read by ``read_in_parts``."""
+    reading = read_in_parts(DumpFile(io.BytesIO(dump) if isinstance(dump, bytes) else dump))
+    values = list(reading.values)
+    return FramedDump(
+        reading.framing,
+        values,
+        done_marker=reading.done_marker,
+        cut_off=reading.cut_off,
+        repaired_strings=reading.repaired_strings,
+        depth_checked=True,
+        damaged=reading.damaged,
+        damaged_frames=reading.damaged_frames,
+    )
+
+
+def _is_sse(source: DumpFile) -> bool:
+    """Whether the dump is laid out as SSE, told from its first bytes (more when they are blank); not
+    when they are no UTF-8 (the whole reading says where), nor no text."""
+    size = _HEAD_BYTES
+    while True:
+        head = source.peek(size)
+        ended = len(head) < size
+        try:  # (a character cut at the head's end is read with the next part; at the dump's, it is cut off)
+            if ended:
+                text = decode_dump_text(head)[0]
+            else:
+                text = codecs.getincrementaldecoder("utf-8")().decode(head).removeprefix("\ufeff")
+        except (DumpError, UnicodeDecodeError):
+            return False
+        stripped = text.lstrip()
+        if len(stripped) >= 16 or ended:
+            break
+        size += PART_BYTES
+    if not stripped:
+        return False  # blank: the whole reading says it is empty
+    refuse_what_is_not_text(head)
+    return not stripped.startswith("<") and looks_like_sse(stripped)
+
+
+def _read_document(raw: bytes) -> FramedDump:
+    """A dump laid out as one JSON document or JSON Lines, read whole (or the error for any other)."""
+    dump = _read_text_dump(raw)
     if dump.framing == "jsonl" and is_recorded_frames(dump.values):
         dump = unwrap_recorded_frames(dump)  # its payloads are checked below as any values are
     if not (dump.depth_checked or raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH):
         refuse_deep(dump.values)
-    if b"\\u" in raw and MAY_HOLD_UNSHOWABLE.search(raw):  # (the first test is the quicker)
-        dump.repaired_strings = repair_unshowable(dump.values)
-    return dump
-
-
-@dataclass
-class StreamedDump:
-    """A stream's values read a part at a time, as they are asked for (``stream_dump``): each is
-    given once, and the values of the parts before are not kept."""
-
-    framing: str  # "sse" | "eventstream"
-    values: Iterator[Any]
-    repaired_strings: int = 0  # as ``FramedDump``'s, once every value is read
-
-    def repaired(self, part: list[Any]) -> list[Any]:
-        """A part's values with what text cannot hold replaced (``repair_unshowable``), counted."""
-        self.repaired_strings += repair_unshowable(part)
-        return part
-
-
-def stream_dump(raw: bytes) -> StreamedDump | None:
-    """The values of a stream laid out as servers write it (SSE, or AWS's event stream), read as
-    ``read_dump`` reads them but a part at a time, or None for any other dump. Iterating raises
-    :class:`Unproven` at a part ``read_dump`` would read otherwise: read the dump with it then."""
-    if looks_like_event_stream(raw):
-        parts, framing = plain_event_stream_values(raw), "eventstream"
-    else:
-        refuse_what_is_not_text(raw)
-        lined = lined_sse_values(raw) if raw.startswith((b"data:", b"event:")) else None
-        if lined is None:
-            return None
-        parts, framing = lined, "sse"
-    dump = StreamedDump(framing, iter(()))
-    if b"\\u" in raw and MAY_HOLD_UNSHOWABLE.search(raw):
-        parts = map(dump.repaired, parts)
-    dump.values = chain.from_iterable(parts)
+    reading = DumpReading(dump.framing, iter(()))
+    reading.repaired(dump.values, raw)
+    dump.repaired_strings = reading.repaired_strings
     return dump
 
 
@@ -118,9 +156,8 @@ def _read_text_dump(raw: bytes) -> FramedDump:
 
 
 def _read_proven(raw: bytes) -> FramedDump | None:
-    """The fast reading of the two layouts most dumps have: a stream as servers write it, or one JSON
-    document. None when the dump is laid out otherwise, or anything in it needs the careful reader
-    (which also says exactly what is wrong)."""
+    """The fast reading of one JSON document. None when the dump is laid out otherwise, or anything in
+    it needs the careful reader (which also says exactly what is wrong)."""
     start = raw[:4096].lstrip()[:1]  # (not the whole dump: that would copy it to read one byte)
     if start in (b"{", b"["):
         value, depth_checked = proven_and_checked(raw)
@@ -129,12 +166,11 @@ def _read_proven(raw: bytes) -> FramedDump | None:
         dump = json_document(value)
         dump.depth_checked = depth_checked
         return dump
-    if raw.startswith((b"data:", b"event:")):
-        return read_lined_sse(raw) or read_simple_sse(raw)
     return None
 
 
 def _read_text(text: str) -> FramedDump:
+    """A text that is no stream (``_is_sse`` said so first)."""
     stripped = text.lstrip()
     if stripped.startswith("<"):
         raise DumpError(
@@ -144,8 +180,6 @@ def _read_text(text: str) -> FramedDump:
                 "stream) rather than the web page that showed it."
             ),
         )
-    if looks_like_sse(stripped):
-        return read_sse(text)
     if stripped[:1] in ("{", "["):
         return read_json_or_jsonl(text)
     raise DumpError(
@@ -167,27 +201,6 @@ def refuse_what_is_not_text(raw: bytes) -> None:
             raise DumpError("binary", message)
     if b"\x00" in raw[:8192]:
         raise DumpError("binary", phrase("The dump contains binary data (NUL bytes), not a saved API response."))
-
-
-def decode_dump_text(raw: bytes) -> tuple[str, bool]:
-    """The dump as text, and whether its last character was cut off (a stream saved mid-character)."""
-    try:
-        text = raw.decode("utf-8")
-        cut = False
-    except UnicodeDecodeError as exc:
-        if exc.reason == "unexpected end of data" and exc.end == len(raw):
-            return raw[: exc.start].decode("utf-8", errors="strict").removeprefix("\ufeff"), True
-        bad = raw[exc.start]
-        raise DumpError(
-            "not_utf8",
-            phrase(
-                "The dump is not valid UTF-8 (byte 0x{byte:02x} at offset {offset}). Save it as UTF-8: "
-                "Shift_JIS, EUC-JP and other encodings are not read.",
-                byte=bad,
-                offset=exc.start,
-            ),
-        ) from None
-    return text.removeprefix("\ufeff"), cut  # a UTF-8 byte-order mark carries no content
 
 
 def _preview(text: str, limit: int = 24) -> str:

@@ -27,7 +27,8 @@ from typing import Any
 import msgspec
 
 from citeview.core.errors import DumpError
-from citeview.core.framing.framed import MAX_DEPTH, STREAMED_PART_BYTES, FramedDump, Unproven
+from citeview.core.framing.framed import MAX_DEPTH, DumpReading
+from citeview.core.framing.source import PART_BYTES, DumpFile
 from citeview.core.framing.strict_json import (
     DECODER,
     ENCODER,
@@ -37,6 +38,7 @@ from citeview.core.framing.strict_json import (
     count_colons,
     loads_strict,
     may_nest_too_deep,
+    refuse_deep,
 )
 from citeview.core.phrases import Phrase, phrase
 
@@ -88,6 +90,7 @@ class EventStream:
     values: list[dict[str, Any]] = field(default_factory=list)
     damaged: list[DamagedMessage] = field(default_factory=list)
     cut_off: bool = False  # the last message ends past the dump's end, or the next one was not found
+    messages: int = 0  # the number of the last message read
 
 
 def looks_like_event_stream(raw: bytes) -> bool:
@@ -99,11 +102,15 @@ def looks_like_event_stream(raw: bytes) -> bool:
     return _possible(int.from_bytes(prelude[:4], "big"), int.from_bytes(prelude[4:8], "big"))
 
 
-def read_event_stream(raw: bytes, loads: Callable[[bytes], Any]) -> EventStream:
-    """Every message of ``raw`` as its event; ``loads`` reads a payload's JSON (the strict reader)."""
+def read_event_stream(
+    raw: bytes, loads: Callable[[bytes], Any], *, start: int = 0, messages: int = 0, size: int | None = None
+) -> EventStream:
+    """Every message of ``raw`` as its event; ``loads`` reads a payload's JSON (the strict reader).
+    ``raw`` may be the stream from ``start`` on, after ``messages`` messages, in a stream of ``size`` bytes
+    (the budget of the search for the next message after a damaged one is the whole stream's)."""
     stream = EventStream()
-    offset, number = 0, 0
-    budget = RESYNC_BUDGET_FACTOR * len(raw) + MAX_HEADERS_BYTES
+    offset, number = 0, messages
+    budget = RESYNC_BUDGET_FACTOR * (len(raw) if size is None else size) + MAX_HEADERS_BYTES
     while offset < len(raw):
         prelude = _prelude_at(raw, offset)
         if prelude is None and _WHITESPACE.fullmatch(raw, offset):
@@ -115,7 +122,7 @@ def read_event_stream(raw: bytes, loads: Callable[[bytes], Any]) -> EventStream:
                 stream.cut_off = True
                 break
             found, budget = _next_message(raw, offset + 1, budget)
-            _lose(stream, number, offset, reason, (len(raw) if found is None else found) - offset)
+            _lose(stream, number, start + offset, reason, (len(raw) if found is None else found) - offset)
             if found is None:
                 stream.cut_off = True
                 break
@@ -124,10 +131,12 @@ def read_event_stream(raw: bytes, loads: Callable[[bytes], Any]) -> EventStream:
         total, headers_length = prelude
         message = raw[offset : offset + total]
         if zlib.crc32(message[:-4]) != int.from_bytes(message[-4:], "big"):
-            _lose(stream, number, offset, phrase("the checksum of the message does not match its bytes"), total)
+            reason = phrase("the checksum of the message does not match its bytes")
+            _lose(stream, number, start + offset, reason, total)
         else:
-            _read_message(stream, number, offset, message, headers_length, loads)
+            _read_message(stream, number, start + offset, message, headers_length, loads)
         offset += total
+    stream.messages = number
     return stream
 
 
@@ -275,82 +284,99 @@ def _text(value: Any) -> str | None:
 # --- The stream as framing reads it ---------------------------------------------------------------
 
 
-def read_framed_event_stream(raw: bytes) -> FramedDump:
-    plain = _read_plain_event_stream(raw)
-    if plain is not None:
-        return plain
-    stream = read_event_stream(raw, loads_strict)
-    if all(isinstance(value, DamagedMessage) for value in stream.values):
-        if stream.damaged:
-            raise DumpError(
-                "binary",
-                phrase(
-                    "This is an AWS event stream (the body of a Bedrock stream), but none of its messages can be "
-                    "read. {first}",
-                    first=stream.damaged[0].message(),
-                ),
+def event_stream_values(source: DumpFile, reading: DumpReading) -> Iterator[list[Any]]:
+    """The events of a stream, the messages of about ``PART_BYTES`` of it at a time. A part of whole
+    messages as AWS sends them is read in C, each header block once, the payloads proven together as
+    a stream's events are (``_plain_events``); any other part by ``read_event_stream``, which says what
+    is wrong. From a message whose prelude does not hold (damaged, or cut off) the rest of the stream
+    is read at once: finding the next message may take looking through all of it."""
+    messages, readable = 0, False
+    while True:
+        start = source.offset
+        part, more = _whole_messages(source)
+        if more:
+            part += source.rest()
+        values = _plain_part(part) if not more else None
+        if values is None:
+            stream = read_event_stream(
+                part, loads_strict, start=start, messages=messages, size=start + len(part) if more else None
             )
-        raise DumpError(
-            "truncated_json",
+            if part.count(b"{") + part.count(b"[") > MAX_DEPTH:  # (a value nests no deeper than it has brackets)
+                refuse_deep(stream.values)
+            values, messages = stream.values, stream.messages
+            reading.damaged += stream.damaged
+            reading.cut_off = reading.cut_off or stream.cut_off
+        else:
+            messages += len(values)
+        readable = readable or any(not isinstance(value, DamagedMessage) for value in values)
+        if values:
+            yield reading.repaired(values, part)
+        del values, part
+        if more or source.at_end():
+            break
+    if not readable:
+        raise _none_readable(reading.damaged)
+
+
+def _none_readable(damaged: list[DamagedMessage]) -> DumpError:
+    if damaged:
+        return DumpError(
+            "binary",
             phrase(
-                "This is an AWS event stream (the body of a Bedrock stream) that ends inside its first message: "
-                "it looks cut off."
+                "This is an AWS event stream (the body of a Bedrock stream), but none of its messages can be "
+                "read. {first}",
+                first=damaged[0].message(),
             ),
         )
-    return FramedDump("eventstream", stream.values, cut_off=stream.cut_off, damaged=stream.damaged)
+    return DumpError(
+        "truncated_json",
+        phrase(
+            "This is an AWS event stream (the body of a Bedrock stream) that ends inside its first message: "
+            "it looks cut off."
+        ),
+    )
 
 
-def _read_plain_event_stream(raw: bytes) -> FramedDump | None:
-    """An event stream as AWS sends it, every message whole, of the few header blocks a stream
-    repeats: read as ``read_event_stream`` reads it, each header block once, the payloads proven
-    together as a stream's events are. None at anything else (a damaged or cut message, an error
-    message, a payload ``json`` must read): ``read_event_stream`` then reads it and says what is wrong."""
-    values: list[Any] = []
-    try:
-        for part in plain_event_stream_values(raw, part_bytes=len(raw)):
-            values += part
-    except Unproven:
-        return None
-    return FramedDump("eventstream", values, depth_checked=True)
+def _whole_messages(source: DumpFile) -> tuple[bytes, bool]:
+    """Whole messages whose preludes hold, about ``PART_BYTES`` of them, and whether more of the
+    stream follows them that does not start so (a damaged prelude, a cut, a line end after the last)."""
+    length = 0
+    while length < PART_BYTES:
+        prelude = source.peek(PRELUDE_BYTES, at=length)
+        if not prelude:
+            break
+        if len(prelude) < PRELUDE_BYTES or zlib.crc32(prelude[:8]) != int.from_bytes(prelude[8:]):
+            return source.take(length), True
+        total, headers_length = int.from_bytes(prelude[:4]), int.from_bytes(prelude[4:8])
+        if not _possible(total, headers_length) or not source.has(length + total):
+            return source.take(length), True
+        length += total
+    return source.take(length), False
 
 
-def plain_event_stream_values(raw: bytes, part_bytes: int = STREAMED_PART_BYTES) -> Iterator[list[Any]]:
-    """``_read_plain_event_stream``'s values, the messages of about ``part_bytes`` of the stream at a
-    time, so that a large stream's values are never all held at once. Raises :class:`Unproven` where
-    ``_read_plain_event_stream`` would not read the stream (its messages before are given by then)."""
+def _plain_part(raw: bytes) -> list[Any] | None:
+    """The events of whole messages as AWS sends them, of the few header blocks a stream repeats: read
+    as ``read_event_stream`` reads them, each header block once. None at anything else (a damaged
+    message, an error message, a payload ``json`` must read)."""
     names_by_headers: dict[bytes, str | None] = {}
     names: list[str] = []
     payloads: list[bytes] = []
-    offset, size, part_size = 0, len(raw), 0
-    while offset < size:
-        prelude = raw[offset : offset + PRELUDE_BYTES]
-        if len(prelude) < PRELUDE_BYTES or zlib.crc32(prelude[:8]) != int.from_bytes(prelude[8:]):
-            if raw[offset:].strip():
-                raise Unproven
-            break
-        total, headers_length = int.from_bytes(prelude[:4]), int.from_bytes(prelude[4:8])
-        if not MIN_MESSAGE_BYTES <= total <= MAX_MESSAGE_BYTES or headers_length > min(
-            MAX_HEADERS_BYTES, total - MIN_MESSAGE_BYTES
-        ):
-            raise Unproven
+    offset = 0
+    while offset < len(raw):
+        total, headers_length = int.from_bytes(raw[offset : offset + 4]), int.from_bytes(raw[offset + 4 : offset + 8])
         message = raw[offset : offset + total]
-        if len(message) < total or zlib.crc32(message[:-4]) != int.from_bytes(message[-4:]):
-            raise Unproven
+        if zlib.crc32(message[:-4]) != int.from_bytes(message[-4:]):
+            return None
         headers = message[PRELUDE_BYTES : PRELUDE_BYTES + headers_length]
         if headers not in names_by_headers:
             names_by_headers[headers] = _event_name_of(headers)
         name = names_by_headers[headers]
         if name is None:
-            raise Unproven
+            return None
         names.append(name)
         payloads.append(message[PRELUDE_BYTES + headers_length : -4])
         offset += total
-        part_size += total
-        if part_size >= part_bytes:
-            yield _plain_events(names, payloads)
-            names, payloads, part_size = [], [], 0
-    if payloads or not offset:
-        yield _plain_events(names, payloads)
+    return _plain_events(names, payloads)
 
 
 def _event_name_of(headers: bytes) -> str | None:
@@ -364,17 +390,17 @@ def _event_name_of(headers: bytes) -> str | None:
     return name if kind in ("event", "exception") and isinstance(name, str) and name else None
 
 
-def _plain_events(names: list[str], payloads: list[bytes]) -> list[Any]:
-    if not payloads or not all(payloads) or any(not payload.strip() for payload in payloads):
-        raise Unproven  # (an empty payload is read as {} by the careful reader)
+def _plain_events(names: list[str], payloads: list[bytes]) -> list[Any] | None:
+    if not payloads or any(not payload.strip() for payload in payloads):
+        return None  # (an empty payload is read as {} by the careful reader)
     try:
         decoded = list(map(DECODER.decode, payloads))
     except (msgspec.DecodeError, RecursionError):
-        raise Unproven from None
+        return None
     if ENCODER.encode(decoded).count(b":") != sum(map(count_colons, payloads)) or any(
         MAY_ESCAPE_COLON in payload for payload in payloads
     ):
-        raise Unproven
+        return None
     # Each payload becomes the value of its event's one key: a level deeper than it is alone.
     brackets = map(add, map(count_braces, payloads), map(count_brackets, payloads))
     if any(
@@ -382,5 +408,5 @@ def _plain_events(names: list[str], payloads: list[bytes]) -> list[Any]:
         for payload, n in zip(payloads, brackets, strict=True)
         if n > MAX_DEPTH - 1
     ):
-        raise Unproven
+        return None
     return [{name: value} for name, value in zip(names, decoded, strict=True)]

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from citeview.core.errors import DumpError
+from citeview.core.phrases import phrase
 
 if TYPE_CHECKING:
     from citeview.core.framing.eventstream import DamagedMessage
@@ -13,12 +17,38 @@ LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass
+class DumpReading:
+    """A dump's JSON values as its layout's reader reads them: ``values`` gives each once, a stream's a
+    part of the file at a time (the values of the parts before are not kept). What the reading found
+    on the way (a cut, strings repaired, damaged messages) is known once every value is read."""
+
+    framing: str  # "json" | "json-array" | "jsonl" | "sse" | "eventstream"
+    values: Iterator[Any]
+    done_marker: bool = False  # an SSE `data: [DONE]` line was seen
+    cut_off: bool = False  # the last event was cut off mid-way and dropped
+    repaired_strings: int = 0  # strings whose lone surrogates were replaced by U+FFFD
+    # Messages of an event stream that could not be read; each also stands among the values, where it was.
+    damaged: list[DamagedMessage] = field(default_factory=list)
+    # Runs of a recorder's frames that could not be read into payloads (framing/recorded.py).
+    damaged_frames: int = 0
+    failure: DumpError | None = None  # what ended ``values`` before the dump's end: its bytes' problem
+
+    def repaired(self, values: list[Any], raw: bytes) -> list[Any]:
+        """``values`` (read from ``raw``) with what text cannot hold replaced, counted."""
+        from citeview.core.framing.strict_json import MAY_HOLD_UNSHOWABLE, repair_unshowable
+
+        if b"\\u" in raw and MAY_HOLD_UNSHOWABLE.search(raw):  # (the first test is the quicker)
+            self.repaired_strings += repair_unshowable(values)
+        return values
+
+
+@dataclass
 class FramedDump:
-    """The JSON values of a dump, in order, and how they were laid out."""
+    """The JSON values of a dump, in order, and how they were laid out: a whole reading, or what a
+    layout's reader makes of a whole document (one JSON value, JSON Lines)."""
 
     framing: str  # "json" | "json-array" | "jsonl" | "sse" | "eventstream"
     values: list[Any]
-    event_names: list[str | None] = field(default_factory=list)  # SSE `event:` names, parallel to values
     done_marker: bool = False  # an SSE `data: [DONE]` line was seen
     cut_off: bool = False  # the last event was cut off mid-way and dropped
     repaired_strings: int = 0  # strings whose lone surrogates were replaced by U+FFFD
@@ -32,11 +62,26 @@ class FramedDump:
 MAX_DEPTH = 64  # provider responses nest a dozen levels; far deeper is an attack or a mistake
 
 
-# A stream read a part at a time (``lined_sse_values``, ``plain_event_stream_values``) is read this
-# much at a time: its values for a part are a few times the part, far below the whole stream's.
-STREAMED_PART_BYTES = 1024 * 1024
+def decode_dump_text(raw: bytes, offset: int = 0) -> tuple[str, bool]:
+    """The dump (or a part of it, ``offset`` bytes in) as text, and whether its last character was
+    cut off (a stream saved mid-character). A byte-order mark is dropped at the dump's start only."""
+    try:
+        text, cut = raw.decode("utf-8"), False
+    except UnicodeDecodeError as exc:
+        if not (exc.reason == "unexpected end of data" and exc.end == len(raw)):
+            raise _not_utf8(raw[exc.start], offset + exc.start) from None
+        text, cut = raw[: exc.start].decode("utf-8", errors="strict"), True
+    # A UTF-8 byte-order mark carries no content.
+    return (text.removeprefix("\ufeff") if offset == 0 else text), cut
 
 
-class Unproven(Exception):
-    """A part of a stream read a part at a time is not as the fast reader of the whole stream would
-    read it: the stream is to be read whole, the careful way, which says what is wrong."""
+def _not_utf8(byte: int, offset: int) -> DumpError:
+    return DumpError(
+        "not_utf8",
+        phrase(
+            "The dump is not valid UTF-8 (byte 0x{byte:02x} at offset {offset}). Save it as UTF-8: "
+            "Shift_JIS, EUC-JP and other encodings are not read.",
+            byte=byte,
+            offset=offset,
+        ),
+    )

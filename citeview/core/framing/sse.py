@@ -1,25 +1,25 @@
-"""Server-sent events: a stream as servers write it, read and proven in C, and any other as the
-WHATWG spec reads it (comments, data over several lines, CR line ends, a cut)."""
+"""Server-sent events, read from the file a part at a time: a part laid out as servers write it read
+and proven in C, any other as the WHATWG spec reads it (comments, data over several lines, CR line
+ends, a cut)."""
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Iterator
 from itertools import repeat
-from operator import add
 from typing import Any
 
 import msgspec
 import orjson
 
 from citeview.core.errors import DumpError
-from citeview.core.framing.framed import LINE_BREAK, MAX_DEPTH, STREAMED_PART_BYTES, FramedDump, Unproven
+from citeview.core.framing.framed import LINE_BREAK, MAX_DEPTH, DumpReading, decode_dump_text
 from citeview.core.framing.jsonl import each_line_alone
+from citeview.core.framing.source import PART_BYTES, DumpFile
 from citeview.core.framing.strict_json import (
     DECODER,
     MAY_ESCAPE_COLON,
-    count_braces,
-    count_brackets,
     json_error,
     loads_strict,
     refuse_deep,
@@ -39,7 +39,99 @@ _SIMPLE_SSE_EVENT = re.compile(
 )
 
 
-def read_simple_sse(raw: bytes) -> FramedDump | None:
+def sse_values(source: DumpFile, reading: DumpReading) -> Iterator[list[Any]]:
+    """The values of an SSE stream, a part of the file at a time (``PART_BYTES`` of it, cut after a
+    blank line, so at an event's end): a part laid out as servers write it is read and proven in C,
+    any other part the careful way (``_CarefulSse``), which says what is wrong. Raises the
+    :class:`DumpError` reading the stream whole would: of the problems the stream has, the one that
+    reading would meet first, whichever part it is in (``_first_said``)."""
+    careful = _CarefulSse(reading)
+    given, first = 0, True
+    simple_alone = False  # the stream is one event read by ``_simple_part``, perhaps of no value
+    while not source.at_end():
+        offset = source.offset
+        part = source.take_through(b"\n\n", PART_BYTES)
+        last = source.at_end()
+        if first and part.startswith(codecs.BOM_UTF8):  # a byte-order mark carries no content
+            part, offset = part[3:], offset + 3
+        try:
+            values, how = _read_part(part, offset, last, careful, reading)
+        except DumpError as error:
+            raise _first_said(error, part, offset, last, source, careful) from None
+        simple_alone = first and last and how == "simple"
+        first = False
+        given += len(values)
+        yield reading.repaired(values, part)
+        del values, part  # (before the next part is read: one part's values at a time)
+    if careful.pending_error is not None:
+        reading.cut_off = True  # only the last event may be broken: the stream was cut there
+    if not given and not simple_alone:
+        raise DumpError("invalid_sse", phrase("The event stream holds no events with JSON data."))
+
+
+def _read_part(
+    part: bytes, offset: int, last: bool, careful: _CarefulSse, reading: DumpReading
+) -> tuple[list[Any], str]:
+    """A part's values, and which reader read them."""
+    values: list[Any] | None = None
+    if careful.pending_error is None:  # (after an unreadable event, the careful reader says what follows)
+        read = _read_lined_part(part, last=last) if _may_be_lined(part) else None
+        if read is not None and read[0]:
+            reading.done_marker = reading.done_marker or read[1]
+            careful.lines += part.count(b"\n")  # (no other line end in it)
+            return read[0], "lined"  # (proven no deeper than MAX_DEPTH)
+        values = _simple_part(part, reading)
+    how = "simple"
+    if values is None:
+        text, cut_in_character = decode_dump_text(part, offset)
+        reading.cut_off = reading.cut_off or cut_in_character
+        values, how = careful.read(text, last=last), "careful"
+        careful.read_up_to = offset + len(part)
+    else:
+        careful.skip(part)
+    if part.count(b"{") + part.count(b"[") > MAX_DEPTH:  # (a value nests no deeper than it has brackets)
+        refuse_deep(values)
+    return values, how
+
+
+def _first_said(
+    error: DumpError, part: bytes, offset: int, last: bool, source: DumpFile, careful: _CarefulSse
+) -> DumpError:
+    """Of ``error`` (met in ``part``) and the problems of the parts after it, the one reading the whole
+    stream says: text that is not UTF-8 first (the whole stream is decoded before it is read), then
+    an event that cannot be read, then a value nested too deeply (the values are walked once read)."""
+    if error.code == "not_utf8":
+        return error
+    events_read = error.code != "too_deep"  # else what is left to read may hold an unreadable event
+    if not events_read and careful.read_up_to < offset + len(part):  # (a fast reader read the part)
+        events_read, error = _careful_error(careful, part, offset, last, error)
+    while not source.at_end():
+        offset = source.offset
+        part = source.take_through(b"\n\n", PART_BYTES)
+        last = source.at_end()
+        if not events_read:
+            events_read, error = _careful_error(careful, part, offset, last, error)
+        else:
+            decode_dump_text(part, offset)  # raises for text that is not UTF-8
+    return error
+
+
+def _careful_error(
+    careful: _CarefulSse, part: bytes, offset: int, last: bool, error: DumpError
+) -> tuple[bool, DumpError]:
+    """Whether ``part`` read carefully holds an unreadable event, and the error to say."""
+    text, _ = decode_dump_text(part, offset)  # raises for text that is not UTF-8
+    try:
+        careful.read(text, last=last)
+    except DumpError as unreadable:
+        return True, unreadable
+    careful.read_up_to = offset + len(part)
+    return False, error
+
+
+def _simple_part(raw: bytes, reading: DumpReading) -> list[Any] | None:
+    """The values of a part whose every event is one ``data:`` line (perhaps after one ``event:``
+    line), split by a regular expression and decoded by orjson; None at anything else."""
     parts = _SIMPLE_SSE_EVENT.split(raw)
     if len(parts) < 4 or any(parts[0::3]):
         return None
@@ -49,70 +141,26 @@ def read_simple_sse(raw: bytes) -> FramedDump | None:
         del names[-1], payloads[-1]
     try:
         values = _proven_events(list(map(orjson.loads, payloads)), payloads)
-        event_names: list[str | None] = (
-            [n.decode("utf-8") if n is not None else None for n in names] if any(names) else [None] * len(names)
-        )
+        for name in names:
+            if name is not None:
+                name.decode("utf-8")  # (an event's name read as the careful reader reads it)
     except (ValueError, RecursionError, orjson.JSONEncodeError):  # decoding errors are ValueErrors
         return None  # the careful reader says which event is wrong, or reads a cut stream
-    # A value nests no deeper than it has brackets: only events with many are walked.
-    brackets = map(add, map(count_braces, payloads), map(count_brackets, payloads))
-    refuse_deep([value for value, count in zip(values, brackets, strict=True) if count > MAX_DEPTH])
-    return FramedDump("sse", values, event_names, done_marker=done_marker, depth_checked=True)
-
-
-def read_lined_sse(raw: bytes) -> FramedDump | None:
-    """A stream as servers write it, read without a regular expression: every event one ``data: ``
-    line, each perhaps after one ``event: `` line, each followed by a blank line, ``\\n`` line ends.
-    The lines are split and each field told by its place in C; the events are read by
-    ``_proven_json``'s reader and proven all at once. None when the stream is laid out otherwise or
-    anything in it needs a slower reader."""
-    if not _may_be_lined(raw):
-        return None
-    read = _read_lined_part(raw, last=True)
-    if read is None or not read[0]:
-        return None
-    values, names, done_marker = read
-    return FramedDump("sse", values, names, done_marker=done_marker, depth_checked=True)
-
-
-def lined_sse_values(raw: bytes) -> Iterator[list[Any]] | None:
-    """``read_lined_sse``'s values, a part of the stream at a time (``STREAMED_PART_BYTES`` of it,
-    cut after a blank line), so that a large stream's values are never all held at once. None when
-    the stream cannot be laid out so; the iterator raises :class:`Unproven` at a part
-    ``read_lined_sse`` would not have read, for the caller to read the stream the careful way."""
-    if not _may_be_lined(raw):
-        return None
-    return _lined_parts(raw)
-
-
-def _lined_parts(raw: bytes) -> Iterator[list[Any]]:
-    named = raw.startswith(b"event: ")
-    start, size, read_any = 0, len(raw), False
-    while start < size:
-        end = raw.find(b"\n\n", start + STREAMED_PART_BYTES)
-        end = size if end == -1 or end + 2 >= size else end + 2
-        part = raw[start:end]
-        if part.startswith(b"event: ") != named:
-            raise Unproven
-        read = _read_lined_part(part, last=end == size)
-        del part
-        if read is None:
-            raise Unproven
-        read_any = read_any or bool(read[0])
-        yield read[0]
-        del read  # (before the next part is read: one part's values at a time)
-        start = end
-    if not read_any:
-        raise Unproven
+    reading.done_marker = reading.done_marker or done_marker
+    return values
 
 
 def _may_be_lined(raw: bytes) -> bool:
     return not (b"\r" in raw or MAY_ESCAPE_COLON in raw or not raw.endswith(b"\n\n"))
 
 
-def _read_lined_part(raw: bytes, *, last: bool) -> tuple[list[Any], list[str | None], bool] | None:
-    """The values and event names of a whole stream (``last``), or of a part of one that ends
-    where an event does; and whether the stream ended with ``data: [DONE]``."""
+def _read_lined_part(raw: bytes, *, last: bool) -> tuple[list[Any], bool] | None:
+    """The values of a part of a stream laid out as servers write it, read without a regular
+    expression: every event one ``data: `` line, each perhaps after one ``event: `` line, each
+    followed by a blank line, ``\\n`` line ends. The lines are split and each field told by its place
+    in C; the events are read by ``_proven_json``'s reader and proven all at once. Also whether the
+    stream ended (``last``) with ``data: [DONE]``. None when the part is laid out otherwise or
+    anything in it needs a slower reader."""
     if raw.startswith(b"event: "):
         lines = raw.split(b"\n")
         count, rest = divmod(len(lines) - 1, 3)  # (event, data, blank) per event, and the last line end
@@ -153,7 +201,7 @@ def _read_lined_part(raw: bytes, *, last: bool) -> tuple[list[Any], list[str | N
     # Each data line's colon is its field's; the others are the payloads'.
     if not _events_proven(values, colons - count, large):
         return None
-    return values, names, done_marker
+    return values, done_marker
 
 
 def _decoded_letting_go(payloads: list[Any]) -> list[Any]:
@@ -226,56 +274,64 @@ def looks_like_sse(stripped: str) -> bool:
     return bool(SSE_FIELD_LINE.match(first_line))
 
 
-def read_sse(text: str) -> FramedDump:
-    """Parse SSE as the WHATWG spec reads it: blank line ends an event, ``:`` starts a comment."""
-    dump = FramedDump("sse", [])
-    name: str | None = None
-    data: list[str] = []
-    start_line = 1
-    pending_error: DumpError | None = None
+class _CarefulSse:
+    """SSE read as the WHATWG spec reads it (a blank line ends an event, ``:`` starts a comment), fed
+    the text of a part of the stream at a time. An event that cannot be read is said when another
+    follows it; the last may be cut off."""
 
-    def dispatch() -> None:
-        nonlocal name, data, pending_error
-        payload = "\n".join(data)
-        event_name, lines_of_event = name, data
-        name, data = None, []
+    def __init__(self, reading: DumpReading) -> None:
+        self.reading = reading
+        self.name: str | None = None
+        self.data: list[str] = []
+        self.start_line = 1
+        self.lines = 0  # the lines of the parts before
+        self.pending_error: DumpError | None = None
+        self.read_up_to = 0  # the byte after the last part it read
+
+    def skip(self, part: bytes) -> None:
+        """Count the lines of a part another reader read (each ends at a blank line)."""
+        self.lines += part.count(b"\n") + part.count(b"\r") - part.count(b"\r\n")
+
+    def read(self, text: str, *, last: bool) -> list[Any]:
+        values: list[Any] = []
+        lines = LINE_BREAK.split(text)
+        for number, line in enumerate(lines, self.lines + 1):
+            if not line:
+                self._dispatch(values)
+                continue
+            if line.startswith(":"):
+                continue
+            field_name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if not self.data and self.name is None:
+                self.start_line = number
+            if field_name == "data":
+                self.data.append(value)
+            elif field_name == "event":
+                self.name = value
+        self.lines += len(lines) - 1
+        if last:
+            self._dispatch(values)
+        return values
+
+    def _dispatch(self, values: list[Any]) -> None:
+        payload = "\n".join(self.data)
+        lines_of_event = self.data
+        self.name, self.data = None, []
         if not payload.strip():
             return
-        if pending_error is not None:  # an unreadable event followed by another one
-            raise pending_error
+        if self.pending_error is not None:  # an unreadable event followed by another one
+            raise self.pending_error
         if payload.strip() == "[DONE]":
-            dump.done_marker = True
+            self.reading.done_marker = True
             return
         try:
-            dump.values.append(loads_strict(payload))
-            dump.event_names.append(event_name)
+            values.append(loads_strict(payload))
         except (ValueError, RecursionError) as exc:
             separate = each_line_alone(lines_of_event)
             if separate is None:
-                where = phrase("The data of the event at line {line}", line=start_line)
-                pending_error = json_error(exc, payload, where)
+                where = phrase("The data of the event at line {line}", line=self.start_line)
+                self.pending_error = json_error(exc, payload, where)
                 return
             # Saved without the blank lines between events: each data line is an event of its own.
-            dump.values.extend(separate)
-            dump.event_names.extend([event_name] * len(separate))
-
-    for number, line in enumerate(LINE_BREAK.split(text), 1):
-        if not line:
-            dispatch()
-            continue
-        if line.startswith(":"):
-            continue
-        field_name, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if not data and name is None:
-            start_line = number
-        if field_name == "data":
-            data.append(value)
-        elif field_name == "event":
-            name = value
-    dispatch()
-    if pending_error is not None:
-        dump.cut_off = True  # only the last event may be broken: the stream was cut there
-    if not dump.values:
-        raise DumpError("invalid_sse", phrase("The event stream holds no events with JSON data."))
-    return dump
+            values.extend(separate)

@@ -3,10 +3,11 @@ normalised JSON of a dump, on stdout."""
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
@@ -41,13 +42,14 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            raw = sys.stdin.buffer.read() if options["file"] == "-" else Path(options["file"]).read_bytes()
             request: Attachment | None = Path(options["request"]).read_bytes() if options["request"] else None
             if options["document"]:
                 request = [AttachedFile(Path(name).name, Path(name).read_bytes()) for name in options["document"]]
-            parsed = parse_dump(
-                raw, provider=options["provider"], max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES, request=request
-            )
+            # The file is read a part at a time as it is parsed; standard input, which cannot seek, whole.
+            with _opened(options["file"]) as raw:
+                parsed = parse_dump(
+                    raw, provider=options["provider"], max_bytes=settings.CITEVIEW_MAX_DUMP_BYTES, request=request
+                )
         except OSError as error:
             self._fail(f"cannot read {error.filename or options['file']}: {error.strerror or error}")
         except DumpError as error:
@@ -59,3 +61,7 @@ class Command(BaseCommand):
     def _fail(self, message: str) -> None:
         sys.stderr.write(f"parsedump: {message}\n")
         sys.exit(2)
+
+
+def _opened(name: str) -> IO[bytes]:
+    return io.BytesIO(sys.stdin.buffer.read()) if name == "-" else Path(name).open("rb")
