@@ -66,7 +66,7 @@ lint: dev-venv
 	$(VENV)/bin/lint-imports --no-cache
 
 # Brings the Japanese catalogue up to date with the code; then translate what is new.
-# Our makemessages also collects the core's `phrase(...)` sentences (citeview/core/phrases.py).
+# Our makemessages also collects the core's `phrase(...)` sentences (citeview/core/common/phrases.py).
 messages: dev-venv
 	$(PY) manage.py makemessages -l ja --no-obsolete --ignore='.venv/*' --ignore='tests/*' --ignore='var/*'
 

@@ -29,7 +29,7 @@ from bench.inputs import (
     pathological_answers,
     sonar_dump_of,
 )
-from citeview.core.parse import parse_dump
+from citeview.core.parsing.parse import parse_dump
 
 RESULTS = Path(__file__).with_name("results.json")
 MB = 1_000_000
@@ -100,7 +100,7 @@ def render_figures(repeat: int) -> list[Figure]:
     else, and the figure shows that citeview's plugin never multiplies markdown-it's worst case."""
     from markdown_it import MarkdownIt
 
-    from citeview.core.phrases import untranslated
+    from citeview.core.common.phrases import untranslated
     from citeview.core.rendering.answer import render_response
     from citeview.core.rendering.sanitize import sanitize_html
 

@@ -37,8 +37,8 @@ def inputs(extra: list[Path]) -> list[Path]:
 
 
 def digest(raw: bytes) -> str:
-    from citeview.core.errors import DumpError
-    from citeview.core.parse import parse_dump
+    from citeview.core.common.errors import DumpError
+    from citeview.core.parsing.parse import parse_dump
 
     try:
         result: object = parse_dump(raw, max_bytes=len(raw) + 1).to_json()

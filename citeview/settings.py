@@ -324,7 +324,7 @@ CITEVIEW_BASE_URL = env_str("CITEVIEW_BASE_URL", "").rstrip("/")
 # the text is cut, with a note saying so. Every claim's passage is looked for in all of it.
 CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS = env_positive_int("CITEVIEW_SNAPSHOT_MAX_TEXT_CHARS", 5_000_000)
 # A snapshot's HTML or PDF is read in a child process held to this many seconds and megabytes of
-# memory (extract_text, through citeview/core/limited.py); past either it is refused, with the limit
+# memory (extract_text, through citeview/core/common/limited.py); past either it is refused, with the limit
 # said. Uploads, pastes and fetches alike are read by the snapshots' worker, never in a web request.
 CITEVIEW_SNAPSHOT_EXTRACT_SECONDS = env_positive_int("CITEVIEW_SNAPSHOT_EXTRACT_SECONDS", 20)
 CITEVIEW_SNAPSHOT_EXTRACT_MEGABYTES = env_positive_int("CITEVIEW_SNAPSHOT_EXTRACT_MEGABYTES", 512)

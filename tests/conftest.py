@@ -60,7 +60,7 @@ def fixture_ids(paths: list[Path]) -> list[str]:
 
 
 # Recordings added to ../shared for issue 32 (the formats of 2025–26: Gemini's URL context) whose
-# supports point at chunks the response does not list (see tests/core/test_gemini.py). Their
+# supports point at chunks the response does not list (see tests/core/parsing/providers/test_gemini.py). Their
 # tests are expected to fail until that issue is done, strictly: one that passes must leave this list.
 # Every other recording must pass as before.
 AWAITING_ISSUE_32 = frozenset(

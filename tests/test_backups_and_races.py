@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 
-from citeview.core.attached import AttachedFile
+from citeview.core.parsing.attached import AttachedFile
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
 from citeview.review.models import Check, CheckRevision, Comment

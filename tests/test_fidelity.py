@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from citeview.core import registry
+from citeview.core.detection import registry
 from tests.conftest import (
     AWAITING_ISSUE_32,
     OPENROUTER_FILED_UNDER_OPENAI,

@@ -30,8 +30,8 @@ from django.test import Client, TestCase, override_settings
 from django.urls import reverse
 
 import citeview.dumps
-from citeview.core.parse import parse_dump
-from citeview.core.review.items import CheckItem, check_items
+from citeview.core.checking.items import CheckItem, check_items
+from citeview.core.parsing.parse import parse_dump
 from citeview.dumps.bulk import import_queue
 from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.services import dump_ingest, dump_organise

@@ -1,5 +1,5 @@
 """A maintainer's rule: where a provider's span lands, or why it does not, is decided and written by
-one placement step in the core (``citeview/core/placing.py``). No provider module writes an offset
+one placement step in the core (``citeview/core/parsing/placing.py``). No provider module writes an offset
 diagnostic code itself, so the codes and the rule behind them cannot drift apart per provider."""
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ def test_no_provider_module_writes_an_offset_diagnostic_code():
         for path in sorted(PROVIDERS.glob("*.py"))
         for code in OFFSET_CODES & _string_literals(path)
     }
-    assert not written, "offset diagnostic codes belong to citeview/core/placing.py"
+    assert not written, "offset diagnostic codes belong to citeview/core/parsing/placing.py"
 
 
 def test_the_placement_step_writes_every_offset_diagnostic_code():
-    from citeview.core import placing
+    from citeview.core.parsing import placing
 
     assert set(placing.OFFSET_CODES) == OFFSET_CODES
     assert _string_literals(Path(placing.__file__)) >= OFFSET_CODES

@@ -192,7 +192,7 @@ def test_the_walk_finds_the_patterns_of_every_kind_of_place():
     found = set(PATTERNS)
     assert "citeview.core.evidence.compare._MAYBE_PERIOD" in found
     assert any(at.startswith("citeview.core.evidence.compare:") for at in found)  # re.sub(r"\s+", …) in a function
-    assert any(at.startswith("citeview.core.providers.") for at in found)
+    assert any(at.startswith("citeview.core.parsing.providers.") for at in found)
     assert len(PATTERNS) > 100
     assert "not" in literal_pieces(PATTERNS["citeview.core.evidence.compare._NEGATION"])
 

@@ -21,7 +21,7 @@ from citeview.dumps.models import Dump
 from citeview.dumps.reading import dump_rebuild_stored
 from citeview.dumps.services import dump_ingest
 from citeview.review.selectors import dump_check_items
-from tests.core.test_gemini import body
+from tests.core.parsing.providers.test_gemini import body
 
 pytestmark = pytest.mark.django_db
 

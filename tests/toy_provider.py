@@ -11,12 +11,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from citeview.core import registry
-from citeview.core.citing import cite_markers
-from citeview.core.model import Response
-from citeview.core.phrases import phrase
-from citeview.core.registry import ApiFormat, Provider, Shape, ValueKind
-from citeview.core.sources import SourceTable
+from citeview.core.common.model import Response
+from citeview.core.common.phrases import phrase
+from citeview.core.detection import registry
+from citeview.core.detection.registry import ApiFormat, Provider, Shape, ValueKind
+from citeview.core.parsing.citing import cite_markers
+from citeview.core.parsing.sources import SourceTable
 
 # The toy's words are its own: no catalogue has them, so every language shows them in English.
 TOY_NOTATION = "[n] markers in the text, n being a 1-based position in toy_sources"

@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 
 from citeview.api.rates import KINDS, WHOSE, rate_setting
-from citeview.core import registry
+from citeview.core.detection import registry
 from citeview.review.forms import MAX_CHECK_BYTES, MAX_NOTE_CHARS, MAX_QUOTE_CHARS
 from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
 

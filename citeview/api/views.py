@@ -23,8 +23,8 @@ from django.views.csrf import csrf_failure as default_csrf_failure
 from citeview.accounts import roles
 from citeview.api.auth import api_endpoint, api_error
 from citeview.api.openapi import MAX_ID, openapi_document
-from citeview.core.errors import DumpError, too_large_error
-from citeview.core.review.items import CheckItem
+from citeview.core.checking.items import CheckItem
+from citeview.core.common.errors import DumpError, too_large_error
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, import_entries, import_results
 from citeview.dumps.forms import DumpDetailsForm, DumpFilterForm, assignable_editors, tag_names
 from citeview.dumps.http_status import form_error_status, status_for

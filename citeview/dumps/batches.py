@@ -10,8 +10,8 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
-from citeview.core.rendering.shortening import shortened
-from citeview.core.review.items import check_item_count
+from citeview.core.checking.items import check_item_count
+from citeview.core.common.shortening import shortened
 from citeview.dumps.derived import BATCH_RESPONSES as BATCH_RESPONSES  # browsed one response at a time
 from citeview.dumps.models import Dump, DumpResponse
 

@@ -10,9 +10,9 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from citeview.core.errors import DumpError
-from citeview.core.import_entries import ImportEntries, ImportEntry, ImportLimits, split_import
-from citeview.core.phrases import phrase
+from citeview.core.common.errors import DumpError
+from citeview.core.common.phrases import phrase
+from citeview.core.framing.import_entries import ImportEntries, ImportEntry, ImportLimits, split_import
 from citeview.dumps.blobs import blob_read, blob_store
 from citeview.dumps.models import Dump, Import, ImportedEntry, Tag
 from citeview.dumps.services import dump_ingest

@@ -18,12 +18,12 @@ from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import ngettext, to_locale
 
-from citeview.core import registry
-from citeview.core.parse import Attachment, parse_dump
+from citeview.core.checking.items import items_per_response
+from citeview.core.common.url_keys import cited_url_hashes
+from citeview.core.common.version import RESULT_VERSION
+from citeview.core.detection import registry
+from citeview.core.parsing.parse import Attachment, parse_dump
 from citeview.core.rendering.answer import render_response, response_prefix
-from citeview.core.review.items import items_per_response
-from citeview.core.url_keys import cited_url_hashes
-from citeview.core.version import RESULT_VERSION
 
 _STATUS_RANK = {"completed": 0, "incomplete": 1, "failed": 2}
 # A dump of more responses than this is a batch: browsed one response at a time (citeview.dumps.batches),
@@ -70,7 +70,7 @@ _kept_digest = functools.cache(_read_digest)
 
 def derived_fields(raw: bytes | IO[bytes], provider: str | None, request: Attachment | None) -> dict[str, Any]:
     """The fields of a ``Dump`` made from its bytes (and its request's): ``Dump.DERIVED_FIELDS``.
-    Raises :class:`citeview.core.errors.DumpError` for a dump that cannot be read."""
+    Raises :class:`citeview.core.common.errors.DumpError` for a dump that cannot be read."""
     return fields_of_result(normalised_result(raw, provider, request))
 
 

@@ -10,11 +10,11 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from citeview.accounts.roles import EDITOR, LEAD
-from citeview.core import registry
-from citeview.core.attached import AttachedFile
-from citeview.core.errors import DumpError, too_large_error
-from citeview.core.parse import Attachment, read_attachment
-from citeview.core.sizes import mebibytes
+from citeview.core.common.errors import DumpError, too_large_error
+from citeview.core.common.sizes import mebibytes
+from citeview.core.detection import registry
+from citeview.core.parsing.attached import AttachedFile
+from citeview.core.parsing.parse import Attachment, read_attachment
 from citeview.dumps.selectors import UNASSIGNED, team_editors
 
 # .eventstream and .bin: AWS's binary event stream (a Bedrock stream's body), which cannot be pasted.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from citeview.core.errors import DumpError
+from citeview.core.common.errors import DumpError
 
 _STATUS_BY_CODE = {
     "too_large": 413,

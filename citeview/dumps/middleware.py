@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.translation import gettext
 
-from citeview.core.errors import too_large_error
+from citeview.core.common.errors import too_large_error
 
 # A form post carries the dump plus a few small fields and the multipart framing.
 FORM_OVERHEAD_BYTES = 64 * 1024

@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from citeview.core.attached import AttachedFile
-from citeview.core.parse import Attachment
+from citeview.core.parsing.attached import AttachedFile
+from citeview.core.parsing.parse import Attachment
 from citeview.dumps.blobs import blob_read, blob_store
 from citeview.dumps.derived import BATCH_RESPONSES, batch_title
 
@@ -202,7 +202,7 @@ class Dump(KeepsBlobs, models.Model):
     response_items = models.JSONField(default=list, blank=True)
     # The answers' text and the sources' URLs and titles, for the list's search.
     search_text = models.TextField(blank=True)
-    # The digests of the http(s) pages its sources name (``citeview.core.url_keys.cited_url_hashes``):
+    # The digests of the http(s) pages its sources name (``citeview.core.common.url_keys.cited_url_hashes``):
     # a snapshot of a page finds the dumps it is evidence for by its digest.
     cited_url_hashes = models.TextField(blank=True)
     result = EncodedJSONField(_("normalised JSON"), default=unread_result)

@@ -21,10 +21,10 @@ from django.db.models import F
 from django.tasks import Task
 from django.utils import timezone, translation
 
-from citeview.core.errors import DumpError
-from citeview.core.parse import Attachment, may_read_pdf
-from citeview.core.pdf import PdfReadRefused, pdf_reads_refused
-from citeview.core.phrases import phrase
+from citeview.core.common.errors import DumpError
+from citeview.core.common.phrases import phrase
+from citeview.core.parsing.parse import Attachment, may_read_pdf
+from citeview.core.parsing.pdf import PdfReadRefused, pdf_reads_refused
 from citeview.dumps.batches import BATCH_RESPONSES, batch_rows_ensure, batch_rows_made, is_batch
 from citeview.dumps.blobs import blob_check, blob_opened, blob_read
 from citeview.dumps.code_fingerprint import running_code_fingerprint
@@ -46,7 +46,7 @@ QUEUED_MARK_SECONDS = 10 * 60
 def read_by_a_worker(raw: bytes, request: Attachment | None = None) -> bool:
     """Whether a dump is read by a worker rather than in the web request: one larger than
     ``CITEVIEW_READ_IN_TASK_ABOVE``, and one that may carry a PDF (a request's document, a fetched PDF,
-    one attached), whatever its size, as reading a dump's PDFs may take ``citeview.core.pdf.BUDGET_SECONDS``
+    one attached), whatever its size, as reading a dump's PDFs may take ``citeview.core.parsing.pdf.BUDGET_SECONDS``
     (20 s): a web worker never waits on a PDF."""
     return len(raw) > settings.CITEVIEW_READ_IN_TASK_ABOVE or may_read_pdf(raw, request)
 

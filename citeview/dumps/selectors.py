@@ -12,8 +12,8 @@ from django.db.models.functions import Least
 from django.shortcuts import get_object_or_404
 
 from citeview.accounts.roles import EDITOR, LEAD, REVIEWER, role_name
-from citeview.core.phrases import phrase_text
-from citeview.core.review.items import CheckItem, check_items
+from citeview.core.checking.items import CheckItem, check_items
+from citeview.core.common.phrases import phrase_text
 from citeview.dumps.derived import result_version
 from citeview.dumps.heartbeat import task_is_pending
 from citeview.dumps.models import Assignment, Dump, Import, ReadState

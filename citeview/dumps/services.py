@@ -13,8 +13,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from citeview.accounts import roles
-from citeview.core.evidence.request_documents import check_attached_documents
-from citeview.core.parse import Attachment
+from citeview.core.parsing.parse import Attachment
+from citeview.core.parsing.request_documents import check_attached_documents
 from citeview.dumps.blobs import blob_store
 from citeview.dumps.models import Assignment, AttachedDocument, Dump, ReadState, Tag
 from citeview.dumps.reading import (
@@ -39,10 +39,10 @@ def dump_ingest(
     """Store a dump unless the same bytes are stored already. Returns the dump and whether it is new.
 
     ``request`` is what the reviewer attached: the request's bytes, or the documents it sent on their
-    own (``citeview.core.parse.read_attachment``), each stored verbatim. Given with bytes already
+    own (``citeview.core.parsing.parse.read_attachment``), each stored verbatim. Given with bytes already
     stored, it is attached to that dump if it has nothing attached yet and :func:`can_attach_request`
     lets the uploader attach it; otherwise the dump is left as it was.
-    Raises :class:`citeview.core.errors.DumpError` for a dump that cannot be read; nothing is stored then.
+    Raises :class:`citeview.core.common.errors.DumpError` for a dump that cannot be read; nothing is stored then.
     """
     sha256 = hashlib.sha256(raw).hexdigest()
     existing = Dump.objects.filter(sha256=sha256).first()
@@ -87,7 +87,7 @@ def dump_ingest(
 def _check_attachment(request: Attachment | None) -> None:
     """Raise the :class:`DumpError` a worker's reading would for the documents attached on their own (a
     file neither text nor PDF), without reading their PDFs. (An attached request is checked when the
-    form or the API reads it: ``citeview.core.parse.read_attachment``.)"""
+    form or the API reads it: ``citeview.core.parsing.parse.read_attachment``.)"""
     if request and not isinstance(request, bytes):
         check_attached_documents(request)
 

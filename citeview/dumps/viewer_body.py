@@ -17,12 +17,12 @@ from django.http import Http404, QueryDict
 from django.template.loader import render_to_string
 from django.utils.translation import get_language, gettext
 
-from citeview.core.links import is_safe_http_url
-from citeview.core.phrases import phrase_text
-from citeview.core.pretty import pretty_dump_text
+from citeview.core.checking.side_by_side import evidence_view
+from citeview.core.common.links import is_safe_http_url
+from citeview.core.common.phrases import phrase_text
+from citeview.core.common.shortening import shortened
+from citeview.core.framing.pretty import pretty_dump_text
 from citeview.core.rendering.answer import footnotes, response_prefix, source_entries, source_labels
-from citeview.core.rendering.shortening import shortened
-from citeview.core.rendering.side_by_side import evidence_view
 from citeview.dumps.batches import batch_response, batch_rows
 from citeview.dumps.blobs import blob_size
 from citeview.dumps.code_fingerprint import running_code_fingerprint

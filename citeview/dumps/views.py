@@ -16,8 +16,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from citeview.accounts import roles
-from citeview.core.errors import DumpError
-from citeview.core.phrases import phrase_text
+from citeview.core.common.errors import DumpError
+from citeview.core.common.phrases import phrase_text
 from citeview.dumps.bulk import import_counts, import_progress, import_queue
 from citeview.dumps.forms import DumpDetailsForm, ImportForm
 from citeview.dumps.http_status import form_error_status, status_for

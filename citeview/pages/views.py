@@ -29,7 +29,7 @@ from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET, require_http_methods
 
 from citeview.accounts import roles
-from citeview.core.errors import DumpError
+from citeview.core.common.errors import DumpError
 from citeview.dumps.batches import batch_rows_made, is_batch
 from citeview.dumps.forms import DumpFilterForm, DumpForm
 from citeview.dumps.http_status import form_error_status, status_for

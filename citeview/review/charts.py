@@ -9,7 +9,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from citeview.core.review.metrics import scope_phrase
+from citeview.core.checking.metrics import scope_phrase
 from citeview.review.models import VERDICTS
 
 VERDICT_LABELS = dict(VERDICTS)

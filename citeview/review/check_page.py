@@ -17,14 +17,14 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from citeview.accounts import roles
-from citeview.core.phrases import phrase_text
+from citeview.core.checking.final import disagrees
+from citeview.core.checking.items import CUT_OFF, CheckItem, item_flags_and_comparisons
+from citeview.core.checking.side_by_side import hint_words
+from citeview.core.common.phrases import phrase_text
+from citeview.core.common.shortening import shortened
+from citeview.core.common.version import RESULT_VERSION
 from citeview.core.rendering.answer import citation_anchor, readable_marker, response_prefix, source_entries
 from citeview.core.rendering.plain import plain_text
-from citeview.core.rendering.shortening import shortened
-from citeview.core.rendering.side_by_side import hint_words
-from citeview.core.review.final import disagrees
-from citeview.core.review.items import CUT_OFF, CheckItem, item_flags_and_comparisons
-from citeview.core.version import RESULT_VERSION
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import UNASSIGNED
 from citeview.dumps.viewer_body import rendered_answers

@@ -8,8 +8,8 @@ from typing import Any
 
 from django.core.cache import cache
 
+from citeview.core.common.links import is_safe_http_url
 from citeview.core.evidence.held import held_evidence
-from citeview.core.links import is_safe_http_url
 from citeview.dumps.models import Dump
 from citeview.review.selectors import dump_check_items
 from citeview.snapshots.kept_passages import claim_sha256, statement_claim

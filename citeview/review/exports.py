@@ -22,8 +22,8 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
 from citeview.accounts import roles
+from citeview.core.checking.report import handover_report, labelled_report, report_markdown
 from citeview.core.rendering.plain import plain_text
-from citeview.core.review.report import handover_report, labelled_report, report_markdown
 from citeview.dumps.batches import BATCH_RESPONSES
 from citeview.dumps.forms import DumpFilterForm
 from citeview.dumps.models import Dump

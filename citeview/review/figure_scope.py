@@ -20,8 +20,8 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from citeview.accounts import roles
-from citeview.core.review.items import checkable_per_response
-from citeview.core.review.metrics import FigureScope
+from citeview.core.checking.items import checkable_per_response
+from citeview.core.checking.metrics import FigureScope
 from citeview.dumps.models import Dump
 from citeview.review.models import RECORDED, Check
 from citeview.review.selectors import checks_visible_to

@@ -1,5 +1,5 @@
 """The team's figures from recorded checks (``../shared/docs/evidence-review.md``), sliced by provider,
-API, model and tag over a date range; the formulas are in :mod:`citeview.core.review.metrics`."""
+API, model and tag over a date range; the formulas are in :mod:`citeview.core.checking.metrics`."""
 
 from __future__ import annotations
 
@@ -15,10 +15,8 @@ from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from citeview.core import registry
-from citeview.core.rendering.plain import plain_text
-from citeview.core.review.final import final_verdict
-from citeview.core.review.metrics import (
+from citeview.core.checking.final import final_verdict
+from citeview.core.checking.metrics import (
     FigureScope,
     Ratings,
     StatementJudgement,
@@ -32,6 +30,8 @@ from citeview.core.review.metrics import (
     recall_empty_because,
     verdict_distribution,
 )
+from citeview.core.detection import registry
+from citeview.core.rendering.plain import plain_text
 from citeview.dumps.models import Dump, ReadState
 from citeview.review.citation_evidence import evidence_counts
 from citeview.review.figure_scope import HiddenItem, ReaderScope

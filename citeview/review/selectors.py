@@ -13,7 +13,7 @@ from django.db.models import Count, Exists, F, IntegerField, Max, OuterRef, Q, Q
 from django.db.models.functions import Coalesce, Least
 
 from citeview.accounts import roles
-from citeview.core.review.items import CheckItem
+from citeview.core.checking.items import CheckItem
 from citeview.dumps.models import Assignment, Dump, ReadState
 from citeview.dumps.selectors import HEAVY_FIELDS
 from citeview.dumps.selectors import dump_check_items as dump_check_items  # review's pages read items here

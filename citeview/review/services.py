@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import Count, F, Subquery
 
 from citeview.accounts import roles
-from citeview.core.review.items import CheckItem, check_items
+from citeview.core.checking.items import CheckItem, check_items
 from citeview.dumps.models import Assignment, Dump
 from citeview.dumps.services import dump_assignments_set, dump_changed
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState

@@ -11,14 +11,14 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from citeview.core.checking.items import CheckItem
+from citeview.core.checking.report import snapshot_provenance
+from citeview.core.checking.side_by_side import CUT_HINT
+from citeview.core.common.links import is_safe_http_url
+from citeview.core.common.phrases import phrase_text
 from citeview.core.evidence.found import PassageFound, figures_and_dates, found_with
 from citeview.core.evidence.page_copies import copies_compared, model_copy_sentences
 from citeview.core.evidence.passages import Passage, passage_fragment_url, passages_of_claims
-from citeview.core.links import is_safe_http_url
-from citeview.core.phrases import phrase_text
-from citeview.core.rendering.side_by_side import CUT_HINT
-from citeview.core.review.items import CheckItem
-from citeview.core.review.report import snapshot_provenance
 from citeview.dumps.models import Dump
 from citeview.review.exports import shown_time
 from citeview.review.forms import SnapshotPasteForm, SnapshotUploadForm
@@ -48,7 +48,7 @@ def item_source_url(dump: Dump, item: CheckItem) -> str | None:
     """The http(s) URL of the item's source, the one its snapshots belong to; None for an item with no
     such source (a file, a marker without a source, a statement)."""
     source = item_source(dump, item)
-    # As the panel links it: only an explicit http(s) URL with a host (core.links).
+    # As the panel links it: only an explicit http(s) URL with a host (core.common.links).
     return source["url"] if source is not None and is_safe_http_url(source["url"]) else None
 
 

@@ -14,8 +14,8 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from citeview.accounts import roles
+from citeview.core.checking.items import CheckItem
 from citeview.core.evidence.extract import ExtractionError
-from citeview.core.review.items import CheckItem
 from citeview.dumps.models import Dump
 from citeview.dumps.reading import dump_queue_rebuild
 from citeview.dumps.selectors import dump_get

@@ -15,9 +15,9 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from citeview.accounts import roles
-from citeview.core.bidi_controls import show_bidi_controls
-from citeview.core.rendering.shortening import shortened
-from citeview.core.review.items import CheckItem
+from citeview.core.checking.items import CheckItem
+from citeview.core.common.bidi_controls import show_bidi_controls
+from citeview.core.common.shortening import shortened
 from citeview.dumps.http_status import form_error_status
 from citeview.dumps.models import Dump
 from citeview.dumps.selectors import dump_get

@@ -54,10 +54,10 @@ from urllib3.exceptions import SSLError
 from urllib3.exceptions import TimeoutError as Urllib3Timeout
 from urllib3.util.ssl_match_hostname import CertificateError
 
+from citeview.core.common.links import is_safe_http_url
+from citeview.core.common.phrases import Phrase, phrase
+from citeview.core.common.sizes import mebibytes
 from citeview.core.evidence.extract import parse_content_type
-from citeview.core.links import is_safe_http_url
-from citeview.core.phrases import Phrase, phrase
-from citeview.core.sizes import mebibytes
 
 MAX_BYTES = 10 * 1024 * 1024
 CONNECT_TIMEOUT = 5.0

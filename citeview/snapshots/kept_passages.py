@@ -19,12 +19,12 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 
+from citeview.core.checking.items import CheckItem
+from citeview.core.checking.side_by_side import claim_words
+from citeview.core.common.links import is_safe_http_url
+from citeview.core.common.url_keys import source_url_key
+from citeview.core.common.version import PASSAGE_VERSION
 from citeview.core.evidence.found import PassageFound, passages_for_claims
-from citeview.core.links import is_safe_http_url
-from citeview.core.rendering.side_by_side import claim_words
-from citeview.core.review.items import CheckItem
-from citeview.core.url_keys import source_url_key
-from citeview.core.version import PASSAGE_VERSION
 from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.selectors import dump_check_items
 from citeview.snapshots.models import Snapshot, SnapshotPassage

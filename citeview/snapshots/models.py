@@ -84,7 +84,7 @@ class SnapshotPassage(models.Model):
     found once by a worker when the snapshot is taken or a dump citing the page is stored, and read by
     the check panel, the report and the figures. Keyed by the claim's SHA-256, so a statement that
     several dumps make is looked for once; ``finder`` is the version of the code that found it
-    (``citeview.core.version.PASSAGE_VERSION``): one found by other code is found again."""
+    (``citeview.core.common.version.PASSAGE_VERSION``): one found by other code is found again."""
 
     snapshot = models.ForeignKey(Snapshot, on_delete=models.CASCADE, related_name="passages")
     claim_sha256 = models.CharField(max_length=64)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from citeview.core.url_keys import source_url_key, url_sha256
-from citeview.core.version import PASSAGE_VERSION
+from citeview.core.common.url_keys import source_url_key, url_sha256
+from citeview.core.common.version import PASSAGE_VERSION
 from citeview.dumps.heartbeat import task_uuid, tasks_pending
 from citeview.snapshots.models import PENDING_STATES, Snapshot, SnapshotFetch, SnapshotPassage
 

@@ -18,9 +18,9 @@ from django.db import transaction
 from django.tasks import Task
 from django.utils import timezone
 
+from citeview.core.common.phrases import Phrase, phrase
+from citeview.core.common.url_keys import source_url_key, url_sha256
 from citeview.core.evidence.extract import MAX_SNAPSHOT_BYTES, ExtractionError, checked_source_type
-from citeview.core.phrases import Phrase, phrase
-from citeview.core.url_keys import source_url_key, url_sha256
 from citeview.dumps.blobs import blob_store
 from citeview.snapshots.models import PENDING_STATES, FetchState, SnapshotFetch, SnapshotMethod
 from citeview.snapshots.selectors import fetches_lost, fetches_pending, snapshot_of_bytes

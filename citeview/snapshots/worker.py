@@ -19,9 +19,9 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from citeview.core.common.phrases import Phrase, phrase
+from citeview.core.common.url_keys import source_url_key, url_sha256
 from citeview.core.evidence.extract import ExtractionError, extract_text
-from citeview.core.phrases import Phrase, phrase
-from citeview.core.url_keys import source_url_key, url_sha256
 from citeview.dumps.blobs import blob_read, blob_store
 from citeview.snapshots.fetch import FetchError, fetch
 from citeview.snapshots.kept_passages import snapshot_taken

@@ -244,7 +244,7 @@ def json_lines(count: int) -> bytes:
 
 def test_thirty_megabytes_of_one_line_numbers_are_refused_in_a_small_multiple_of_the_body(editor_api):
     # The test client holds the body once and the view reads it once: two copies. The split adds
-    # almost nothing (tests/core/test_bulk.py); anything kept per line (15 million) would be gigabytes.
+    # almost nothing (tests/core/framing/test_import_entries.py); anything kept per line (15 million) would be gigabytes.
     body = b"1\n" * (15 * 1024 * 1024)
     tracemalloc.start()
     response = api_import(editor_api, body, "application/x-ndjson", "ones.jsonl")

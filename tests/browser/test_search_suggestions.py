@@ -7,7 +7,7 @@ import json
 import pytest
 
 from citeview.dumps.services import dump_ingest
-from tests.core.test_gemini import body
+from tests.core.parsing.providers.test_gemini import body
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

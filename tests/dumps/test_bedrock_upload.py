@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from citeview.dumps.models import Dump
 from tests.conftest import SHARED_FIXTURES
-from tests.core.test_eventstream import converse_events, event_stream
+from tests.core.framing.test_eventstream import converse_events, event_stream
 
 pytestmark = pytest.mark.django_db
 

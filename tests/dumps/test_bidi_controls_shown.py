@@ -11,7 +11,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from citeview.core.bidi_controls import BIDI_CONTROLS
+from citeview.core.common.bidi_controls import BIDI_CONTROLS
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest, dump_organise
 from tests.builders import sonar_object

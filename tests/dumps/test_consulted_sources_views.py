@@ -7,7 +7,7 @@ import json
 import re
 
 from citeview.dumps.models import Dump
-from tests.core.test_openai import LINK, URL, body, message_item, search_call, url_citation
+from tests.core.parsing.providers.test_openai import LINK, URL, body, message_item, search_call, url_citation
 
 
 def test_consulted_pages_are_listed_apart_after_the_cited_ones(editor_client):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from citeview.dumps.models import Dump
-from tests.core.test_anthropic import message, text
-from tests.core.test_anthropic_web_fetch import PAGE_TEXT, PAGE_URL, call, failed, fetched
+from tests.core.parsing.providers.test_anthropic import message, text
+from tests.core.parsing.providers.test_anthropic_web_fetch import PAGE_TEXT, PAGE_URL, call, failed, fetched
 
 CALLER = {"type": "code_execution_20260120", "tool_id": "srv_0"}
 

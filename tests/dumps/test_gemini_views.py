@@ -7,7 +7,7 @@ import json
 import pytest
 
 from citeview.dumps.models import Dump
-from tests.core.test_gemini import body
+from tests.core.parsing.providers.test_gemini import body
 from tests.dumps.test_suggestions_frame import IN_OUR_FRAME
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from django.utils import translation
 from django.utils.html import escape
 
-from citeview.core.phrases import phrase_text
+from citeview.core.common.phrases import phrase_text
 from citeview.dumps.models import Dump
 from tests.conftest import own_fixture
 

@@ -15,7 +15,7 @@ from citeview.dumps.models import Dump, ReadState
 from citeview.dumps.reading import dump_read_begin, dump_read_stored
 from citeview.dumps.services import dump_ingest
 from tests.conftest import sse
-from tests.core.test_streamed_reading import large
+from tests.core.framing.test_streamed_reading import large
 
 pytestmark = pytest.mark.django_db
 

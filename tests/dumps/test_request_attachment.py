@@ -7,7 +7,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from citeview.core.attached import AttachedFile
+from citeview.core.parsing.attached import AttachedFile
 from citeview.dumps.models import AttachedDocument, Dump
 from citeview.dumps.reading import dump_rebuild
 from citeview.dumps.services import (

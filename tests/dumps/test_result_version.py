@@ -1,7 +1,7 @@
 """A stored result is out of date as soon as anything that made it changes, and is then rebuilt.
 
 The version is a digest (``citeview.dumps.derived.result_version``) of the core's code and rendering
-libraries (``tests/core/test_version.py``), the code that derives the stored fields, the footnote cap
+libraries (``tests/core/common/test_version.py``), the code that derives the stored fields, the footnote cap
 and the catalogues whose words the renderings carry.
 """
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from citeview.core.model import Citation, ReasoningText, Recitation, Response
-from citeview.core.sources import SourceTable
+from citeview.core.common.model import Citation, ReasoningText, Recitation, Response
+from citeview.core.parsing.sources import SourceTable
 from citeview.dumps.services import dump_ingest
 from tests.toy_provider import TOY_ANSWERS, toy_answer, toy_registered
 

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from citeview.dumps.models import Dump
-from tests.core.test_gemini import body
+from tests.core.parsing.providers.test_gemini import body
 
 pytestmark = pytest.mark.django_db
 

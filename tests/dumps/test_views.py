@@ -11,7 +11,7 @@ from django.urls import reverse
 from citeview.dumps.models import Dump
 from tests.builders import sonar_object
 from tests.conftest import own_fixture, sse
-from tests.core.test_anthropic import stream_events
+from tests.core.parsing.providers.test_anthropic import stream_events
 
 pytestmark = pytest.mark.django_db
 
@@ -198,7 +198,7 @@ def test_a_paste_is_stored_with_the_line_ends_the_box_shows(editor_client):
 
 
 def test_back_links_go_only_to_citations_on_the_page_and_the_rest_are_counted(editor_client):
-    from citeview.core.answer_markdown import MAX_MARKDOWN_CHARS
+    from citeview.core.common.answer_markdown import MAX_MARKDOWN_CHARS
 
     # Source 1 is cited in the rendered part and past it; source 2 only past it.
     text = "始まり[1]。" + "あ" * MAX_MARKDOWN_CHARS + "終わり[1][2]。"

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.text import Truncator
 from markdown_it import MarkdownIt
 
-from citeview.core.bidi_controls import show_bidi_controls
+from citeview.core.common.bidi_controls import show_bidi_controls
 from citeview.dumps.models import Dump
 from citeview.review.selectors import dump_check_items
 

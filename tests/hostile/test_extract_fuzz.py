@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citeview.core.evidence.extract import Extraction, ExtractionError, _read_in_process, extract_text
+from tests.core.evidence.test_evidence_extract import ARTICLE
 from tests.core.pdfs import pdf_form_bomb, pdf_with_filter, pdf_with_pages
-from tests.core.test_evidence_extract import ARTICLE
 from tests.snapshots.pages import POPULATION_PAGE
 
 settings.register_profile(

@@ -8,7 +8,7 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from citeview.core.bidi_controls import show_bidi_controls
+from citeview.core.common.bidi_controls import show_bidi_controls
 from tests.hostile.corpus import TEXT, params
 from tests.hostile.dumps import agent_dump
 from tests.hostile.pages import assert_escaped, assert_inert, norm, shown_text

@@ -14,7 +14,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from citeview.core.bidi_controls import show_bidi_controls
+from citeview.core.common.bidi_controls import show_bidi_controls
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
 from tests.hostile.corpus import MARKDOWN, TEXT, TEXT_SHORT, URLS_HTTP, URLS_NOT_HTTP, params

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from citeview.core import pdf
-from citeview.core.attached import AttachedFile
 from citeview.core.evidence import extract
 from citeview.core.evidence.extract import ExtractionError, extract_text
-from citeview.core.parse import parse_dump
+from citeview.core.parsing import pdf
+from citeview.core.parsing.attached import AttachedFile
+from citeview.core.parsing.parse import parse_dump
 from citeview.dumps.models import Dump
 from tests.conftest import PROJECT_DIR, SHARED_FIXTURES
 from tests.core.pdfs import pdf_form_bomb

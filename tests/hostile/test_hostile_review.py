@@ -12,7 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from citeview.core.bidi_controls import show_bidi_controls
+from citeview.core.common.bidi_controls import show_bidi_controls
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
 from tests.conftest import own_fixture

@@ -21,15 +21,15 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from citeview.core import registry
-from citeview.core.answer_markdown import MAX_MARKDOWN_CHARS
-from citeview.core.errors import DumpError
+from citeview.core.checking.side_by_side import evidence_rows
+from citeview.core.checking.statements import statements
+from citeview.core.common.answer_markdown import MAX_MARKDOWN_CHARS
+from citeview.core.common.errors import DumpError
+from citeview.core.common.model import SEVERITIES
+from citeview.core.detection import registry
 from citeview.core.framing import read_dump
-from citeview.core.model import SEVERITIES
-from citeview.core.parse import parse_dump
+from citeview.core.parsing.parse import parse_dump
 from citeview.core.rendering.answer import render_response, source_labels
-from citeview.core.rendering.side_by_side import evidence_rows
-from citeview.core.review.statements import statements
 from tests.conftest import real_fixtures, recorded_providers
 from tests.hostile import strategies as hs
 

@@ -15,7 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from citeview.core.framing import read_dump
-from tests.core.test_eventstream import encode_message, exception_message
+from tests.core.framing.test_eventstream import encode_message, exception_message
 from tests.hostile import strategies as hs
 from tests.hostile.test_properties import PROFILE, check_dump, check_strict_json
 

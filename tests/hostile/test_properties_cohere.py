@@ -17,7 +17,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from citeview.core.parse import parse_dump
+from citeview.core.parsing.parse import parse_dump
 from tests.conftest import OWN_FIXTURES, PROJECT_DIR
 from tests.hostile import strategies as hs
 from tests.hostile.test_properties import PROFILE, check_dump

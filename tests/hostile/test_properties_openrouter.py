@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from citeview.core.parse import parse_dump
+from citeview.core.parsing.parse import parse_dump
 from tests.hostile import strategies as hs
 from tests.hostile.test_properties import PROFILE, check_dump
 

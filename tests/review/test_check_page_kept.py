@@ -58,7 +58,7 @@ def hostile_dump(editor) -> Dump:
 @pytest.fixture
 def comparisons(monkeypatch) -> list[int]:
     """Counts the comparisons made (``compare_readings``, which every hint and flag comes from)."""
-    from citeview.core.rendering import side_by_side
+    from citeview.core.checking import side_by_side
 
     made: list[int] = []
     compare_readings = side_by_side.compare_readings

@@ -208,7 +208,7 @@ def test_two_saves_of_one_item_at_the_same_moment_keep_one_and_refuse_the_other(
         pytest.skip("SQLite lets one writer in at a time; this race is run against PostgreSQL (scripts/test-postgres)")
     import threading
 
-    from citeview.core.review.items import check_items
+    from citeview.core.checking.items import check_items
     from citeview.review.services import CheckConflict, check_save
 
     dump = dump_ingest(raw=own_fixture(SEED), uploaded_by=editor)[0]

@@ -224,7 +224,7 @@ def test_a_providers_slice_counts_the_items_of_that_providers_responses_only(cli
 
 
 def test_the_items_each_response_offers_follow_the_checks_order_up_to_the_limit():
-    from citeview.core.review.items import checkable_per_response
+    from citeview.core.checking.items import checkable_per_response
 
     # Citations of every response first, then markers, then statements: a limit of 5 takes the three
     # responses' citations (1 + 2 + 0) and the first response's two markers.

@@ -12,10 +12,10 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from citeview.core import registry
-from citeview.core.review.items import CheckItem
-from citeview.core.review.report import handover_report, report_markdown
-from citeview.core.review.statements import Statement
+from citeview.core.checking.items import CheckItem
+from citeview.core.checking.report import handover_report, report_markdown
+from citeview.core.checking.statements import Statement
+from citeview.core.detection import registry
 from citeview.dumps.models import Dump
 from citeview.dumps.services import dump_ingest
 from citeview.review.models import Check, Comment

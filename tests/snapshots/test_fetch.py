@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from citeview.core.phrases import phrase_text
+from citeview.core.common.phrases import phrase_text
 from citeview.snapshots.fetch import USER_AGENT, FetchError, address_refusal, checked_url, fetch
 from tests.snapshots.pages import LONG_HEADER_LINE, MANY_HEADERS, SSH_BANNER, html_route, page_server, raw_page_server
 

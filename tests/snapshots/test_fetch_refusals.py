@@ -15,7 +15,7 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from citeview.core.phrases import phrase_text
+from citeview.core.common.phrases import phrase_text
 from citeview.dumps.services import dump_ingest
 from citeview.snapshots import fetch as fetcher
 from citeview.snapshots.fetch import FetchError, fetch

@@ -11,8 +11,8 @@ from django.urls import reverse
 
 from citeview.dumps.services import dump_ingest
 from citeview.snapshots.services import snapshot_paste
-from tests.core.test_anthropic import message, text, web
-from tests.core.test_anthropic_web_fetch import PAGE_URL, call, fetched
+from tests.core.parsing.providers.test_anthropic import message, text, web
+from tests.core.parsing.providers.test_anthropic_web_fetch import PAGE_URL, call, fetched
 
 pytestmark = pytest.mark.django_db
 

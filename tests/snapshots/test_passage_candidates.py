@@ -9,13 +9,13 @@ import re
 import pytest
 from django.urls import reverse
 
-from citeview.core.version import PASSAGE_VERSION
+from citeview.core.common.version import PASSAGE_VERSION
 from citeview.dumps.services import dump_ingest
 from citeview.snapshots.kept_passages import passages_refresh
 from citeview.snapshots.models import Snapshot, SnapshotPassage
 from citeview.snapshots.services import snapshot_paste
 from tests.builders import sonar_object
-from tests.core.test_passages import VOTE_CLAIM, VOTE_PAGE
+from tests.core.evidence.test_passages import VOTE_CLAIM, VOTE_PAGE
 
 pytestmark = pytest.mark.django_db
 

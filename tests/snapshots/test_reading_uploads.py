@@ -16,7 +16,7 @@ from django.tasks import TaskResultStatus
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
-from citeview.core import limited
+from citeview.core.common import limited
 from citeview.core.evidence import extract
 from citeview.dumps.blobs import blob_read
 from citeview.dumps.services import dump_ingest

@@ -9,7 +9,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from citeview.core.url_keys import source_url_key
+from citeview.core.common.url_keys import source_url_key
 from citeview.dumps.blobs import blob_read
 from citeview.dumps.services import dump_ingest
 from citeview.review.models import Check

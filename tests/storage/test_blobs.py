@@ -124,7 +124,7 @@ def test_a_missing_document_names_its_index_and_its_dump(blobs, editor):
 
 
 def _attached():
-    from citeview.core.attached import AttachedFile
+    from citeview.core.parsing.attached import AttachedFile
 
     return [AttachedFile("policy.txt", POLICY.encode()), AttachedFile("heat-report.pdf", pdf_of(*REPORT_PAGES))]
 

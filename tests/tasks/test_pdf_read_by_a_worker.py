@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from citeview.core import pdf
+from citeview.core.parsing import pdf
 from citeview.dumps import reading
 from citeview.dumps.derived import result_version
 from citeview.dumps.models import Dump

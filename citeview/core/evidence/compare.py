@@ -68,7 +68,7 @@ from decimal import Decimal, InvalidOperation
 from html import escape
 from typing import Any, Literal
 
-from citeview.core.numbers import folded, number_value
+from citeview.core.common.numbers import folded, number_value
 
 Kind = Literal["date", "figure", "qualifier", "negation"]
 Outcome = Literal["differs", "not_stated", "negation_differs"]

@@ -11,7 +11,7 @@ left out is said in ``notes``, never dropped silently; a file that cannot be rea
 
 These limits are checked between the parsers' steps, not inside them (one PDF page can hold a
 runaway), so :func:`extract_text` runs the parsers in a child process with a hard limit of time and
-memory (``citeview.core.limited``); only plain text, whose decoding cannot run away, is read in the
+memory (``citeview.core.common.limited``); only plain text, whose decoding cannot run away, is read in the
 process. The parsers themselves are private: nothing reaches them but the child.
 """
 
@@ -30,10 +30,10 @@ from lxml import etree  # type: ignore[import-untyped]
 from lxml import html as lxml_html
 from pypdf.errors import DependencyError, FileNotDecryptedError
 
-from citeview.core.evidence.markup_text import CELLS, closing_text, markup_stripped, opening_text, tidied
+from citeview.core.common.limited import Stopped, run_limited
+from citeview.core.common.markup_text import CELLS, closing_text, markup_stripped, opening_text, tidied
+from citeview.core.common.phrases import Phrase, phrase
 from citeview.core.evidence.pdf_pages import Page, page_at
-from citeview.core.limited import Stopped, run_limited
-from citeview.core.phrases import Phrase, phrase
 
 # A saved page larger than this is refused before it is parsed (a fetch is capped at 10 MB too).
 MAX_SNAPSHOT_BYTES = 10 * 1024 * 1024

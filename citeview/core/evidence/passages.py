@@ -40,12 +40,12 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from citeview.core.common.links import text_fragment_url
+from citeview.core.common.numbers import NUMBER, folded, number_value
 from citeview.core.evidence.pdf_pages import Page, page_at
-from citeview.core.links import text_fragment_url
-from citeview.core.markers import MARKER
-from citeview.core.numbers import NUMBER, folded, number_value
+from citeview.core.parsing.markers import MARKER
 
-# The least score of a passage found, chosen from the pages written for tests/core/test_passages.py
+# The least score of a passage found, chosen from the pages written for tests/core/evidence/test_passages.py
 # (the scores they gave are listed there). Pages holding the claim in nearly its words, or with
 # another figure or year, scored 59–82; reworded claims 38–65 (38: "did not grow", which must be found
 # for its negation to be flagged); pages without the claim, on the same subject or not, 25 at most.

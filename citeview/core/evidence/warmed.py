@@ -1,4 +1,4 @@
-"""Imported once by the forkserver of :mod:`citeview.core.limited`, before it forks a child for each
+"""Imported once by the forkserver of :mod:`citeview.core.common.limited`, before it forks a child for each
 read: reading one small page here sets up what trafilatura builds on its first use, so that no child
 has to. (The page is ours and tiny: the only place the parsers are called outside a child.)"""
 

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from itertools import chain
 from typing import IO, Any
 
-from citeview.core.errors import DumpError
+from citeview.core.common.errors import DumpError
+from citeview.core.common.phrases import phrase
 from citeview.core.framing.eventstream import event_stream_values, looks_like_event_stream
 from citeview.core.framing.framed import LINE_BREAK, MAX_DEPTH, DumpReading, FramedDump, decode_dump_text
 from citeview.core.framing.jsonl import json_document, read_json_or_jsonl
@@ -27,7 +28,6 @@ from citeview.core.framing.strict_json import (
     proven_and_checked,
     refuse_deep,
 )
-from citeview.core.phrases import phrase
 
 __all__ = [
     "LINE_BREAK",

@@ -26,7 +26,8 @@ from typing import Any
 
 import msgspec
 
-from citeview.core.errors import DumpError
+from citeview.core.common.errors import DumpError
+from citeview.core.common.phrases import Phrase, phrase
 from citeview.core.framing.framed import MAX_DEPTH, DumpReading
 from citeview.core.framing.source import PART_BYTES, DumpFile
 from citeview.core.framing.strict_json import (
@@ -40,7 +41,6 @@ from citeview.core.framing.strict_json import (
     may_nest_too_deep,
     refuse_deep,
 )
-from citeview.core.phrases import Phrase, phrase
 
 PRELUDE_BYTES = 12  # total length, headers length, the prelude's CRC32
 MIN_MESSAGE_BYTES = 16  # a prelude and the message's CRC32, no headers, no payload

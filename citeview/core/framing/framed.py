@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from citeview.core.errors import DumpError
-from citeview.core.phrases import phrase
+from citeview.core.common.errors import DumpError
+from citeview.core.common.phrases import phrase
 
 if TYPE_CHECKING:
     from citeview.core.framing.eventstream import DamagedMessage

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from citeview.core.errors import DumpError
+from citeview.core.common.errors import DumpError
+from citeview.core.common.phrases import phrase
 from citeview.core.framing.framed import LINE_BREAK, FramedDump
 from citeview.core.framing.strict_json import json_error, loads_strict
-from citeview.core.phrases import phrase
 
 
 def read_json_or_jsonl(text: str) -> FramedDump:

@@ -13,7 +13,8 @@ from typing import Any
 import msgspec
 import orjson
 
-from citeview.core.errors import DumpError
+from citeview.core.common.errors import DumpError
+from citeview.core.common.phrases import phrase
 from citeview.core.framing.framed import LINE_BREAK, MAX_DEPTH, DumpReading, decode_dump_text
 from citeview.core.framing.jsonl import each_line_alone
 from citeview.core.framing.source import PART_BYTES, DumpFile
@@ -25,7 +26,6 @@ from citeview.core.framing.strict_json import (
     refuse_deep,
     written_proof,
 )
-from citeview.core.phrases import phrase
 
 SSE_FIELD_LINE = re.compile(r"^(data|event|id|retry)?:")
 

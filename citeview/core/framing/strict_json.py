@@ -14,9 +14,9 @@ from typing import Any
 import msgspec
 import orjson
 
-from citeview.core.errors import DumpError
+from citeview.core.common.errors import DumpError
+from citeview.core.common.phrases import Phrase, phrase
 from citeview.core.framing.framed import MAX_DEPTH
-from citeview.core.phrases import Phrase, phrase
 
 
 def loads_strict(text: str | bytes) -> Any:

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from citeview.core.answer_markdown import MAX_MARKDOWN_CHARS, Place, placeholders_shown
-from citeview.core.bidi_controls import show_bidi_controls
-from citeview.core.links import is_safe_http_url, url_domain
-from citeview.core.phrases import Translate, phrase_text, untranslated
+from citeview.core.common.answer_markdown import MAX_MARKDOWN_CHARS, Place, placeholders_shown
+from citeview.core.common.bidi_controls import show_bidi_controls
+from citeview.core.common.links import is_safe_http_url, url_domain
+from citeview.core.common.phrases import Translate, phrase_text, untranslated
+from citeview.core.common.shortening import shortened
 from citeview.core.rendering.markdown import Anchor, AnchorLink, Card, cards_markup, render_markdown
-from citeview.core.rendering.shortening import shortened
 
 
 def response_prefix(index: int) -> str:
@@ -463,7 +463,7 @@ class _FootnoteParts:
 
 
 def _source_card(card_id: str, source: dict[str, Any], gettext: Translate, *, conflict: bool) -> Card:
-    # A source's title is a name people read: its bidi controls are shown, not obeyed (core.bidi_controls).
+    # A source's title is a name people read: its bidi controls are shown, not obeyed (core.common.bidi_controls).
     title = str(source["title"] or url_domain(source["url"]) or source["url"] or source["key"])
     redirect = source["extra"].get("redirect")
     return Card(

@@ -1,6 +1,6 @@
 """The Markdown renderer for answers: citation anchors drawn as footnotes, the rest sanitised.
 
-The answer is read by the parser every stage shares (``citeview.core.answer_markdown``); this module
+The answer is read by the parser every stage shares (``citeview.core.common.answer_markdown``); this module
 adds how each anchor is drawn, and sanitises what markdown-it makes of the text.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
-from citeview.core.answer_markdown import Place, answer_parser, with_placeholders
+from citeview.core.common.answer_markdown import Place, answer_parser, with_placeholders
 from citeview.core.rendering.sanitize import sanitize_html
 
 

@@ -14,7 +14,7 @@ import re
 
 import bleach
 
-from citeview.core.links import is_safe_http_url
+from citeview.core.common.links import is_safe_http_url
 
 _BLOCK_TAGS = ("p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "ul", "ol", "li")
 _TABLE_TAGS = ("table", "thead", "tbody", "tr", "th", "td")

@@ -1,5 +1,5 @@
 """``{{ value|show_bidi }}``: a title, file name or URL from a dump with its bidi controls shown
-(``⟨U+202E⟩``), so that it cannot turn round what the reader sees (see ``citeview.core.bidi_controls``)."""
+(``⟨U+202E⟩``), so that it cannot turn round what the reader sees (see ``citeview.core.common.bidi_controls``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from citeview.core.bidi_controls import show_bidi_controls
+from citeview.core.common.bidi_controls import show_bidi_controls
 
 register = template.Library()
 

@@ -18,9 +18,9 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from citeview.core.errors import DumpError, too_large_error
-from citeview.core.import_entries import ImportEntry
-from citeview.core.phrases import phrase
+from citeview.core.common.errors import DumpError, too_large_error
+from citeview.core.common.phrases import phrase
+from citeview.core.framing.import_entries import ImportEntry
 from citeview.dumps.bulk import ALREADY_STORED, ERROR, STORED, ImportResult, import_entries, import_results
 from citeview.dumps.forms import tag_names
 from citeview.dumps.services import tags_named

@@ -12,10 +12,10 @@ from typing import IO, Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from citeview.core import registry
-from citeview.core.attached import AttachedFile
-from citeview.core.errors import DumpError
-from citeview.core.parse import Attachment, parse_dump
+from citeview.core.common.errors import DumpError
+from citeview.core.detection import registry
+from citeview.core.parsing.attached import AttachedFile
+from citeview.core.parsing.parse import Attachment, parse_dump
 
 
 class Command(BaseCommand):

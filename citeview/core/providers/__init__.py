@@ -1,2 +1,0 @@
-"""One module per provider. Each ends by declaring its APIs with ``register(ApiFormat(...))``
-(``citeview/core/registry.py``), which finds every module here by itself."""
