@@ -7,7 +7,7 @@ PORT ?= 8000
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run dev setup hooks test bench lint browser messages venv dev-venv migrate clean
+.PHONY: run dev setup hooks test bench lint architecture browser messages venv dev-venv migrate clean
 
 # Served as deployed (DEBUG off, gunicorn, static files by WhiteNoise), over plain http, with Fetch on:
 # the environment is scripts/run-env's, with a secret key made once in var/.
@@ -64,6 +64,11 @@ lint: dev-venv
 	$(VENV)/bin/ruff format --check citeview tests bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
+	$(PY) scripts/draw_architecture.py --check
+
+# Draws docs/architecture.md's two pictures of the imports again, from the code.
+architecture: dev-venv
+	$(PY) scripts/draw_architecture.py --write
 
 # Brings the Japanese catalogue up to date with the code; then translate what is new.
 # Our makemessages also collects the core's `phrase(...)` sentences (citeview/core/common/phrases.py).

@@ -73,7 +73,7 @@ def picture(graph: grimp.ImportGraph, key: str) -> str:
     counts = import_counts(graph, container, names)
     lines = ["```mermaid", "flowchart TB"]
     for depth, row in enumerate(layers):
-        lines.append(f"    subgraph floor{depth} [\" \"]")
+        lines.append(f'    subgraph floor{depth} [" "]')
         lines.append("        direction LR")
         lines.extend(f"        {name}[{name}]" for name in row)
         lines.append("    end")
