@@ -37,8 +37,12 @@ def inputs(extra: list[Path]) -> list[Path]:
 
 
 def digest(raw: bytes) -> str:
-    from citeview.core.common.errors import DumpError
-    from citeview.core.parsing.parse import parse_dump
+    try:
+        from citeview.core.common.errors import DumpError
+        from citeview.core.parsing.parse import parse_dump
+    except ModuleNotFoundError:  # a checkout from before the core was cut into stages (issue 43)
+        from citeview.core.errors import DumpError  # type: ignore[no-redef]
+        from citeview.core.parse import parse_dump  # type: ignore[no-redef]
 
     try:
         result: object = parse_dump(raw, max_bytes=len(raw) + 1).to_json()
