@@ -179,7 +179,7 @@ def dump_rebuild_stored(*, pk: int, everything: bool = False) -> bool:
     if dump is None or (not everything and dump_result_is_current(dump)):
         return False
     dump_rebuild(dump=dump)
-    dump_pages_keep(pk=pk)
+    keep_dump_pages.enqueue(pk)
     return True
 
 

@@ -14,13 +14,18 @@ import time
 from typing import Any
 
 from django.tasks import TaskContext, task
+from django.tasks.base import DEFAULT_TASK_PRIORITY
+
+# Keeping a read dump's viewer pages only spares its later views a render (a view with none kept
+# renders its own): a dump waiting to be read goes first.
+KEEP_PAGES_PRIORITY = DEFAULT_TASK_PRIORITY - 5  # (still above the snapshots' work: test_queues)
 
 
 @task(takes_context=True)
 def read_dump(context: TaskContext[Any, Any], dump_id: int) -> str:
     """Read a stored dump's bytes into its result; returns the dump's state afterwards."""
     from citeview.dumps.models import Dump, ReadState
-    from citeview.dumps.reading import dump_pages_keep, dump_read_begin, dump_read_stored  # reading queues this
+    from citeview.dumps.reading import dump_read_begin, dump_read_stored  # reading queues this
     from citeview.dumps.signals import dump_stored
 
     if not dump_read_begin(pk=dump_id, task_id=str(context.task_result.id)):
@@ -29,7 +34,7 @@ def read_dump(context: TaskContext[Any, Any], dump_id: int) -> str:
     state = dump_read_stored(pk=dump_id)
     if state == ReadState.READY:
         dump_stored.send(sender=Dump, pk=dump_id)
-        dump_pages_keep(pk=dump_id)  # its first view finds them kept
+        keep_dump_pages.enqueue(dump_id)  # its first view finds them kept
     return state
 
 
@@ -39,14 +44,14 @@ def read_dump_attached(context: TaskContext[Any, Any], dump_id: int) -> str:
     may read a PDF (``citeview.dumps.services.dump_attach_request``); returns the dump's state
     afterwards. The dump is not new: nothing says it was stored."""
     from citeview.dumps.models import ReadState
-    from citeview.dumps.reading import dump_pages_keep, dump_read_begin, dump_read_stored
+    from citeview.dumps.reading import dump_read_begin, dump_read_stored
 
     if not dump_read_begin(pk=dump_id, task_id=str(context.task_result.id)):
         return "ready"  # read already (this is a second run) or gone
     _pause_for_tests()
     state = dump_read_stored(pk=dump_id)
     if state == ReadState.READY:
-        dump_pages_keep(pk=dump_id)
+        keep_dump_pages.enqueue(dump_id)
     return state
 
 
@@ -60,9 +65,10 @@ def rebuild_dump(dump_id: int, everything: bool = False) -> bool:
     return dump_rebuild_stored(pk=dump_id, everything=everything)
 
 
-@task
+@task(priority=KEEP_PAGES_PRIORITY)
 def keep_dump_pages(dump_id: int) -> None:
-    """Keep a read dump's viewer pages in each language, queued by a page that found them not kept."""
+    """Keep a read dump's viewer pages in each language, queued by the task that read or rebuilt it, or
+    by a page that found them not kept."""
     from citeview.dumps.reading import dump_pages_keep
 
     dump_pages_keep(pk=dump_id)

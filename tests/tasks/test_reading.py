@@ -216,3 +216,37 @@ def test_a_read_whose_worker_went_silent_is_lost_and_can_be_tried_again(editor_c
     assert "has stopped" in page and "read-again" in page
     editor_client.post(f"/dumps/{dump.pk}/read-again")
     assert DBTaskResult.objects.ready().count() == 1 and Dump.objects.get().read_state == "queued"
+
+
+def test_a_dump_waiting_to_be_read_goes_before_keeping_another_dumps_pages(editor_client, database_queue):
+    from citeview.dumps.models import DumpPage
+
+    upload(editor_client, big_dump("一つ目の回答です[1]"))
+    first = Dump.objects.get()
+    worker_run_one()  # the first dump read: the keeping of its pages queued behind it
+    assert Dump.objects.get(pk=first.pk).read_state == "ready"
+    upload(editor_client, big_dump("二つ目の回答です[1]"))
+    second = Dump.objects.exclude(pk=first.pk).get()
+    worker_run_one()  # the next task the worker takes reads the second dump, not the first's pages
+    assert Dump.objects.get(pk=second.pk).read_state == "ready"
+    assert not DumpPage.objects.filter(dump=first).exists()
+    run_the_queue()
+    assert DumpPage.objects.filter(dump=first).exists() and DumpPage.objects.filter(dump=second).exists()
+
+
+def worker_run_one() -> None:
+    """One task, the one a worker takes next (by priority, then by age)."""
+    worker = Worker(
+        queue_names=["default"],
+        interval=0,
+        batch=True,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id="in-test",
+        excluded_queue_names=[],
+    )
+    result = DBTaskResult.objects.ready().first()
+    assert result is not None
+    result.claim("in-test")
+    worker.run_task(result)
