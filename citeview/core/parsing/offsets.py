@@ -122,6 +122,14 @@ _kept_utf8: dict[int, tuple[str, ByteOffsets]] = {}
 _last_utf16: list[tuple[str, Utf16Offsets] | None] = [None]
 
 
+def forget_kept_offsets() -> None:
+    """Let go of every text kept with its tables: a dump's texts are kept while it is parsed, and
+    not past it (a worker would otherwise hold a large answer and its UTF-8 bytes between dumps)."""
+    _kept_utf16.clear()
+    _kept_utf8.clear()
+    _last_utf16[0] = None
+
+
 def kept_utf16_offsets(text: str) -> Utf16Offsets:
     """:class:`Utf16Offsets` of ``text``, made once while the same text object is asked about."""
     last = _last_utf16[0]  # asked once per citation, mostly of the same text as the last: answered first

@@ -20,6 +20,7 @@ from citeview.core.detection.detect import ResponseValues, StreamedResponses
 from citeview.core.framing import DumpFile, DumpReading, read_dump, read_in_parts
 from citeview.core.parsing.attached import AttachedFile
 from citeview.core.parsing.citing import add_source_checks
+from citeview.core.parsing.offsets import forget_kept_offsets
 from citeview.core.parsing.pdf import is_pdf, may_hold_base64_pdf, pdf_budget
 from citeview.core.parsing.request_documents import RequestDocument, attached_documents, check_documents
 
@@ -70,14 +71,17 @@ def parse_dump(
     # budget of time, whatever their number: they hold the worker reading the dump that long at most.
     # No web request reads a PDF: a dump carrying one goes to a worker, and pdf_reads_refused() guards
     # the request's read.
-    with _no_cycle_collection(), pdf_budget():
-        source = DumpFile(file)
-        sent = functools.cache(lambda: _sent(request))  # (its PDFs read once, whatever happens)
-        read = _read(source, provider, sent, {})
-        sha256 = source.sha256()
-        if read.marked_late:  # rare: a response's values read again, now that its API is known
-            file.seek(start)
-            read = _read(DumpFile(file), provider, sent, read.marked_late)
+    try:
+        with _no_cycle_collection(), pdf_budget():
+            source = DumpFile(file)
+            sent = functools.cache(lambda: _sent(request))  # (its PDFs read once, whatever happens)
+            read = _read(source, provider, sent, {})
+            sha256 = source.sha256()
+            if read.marked_late:  # rare: a response's values read again, now that its API is known
+                file.seek(start)
+                read = _read(DumpFile(file), provider, sent, read.marked_late)
+    finally:
+        forget_kept_offsets()
     return ParsedDump(sha256, size, read.framing, read.responses)
 
 

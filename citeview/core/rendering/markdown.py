@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from html import escape
@@ -79,28 +78,40 @@ def render_markdown(text: str, places: list[Place], anchors: list[Anchor]) -> st
     The mark is made afresh for each answer, so no dump can write it, and of letters and digits:
     the sanitiser's HTML parser reads those fastest (it stops at each noncharacter to report it).
     """
-    mark = f"cv{secrets.token_hex(8)}"
-    env: dict[str, Any] = {
-        "citeview_mark": mark,
-        "citeview_anchors": anchors,
-        "citeview_own": [],
-        "citeview_spans": any(anchor.kind != "cite" for anchor in anchors),
-        "citeview_markup": {},
-        "citeview_anchor_count": len(anchors),
-    }
-    markup_made: dict[Any, tuple[str, str]] = env["citeview_markup"]
+    marks = _Marks(f"cv{secrets.token_hex(8)}")
+    markup_made: dict[Any, tuple[str, str]] = {}
 
+    # (It holds no reference to ``env``: a cycle would keep every anchor and markup of a large answer
+    # alive until the cycle collector ran, which is off while a dump is parsed.)
     def footnote_mark(index: int, in_link: bool) -> str | None:
         """The mark of a footnote's markup; None for a span's opening or closing, drawn from its token."""
         anchor = anchors[index]
         if anchor.kind != "cite":
             return None
-        return _own_mark(env, _footnote_markup(anchor, in_link, markup_made))
+        return marks.of(_footnote_markup(anchor, in_link, markup_made))
 
-    env["citeview_footnote_mark"] = footnote_mark
+    env: dict[str, Any] = {
+        "citeview_marks": marks,
+        "citeview_anchors": anchors,
+        "citeview_spans": any(anchor.kind != "cite" for anchor in anchors),
+        "citeview_anchor_count": len(anchors),
+        "citeview_footnote_mark": footnote_mark,
+    }
     html = sanitize_html(answer_renderer().render(with_placeholders(text, places), env))
-    own: list[str] = env["citeview_own"]
-    return re.sub(f"{mark}([0-9]{{7}})", lambda match: own[int(match.group(1))], html)
+    return re.sub(f"{marks.mark}([0-9]{{7}})", lambda match: marks.markup[int(match.group(1))], html)
+
+
+class _Marks:
+    """The marks an answer's own markup stands in place of until the rest is sanitised."""
+
+    def __init__(self, mark: str) -> None:
+        self.mark = mark
+        self.markup: list[str] = []
+
+    def of(self, markup: str) -> str:
+        """The mark :func:`render_markdown` replaces with ``markup`` once the rest is sanitised."""
+        self.markup.append(markup)
+        return f"{self.mark}{len(self.markup) - 1:07d}"  # seven digits: the text after a mark may be digits
 
 
 def _balance_span_marks(state: Any) -> None:
@@ -147,14 +158,8 @@ def _render_anchor(self: Any, tokens: list[Any], idx: int, options: Any, env: di
     anchor = env["citeview_anchors"][meta["index"]]
     if meta.get("drop") or meta["in_link"]:
         return ""
-    return _own_mark(env, '<span class="cv-supported">' if anchor.kind == "open" else "</span>")
-
-
-def _own_mark(env: MutableMapping[str, Any], markup: str) -> str:
-    """The mark :func:`render_markdown` replaces with ``markup`` once the rest is sanitised."""
-    own: list[str] = env["citeview_own"]
-    own.append(markup)
-    return f"{env['citeview_mark']}{len(own) - 1:07d}"  # seven digits: the text after a mark may be digits
+    marks: _Marks = env["citeview_marks"]
+    return marks.of('<span class="cv-supported">' if anchor.kind == "open" else "</span>")
 
 
 def _footnote_markup(anchor: Anchor, in_link: bool, made: dict[Any, tuple[str, str]]) -> str:

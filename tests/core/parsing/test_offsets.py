@@ -54,3 +54,17 @@ def test_a_quote_is_found_near_its_offset_only_when_it_stands_there_once():
     twice = "東京都の人口は多い。東京都の人口" + "z" * 100
     assert find_near(twice, "東京都の人口", 5) is None  # two places: neither is chosen
     assert find_near("a ** b ** c", "**", 2) is None  # too short to be told from chance
+
+
+def test_a_parsed_dumps_texts_are_not_kept_after_it():
+    # A worker reads one dump after another: the texts (and UTF-8 copies) kept for one dump's
+    # conversions must not stay in memory after it.
+    import json
+
+    from citeview.core.parsing import offsets
+    from citeview.core.parsing.parse import parse_dump
+
+    offsets.kept_utf16_offsets("東京は晴れ😀" * 1000)
+    offsets.kept_byte_offsets("大阪は雨" * 1000)
+    parse_dump(json.dumps({"choices": [{"message": {"role": "assistant", "content": "晴れ"}}]}).encode())
+    assert not offsets._kept_utf8 and not offsets._kept_utf16 and offsets._last_utf16 == [None]
