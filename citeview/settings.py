@@ -111,7 +111,8 @@ CITEVIEW_MAX_IMPORT_BYTES = env_int("CITEVIEW_MAX_IMPORT_BYTES", 100 * 1024 * 10
 # The dumps one import may hold (its .zip may list twice as many entries, for folders and the like).
 CITEVIEW_MAX_IMPORT_ENTRIES = env_int("CITEVIEW_MAX_IMPORT_ENTRIES", 10_000)
 # What one .zip's files may unpack to in all: as much as the largest JSON Lines file holds. Storing is
-# the cost: 100 MB of dumps took about 30 s to a minute and 260 to 530 MB of database here (docs/settings.md, CITEVIEW_MAX_IMPORT_UNPACKED_BYTES).
+# the cost: 100 MB of dumps took about 30 s to a minute and 260 to 530 MB of database here
+# (docs/settings.md, CITEVIEW_MAX_IMPORT_UNPACKED_BYTES).
 CITEVIEW_MAX_IMPORT_UNPACKED_BYTES = env_int("CITEVIEW_MAX_IMPORT_UNPACKED_BYTES", 100 * 1024 * 1024)
 # What one dump may cost a page, whatever it holds (a dump of nothing but markers would otherwise make
 # pages and checks by the hundred thousand). Reaching either is shown where it applies.
@@ -270,8 +271,9 @@ STORAGES["blobs"] = (
     else {"BACKEND": "citeview.dumps.blobs.BlobFolderStorage", "OPTIONS": {"location": BLOB_ROOT, "fsync": BLOB_FSYNC}}
 )
 
-# Slow work leaves the request (docs/deploying.md, "Slow work and workers"): Django's tasks in the database, run by
-# `manage.py worker`: django-tasks-db's db_worker, which first re-queues the work a dead worker left.
+# Slow work leaves the request (docs/deploying.md, "Slow work and workers"): Django's tasks in the
+# database, run by `manage.py worker`: django-tasks-db's db_worker, which first re-queues the work a
+# dead worker left.
 # Three queues, so that a deployment can give slow network work workers of its own: `default` (reading,
 # importing, rebuilding dumps), `snapshots` (citeview.snapshots.tasks.SNAPSHOT_QUEUE: fetching a
 # cited page, up to 20 s on the network, and reading one fetched, uploaded or pasted) and `webhooks`
@@ -442,7 +444,8 @@ AUTHENTICATION_BACKENDS = [
 
 # Signing in through the company's identity provider (OpenID Connect, mozilla-django-oidc;
 # citeview/accounts/oidc.py): off until the client id and the provider's endpoints are set. Local
-# accounts keep working beside it. docs/identity-providers.md says what to set for Entra ID, Okta, Google and Keycloak.
+# accounts keep working beside it. docs/identity-providers.md says what to set for Entra ID, Okta,
+# Google and Keycloak.
 OIDC_RP_CLIENT_ID = env_str("OIDC_RP_CLIENT_ID", "")
 OIDC_RP_CLIENT_SECRET = env_str("OIDC_RP_CLIENT_SECRET", "")
 OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_OP_AUTHORIZATION_ENDPOINT", "")
