@@ -35,6 +35,12 @@ def upload(client, raw: bytes, **extra):
 
 def run_the_queue() -> None:
     """What a worker does, in the test's own connection (a worker process is tests/tasks/test_workers.py)."""
+    while DBTaskResult.objects.ready().exists():
+        worker_run_one()
+
+
+def worker_run_one() -> None:
+    """One task, the one a worker takes next (by priority, then by age)."""
     worker = Worker(
         queue_names=["default"],
         interval=0,
@@ -45,9 +51,10 @@ def run_the_queue() -> None:
         worker_id="in-test",
         excluded_queue_names=[],
     )
-    while (result := DBTaskResult.objects.ready().first()) is not None:
-        result.claim("in-test")
-        worker.run_task(result)
+    result = DBTaskResult.objects.ready().first()
+    assert result is not None
+    result.claim("in-test")
+    worker.run_task(result)
 
 
 def test_a_large_dump_opens_as_its_viewer_once_the_task_has_read_it(editor_client):
@@ -232,21 +239,3 @@ def test_a_dump_waiting_to_be_read_goes_before_keeping_another_dumps_pages(edito
     assert not DumpPage.objects.filter(dump=first).exists()
     run_the_queue()
     assert DumpPage.objects.filter(dump=first).exists() and DumpPage.objects.filter(dump=second).exists()
-
-
-def worker_run_one() -> None:
-    """One task, the one a worker takes next (by priority, then by age)."""
-    worker = Worker(
-        queue_names=["default"],
-        interval=0,
-        batch=True,
-        backend_name="default",
-        startup_delay=False,
-        max_tasks=None,
-        worker_id="in-test",
-        excluded_queue_names=[],
-    )
-    result = DBTaskResult.objects.ready().first()
-    assert result is not None
-    result.claim("in-test")
-    worker.run_task(result)
