@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, cast
 
 from citeview.core.common.errors import DumpError
@@ -112,21 +113,22 @@ class StreamedResponses:
         yield from held
         del held[:]  # (given to the parser: held no longer)
         # Written out (no calls but the marks), as this runs for every event of streams of tens of thousands.
-        marks = [(api.name, api.marks) for api in earlier_apis if api.marks is not None]
+        names = [api.name for api in earlier_apis if api.marks is not None]
+        marks = [api.marks for api in earlier_apis if api.marks is not None]
         pairs = self._pairs
-        pair = pairs.following
-        if pair is None or pair[0] is not group:
+        following = pairs.following
+        if following is None or following[0] is not group:
             return
         pairs.following = None  # (while the group's values are read, the pairs are read here)
-        _note_marks(group, pair[1], marks)
-        yield pair[1]
-        for pair in pairs.rest:
+        for pair in chain((following,), pairs.rest):
             if pair[0] is not group:
                 pairs.following = pair
                 return
             value = pair[1]
-            if marks:
-                _note_marks(group, value, marks)
+            for marked in marks:
+                if marked(value):
+                    _note_marked_late(group, marked, names, marks)
+                    break
             yield value
 
     def _drain(self, group: ResponseValues) -> None:
@@ -135,16 +137,17 @@ class StreamedResponses:
             pass
 
 
-def _note_marks(
-    group: ResponseValues, value: dict[str, Any], marks: list[tuple[str, Callable[[dict[str, Any]], bool]]]
+def _note_marked_late(
+    group: ResponseValues,
+    marked: Callable[[dict[str, Any]], bool],
+    names: list[str],
+    marks: list[Callable[[dict[str, Any]], bool]],
 ) -> None:
-    """Note in ``group`` the first of the earlier APIs (``marks``, by priority) that marks ``value``;
-    only those before it are looked for afterwards."""
-    for position, (name, marked) in enumerate(marks):
-        if marked(value):
-            group.marked_late = name
-            del marks[position:]
-            return
+    """Note in ``group`` the earlier API whose mark (``marked``, of ``marks`` by priority) a value
+    showed; only those before it are looked for afterwards."""
+    position = marks.index(marked)
+    group.marked_late = names[position]
+    del marks[position:], names[position:]
 
 
 class _Lookahead:

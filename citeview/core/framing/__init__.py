@@ -8,7 +8,6 @@ Every way a dump can be unreadable ends here in one :class:`DumpError` that name
 from __future__ import annotations
 
 import codecs
-import io
 from collections.abc import Iterator
 from itertools import chain
 from typing import IO, Any
@@ -92,7 +91,7 @@ def _failure_kept(parts: Iterator[list[Any]], reading: DumpReading) -> Iterator[
 
 def read_dump(dump: bytes | IO[bytes]) -> FramedDump:
     """The whole reading: every value of the dump at once, read by ``read_in_parts``."""
-    reading = read_in_parts(DumpFile(io.BytesIO(dump) if isinstance(dump, bytes) else dump))
+    reading = read_in_parts(DumpFile(dump))
     values = list(reading.values)
     return FramedDump(
         reading.framing,

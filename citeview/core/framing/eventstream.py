@@ -293,15 +293,16 @@ def event_stream_values(source: DumpFile, reading: DumpReading) -> Iterator[list
     messages, readable = 0, False
     while True:
         start = source.offset
-        part, more = _whole_messages(source)
+        part = _messages_part(source)
+        raw, values, more = part.raw, part.values(), part.more
+        del part
         if more:
-            part += source.rest()
-        values = _plain_part(part) if not more else None
+            raw += source.rest()
         if values is None:
             stream = read_event_stream(
-                part, loads_strict, start=start, messages=messages, size=start + len(part) if more else None
+                raw, loads_strict, start=start, messages=messages, size=start + len(raw) if more else None
             )
-            if part.count(b"{") + part.count(b"[") > MAX_DEPTH:  # (a value nests no deeper than it has brackets)
+            if raw.count(b"{") + raw.count(b"[") > MAX_DEPTH:  # (a value nests no deeper than it has brackets)
                 refuse_deep(stream.values)
             values, messages = stream.values, stream.messages
             reading.damaged += stream.damaged
@@ -310,8 +311,8 @@ def event_stream_values(source: DumpFile, reading: DumpReading) -> Iterator[list
             messages += len(values)
         readable = readable or any(not isinstance(value, DamagedMessage) for value in values)
         if values:
-            yield reading.repaired(values, part)
-        del values, part
+            yield reading.repaired(values, raw)
+        del values, raw
         if more or source.at_end():
             break
     if not readable:
@@ -337,46 +338,73 @@ def _none_readable(damaged: list[DamagedMessage]) -> DumpError:
     )
 
 
-def _whole_messages(source: DumpFile) -> tuple[bytes, bool]:
-    """Whole messages whose preludes hold, about ``PART_BYTES`` of them, and whether more of the
-    stream follows them that does not start so (a damaged prelude, a cut, a line end after the last)."""
-    length = 0
-    while length < PART_BYTES:
-        prelude = source.peek(PRELUDE_BYTES, at=length)
-        if not prelude:
-            break
-        if len(prelude) < PRELUDE_BYTES or zlib.crc32(prelude[:8]) != int.from_bytes(prelude[8:]):
-            return source.take(length), True
-        total, headers_length = int.from_bytes(prelude[:4]), int.from_bytes(prelude[4:8])
-        if not _possible(total, headers_length) or not source.has(length + total):
-            return source.take(length), True
-        length += total
-    return source.take(length), False
+@dataclass
+class _MessagesPart:
+    """The next whole messages of a stream whose preludes hold, about ``PART_BYTES`` of them, and
+    whether more of it follows them that does not start so (a damaged prelude, a cut, a line end
+    after the last). ``names`` and ``payloads`` are each message's event name and payload while the
+    messages are as AWS sends them; ``payloads`` is None from one that is not."""
+
+    raw: bytes
+    more: bool
+    names: list[str]
+    payloads: list[bytes] | None
+
+    def values(self) -> list[Any] | None:
+        """The events of the part's messages, read as ``read_event_stream`` reads them; None at anything
+        else (a damaged message, an error message, a payload ``json`` must read), and when more follows."""
+        if self.more or self.payloads is None:
+            return None
+        return _plain_events(self.names, self.payloads)
 
 
-def _plain_part(raw: bytes) -> list[Any] | None:
-    """The events of whole messages as AWS sends them, of the few header blocks a stream repeats: read
-    as ``read_event_stream`` reads them, each header block once. None at anything else (a damaged
-    message, an error message, a payload ``json`` must read)."""
+def _messages_part(source: DumpFile) -> _MessagesPart:
+    """Take the next part of whole messages from ``source``, each split into its event's name (each
+    header block read once) and payload on the way: one walk, written out (no calls but C's), as it
+    runs per message of streams of hundreds of thousands."""
+    window = source.peek(PART_BYTES)
+    size = len(window)
     names_by_headers: dict[bytes, str | None] = {}
     names: list[str] = []
-    payloads: list[bytes] = []
-    offset = 0
-    while offset < len(raw):
-        total, headers_length = int.from_bytes(raw[offset : offset + 4]), int.from_bytes(raw[offset + 4 : offset + 8])
-        message = raw[offset : offset + total]
-        if zlib.crc32(message[:-4]) != int.from_bytes(message[-4:]):
-            return None
-        headers = message[PRELUDE_BYTES : PRELUDE_BYTES + headers_length]
-        if headers not in names_by_headers:
-            names_by_headers[headers] = _event_name_of(headers)
-        name = names_by_headers[headers]
-        if name is None:
-            return None
-        names.append(name)
-        payloads.append(message[PRELUDE_BYTES + headers_length : -4])
-        offset += total
-    return _plain_events(names, payloads)
+    payloads: list[bytes] | None = []
+    more = False
+    length = 0
+    while length < PART_BYTES:
+        if size < length + PRELUDE_BYTES:
+            window = source.peek(length + PRELUDE_BYTES)
+            size = len(window)
+            if size == length:
+                break  # the stream's end
+        prelude = window[length : length + PRELUDE_BYTES]
+        if len(prelude) < PRELUDE_BYTES or zlib.crc32(prelude[:8]) != int.from_bytes(prelude[8:]):
+            more = True
+            break
+        total, headers_length = int.from_bytes(prelude[:4]), int.from_bytes(prelude[4:8])
+        if not MIN_MESSAGE_BYTES <= total <= MAX_MESSAGE_BYTES or headers_length > min(
+            MAX_HEADERS_BYTES, total - MIN_MESSAGE_BYTES
+        ):
+            more = True
+            break
+        end = length + total
+        if size < end:
+            window = source.peek(end)
+            size = len(window)
+            if size < end:
+                more = True
+                break
+        if payloads is not None:
+            message = window[length:end]
+            headers = message[PRELUDE_BYTES : PRELUDE_BYTES + headers_length]
+            if headers not in names_by_headers:
+                names_by_headers[headers] = _event_name_of(headers)
+            name = names_by_headers[headers]
+            if name is None or zlib.crc32(message[:-4]) != int.from_bytes(message[-4:]):
+                payloads = None
+            else:
+                names.append(name)
+                payloads.append(message[PRELUDE_BYTES + headers_length : -4])
+        length = end
+    return _MessagesPart(source.take(length), more, names, payloads)
 
 
 def _event_name_of(headers: bytes) -> str | None:

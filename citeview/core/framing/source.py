@@ -13,10 +13,10 @@ PART_BYTES = 1024 * 1024
 
 
 class DumpFile:
-    """The bytes of a binary file object (a stored blob opened ``rb``, ``io.BytesIO`` for a paste), from
-    where it stands to its end, taken in order by the layout's reader."""
+    """The bytes of a binary file object (a stored blob opened ``rb``), from where it stands to its end,
+    or a dump already in memory (a paste), taken in order by the layout's reader."""
 
-    def __init__(self, file: IO[bytes]) -> None:
+    def __init__(self, file: IO[bytes] | bytes) -> None:
         self._file = file
         self._buffer = b""  # bytes read from the file, from ``_at`` on not taken yet
         self._at = 0
@@ -24,10 +24,13 @@ class DumpFile:
         self._sha256 = hashlib.sha256()
         self.offset = 0  # where in the dump the bytes not taken yet start
         self.size = 0  # bytes read from the file so far
+        if isinstance(file, bytes):  # already held whole: read at once, no part of it copied to be read
+            self._buffer, self._ended, self.size = file, True, len(file)
+            self._sha256.update(file)
 
     def _read_part(self) -> bool:
         """One more part of the file after the buffer's bytes; False at the file's end."""
-        if self._ended:
+        if self._ended or isinstance(self._file, bytes):
             return False
         part = self._file.read(PART_BYTES)
         if not part:
@@ -77,6 +80,11 @@ class DumpFile:
 
     def rest(self) -> bytes:
         """All that is left, at once: for a layout that needs it whole."""
+        if self._ended:  # (all of it in the buffer: a dump in memory is given as it is)
+            data = self._buffer[self._at :]
+            self._buffer, self._at = b"", 0
+            self.offset += len(data)
+            return data
         # Gathered in one buffer, which is given back whole once copied: a list of parts, each freed on
         # its own, left the memory they took to the process (Gemini's 50 MB peak: 3.60x to 3.78x).
         gathered = bytearray(self._buffer[self._at :])

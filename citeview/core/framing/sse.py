@@ -8,7 +8,7 @@ import codecs
 import re
 from collections.abc import Iterator
 from itertools import repeat
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import orjson
@@ -76,10 +76,10 @@ def _read_part(
     values: list[Any] | None = None
     if careful.pending_error is None:  # (after an unreadable event, the careful reader says what follows)
         read = _read_lined_part(part, last=last) if _may_be_lined(part) else None
-        if read is not None and read[0]:
-            reading.done_marker = reading.done_marker or read[1]
-            careful.lines += part.count(b"\n")  # (no other line end in it)
-            return read[0], "lined"  # (proven no deeper than MAX_DEPTH)
+        if read is not None and read.values:
+            reading.done_marker = reading.done_marker or read.done_marker
+            careful.lines += read.lines
+            return read.values, "lined"  # (proven no deeper than MAX_DEPTH)
         values = _simple_part(part, reading)
     how = "simple"
     if values is None:
@@ -154,16 +154,22 @@ def _may_be_lined(raw: bytes) -> bool:
     return not (b"\r" in raw or MAY_ESCAPE_COLON in raw or not raw.endswith(b"\n\n"))
 
 
-def _read_lined_part(raw: bytes, *, last: bool) -> tuple[list[Any], bool] | None:
+class _LinedPart(NamedTuple):
+    values: list[Any]
+    done_marker: bool  # the stream ended (the part is its last) with ``data: [DONE]``
+    lines: int  # how many lines the part holds
+
+
+def _read_lined_part(raw: bytes, *, last: bool) -> _LinedPart | None:
     """The values of a part of a stream laid out as servers write it, read without a regular
     expression: every event one ``data: `` line, each perhaps after one ``event: `` line, each
     followed by a blank line, ``\\n`` line ends. The lines are split and each field told by its place
-    in C; the events are read by ``_proven_json``'s reader and proven all at once. Also whether the
-    stream ended (``last``) with ``data: [DONE]``. None when the part is laid out otherwise or
-    anything in it needs a slower reader."""
+    in C; the events are read by ``_proven_json``'s reader and proven all at once. None when the part
+    is laid out otherwise or anything in it needs a slower reader."""
     if raw.startswith(b"event: "):
         lines = raw.split(b"\n")
-        count, rest = divmod(len(lines) - 1, 3)  # (event, data, blank) per event, and the last line end
+        line_count = len(lines) - 1
+        count, rest = divmod(line_count, 3)  # (event, data, blank) per event, and the last line end
         if rest or not count or any(lines[2:-1:3]):
             return None
         data, names_text = b"\n".join(lines[1:-1:3]), b"\n".join(lines[0:-1:3])
@@ -185,8 +191,9 @@ def _read_lined_part(raw: bytes, *, last: bool) -> tuple[list[Any], bool] | None
             return None
         payloads = raw[6:-2].split(b"\n\ndata: ")
         count = len(payloads)
+        line_count = 2 * count
         # Only the line ends around the blank lines, so each event is one line, its data.
-        if raw.count(b"\n") != 2 * count:
+        if raw.count(b"\n") != line_count:
             return None
         names = [None] * count
         colons = raw.count(b":")
@@ -201,7 +208,7 @@ def _read_lined_part(raw: bytes, *, last: bool) -> tuple[list[Any], bool] | None
     # Each data line's colon is its field's; the others are the payloads'.
     if not _events_proven(values, colons - count, large):
         return None
-    return values, done_marker
+    return _LinedPart(values, done_marker, line_count)
 
 
 def _decoded_letting_go(payloads: list[Any]) -> list[Any]:

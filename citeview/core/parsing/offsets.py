@@ -93,6 +93,20 @@ class Utf16Offsets:
             return None
         return unit - before
 
+    def span(self, start: int, end: int) -> tuple[int, int] | None:
+        """The code points at UTF-16 offsets ``start`` <= ``end``; None if either is inside a
+        surrogate pair or outside the text (``codepoint`` twice, in one call: asked per citation)."""
+        if start < 0 or end > self.unit_length:
+            return None
+        starts = self._unit_starts
+        before_start = bisect.bisect_left(starts, start)
+        before_end = bisect.bisect_left(starts, end, before_start)
+        if (before_start and starts[before_start - 1] + 1 == start) or (
+            before_end and starts[before_end - 1] + 1 == end
+        ):
+            return None
+        return start - before_start, end - before_end
+
     def any_astral_before(self, point: int) -> bool:
         return bisect.bisect_left(self.astral, point) > 0
 
@@ -108,7 +122,9 @@ def codepoint_span(text: str, start: int, end: int, unit: Unit) -> tuple[int, in
         return None
     if unit == "code_points" or text.isascii():
         return (start, end) if end <= len(text) else None  # the units agree on this text
-    converter = kept_utf16_offsets(text) if unit == "utf16" else kept_byte_offsets(text)
+    if unit == "utf16":
+        return kept_utf16_offsets(text).span(start, end)
+    converter = kept_byte_offsets(text)
     first, last = converter.codepoint(start), converter.codepoint(end)
     return (first, last) if first is not None and last is not None else None
 

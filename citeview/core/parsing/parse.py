@@ -49,16 +49,15 @@ def parse_dump(
     max_bytes: int = DEFAULT_MAX_BYTES,
     request: Attachment | None = None,
 ) -> ParsedDump:
-    """Read a dump: its bytes, or a binary file object that can seek (a stored blob opened ``rb``,
-    ``io.BytesIO``), read from where it stands a part at a time (``framing.source``). ``request`` is
+    """Read a dump: its bytes, or a binary file object that can seek (a stored blob opened ``rb``), read
+    from where it stands a part at a time (``framing.source``). ``request`` is
     what the reviewer attached of the request that produced it: its JSON body as bytes, or the
     documents it sent on their own (document 0 first, see :func:`read_attachment`). A dump of the
     shape ``{"request": {...}, "response": ...}`` carries its own request."""
-    file = io.BytesIO(dump) if isinstance(dump, bytes) else dump
-    del dump
-    start = file.tell()
-    size = file.seek(0, io.SEEK_END) - start
-    file.seek(start)
+    start = 0 if isinstance(dump, bytes) else dump.tell()
+    size = len(dump) if isinstance(dump, bytes) else dump.seek(0, io.SEEK_END) - start
+    if not isinstance(dump, bytes):
+        dump.seek(start)
     if size > max_bytes:
         raise too_large_error(size, max_bytes)
     names = [*registry.provider_names(), *registry.api_names()]
@@ -73,13 +72,14 @@ def parse_dump(
     # the request's read.
     try:
         with _no_cycle_collection(), pdf_budget():
-            source = DumpFile(file)
+            source = DumpFile(dump)
             sent = functools.cache(lambda: _sent(request))  # (its PDFs read once, whatever happens)
             read = _read(source, provider, sent, {})
             sha256 = source.sha256()
             if read.marked_late:  # rare: a response's values read again, now that its API is known
-                file.seek(start)
-                read = _read(DumpFile(file), provider, sent, read.marked_late)
+                if not isinstance(dump, bytes):
+                    dump.seek(start)
+                read = _read(DumpFile(dump), provider, sent, read.marked_late)
     finally:
         forget_kept_offsets()
     return ParsedDump(sha256, size, read.framing, read.responses)
@@ -414,7 +414,7 @@ def _unwrap_exchange(reading: DumpReading) -> tuple[DumpReading, dict[str, Any] 
     if isinstance(inner, list) and inner and all(isinstance(v, dict) for v in inner):
         return DumpReading("json-array", iter(inner)), value["request"]
     if isinstance(inner, str):
-        return read_in_parts(DumpFile(io.BytesIO(inner.encode("utf-8")))), value["request"]
+        return read_in_parts(DumpFile(inner.encode("utf-8"))), value["request"]
     raise DumpError(
         "invalid_json",
         phrase('The dump\'s "response" is neither a response object, a list of events nor a saved stream.'),

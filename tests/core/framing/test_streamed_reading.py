@@ -19,13 +19,14 @@ from citeview.core.detection.detect import StreamedResponses
 from citeview.core.detection.registry import ApiFormat, Provider, Shape, ValueKind
 from citeview.core.framing import DumpFile, DumpReading, read_dump, read_in_parts
 from citeview.core.framing import eventstream as eventstream_module
+from citeview.core.framing import source as source_module
 from citeview.core.framing import sse as sse_module
 from citeview.core.framing.source import PART_BYTES
 from citeview.core.parsing import parse as parse_module
 from citeview.core.parsing.jsonvalues import own_float
 from citeview.core.parsing.parse import parse_dump
 from tests.conftest import OWN_FIXTURES, SHARED_FIXTURES, fixture_ids, sse
-from tests.core.framing.test_eventstream import converse_events, event_stream
+from tests.core.framing.test_eventstream import converse_events, damaged, event_stream
 from tests.toy_provider import toy_registered
 
 
@@ -104,6 +105,31 @@ def test_an_aws_event_stream_is_read_from_its_file_a_part_at_a_time():
 )
 def test_a_dump_read_from_a_file_is_read_as_its_bytes_are(raw: bytes):
     assert result(PartsOnly(raw)) == result(raw)
+
+
+def _aws_stream() -> bytes:
+    return event_stream(*converse_events("東京の博物館は 九時に開く。" * 40) * 30)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        sse(*large(3000)),
+        _aws_stream(),
+        damaged(_aws_stream(), 40, 20),  # a payload's byte: the message's checksum fails
+        damaged(_aws_stream(), 40, 2),  # a prelude's byte: the next message is looked for
+        _aws_stream()[:-7],  # cut inside the last message
+    ],
+    ids=["sse", "eventstream", "damaged-message", "damaged-prelude", "cut"],
+)
+def test_a_dump_read_from_its_file_in_small_parts_is_read_as_its_bytes_are(raw: bytes, monkeypatch: pytest.MonkeyPatch):
+    """The file is read 997 bytes at a time, so messages and events stand across its parts."""
+    expected = result(raw)
+    with monkeypatch.context() as patched:
+        for module in (source_module, sse_module, eventstream_module):
+            patched.setattr(module, "PART_BYTES", 997)
+        assert result(io.BytesIO(raw)) == expected
+    assert isinstance(expected, dict) and expected["responses"][0]["text"]
 
 
 def test_a_file_is_read_from_where_it_stands():

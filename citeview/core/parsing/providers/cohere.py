@@ -31,6 +31,7 @@ from citeview.core.detection.registry import (
 )
 from citeview.core.parsing.citing import note_unknown_citation, note_unknown_event_types
 from citeview.core.parsing.jsonvalues import dict_or_empty, dicts_in, int_or_zero, is_int, str_or_none
+from citeview.core.parsing.offsets import kept_utf16_offsets
 from citeview.core.parsing.placing import (
     CODE_POINTS,
     UTF16,
@@ -110,12 +111,15 @@ class _Placing:
         check it by, the span in code points), tallying which reading decided."""
         if cited is None:
             return CODE_POINTS.span(part, start, end)
-        fitted = fitting(part, start, end, _READINGS, cited.__eq__, every=True)
+        # With no astral character before the span's end, both readings mark the same span: the first
+        # to fit is the only one asked for.
+        astral_before = kept_utf16_offsets(part).any_astral_before(end)
+        fitted = fitting(part, start, end, _READINGS, cited.__eq__, every=astral_before)
         if fitted is None or fitted.start is None or fitted.end is None:
             return None
-        if fitted.reading == UTF16:
+        if fitted.reading is UTF16:
             self.tally.utf16 += 1
-        elif UTF16 not in fitted.fitted:  # (so an astral character comes before the span's end)
+        elif astral_before and len(fitted.fitted) < len(_READINGS):
             self.tally.decided_code_points += 1  # UTF-16 units would have marked other text
         return fitted.start, fitted.end
 
@@ -490,7 +494,10 @@ def _read_v2_stream(values: Iterable[dict[str, Any]]) -> _V2Stream:
     shared: dict[str, dict[str, Any]] = {}  # the first of each source id's sources
     for event in values:
         kind = event.get("type")
-        delta = dict_or_empty(dict_or_empty(event.get("delta")).get("message"))
+        # ``delta.message``, or {}: written out (no calls), as this runs for each of a stream's events.
+        delta = event.get("delta")
+        delta = delta.get("message") if isinstance(delta, dict) else None
+        delta = delta if isinstance(delta, dict) else {}
         if kind == "message-start":
             message.id = message.id or str_or_none(event.get("id"))
             message.citations += dicts_in(delta.get("citations"))
