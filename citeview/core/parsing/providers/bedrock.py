@@ -1060,16 +1060,15 @@ def _is_knowledge_base_value(value: dict[str, Any]) -> bool:
 
 
 def _is_agent_value(value: dict[str, Any]) -> bool:
-    return _family(value) == "agent"
+    # (asked of every event of every Bedrock stream: a key looked up first spares the call)
+    return not AGENT_EVENTS.isdisjoint(value) and _family(value) == "agent"
 
 
 def _is_inline_agent_value(value: dict[str, Any]) -> bool:
     """A trace of an inline agent: it names no agent, and its caller is the alias Bedrock gives every
     inline agent (``agent-alias/INLINE_AGENT/…``, as recorded). A stream without traces cannot tell."""
-    if _event_name(value) != "trace":
-        return False
-    part = value["trace"]
-    if "agentId" in part:
+    part = value.get("trace")
+    if not isinstance(part, dict) or "agentId" in part or _event_name(value) != "trace":
         return False
     return any(
         "/INLINE_AGENT/" in (str_or_none(c.get("agentAliasArn")) or "") for c in dicts_in(part.get("callerChain"))
