@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from citeview.core.common.model import Response
@@ -75,12 +76,19 @@ def _model_of(value: dict[str, Any]) -> str | None:
     return model if type(model) is str else None
 
 
-def _names(names: ModelNames) -> Callable[[dict[str, Any]], bool]:
+@lru_cache(maxsize=1024)  # asked of every value of a stream no API before these marks: a few models each
+def _named_by(model: str) -> str | None:
+    """The provider :data:`MODEL_NAMES` names by this model, if any."""
+    for names in MODEL_NAMES:
+        if ("/" not in model or names.slash) and names.pattern.match(model):
+            return names.provider.name
+    return None
+
+
+def _names(provider: str) -> Callable[[dict[str, Any]], bool]:
     def marks(value: dict[str, Any]) -> bool:
         model = _model_of(value)
-        if model is None or ("/" in model and not names.slash):
-            return False
-        return names.pattern.match(model) is not None
+        return model is not None and _named_by(model) == provider
 
     return marks
 
@@ -136,8 +144,9 @@ for names in MODEL_NAMES:
             shape=RESPONSES_SHAPE,
             parser=parse_responses,
             citation_notation=RESPONSES_NOTATION,
-            marks=_names(names),
-            priority=90,  # the model names it: after the providers with fields of their own, before OpenAI
+            marks=_names(names.provider.name),
+            priority=500,  # the model names it: after the providers with fields of their own and OpenAI (whose
+            # model names are not these), so that an OpenAI stream is not asked these marks for every event
         )
     )
     register(
@@ -148,8 +157,8 @@ for names in MODEL_NAMES:
             shape=CHAT_SHAPE,
             parser=parse_chat_completions,
             citation_notation=CHAT_NOTATION,
-            marks=_names(names),
-            priority=90,  # as above
+            marks=_names(names.provider.name),
+            priority=500,  # as above
         )
     )
 
