@@ -54,9 +54,11 @@ def parse_dump(
     what the reviewer attached of the request that produced it: its JSON body as bytes, or the
     documents it sent on their own (document 0 first, see :func:`read_attachment`). A dump of the
     shape ``{"request": {...}, "response": ...}`` carries its own request."""
-    start = 0 if isinstance(dump, bytes) else dump.tell()
-    size = len(dump) if isinstance(dump, bytes) else dump.seek(0, io.SEEK_END) - start
-    if not isinstance(dump, bytes):
+    if isinstance(dump, bytes):
+        start, size = 0, len(dump)
+    else:
+        start = dump.tell()
+        size = dump.seek(0, io.SEEK_END) - start
         dump.seek(start)
     if size > max_bytes:
         raise too_large_error(size, max_bytes)
