@@ -36,6 +36,12 @@ UNKNOWN_NOTATION = re.compile(
     r"|【[0-9０-９]{1,6}(?:[:：][0-9]{1,6})?(?:†[^】\n]{0,80})?】"
     r"|［[0-9０-９]{1,6}］"
 )
+# The tokens of :data:`UNKNOWN_NOTATION` that name sources by number alone, as ``[N]`` does: one number
+# ([^2], [２], 【2】, ［2］) or several, listed or ranged ([1, 3], [1-3]). (int() reads full-width digits.)
+_ONE_NUMBER = re.compile(r"\[\^?([0-9０-９]{1,6})\]|【([0-9０-９]{1,6})】|［([0-9０-９]{1,6})］")
+_LISTED_NUMBERS = re.compile(r"\[([0-9]{1,3}(?:[ ]?[,、–-][ ]?[0-9]{1,3})+)\]")
+_LIST_SEPARATOR = re.compile(r"[ ]?[,、][ ]?")
+_RANGE = re.compile(r"([0-9]{1,3})[ ]?[–-][ ]?([0-9]{1,3})")
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,29 @@ def unknown_notations(text: str, skip_to: int = 0) -> list[UnknownNotation]:
     # A parse of their own: asking about them in the markers' parse could change what a marker is.
     places = read_places(text[:MAX_MARKDOWN_CHARS], [Place(t.start, t.end, replace=True) for t in checked])
     return [token for index, token in enumerate(checked) if index in places.shown] + found[len(checked) :]
+
+
+def numbers_named(token: str) -> list[int] | None:
+    """The numbers a marker-like token names, in order, where it names sources by number alone:
+    ``[^2]``, ``【2】`` → [2]; ``[1, 3]`` → [1, 3]; ``[2-4]`` → [2, 3, 4]. None for a token that names
+    something else (``[static_doc_1]``, ``【4:0†source】``) or a range that runs backwards."""
+    one = _ONE_NUMBER.fullmatch(token)
+    if one is not None:
+        return [int(next(group for group in one.groups() if group))]
+    listed = _LISTED_NUMBERS.fullmatch(token)
+    if listed is None:
+        return None
+    numbers: list[int] = []
+    for part in _LIST_SEPARATOR.split(listed.group(1)):
+        if part.isdecimal():
+            numbers.append(int(part))
+            continue
+        bounds = _RANGE.fullmatch(part)
+        if bounds is None or int(bounds.group(2)) < int(bounds.group(1)):
+            return None  # (a run such as 1-2-3)
+        first, last = int(bounds.group(1)), int(bounds.group(2))
+        numbers += range(first, last + 1)
+    return numbers
 
 
 def thinking_end(text: str) -> int:
