@@ -19,6 +19,7 @@ from citeview.core.parsing.markers import (
     MarkerMatch,
     NotAMarker,
     UnknownNotation,
+    may_hold_markers,
     numbers_named,
     read_markers,
     thinking_end,
@@ -76,18 +77,18 @@ def cite_every_marker(response: Response) -> None:
     (``Response.listed_in_order``: a ``citations`` list, OpenRouter's annotations at 0–0), and said
     so; otherwise no source, never a guessed one. Runs after every reader (``parse.py``); a reader
     that needs its outcome calls it first, and then it is not run again."""
-    if MARKER.pattern in response.notations_read:
-        return  # read already, by the reader's own rule or by this one
-    read = read_markers(response.text)
-    if not read.markers and not read.unknown:
-        return  # nearly every answer: no Markdown was parsed to learn it
-    held = _HeldSpans(response)
-    markers = [m for m in read.markers if not held.holds(m.start, m.end)]
+    if MARKER.pattern in response.notations_read or not may_hold_markers(response.text):
+        return  # read already (by the reader's own rule or by this one), or nothing to read
+    # Markers the reader placed are not even asked about: an answer whose every marker is a link its
+    # annotations cover (xAI's [[1]](url)) is not parsed again.
+    held = _HeldSpans(response).holds if response.citations or response.unresolved else None
+    read = read_markers(response.text, held=held)
+    markers = read.markers
     first = not response.notations_read
     # (a reader that read a notation of its own, [docN], flagged the other notations then)
-    unknown = [t for t in read.unknown if not held.holds(t.start, t.end)] if first else []
+    unknown = read.unknown if first else []
     if not markers and not unknown:
-        return
+        return  # nearly every answer
     response.notations_read.append(MARKER.pattern)
     if first:
         _note_reading_limits(response)
@@ -176,6 +177,9 @@ class _ByPosition:
         """The sources at these 1-based positions, or none at all when one has no source there."""
         if self.listed is None:
             return []
+        if len(numbers) == 1 and 1 <= numbers[0] <= len(self.listed.keys) and self.listed.keys[numbers[0] - 1]:
+            self.resolved += 1
+            return [self.listed.keys[numbers[0] - 1]]  # (nearly every marker: [N] names one)
         keys = []
         for number in numbers:
             if not 1 <= number <= len(self.listed.keys) or not self.listed.keys[number - 1]:
@@ -221,12 +225,23 @@ class _ByPosition:
 
 
 class _HeldSpans:
-    """The text a reader already cited or flagged: a marker inside it stays as the reader left it."""
+    """The text a reader already cited or flagged: a marker inside it stays as the reader left it.
+    Built at the first marker asked about: most answers have none, and many citations."""
 
     def __init__(self, response: Response) -> None:
+        self.response = response
+        self.starts: list[int] | None = None
+        self.ends: list[int] = []
+
+    def holds(self, start: int, end: int) -> bool:
+        starts = self.starts if self.starts is not None else self._build()
+        index = bisect_right(starts, start) - 1
+        return index >= 0 and end <= self.ends[index]
+
+    def _build(self) -> list[int]:
         spans = sorted(
-            [(c.start, c.end) for c in response.citations if c.start < c.end]
-            + [(m.start, m.end) for m in response.unresolved]
+            [(c.start, c.end) for c in self.response.citations if c.start < c.end]
+            + [(m.start, m.end) for m in self.response.unresolved]
         )
         merged: list[list[int]] = []
         for start, end in spans:
@@ -236,10 +251,7 @@ class _HeldSpans:
                 merged.append([start, end])
         self.starts = [span[0] for span in merged]
         self.ends = [span[1] for span in merged]
-
-    def holds(self, start: int, end: int) -> bool:
-        index = bisect_right(self.starts, start) - 1
-        return index >= 0 and end <= self.ends[index]
+        return self.starts
 
 
 def _note_unknown_notations(response: Response, unknown: list[UnknownNotation]) -> None:

@@ -45,11 +45,15 @@ def _cite_written_addresses(response: Response) -> None:
     if not listed:
         return
     keys = {without_tracking(s.url): s.key for s in response.sources if s.key in listed and s.url}
-    placed = PlacedSpans(response.citations)  # an annotation with a real span keeps its place
+    placed: PlacedSpans | None = None  # an annotation with a real span keeps its place
     found: set[str] = set()
     for link in written_links(response.text):
         key = keys.get(without_tracking(link.url))
-        if key is None or placed.overlaps(link.start, link.end):
+        if key is None:
+            continue
+        # (built at the first address it may place: an answer of markers has as many citations)
+        placed = placed or PlacedSpans(response.citations)
+        if placed.overlaps(link.start, link.end):
             continue
         response.citations.append(Citation(link.start, link.end, [key]))
         found.add(key)
