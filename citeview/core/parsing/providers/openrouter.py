@@ -33,15 +33,17 @@ from citeview.core.parsing.providers._openai_shapes import (
 
 def parse_chat_completions(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = read_chat_completions(values, streamed, OPENROUTER_CHAT)
+    annotated = list(response.cited_without_position)  # the annotations' pages, before markers place any
     cite_every_marker(response)  # first, so that the note below counts the pages the markers placed
-    _cite_written_addresses(response)
+    _cite_written_addresses(response, annotated)
     return response
 
 
-def _cite_written_addresses(response: Response) -> None:
-    """Each page cited without a place is cited where the answer writes its address (every time it
-    does); the pages it never writes stay listed as cited, and the page says so once."""
-    listed = set(response.cited_without_position)
+def _cite_written_addresses(response: Response, annotated: list[str]) -> None:
+    """Each page the annotations cite without a place is cited where the answer writes its address
+    (every time it does, whether or not a marker names it too); the pages neither written nor named
+    stay listed as cited, and the page says so once."""
+    listed = set(annotated)
     if not listed:
         return
     keys = {without_tracking(s.url): s.key for s in response.sources if s.key in listed and s.url}
