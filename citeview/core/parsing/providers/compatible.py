@@ -145,6 +145,7 @@ for names in MODEL_NAMES:
             parser=parse_responses,
             citation_notation=RESPONSES_NOTATION,
             marks=_names(names.provider.name),
+            marked_at_start=True,
             priority=500,  # the model names it: after the providers with fields of their own and OpenAI (whose
             # model names are not these), so that an OpenAI stream is not asked these marks for every event
         )
@@ -158,6 +159,7 @@ for names in MODEL_NAMES:
             parser=parse_chat_completions,
             citation_notation=CHAT_NOTATION,
             marks=_names(names.provider.name),
+            marked_at_start=True,
             priority=500,  # as above
         )
     )

@@ -61,6 +61,7 @@ register(
         parser=parse_responses,
         citation_notation=phrase("url_citation and file_citation annotations with character spans of the text"),
         marks=_is_openai_model,
+        marked_at_start=True,
         priority=100,  # after the providers whose marks are their own; before the OpenAI-compatible fallback
     )
 )
@@ -73,6 +74,7 @@ register(
         parser=parse_chat_completions,
         citation_notation=phrase("url_citation annotations with character spans of the message"),
         marks=_is_openai_model,
+        marked_at_start=True,
         priority=100,  # as above
     )
 )
