@@ -216,7 +216,8 @@ def _read_stream(
             output.part(*where).add_annotation(event.get("annotation_index"), event["annotation"])
         elif kind in ("response.content_part.done", "response.content_part.added"):
             content = dict_or_empty(event.get("part"))
-            output.part(*where).add_annotations(dicts_in(content.get("annotations")))
+            if content.get("type", "output_text") in ("output_text", "refusal"):  # not a reasoning part (DeepSeek's)
+                output.part(*where).add_annotations(dicts_in(content.get("annotations")))
         elif kind in ("response.output_item.done", "response.output_item.added") and isinstance(
             event.get("item"), dict
         ):

@@ -351,7 +351,8 @@ def _is_sonar_value(value: dict[str, Any]) -> bool:
         return True
     if value.get("object") in ("chat.reasoning", "chat.reasoning.done", "chat.completion.done"):
         return True
-    return bool(_UUID.match(str(value.get("id") or ""))) or str(value.get("model") or "").startswith("sonar")
+    # Not a bare UUID id alone: DeepSeek's completions have them too (``compatible.py``).
+    return str(value.get("model") or "").startswith("sonar")
 
 
 # --- The APIs -------------------------------------------------------------------------------------
