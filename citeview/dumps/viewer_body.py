@@ -21,6 +21,7 @@ from citeview.core.checking.side_by_side import evidence_view
 from citeview.core.common.links import is_safe_http_url
 from citeview.core.common.phrases import phrase_text
 from citeview.core.common.shortening import shortened
+from citeview.core.detection import registry
 from citeview.core.framing.pretty import pretty_dump_text
 from citeview.core.rendering.answer import footnotes, response_prefix, source_entries, source_labels
 from citeview.dumps.batches import batch_response, batch_rows
@@ -284,6 +285,11 @@ def _body_context(dump: Dump) -> dict[str, Any]:
     }
 
 
+def _api_label(name: str) -> str:
+    api = registry.api_format(name)
+    return api.label if api is not None else name
+
+
 def response_view(rendered: dict[str, Any], index: int, response: dict[str, Any]) -> dict[str, Any]:
     prefix = response_prefix(index)
     sources = source_entries(response, prefix, rendered["drawn_until"])  # back-links to the footnotes drawn
@@ -296,6 +302,8 @@ def response_view(rendered: dict[str, Any], index: int, response: dict[str, Any]
         # Made with the page, which is kept (DumpPage): its words are in the page's language.
         "evidence": evidence_view(response, source_labels(response), gettext, rendered["drawn_until"]),
         "data": response,
+        # Who answered, as far as the dump says (``citeview/core/parsing/providers/compatible.py``).
+        "api_label": _api_label(response["api"]),
         "prefix": prefix,
         "answer_html": rendered["answer"],
         "status_detail": phrase_text(response["status_detail_phrase"], gettext),

@@ -144,6 +144,16 @@ class Recitation:
         }
 
 
+@dataclass(frozen=True)
+class ListedInOrder:
+    """Sources a response lists in an order its provider documents (Sonar's ``citations``) or keeps
+    (OpenRouter's annotations at 0–0), while placing none of them in the text: a marker's number N
+    names the N-th entry, counting from 1 (``parsing/citing.py``'s marker step)."""
+
+    keys: tuple[str, ...]  # the source of each entry, in list order ("" where an entry is no source)
+    name: str  # what the dump calls the list: "citations", "annotations"
+
+
 @dataclass
 class Response:
     provider: str
@@ -168,6 +178,10 @@ class Response:
     cited_without_position: list[str] = field(default_factory=list)
     reasoning: list[ReasoningText] = field(default_factory=list)
     recitations: list[Recitation] = field(default_factory=list)
+    # Not in the JSON; for the marker step (``parsing/citing.py``). A reader sets the first where its
+    # sources are numbered by their order; the step notes each notation read, so none is read twice.
+    listed_in_order: ListedInOrder | None = field(default=None, repr=False, compare=False)
+    notations_read: list[str] = field(default_factory=list, repr=False, compare=False)
 
     def diagnose(self, code: str, severity: str, message: Phrase, **details: Any) -> None:
         self.diagnostics.append(Diagnostic(code, severity, message, details))

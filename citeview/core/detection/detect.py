@@ -51,7 +51,8 @@ class StreamedResponses:
     The API of a response is the first of its shape's that marks any of its values. When a value
     shows, late, the mark of an API before the one the response was given to, the response notes it
     (``ResponseValues.marked_late``): its values are to be read again with that API ``decided`` (by
-    the response's place), as no parser can take back the values it has read."""
+    the response's place), as no parser can take back the values it has read. An API
+    ``marked_at_start`` (named by the model) is not asked again of the values after."""
 
     def __init__(
         self, values: Iterable[Any], framing: str, provider: str | None = None, decided: dict[int, str] | None = None
@@ -113,8 +114,9 @@ class StreamedResponses:
         yield from held
         del held[:]  # (given to the parser: held no longer)
         # Written out (no calls but the marks), as this runs for every event of streams of tens of thousands.
-        names = [api.name for api in earlier_apis if api.marks is not None]
-        marks = [api.marks for api in earlier_apis if api.marks is not None]
+        late = [api for api in earlier_apis if api.marks is not None and not api.marked_at_start]
+        names = [api.name for api in late]
+        marks = [api.marks for api in late if api.marks is not None]
         pairs = self._pairs
         following = pairs.following
         if following is None or following[0] is not group:

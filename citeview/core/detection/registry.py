@@ -113,6 +113,10 @@ class ApiFormat:
     # None: every value of its shape is this API's.
     marks: Callable[[dict[str, Any]], bool] | None = None
     priority: int = 0
+    # Its mark is the model a response names, which a stream names in the value that marks the
+    # response's API (a Responses stream's ``response.created``, every chat chunk): it is not asked of
+    # the values after (``StreamedResponses``), as every event of a long stream would pay for it.
+    marked_at_start: bool = False
     request_check: RequestCheck | None = None
     # Its citations name a document by its place among the request's documents (``document_index``),
     # so documents attached on their own, without their request, can stand for the request's.

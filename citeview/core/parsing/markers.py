@@ -13,6 +13,7 @@ source list can answer does not pass for one that cites nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from citeview.core.common.answer_markdown import MAX_MARKDOWN_CHARS, Place, read_places
@@ -36,6 +37,18 @@ UNKNOWN_NOTATION = re.compile(
     r"|【[0-9０-９]{1,6}(?:[:：][0-9]{1,6})?(?:†[^】\n]{0,80})?】"
     r"|［[0-9０-９]{1,6}］"
 )
+# What every marker and token of the patterns above opens with: a text holding none has none of them.
+_OPENING_BRACKETS = ("[", "【", "［")
+# The tokens of :data:`UNKNOWN_NOTATION` that name sources by number alone, as ``[N]`` does: one number
+# ([^2], [２], 【2】, ［2］) or several, listed or ranged ([1, 3], [1-3]). (int() reads full-width digits.)
+_ONE_NUMBER = re.compile(r"\[\^?([0-9０-９]{1,6})\]|【([0-9０-９]{1,6})】|［([0-9０-９]{1,6})］")
+_LISTED_NUMBERS = re.compile(r"\[([0-9]{1,3}(?:[ ]?[,、–-][ ]?[0-9]{1,3})+)\]")
+_LIST_SEPARATOR = re.compile(r"[ ]?[,、][ ]?")
+_RANGE = re.compile(r"([0-9]{1,3})[ ]?[–-][ ]?([0-9]{1,3})")
+
+
+# Whether the span start..end lies in text a reader already cited or flagged.
+Held = Callable[[int, int], bool]
 
 
 @dataclass(frozen=True)
@@ -75,12 +88,14 @@ class MarkersRead:
     unknown: list[UnknownNotation] = field(default_factory=list)
 
 
-def read_markers(text: str, notation: re.Pattern[str] = MARKER) -> MarkersRead:
-    """The markers of ``notation`` (a pattern whose second group is the number, as :data:`MARKER`'s)."""
+def read_markers(text: str, notation: re.Pattern[str] = MARKER, held: Held | None = None) -> MarkersRead:
+    """The markers of ``notation`` (a pattern whose second group is the number, as :data:`MARKER`'s).
+    Candidates inside ``held`` spans (text a reader already cited or flagged) are left out unasked."""
     skip_to = thinking_end(text)
     candidates = [
         MarkerMatch(m.start(), m.end(), m.group(0), m.group(2), m.group(1) == "web:")
         for m in notation.finditer(text, skip_to)
+        if held is None or not held(m.start(), m.end())
     ]
     checked = [m for m in candidates if m.end <= MAX_MARKDOWN_CHARS]
     places = read_places(text[:MAX_MARKDOWN_CHARS], [Place(m.start, m.end, replace=True) for m in checked])
@@ -94,19 +109,52 @@ def read_markers(text: str, notation: re.Pattern[str] = MARKER) -> MarkersRead:
         read.not_markers.append(NotAMarker(candidate, hidden.part, url))
     # Past what is rendered there is no Markdown to ask; every candidate there counts.
     read.markers += candidates[len(checked) :]
-    read.unknown = [t for t in unknown_notations(text, skip_to) if not notation.fullmatch(t.text)]
+    read.unknown = [t for t in unknown_notations(text, skip_to, held) if not notation.fullmatch(t.text)]
     return read
 
 
-def unknown_notations(text: str, skip_to: int = 0) -> list[UnknownNotation]:
+def unknown_notations(text: str, skip_to: int = 0, held: Held | None = None) -> list[UnknownNotation]:
     """The marker-like tokens of other notations from ``skip_to`` on that Markdown shows as text
     (not those in code or links, as for markers), and every one past the rendered part. Most
     answers have none, and then the answer is not parsed again."""
-    found = [UnknownNotation(m.start(), m.end(), m.group(0)) for m in UNKNOWN_NOTATION.finditer(text, skip_to)]
+    found = [
+        UnknownNotation(m.start(), m.end(), m.group(0))
+        for m in UNKNOWN_NOTATION.finditer(text, skip_to)
+        if held is None or not held(m.start(), m.end())
+    ]
     checked = [token for token in found if token.end <= MAX_MARKDOWN_CHARS]
     # A parse of their own: asking about them in the markers' parse could change what a marker is.
     places = read_places(text[:MAX_MARKDOWN_CHARS], [Place(t.start, t.end, replace=True) for t in checked])
     return [token for index, token in enumerate(checked) if index in places.shown] + found[len(checked) :]
+
+
+def may_hold_markers(text: str) -> bool:
+    """Whether ``text`` may hold a marker of any notation here: a search for its brackets, many times
+    faster than the patterns' scan, so that an answer without one costs next to nothing."""
+    return any(bracket in text for bracket in _OPENING_BRACKETS)
+
+
+def numbers_named(token: str) -> list[int] | None:
+    """The numbers a marker-like token names, in order, where it names sources by number alone:
+    ``[^2]``, ``【2】`` → [2]; ``[1, 3]`` → [1, 3]; ``[2-4]`` → [2, 3, 4]. None for a token that names
+    something else (``[static_doc_1]``, ``【4:0†source】``) or a range that runs backwards."""
+    one = _ONE_NUMBER.fullmatch(token)
+    if one is not None:
+        return [int(next(group for group in one.groups() if group))]
+    listed = _LISTED_NUMBERS.fullmatch(token)
+    if listed is None:
+        return None
+    numbers: list[int] = []
+    for part in _LIST_SEPARATOR.split(listed.group(1)):
+        if part.isdecimal():
+            numbers.append(int(part))
+            continue
+        bounds = _RANGE.fullmatch(part)
+        if bounds is None or int(bounds.group(2)) < int(bounds.group(1)):
+            return None  # (a run such as 1-2-3)
+        first, last = int(bounds.group(1)), int(bounds.group(2))
+        numbers += range(first, last + 1)
+    return numbers
 
 
 def thinking_end(text: str) -> int:

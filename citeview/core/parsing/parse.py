@@ -19,7 +19,7 @@ from citeview.core.detection import registry
 from citeview.core.detection.detect import ResponseValues, StreamedResponses
 from citeview.core.framing import DumpFile, DumpReading, read_dump, read_in_parts
 from citeview.core.parsing.attached import AttachedFile
-from citeview.core.parsing.citing import add_source_checks
+from citeview.core.parsing.citing import add_source_checks, cite_every_marker
 from citeview.core.parsing.offsets import forget_kept_offsets
 from citeview.core.parsing.pdf import is_pdf, may_hold_base64_pdf, pdf_budget
 from citeview.core.parsing.request_documents import RequestDocument, attached_documents, check_documents
@@ -54,9 +54,11 @@ def parse_dump(
     what the reviewer attached of the request that produced it: its JSON body as bytes, or the
     documents it sent on their own (document 0 first, see :func:`read_attachment`). A dump of the
     shape ``{"request": {...}, "response": ...}`` carries its own request."""
-    start = 0 if isinstance(dump, bytes) else dump.tell()
-    size = len(dump) if isinstance(dump, bytes) else dump.seek(0, io.SEEK_END) - start
-    if not isinstance(dump, bytes):
+    if isinstance(dump, bytes):
+        start, size = 0, len(dump)
+    else:
+        start = dump.tell()
+        size = dump.seek(0, io.SEEK_END) - start
         dump.seek(start)
     if size > max_bytes:
         raise too_large_error(size, max_bytes)
@@ -289,6 +291,7 @@ def _checked(
                 _check_against_request(response, sent)
             elif sent is not None:
                 _check_against_documents(response, sent)
+            cite_every_marker(response)  # the marker rule: no reader can skip it
             add_source_checks(response)
             responses.append(response)
     if cut_off:

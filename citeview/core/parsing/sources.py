@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from citeview.core.common.model import Response, Source
-from citeview.core.common.phrases import phrase
+from citeview.core.common.phrases import Phrase, phrase
 
 
 class SourceTable:
@@ -80,3 +81,15 @@ class SourceTable:
 
     def get(self, stored_key: str) -> Source:
         return self._by_key[stored_key]
+
+
+def cite_without_place(response: Response, keys: list[str], said: Callable[[int], Phrase]) -> None:
+    """The rule for an answer that marks no citation but names what it read (Groq's compound
+    systems, an OpenAI-compatible answer without annotations): each of those sources is cited by the
+    answer as a whole, without a place in it, once; ``said(count)`` tells the reviewer why."""
+    listed = set(response.cited_without_position)
+    new = [key for key in dict.fromkeys(keys) if key not in listed]
+    if not new:
+        return
+    response.cited_without_position += new
+    response.diagnose("no_positions", "info", said(len(new)), count=len(new))

@@ -34,14 +34,14 @@ def test_sonar_and_agent_are_told_apart_by_content():
 
 
 def test_an_openai_responses_body_is_told_from_perplexity_by_content():
-    body = {"id": "resp_68e6a1b2c3", "object": "response", "status": "completed", "output": []}
+    body = {"id": "resp_68e6a1b2c3", "object": "response", "status": "completed", "model": "gpt-5", "output": []}
     assert parse_dump(json.dumps(body).encode()).responses[0].api == "openai.responses"
 
 
 def test_an_api_recognised_but_without_a_parser_is_declined_clearly(monkeypatch):
     without_parser = dataclasses.replace(registry.api_format("openai.responses"), parser=None)
     monkeypatch.setitem(registry._registered, "openai.responses", without_parser)
-    body = {"id": "resp_68e6a1b2c3", "object": "response", "status": "completed", "output": []}
+    body = {"id": "resp_68e6a1b2c3", "object": "response", "status": "completed", "model": "gpt-5", "output": []}
     with pytest.raises(DumpError) as caught:
         parse_dump(json.dumps(body).encode())
     assert caught.value.code == "unsupported_provider" and "OpenAI Responses" in caught.value.message

@@ -62,8 +62,8 @@ def test_the_unknown_shape_error_names_every_registered_provider(toy):
     with pytest.raises(DumpError) as caught:
         parse_dump(b'{"hello": "world"}')
     assert (
-        "(Claude, Azure OpenAI, AWS Bedrock, Cohere, Gemini, Groq, LangChain, Mistral, OpenAI, OpenRouter, Perplexity, Toy, Vercel AI SDK, xAI)"
-        in caught.value.message
+        "(Claude, Azure OpenAI, AWS Bedrock, Cohere, OpenAI-compatible, DeepSeek, Fireworks, Gemini, Groq, Kimi, LangChain, "
+        "Mistral, OpenAI, OpenRouter, Perplexity, Qwen, Toy, Vercel AI SDK, xAI)" in caught.value.message
     )
 
 
@@ -152,13 +152,18 @@ def test_every_provider_module_declares_its_apis():
         "azure",
         "bedrock",
         "cohere",
+        "compatible",
+        "deepseek",
+        "fireworks",
         "gemini",
         "groq",
+        "kimi",
         "langchain",
         "mistral",
         "openai",
         "openrouter",
         "perplexity",
+        "qwen",
         "vercel",
         "xai",
     ]
@@ -171,9 +176,17 @@ def test_every_provider_module_declares_its_apis():
         "bedrock.retrieve_and_generate",
         "cohere.chat_v1",
         "cohere.chat_v2",
+        "compatible.chat_completions",
+        "compatible.responses",
+        "deepseek.chat_completions",
+        "deepseek.responses",
+        "fireworks.chat_completions",
+        "fireworks.responses",
         "gemini.generate_content",
         "gemini.interactions",
         "groq.chat_completions",
+        "kimi.chat_completions",
+        "kimi.responses",
         "langchain.messages",
         "mistral.chat_completions",
         "mistral.conversations",
@@ -182,6 +195,8 @@ def test_every_provider_module_declares_its_apis():
         "openrouter.chat_completions",
         "perplexity.agent",
         "perplexity.sonar",
+        "qwen.chat_completions",
+        "qwen.responses",
         "vercel.ui_message_stream",
         "vercel.ui_messages",
         "xai.chat_completions",

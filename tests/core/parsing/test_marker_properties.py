@@ -143,8 +143,9 @@ def check_every_candidate(text: str, response: dict[str, Any]) -> None:
     """Each ``[N]`` after the reasoning section is a citation, an unresolved marker or a diagnostic:
     exactly one of them, so the three add up to what the scan finds."""
     candidates = [m.start() for m in MARKER.finditer(text, thinking_end(text))]
-    cited = [c["start"] for c in response["citations"] if c["marker"]]
-    unresolved = [m["start"] for m in response["unresolved"]]
+    # (the tokens of other notations are cited or flagged too, by the marker rule: not counted here)
+    cited = [c["start"] for c in response["citations"] if c["marker"] and MARKER.fullmatch(c["marker"])]
+    unresolved = [m["start"] for m in response["unresolved"] if MARKER.fullmatch(m["marker"])]
     reported = [d["details"] for d in response["diagnostics"] if d["code"] == "not_a_marker"]
     assert sorted(cited + unresolved + [d["start"] for d in reported]) == candidates
     assert all(d["part"] != "too_deep" for d in reported), reported  # nothing here nests that deep

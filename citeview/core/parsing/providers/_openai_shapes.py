@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-from citeview.core.common.model import Citation, Response, SearchBatch, Source
+from citeview.core.common.model import Citation, ListedInOrder, Response, SearchBatch, Source
 from citeview.core.common.phrases import Phrase, phrase
 from citeview.core.detection.registry import NEITHER, Decision, Shape, ValueKind
 from citeview.core.parsing.citing import note_unknown_citation
@@ -133,6 +133,9 @@ class Dialect:
     # A url_citation without a position, or at 0–0, is the message citing a source it does not place
     # (xAI's annotations list what the search met), rather than a position gone missing.
     positionless_citations: bool = False
+    # Those annotations list their pages in the order the answer numbers them: where none is placed,
+    # a marker [N] names the N-th (``Response.listed_in_order``; OpenRouter relays Sonar's citations so).
+    annotations_in_order: bool = False
     # The units an annotation's offsets are tried in, in order, until its span covers its link.
     readings: tuple[Reading, ...] = (CODE_POINTS, UTF16)
     # Say once per response which unit the spans fit in (where the unit is unsettled), rather than
@@ -213,7 +216,8 @@ def _read_stream(
             output.part(*where).add_annotation(event.get("annotation_index"), event["annotation"])
         elif kind in ("response.content_part.done", "response.content_part.added"):
             content = dict_or_empty(event.get("part"))
-            output.part(*where).add_annotations(dicts_in(content.get("annotations")))
+            if content.get("type", "output_text") in ("output_text", "refusal"):  # not a reasoning part (DeepSeek's)
+                output.part(*where).add_annotations(dicts_in(content.get("annotations")))
         elif kind in ("response.output_item.done", "response.output_item.added") and isinstance(
             event.get("item"), dict
         ):
@@ -242,8 +246,11 @@ class _Placing:
     dialect: Dialect
     unit_fits: list[list[str]] = field(default_factory=list)
     _without_position: set[str] = field(default_factory=set)
+    in_order: list[str] = field(default_factory=list)  # every annotation cited without a place, in order
+    annotations: int = 0  # every annotation read
 
     def cite_without_position(self, key: str) -> None:
+        self.in_order.append(key)
         if key not in self._without_position:
             self._without_position.add(key)
             self.response.cited_without_position.append(key)
@@ -280,6 +287,8 @@ def _finish_citations(placing: _Placing) -> None:
     """What every answer of these shapes gets once its annotations are placed: the provider's own
     reading of the text, its inline citation tokens, the unit report, sources in citation order."""
     response = placing.response
+    if placing.dialect.annotations_in_order and 0 < len(placing.in_order) == placing.annotations:
+        response.listed_in_order = ListedInOrder(tuple(placing.in_order), "annotations")
     if placing.dialect.read_text is not None:
         placing.dialect.read_text(response)
     cite_inline_tokens(response, inline_tokens(response.text))
@@ -301,6 +310,7 @@ def _order_sources_by_first_citation(response: Response) -> None:
 
 
 def _annotate(placing: _Placing, text: str, shift: int, number: int, annotation: dict[str, Any]) -> None:
+    placing.annotations += 1
     kind = annotation.get("type")
     response, table = placing.response, placing.table
     if kind == "url_citation":

@@ -19,6 +19,7 @@ from citeview.core.common.phrases import phrase
 from citeview.core.detection.registry import ApiFormat, Provider, register
 from citeview.core.parsing.jsonvalues import dict_or_empty, dicts_in, object_in_json_string, str_or_none
 from citeview.core.parsing.providers._openai_shapes import CHAT_SHAPE, Dialect, WebSources, read_chat_completions
+from citeview.core.parsing.sources import cite_without_place
 
 
 def parse_chat_completions(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
@@ -28,18 +29,15 @@ def parse_chat_completions(values: Iterable[dict[str, Any]], streamed: bool) -> 
     read: list[str] = []
     for tool in _executed_tools(values):
         read += _read_tool(response, table, tool)
-    response.cited_without_position = list(dict.fromkeys(read))
-    if response.cited_without_position:
-        response.diagnose(
-            "no_positions",
-            "info",
-            phrase(
-                "Groq's compound answer marks no citations: the {count} page(s) its searches and visits read are "
-                "listed as the answer's sources, without a place in the answer.",
-                count=len(response.cited_without_position),
-            ),
-            count=len(response.cited_without_position),
-        )
+    cite_without_place(
+        response,
+        read,
+        lambda count: phrase(
+            "Groq's compound answer marks no citations: the {count} page(s) its searches and visits read are "
+            "listed as the answer's sources, without a place in the answer.",
+            count=count,
+        ),
+    )
     return response
 
 

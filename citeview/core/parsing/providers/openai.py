@@ -1,10 +1,16 @@
 """OpenAI: the Responses API (``openai.responses``) and Chat Completions (``openai.chat_completions``),
 read in the shapes OpenAI made (``_openai_shapes.py``, which other providers answer in too) with
 OpenAI's own dialect: code points, then UTF-16 units, as its recordings show.
+
+An answer is OpenAI's only where its model is one of OpenAI's (``gpt-5``, ``o3``, ``chatgpt-4o-latest``):
+its ids (``resp_…``, ``chatcmpl-…``) are written by compatible servers too, so they prove nothing
+alone, and an answer of these shapes that nothing names is an OpenAI-compatible one
+(``compatible.py``). Azure OpenAI serves OpenAI's models under their names: it is read as OpenAI.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,8 +21,6 @@ from citeview.core.parsing.providers._openai_shapes import (
     CHAT_SHAPE,
     RESPONSES_SHAPE,
     Dialect,
-    has_completion_id,
-    names_a_response,
     read_chat_completions,
     read_responses,
 )
@@ -33,6 +37,19 @@ def parse_chat_completions(values: Iterable[dict[str, Any]], streamed: bool) -> 
     return read_chat_completions(values, streamed, OPENAI_CHAT)
 
 
+# The model families OpenAI's own API serves. Not ``gpt-oss``: open weights, served by anyone under
+# that name (a fine-tuned model keeps its base's name after ``ft:``); and not a host's catalogue path (``openai/gpt-4o``, with a slash): a relay's.
+_OPENAI_MODEL = re.compile(r"(?:ft:)?(?:gpt-(?!oss)|o[1-9](?:-|$)|chatgpt-|codex-|computer-use-)", re.I)
+
+
+def _is_openai_model(value: dict[str, Any]) -> bool:
+    """Whether a value (a body, a chunk, or an event holding the ``response``) names an OpenAI model."""
+    # Asked of every event of a Responses stream that no other API marks: no call it can spare.
+    inner = value.get("response")
+    model = (inner if isinstance(inner, dict) and inner else value).get("model")
+    return type(model) is str and "/" not in model and _OPENAI_MODEL.match(model) is not None
+
+
 OPENAI = Provider("openai", "OpenAI")
 
 register(
@@ -43,8 +60,9 @@ register(
         shape=RESPONSES_SHAPE,
         parser=parse_responses,
         citation_notation=phrase("url_citation and file_citation annotations with character spans of the text"),
-        marks=names_a_response,
-        priority=100,  # other providers answer in this shape too: a value none of them marks is OpenAI's
+        marks=_is_openai_model,
+        marked_at_start=True,
+        priority=100,  # after the providers whose marks are their own; before the OpenAI-compatible fallback
     )
 )
 register(
@@ -55,7 +73,8 @@ register(
         shape=CHAT_SHAPE,
         parser=parse_chat_completions,
         citation_notation=phrase("url_citation annotations with character spans of the message"),
-        marks=has_completion_id,
+        marks=_is_openai_model,
+        marked_at_start=True,
         priority=100,  # as above
     )
 )

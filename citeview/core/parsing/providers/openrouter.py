@@ -5,7 +5,9 @@ OpenAI's Chat Completions shape. The web plugin's ``url_citation`` annotations c
 the page (``content``, shown as its excerpt) and are usually at 0–0: the answer writes the page's
 address itself, as a Markdown link or bare. Such an annotation cites its page where the answer
 writes that address; one whose address the answer never writes is listed as cited, without a
-place. A stream sends the annotations once, in its first delta, among ``: OPENROUTER PROCESSING``
+place. Where none is placed, the annotations list the pages in order (a relayed Perplexity Sonar
+answer's ``citations``), and the answer's ``[N]`` markers name the N-th (the core's marker rule,
+``parsing/citing.py``). A stream sends the annotations once, in its first delta, among ``: OPENROUTER PROCESSING``
 comment lines (SSE comments: the reader skips them).
 """
 
@@ -17,6 +19,7 @@ from typing import Any
 from citeview.core.common.model import Citation, Response
 from citeview.core.common.phrases import phrase
 from citeview.core.detection.registry import ApiFormat, Provider, register
+from citeview.core.parsing.citing import cite_every_marker
 from citeview.core.parsing.inline_tokens import written_links
 from citeview.core.parsing.jsonvalues import dict_or_empty
 from citeview.core.parsing.providers._openai_shapes import (
@@ -30,22 +33,29 @@ from citeview.core.parsing.providers._openai_shapes import (
 
 def parse_chat_completions(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = read_chat_completions(values, streamed, OPENROUTER_CHAT)
-    _cite_written_addresses(response)
+    annotated = list(response.cited_without_position)  # the annotations' pages, before markers place any
+    cite_every_marker(response)  # first, so that the note below counts the pages the markers placed
+    _cite_written_addresses(response, annotated)
     return response
 
 
-def _cite_written_addresses(response: Response) -> None:
-    """Each page cited without a place is cited where the answer writes its address (every time it
-    does); the pages it never writes stay listed as cited, and the page says so once."""
-    listed = set(response.cited_without_position)
+def _cite_written_addresses(response: Response, annotated: list[str]) -> None:
+    """Each page the annotations cite without a place is cited where the answer writes its address
+    (every time it does, whether or not a marker names it too); the pages neither written nor named
+    stay listed as cited, and the page says so once."""
+    listed = set(annotated)
     if not listed:
         return
     keys = {without_tracking(s.url): s.key for s in response.sources if s.key in listed and s.url}
-    placed = PlacedSpans(response.citations)  # an annotation with a real span keeps its place
+    placed: PlacedSpans | None = None  # an annotation with a real span keeps its place
     found: set[str] = set()
     for link in written_links(response.text):
         key = keys.get(without_tracking(link.url))
-        if key is None or placed.overlaps(link.start, link.end):
+        if key is None:
+            continue
+        # (built at the first address it may place: an answer of markers has as many citations)
+        placed = placed or PlacedSpans(response.citations)
+        if placed.overlaps(link.start, link.end):
             continue
         response.citations.append(Citation(link.start, link.end, [key]))
         found.add(key)
@@ -76,7 +86,9 @@ def _is_openrouter_completion(value: dict[str, Any]) -> bool:
 
 
 OPENROUTER = Provider("openrouter", "OpenRouter")
-OPENROUTER_CHAT = Dialect(provider="openrouter", api="openrouter.chat_completions", positionless_citations=True)
+OPENROUTER_CHAT = Dialect(
+    provider="openrouter", api="openrouter.chat_completions", positionless_citations=True, annotations_in_order=True
+)
 
 register(
     ApiFormat(

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from citeview.core.common.model import Response, SearchBatch
+from citeview.core.common.model import ListedInOrder, Response, SearchBatch
 from citeview.core.common.phrases import phrase
 from citeview.core.detection.registry import ApiFormat, Provider, register
 from citeview.core.parsing.citing import cite_markers, note_listed_citation_not_a_url, note_unknown_event_types
@@ -258,6 +258,10 @@ def parse_sonar(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response.text = messages[-1] if messages and messages[-1] else "".join(deltas)
     _attach_search_results(table, response, list(results.values()))
     _set_sonar_status(response, finish_reason)
+    # Documented: [k] names citations[k-1]. Declared so that the marker rule reads other notations so too.
+    response.listed_in_order = ListedInOrder(
+        tuple(next(iter(table.keys_for(str(position))), "") for position in range(1, listed + 1)), "citations"
+    )
     cite_markers(
         response,
         lambda m: table.keys_for(m.ref),
@@ -347,7 +351,8 @@ def _is_sonar_value(value: dict[str, Any]) -> bool:
         return True
     if value.get("object") in ("chat.reasoning", "chat.reasoning.done", "chat.completion.done"):
         return True
-    return bool(_UUID.match(str(value.get("id") or ""))) or str(value.get("model") or "").startswith("sonar")
+    # Not a bare UUID id alone: DeepSeek's completions have them too (``compatible.py``).
+    return str(value.get("model") or "").startswith("sonar")
 
 
 # --- The APIs -------------------------------------------------------------------------------------

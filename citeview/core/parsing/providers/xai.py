@@ -14,7 +14,6 @@ in that list.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -161,10 +160,6 @@ def _why_marker_unread(marker: MarkerMatch, listed: list[Any]) -> Phrase:
 
 # --- Detection: xAI answers in OpenAI's shapes, with marks of its own ------------------------------
 
-# A response id: 32 hex digits in a UUID's layout, sometimes with the region that answered (…_us-east-1).
-_RESPONSE_ID = re.compile(
-    r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?:_[a-z]{2,}(?:-[a-z0-9]+)+)?$", re.I
-)
 _USAGE_FIELDS = (
     "num_server_side_tools_used",
     "num_sources_used",
@@ -180,8 +175,8 @@ def _is_grok(obj: dict[str, Any]) -> bool:
 
 
 def _is_xai_response(value: dict[str, Any]) -> bool:
-    """A Responses body or event of xAI's. Not its message ids (``msg_<uuid>``): Perplexity's Agent
-    API writes its own so too."""
+    """A Responses body or event of xAI's: a Grok model or xAI's own usage fields. Not its ids: a bare
+    UUID is DeepSeek's response id too, and ``msg_<uuid>`` Perplexity's Agent API's message id."""
     # Asked of every event of a Responses stream that is not xAI's: no call it can spare.
     inner = value.get("response")
     response = inner if isinstance(inner, dict) and inner else value
@@ -189,15 +184,12 @@ def _is_xai_response(value: dict[str, Any]) -> bool:
     if isinstance(model, str) and model.startswith("grok"):
         return True
     usage = response.get("usage")
-    if isinstance(usage, dict) and any(name in usage for name in _USAGE_FIELDS):
-        return True
-    response_id = response.get("id") or ""
-    return bool(_RESPONSE_ID.match(response_id if type(response_id) is str else str(response_id)))
+    return isinstance(usage, dict) and any(name in usage for name in _USAGE_FIELDS)
 
 
 def _is_xai_completion(value: dict[str, Any]) -> bool:
-    """A completion of xAI's: a Grok model or xAI's usage fields. Its bare UUID id and top-level
-    ``citations`` are Perplexity Sonar's marks too, so xAI is asked first."""
+    """A completion of xAI's: a Grok model or xAI's usage fields. Its top-level ``citations`` are
+    Perplexity Sonar's mark too, so xAI is asked first."""
     return _is_grok(value)
 
 

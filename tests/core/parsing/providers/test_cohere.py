@@ -514,7 +514,7 @@ def test_gemini_interactions_events_stay_gemini_and_cohere_v1_events_stay_cohere
 
 def test_a_body_with_choices_or_a_lower_case_finish_reason_is_not_cohere():
     chat = {"id": "chatcmpl-1", "object": "chat.completion", "choices": [{"message": {"content": "x"}}]}
-    assert one(chat)["api"] == "openai.chat_completions"
+    assert one(chat)["api"] == "compatible.chat_completions"
     with pytest.raises(DumpError) as refused:
         parse({"message": {"content": "x"}, "finish_reason": "stop"})
     assert refused.value.code == "unknown_provider"

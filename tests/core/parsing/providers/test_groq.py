@@ -186,14 +186,14 @@ def test_arguments_that_are_not_json_and_a_tool_without_results_claim_nothing():
     assert response["diagnostics"] == []
 
 
-def test_a_groq_completion_of_an_ordinary_model_is_groqs_and_an_unmarked_one_stays_openais():
+def test_a_groq_completion_of_an_ordinary_model_is_groqs_and_an_unmarked_one_is_openai_compatible():
     value = {
         "id": "chatcmpl-1",
         "object": "chat.completion",
         "model": "llama-3.3-70b-versatile",
         "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "こんにちは"}}],
     }
-    assert read(json.dumps(value).encode())["api"] == "openai.chat_completions"
+    assert read(json.dumps(value).encode())["api"] == "compatible.chat_completions"
     assert read(json.dumps({**value, "x_groq": {"id": "req_1"}}).encode())["api"] == "groq.chat_completions"
 
 

@@ -263,6 +263,7 @@ def test_a_chat_stream_takes_annotations_from_a_final_delta_once():
         {
             "id": "chatcmpl-Bx1",
             "object": "chat.completion.chunk",
+            "model": "gpt-4o-search-preview",
             "choices": [{"index": 0, "delta": {"content": piece}}],
         }
         for piece in (text[:5], text[5:])

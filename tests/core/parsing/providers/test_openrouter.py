@@ -127,10 +127,10 @@ def test_a_stream_with_the_annotations_in_its_first_delta_reads_the_same():
     assert cited(response) == [(f"[東京都の統計]({STATS})", STATS), (STATS, STATS)]
 
 
-def test_an_answer_of_an_unmarked_gateway_stays_openais():
+def test_an_answer_of_an_unmarked_gateway_is_openai_compatible():
     value = completion(ANSWER, ANNOTATIONS)
     del value["provider"], value["usage"]["cost"]
-    assert read(json.dumps(value, ensure_ascii=False).encode())["api"] == "openai.chat_completions"
+    assert read(json.dumps(value, ensure_ascii=False).encode())["api"] == "compatible.chat_completions"
 
 
 def recorded(*frames: dict[str, Any]) -> bytes:
