@@ -1060,7 +1060,7 @@ def _is_knowledge_base_value(value: dict[str, Any]) -> bool:
 
 
 def _is_agent_value(value: dict[str, Any]) -> bool:
-    # (asked of every event of every Bedrock stream: a key looked up first spares the call)
+    # (asked of each Bedrock value until one names its API: a key looked up first spares the call)
     return not AGENT_EVENTS.isdisjoint(value) and _family(value) == "agent"
 
 
@@ -1201,6 +1201,7 @@ register(
             "chunk attributions: spans of the answer (unit checked) with the passages retrieved for them"
         ),
         marks=_is_inline_agent_value,
+        mark_member="trace",
         priority=4,
     )
 )
@@ -1215,6 +1216,7 @@ register(
             "chunk attributions: spans of the answer (unit checked) with the passages retrieved for them"
         ),
         marks=_is_agent_value,
+        marked_at_start=True,
         priority=5,
     )
 )

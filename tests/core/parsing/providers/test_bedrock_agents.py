@@ -152,6 +152,21 @@ def test_an_inline_agent_stream_is_named_as_such_with_its_model_and_its_plan_apa
     assert plan["kind"] == "plan" and plan["text"].startswith("To answer this question")
 
 
+def test_an_inline_agent_is_named_by_a_trace_that_comes_after_its_answer():
+    # Detection takes the stream for InvokeAgent at its first chunk; the inline agent's alias shows
+    # only in the trace after it, and the stream is read again under its own name.
+    inline_trace = {
+        "trace": {
+            "sessionId": "s-1",
+            "callerChain": [{"agentAliasArn": "arn:aws:bedrock:us-east-1:123456789012:agent-alias/INLINE_AGENT/x1"}],
+            "trace": {"orchestrationTrace": {"rationale": {"text": "答えは既に出ている。"}}},
+        }
+    }
+    response = read(jsonl([chunk("東京は日本の首都です。"), inline_trace]))
+    assert response["api"] == "bedrock.invoke_inline_agent"
+    assert response["text"] == "東京は日本の首都です。"
+
+
 def test_a_guardrail_intervention_is_said_and_leaves_the_answer_incomplete():
     response = read(GUARDRAIL)
     assert response["text"] == "Sorry, the model cannot answer this question."
