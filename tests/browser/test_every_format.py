@@ -29,6 +29,7 @@ FORMATS = {
     "22-openrouter-ja-web-plugin.json": ("openrouter.chat_completions", 2, 2, 0, 0, True),
     "23-claude-ja-web-fetch.json": ("anthropic.messages", 3, 3, 0, 0, False),
     "24-azure-on-your-data-ja.json": ("azure.on_your_data", 4, 4, 0, 0, False),
+    "26-bedrock-agent-en-kb-traces.jsonl": ("bedrock.invoke_agent", 1, 1, 0, 0, False),
 }
 
 
@@ -78,6 +79,7 @@ def test_the_new_formats_look_right_at_both_widths(signed_in):
         ("openrouter-web-plugin", "22-openrouter-ja-web-plugin.json"),
         ("claude-web-fetch", "23-claude-ja-web-fetch.json"),
         ("azure-on-your-data", "24-azure-on-your-data-ja.json"),
+        ("bedrock-agent-kb", "26-bedrock-agent-en-kb-traces.jsonl"),
     ):
         page.goto("/")
         page.fill("#id_text", (SAMPLES / name).read_text(encoding="utf-8"))

@@ -116,7 +116,7 @@ class StreamedResponses:
         # Written out (no calls but the marks), as this runs for every event of streams of tens of thousands.
         late = [api for api in earlier_apis if api.marks is not None and not api.marked_at_start]
         names = [api.name for api in late]
-        marks = [api.marks for api in late if api.marks is not None]
+        marks = [(api.mark_member, api.marks) for api in late if api.marks is not None]
         pairs = self._pairs
         following = pairs.following
         if following is None or following[0] is not group:
@@ -127,8 +127,8 @@ class StreamedResponses:
                 pairs.following = pair
                 return
             value = pair[1]
-            for marked in marks:
-                if marked(value):
+            for member, marked in marks:
+                if (member is None or member in value) and marked(value):
                     _note_marked_late(group, marked, names, marks)
                     break
             yield value
@@ -143,11 +143,11 @@ def _note_marked_late(
     group: ResponseValues,
     marked: Callable[[dict[str, Any]], bool],
     names: list[str],
-    marks: list[Callable[[dict[str, Any]], bool]],
+    marks: list[tuple[str | None, Callable[[dict[str, Any]], bool]]],
 ) -> None:
     """Note in ``group`` the earlier API whose mark (``marked``, of ``marks`` by priority) a value
     showed; only those before it are looked for afterwards."""
-    position = marks.index(marked)
+    position = [mark for _, mark in marks].index(marked)
     group.marked_late = names[position]
     del marks[position:], names[position:]
 

@@ -117,6 +117,9 @@ class ApiFormat:
     # response's API (a Responses stream's ``response.created``, every chat chunk): it is not asked of
     # the values after (``StreamedResponses``), as every event of a long stream would pay for it.
     marked_at_start: bool = False
+    # A member every value it marks holds: looked up before the mark is asked of a stream's later
+    # values, which spares a call for every event of the other APIs' long streams.
+    mark_member: str | None = None
     request_check: RequestCheck | None = None
     # Its citations name a document by its place among the request's documents (``document_index``),
     # so documents attached on their own, without their request, can stand for the request's.

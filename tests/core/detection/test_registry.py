@@ -171,6 +171,8 @@ def test_every_provider_module_declares_its_apis():
         "anthropic.messages",
         "azure.on_your_data",
         "bedrock.converse",
+        "bedrock.invoke_agent",
+        "bedrock.invoke_inline_agent",
         "bedrock.retrieve_and_generate",
         "cohere.chat_v1",
         "cohere.chat_v2",

@@ -1,6 +1,6 @@
-"""AWS Bedrock: Converse and ConverseStream (``bedrock.converse``), and Knowledge Bases
-RetrieveAndGenerate and its stream (``bedrock.retrieve_and_generate``), per
-``../shared/docs/provider-formats.md`` §6.
+"""AWS Bedrock: Converse and ConverseStream (``bedrock.converse``), Knowledge Bases
+RetrieveAndGenerate and its stream (``bedrock.retrieve_and_generate``), and Bedrock Agents' streams
+(``bedrock.invoke_agent``, ``bedrock.invoke_inline_agent``), per ``../shared/docs/provider-formats.md`` §6.
 
 Converse answers in camelCase content blocks of one key each (``{"text"}``, ``{"citationsContent"}``,
 ``{"toolUse"}``, ``{"reasoningContent"}``). A ``citationsContent`` block's citations cover the whole
@@ -13,7 +13,9 @@ A Knowledge Base answer is ``output.text`` with ``citations[]``, each a span of 
 (``generatedResponsePart.textResponsePart``) and the passages retrieved for it
 (``retrievedReferences``). The span's unit and whether its end is inclusive are undocumented: each
 is checked against the text it should hold, in every likely reading, and the reading that fits is
-said.
+said. An agent's ``chunk`` events cite the same way (``attribution.citations``); its ``trace`` events
+are kept out of the answer: its knowledge base lookups are its searches, a guardrail's intervention
+is said. The agents' recordings are in ``tests/fixtures/recordings/bedrock-agents/``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from citeview.core.common.links import is_safe_http_url
-from citeview.core.common.model import Citation, ReasoningText, Response
+from citeview.core.common.model import Citation, ReasoningText, Response, SearchBatch
 from citeview.core.common.phrases import Phrase, phrase
 from citeview.core.detection.registry import NEITHER, ApiFormat, Decision, Provider, Shape, ValueKind, register
 from citeview.core.framing.eventstream import DamagedMessage
@@ -73,6 +75,7 @@ CONVERSE_EVENTS = {
     "metadata",
 }
 KB_EVENTS = {"output", "citation", "guardrail"}
+AGENT_EVENTS = {"chunk", "trace", "returnControl", "files"}
 # Content blocks that are not the answer and carry no citation: read past without a word.
 _QUIET_BLOCKS = {"toolUse", "toolResult", "image", "document", "video", "guardContent", "cachePoint", "audio"}
 # Locations in a document the request sent, and what citeview calls each (Claude's units, §6A).
@@ -486,16 +489,16 @@ _READINGS = {
 _UNCHECKED = None  # a span with no text to check it by: read as characters, end exclusive
 
 
-def _place_kb_citations(response: Response, citations: list[dict[str, Any]]) -> None:
-    table = SourceTable(response)
-    passages: dict[tuple[str | None, str | None, str | None], str] = {}
+def _place_kb_citations(
+    response: Response, citations: list[dict[str, Any]], passages: _RetrievedPassages | None = None
+) -> None:
+    if passages is None:
+        passages = _RetrievedPassages(SourceTable(response))
     readings: Counter[Reading | None] = Counter()
     cursor = 0  # where the last placed citation ended: the next one's text is looked for from there
     unplaced = set(response.cited_without_position)
     for number, citation in enumerate(citations, 1):
-        keys = list(
-            dict.fromkeys(_reference_source(table, passages, r) for r in dicts_in(citation.get("retrievedReferences")))
-        )
+        keys = list(dict.fromkeys(passages.key(r) for r in dicts_in(citation.get("retrievedReferences"))))
         if not keys:
             response.diagnose(
                 "citation_without_source",
@@ -623,6 +626,18 @@ def _short(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:37] + "…")
 
 
+@dataclass
+class _RetrievedPassages:
+    """A response's retrieved passages, each one source, whether a citation named it or a search
+    returned it (an agent's knowledge base lookup returns the passages its citations name again)."""
+
+    table: SourceTable
+    keys: dict[tuple[str | None, str | None, str | None], str] = field(default_factory=dict)
+
+    def key(self, reference: dict[str, Any]) -> str:
+        return _reference_source(self.table, self.keys, reference)
+
+
 def _reference_source(
     table: SourceTable, passages: dict[tuple[str | None, str | None, str | None], str], reference: dict[str, Any]
 ) -> str:
@@ -680,6 +695,250 @@ def _row_text(row: Any) -> str | None:
     return "; ".join(cells) or None
 
 
+# --- Bedrock Agents: InvokeAgent and InvokeInlineAgent ------------------------------------------------
+# A stream of ``chunk`` events (the answer's bytes, base64 in JSON, and an ``attribution`` whose
+# ``citations`` are a Knowledge Base answer's), ``trace`` events (what the agent did: its knowledge
+# base lookups, its plan, a guardrail's verdict), ``returnControl`` (an action the caller must run)
+# and ``files``. The two APIs send the same events; an inline agent's traces name no agent.
+
+
+@dataclass
+class _KnowledgeBaseLookup:
+    query: str | None = None
+    references: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class _AgentAnswer:
+    texts: list[str] = field(default_factory=list)
+    citations: list[dict[str, Any]] = field(default_factory=list)
+    lookups: dict[str, _KnowledgeBaseLookup] = field(default_factory=dict)  # by the trace's id, in order
+    plans: list[str] = field(default_factory=list)
+    interventions: list[dict[str, Any]] = field(default_factory=list)  # guardrailTrace that INTERVENED
+    failures: list[str] = field(default_factory=list)
+    chunks: int = 0
+    not_base64: int = 0
+    finished: bool = False  # a finalResponse trace came
+    returned_control: bool = False
+    model: str | None = None
+    session: str | None = None
+    error: tuple[str, dict[str, Any]] | None = None
+    unknown: dict[str | None, None] = field(default_factory=dict)
+
+
+def parse_invoke_agent(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
+    return _parse_agent("bedrock.invoke_agent", values, streamed)
+
+
+def parse_invoke_inline_agent(values: Iterable[dict[str, Any]], streamed: bool) -> Response:
+    return _parse_agent("bedrock.invoke_inline_agent", values, streamed)
+
+
+def _parse_agent(api: str, values: Iterable[dict[str, Any]], streamed: bool) -> Response:
+    response = Response("bedrock", api, streamed)
+    answer = _read_agent_stream(response, values)
+    response.text = "".join(answer.texts)
+    response.id = answer.session
+    response.model = answer.model
+    passages = _RetrievedPassages(SourceTable(response))
+    for lookup in answer.lookups.values():
+        keys = list(dict.fromkeys(passages.key(r) for r in lookup.references))
+        response.searches.append(SearchBatch([lookup.query] if lookup.query else [], keys))
+    _place_kb_citations(response, answer.citations, passages)
+    response.reasoning.extend(ReasoningText("plan", text) for text in answer.plans)
+    _note_agent_trace(response, answer)
+    _set_agent_status(response, answer)
+    note_unknown_event_types(response, list(answer.unknown))
+    return response
+
+
+def _read_agent_stream(response: Response, events: Iterable[dict[str, Any]]) -> _AgentAnswer:
+    answer = _AgentAnswer()
+    for event in events:
+        if isinstance(event, DamagedMessage):
+            response.diagnose("damaged_message", "warning", event.message(), **event.details())
+            continue
+        name, payload = _event(event)
+        if name == "chunk":
+            _read_chunk(answer, payload)
+        elif name == "trace":
+            _read_trace(answer, payload)
+        elif name == "returnControl":
+            answer.returned_control = True
+        elif name == "files":
+            continue  # files the agent made (code interpreter): no answer text, no citation
+        elif name is not None and _is_exception(name):
+            answer.error = answer.error or (name, payload)
+        else:
+            answer.unknown.setdefault(name)
+    return answer
+
+
+def _read_chunk(answer: _AgentAnswer, chunk: dict[str, Any]) -> None:
+    answer.chunks += 1
+    text = _chunk_text(chunk.get("bytes"))
+    if text is None and isinstance(chunk.get("bytes"), str):
+        answer.not_base64 += 1  # a dump that decoded the bytes already: the text itself
+        text = chunk["bytes"]
+    answer.texts.append(text or "")
+    answer.citations.extend(dicts_in(dict_or_empty(chunk.get("attribution")).get("citations")))
+
+
+def _chunk_text(data: Any) -> str | None:
+    """A chunk's ``bytes`` as text: base64 on the wire and in the SDKs' JSON, a list of byte values, or
+    the object of index and byte a JavaScript ``Uint8Array`` becomes in JSON. None when it is none."""
+    raw: bytes | None = None
+    if isinstance(data, str):
+        raw = decoded_base64(data)
+    elif isinstance(data, list) and all(isinstance(b, int) and 0 <= b < 256 for b in data):
+        raw = bytes(data)
+    elif isinstance(data, dict) and all(isinstance(b, int) and 0 <= b < 256 for b in data.values()):
+        ordered = [data.get(str(i)) for i in range(len(data))]
+        raw = bytes(b for b in ordered if isinstance(b, int)) if None not in ordered else None
+    if raw is None:
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _read_trace(answer: _AgentAnswer, part: dict[str, Any]) -> None:
+    answer.session = answer.session or str_or_none(part.get("sessionId"))
+    for kind, step in dict_or_empty(part.get("trace")).items():
+        if not isinstance(step, dict):
+            continue
+        if kind == "guardrailTrace":
+            if step.get("action") == "INTERVENED":
+                answer.interventions.append(step)
+        elif kind == "failureTrace":
+            answer.failures.append(str_or_none(step.get("failureReason")) or "")
+        else:  # orchestrationTrace, routingClassifierTrace, pre- and postProcessingTrace: one member each
+            _read_step(answer, step)
+
+
+def _read_step(answer: _AgentAnswer, step: dict[str, Any]) -> None:
+    invocation = dict_or_empty(step.get("invocationInput"))
+    lookup_input = dict_or_empty(invocation.get("knowledgeBaseLookupInput"))
+    if lookup_input:
+        _lookup(answer, str_or_none(invocation.get("traceId")), False).query = str_or_none(lookup_input.get("text"))
+    observation = dict_or_empty(step.get("observation"))
+    lookup_output = dict_or_empty(observation.get("knowledgeBaseLookupOutput"))
+    if lookup_output:
+        found = _lookup(answer, str_or_none(observation.get("traceId")), True)
+        found.references.extend(dicts_in(lookup_output.get("retrievedReferences")))
+    answer.finished = answer.finished or isinstance(observation.get("finalResponse"), dict)
+    model_input = dict_or_empty(step.get("modelInvocationInput"))
+    answer.model = answer.model or str_or_none(model_input.get("foundationModel"))
+    plan = str_or_none(dict_or_empty(step.get("rationale")).get("text"))
+    if plan:
+        answer.plans.append(plan)
+
+
+def _lookup(answer: _AgentAnswer, trace_id: str | None, output: bool) -> _KnowledgeBaseLookup:
+    """The lookup a trace's input or output belongs to: the one of its trace id; without an id, an
+    output belongs to the last lookup that has none yet."""
+    if trace_id is None and output:
+        waiting = [lookup for lookup in answer.lookups.values() if not lookup.references]
+        if waiting:
+            return waiting[-1]
+    key = trace_id if trace_id is not None else f"#{len(answer.lookups)}"
+    return answer.lookups.setdefault(key, _KnowledgeBaseLookup())
+
+
+def _note_agent_trace(response: Response, answer: _AgentAnswer) -> None:
+    for intervention in answer.interventions:
+        _note_intervention(response, intervention)
+    for reason in answer.failures:
+        response.diagnose(
+            "agent_step_failed",
+            "warning",
+            phrase("A step of the agent failed: {reason}", reason=reason or phrase("no reason given")),
+            reason=reason or None,
+        )
+    if answer.not_base64:
+        response.diagnose(
+            "chunk_not_base64",
+            "info",
+            phrase(
+                "{count} chunk(s) carry their bytes as text, not base64: the dump decoded them already, and "
+                "they are read as the answer's text.",
+                count=answer.not_base64,
+            ),
+            count=answer.not_base64,
+        )
+
+
+def _note_intervention(response: Response, trace: dict[str, Any]) -> None:
+    """Which of the question and the answer a guardrail stopped, and by which of its policies."""
+    checked_input = bool(dicts_in(trace.get("inputAssessments")))
+    verdicts = ", ".join(
+        _verdicts(dicts_in(trace.get("inputAssessments")) + dicts_in(trace.get("outputAssessments")))
+    ) or phrase("no policy named")
+    if checked_input:
+        message = phrase(
+            "A guardrail intervened on the question ({verdicts}): the answer shown is its message, not the "
+            "model's answer.",
+            verdicts=verdicts,
+        )
+    else:
+        message = phrase(
+            "A guardrail intervened on the answer ({verdicts}): the answer shown may be its message or an "
+            "answer it changed.",
+            verdicts=verdicts,
+        )
+    response.diagnose("guardrail_intervened", "warning", message, on="input" if checked_input else "output")
+
+
+def _verdicts(assessments: list[dict[str, Any]]) -> list[str]:
+    """Each finding of a guardrail's assessments that was acted on, as ``TYPE (ACTION)``: a content
+    filter, a denied topic, a word, a piece of personal data, a grounding check."""
+    found: list[str] = []
+    for assessment in assessments:
+        for policy in assessment.values():
+            for findings in dict_or_empty(policy).values():
+                for finding in dicts_in(findings):
+                    kind = str_or_none(finding.get("type")) or str_or_none(finding.get("name"))
+                    action = str_or_none(finding.get("action"))
+                    if kind and action and action != "NONE":
+                        found.append(f"{kind} ({action})")
+    return list(dict.fromkeys(found))
+
+
+def _set_agent_status(response: Response, answer: _AgentAnswer) -> None:
+    if answer.error is not None:
+        _fail(response, *answer.error)
+    elif answer.interventions:
+        response.mark_incomplete(
+            phrase(
+                "{field} {reason}: {explanation}",
+                field="guardrailTrace",
+                reason="INTERVENED",
+                explanation=GUARDRAIL_INTERVENED,
+            )
+        )
+    elif answer.returned_control:
+        response.mark_incomplete(
+            phrase(
+                "the agent handed control back ({event}): it waits for the result of an action the caller runs",
+                event="returnControl",
+            )
+        )
+    elif not answer.chunks:
+        response.mark_incomplete(phrase("stream ended without {event}", event="chunk"))
+    else:
+        response.status = "completed"
+        if not answer.finished:
+            response.diagnose(
+                "stream_end_unmarked",
+                "info",
+                phrase(
+                    "An agent's stream without its traces sends no event that ends it, so the stream is read as "
+                    "complete: one cut between two chunks would look the same."
+                ),
+            )
+
+
 # --- Detection ------------------------------------------------------------------------------------
 
 
@@ -720,7 +979,21 @@ def _event_name_of(value: dict[str, Any]) -> str | None:
     name, payload = next(iter(value.items()))
     if not isinstance(payload, dict) or not isinstance(name, str):
         return None
-    return name if name in CONVERSE_EVENTS or name in KB_EVENTS or _is_exception(name) else None
+    if name in CONVERSE_EVENTS or name in KB_EVENTS or _is_exception(name) or _is_agent_event(name, payload):
+        return name
+    return None
+
+
+def _is_agent_event(name: str, payload: dict[str, Any]) -> bool:
+    """An agent's event, by its name and the member its payload must have: names as common as
+    ``chunk`` and ``trace`` are not enough."""
+    if name == "chunk":
+        return "bytes" in payload or "attribution" in payload
+    if name == "trace":
+        return isinstance(payload.get("trace"), dict)
+    if name == "returnControl":
+        return "invocationInputs" in payload or "invocationId" in payload
+    return name == "files" and isinstance(payload.get("files"), list)
 
 
 def _is_converse_body(value: dict[str, Any]) -> bool:
@@ -744,20 +1017,24 @@ def _family_of(value: dict[str, Any]) -> str | None:
         return None
     if len(value) == 1 and "output" not in value and "citations" not in value:
         # A stream's event (a body of one member has one of those two): its name says.
-        name = _event_name(value)
-        return "converse" if name in CONVERSE_EVENTS else "kb" if name in KB_EVENTS else None
+        return _family_of_event(_event_name(value))
     if _is_converse_body(value):
         return "converse"
     if _is_kb_body(value):
         return "kb"
-    name = _event_name(value)
+    return _family_of_event(_event_name(value))
+
+
+def _family_of_event(name: str | None) -> str | None:
     if name in CONVERSE_EVENTS:
         return "converse"
-    return "kb" if name in KB_EVENTS else None
+    if name in KB_EVENTS:
+        return "kb"
+    return "agent" if name in AGENT_EVENTS else None
 
 
 # The name of a Bedrock stream event (None when the value is none), and which API a value of the
-# Bedrock shape is of ("converse", "kb", or None: an exception, a damaged message).
+# Bedrock shape is of ("converse", "kb", "agent", or None: an exception, a damaged message).
 _event_name = _AnswerForLastValue(_event_name_of)
 _family = _AnswerForLastValue(_family_of)
 
@@ -780,6 +1057,22 @@ def _bedrock_value(value: dict[str, Any]) -> ValueKind | None:
 
 def _is_knowledge_base_value(value: dict[str, Any]) -> bool:
     return _family(value) == "kb"
+
+
+def _is_agent_value(value: dict[str, Any]) -> bool:
+    # (asked of each Bedrock value until one names its API: a key looked up first spares the call)
+    return not AGENT_EVENTS.isdisjoint(value) and _family(value) == "agent"
+
+
+def _is_inline_agent_value(value: dict[str, Any]) -> bool:
+    """A trace of an inline agent: it names no agent, and its caller is the alias Bedrock gives every
+    inline agent (``agent-alias/INLINE_AGENT/…``, as recorded). A stream without traces cannot tell."""
+    part = value.get("trace")
+    if not isinstance(part, dict) or "agentId" in part or _event_name(value) != "trace":
+        return False
+    return any(
+        "/INLINE_AGENT/" in (str_or_none(c.get("agentAliasArn")) or "") for c in dicts_in(part.get("callerChain"))
+    )
 
 
 class _BedrockStream:
@@ -895,6 +1188,36 @@ register(
         ),
         marks=_is_knowledge_base_value,
         priority=10,
+    )
+)
+register(
+    ApiFormat(
+        name="bedrock.invoke_inline_agent",
+        label="Bedrock Agents (InvokeInlineAgent)",
+        provider=BEDROCK,
+        shape=BEDROCK_SHAPE,
+        parser=parse_invoke_inline_agent,
+        citation_notation=phrase(
+            "chunk attributions: spans of the answer (unit checked) with the passages retrieved for them"
+        ),
+        marks=_is_inline_agent_value,
+        mark_member="trace",
+        priority=4,
+    )
+)
+register(
+    ApiFormat(
+        name="bedrock.invoke_agent",
+        label="Bedrock Agents (InvokeAgent)",
+        provider=BEDROCK,
+        shape=BEDROCK_SHAPE,
+        parser=parse_invoke_agent,
+        citation_notation=phrase(
+            "chunk attributions: spans of the answer (unit checked) with the passages retrieved for them"
+        ),
+        marks=_is_agent_value,
+        marked_at_start=True,
+        priority=5,
     )
 )
 register(
