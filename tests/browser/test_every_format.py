@@ -30,7 +30,7 @@ FORMATS = {
     "23-claude-ja-web-fetch.json": ("anthropic.messages", 3, 3, 0, 0, False),
     "24-azure-on-your-data-ja.json": ("azure.on_your_data", 4, 4, 0, 0, False),
     "26-bedrock-agent-en-kb-traces.jsonl": ("bedrock.invoke_agent", 1, 1, 0, 0, False),
-    "27-deepseek-responses-en-stream.sse": ("deepseek.responses", 0, 0, 0, 0, False),
+    "27-deepseek-responses-en-stream.sse": ("deepseek.responses", 0, 0, 1, 0, False),
     "28-openai-compatible-ja-web-search.json": ("compatible.responses", 0, 0, 0, 0, True),
     "29-openrouter-sonar-relay-en-ja.json": ("openrouter.chat_completions", 5, 3, 0, 0, True),
 }
