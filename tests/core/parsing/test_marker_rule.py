@@ -169,3 +169,12 @@ def test_a_reader_that_resolves_its_own_markers_keeps_its_reading():
     assert linked(response) == [("[1]", [one]), ("【2】", [two])]
     assert flagged(response) == ["[3]"]
     assert reason(response, "[3]") == "[3] points at no entry in citations (the response lists 2)."
+
+
+def test_a_range_names_each_number_but_a_token_naming_hundreds_is_flagged_as_a_notation():
+    cited = read(relay("東京は大きい[1-3]。"))
+    assert [(c["marker"], len(c["source_keys"])) for c in cited["citations"]] == [("[1-3]", 3)]
+    # Each number named would be a citation: [1-999,1-999,…] is flagged, not expanded into 200,000.
+    flood = read(relay("東京は大きい[" + ",".join(["1-999"] * 200) + "]。"))
+    assert not flood["citations"]
+    assert "unknown_notation" in [d["code"] for d in flood["diagnostics"]]
