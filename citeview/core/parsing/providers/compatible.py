@@ -48,7 +48,10 @@ class ModelNames:
     """A provider whose model names name it: the names its own API answers with."""
 
     provider: Provider
-    pattern: re.Pattern[str]  # matched at the start of the model name, case aside
+    # The whole name, case and all, as the provider's own API writes it. Not the open weights' names
+    # (``DeepSeek-R1``, ``qwen3-32b``, ``kimi-k2-instruct``, ``deepseek-r1:7b``): anyone serves those,
+    # as they serve ``gpt-oss`` (``openai.py``).
+    pattern: re.Pattern[str]
     # Whether a name with a slash can be its own. A slash is otherwise a host's catalogue path
     # (``deepseek-ai/DeepSeek-V3`` on Together or vLLM, ``qwen/qwen3-32b`` on Groq): the model's
     # maker, not who answered.
@@ -60,12 +63,27 @@ class ModelNames:
 # (``meta-llama/Llama-3.3-70B-Instruct-Turbo``, ``Qwen/Qwen3-8B``), so nothing in their answers names
 # them, and their answers are OpenAI-compatible ones named by model.
 MODEL_NAMES = (
-    ModelNames(Provider("deepseek", "DeepSeek"), re.compile(r"deepseek-", re.I)),
-    # DashScope's names: qwen-plus, qwen3-max, qwen2.5-72b-instruct, qwq-plus, qvq-max.
-    ModelNames(Provider("qwen", "Qwen"), re.compile(r"(?:qwen[0-9.]*-|qwq-|qvq-)", re.I)),
-    ModelNames(Provider("kimi", "Kimi"), re.compile(r"(?:kimi-|moonshot-)", re.I)),
+    # DeepSeek's API: deepseek-chat, deepseek-reasoner, and the deepseek-v4-flash of its recordings.
+    ModelNames(Provider("deepseek", "DeepSeek"), re.compile(r"deepseek-(?:chat|reasoner|v4-[a-z]+)")),
+    # DashScope's own models (qwen-plus, qwen-max-latest, qwen3-max-2025-09-23, qwen3-coder-plus,
+    # qwen-vl-max, qwq-plus, qvq-max), not the open weights it serves beside them (qwen2.5-72b-instruct).
+    ModelNames(
+        Provider("qwen", "Qwen"),
+        re.compile(
+            r"(?:qwen[0-9.]*-(?:max|plus|turbo|flash|long|coder-plus|coder-flash|vl-max|vl-plus)|qwq-plus|qvq-max)"
+            r"(?:-latest|-preview|-[0-9]{4}-[0-9]{2}-[0-9]{2})?"
+        ),
+    ),
+    # Moonshot's API: moonshot-v1-8k…, kimi-latest, kimi-k2.6, kimi-k2-0905-preview, kimi-k2-thinking-turbo.
+    ModelNames(
+        Provider("kimi", "Kimi"),
+        re.compile(
+            r"moonshot-v1-[0-9a-z-]+|kimi-(?:latest|thinking-preview"
+            r"|k2(?:\.[0-9]+)?(?:-(?:[0-9]{4}-preview|turbo-preview|thinking(?:-turbo)?|code(?:-highspeed)?))?)"
+        ),
+    ),
     # Fireworks' documented model ids: accounts/<account>/models/<model>.
-    ModelNames(Provider("fireworks", "Fireworks"), re.compile(r"accounts/[^/]+/models/[^/]+$", re.I), slash=True),
+    ModelNames(Provider("fireworks", "Fireworks"), re.compile(r"accounts/[^/]+/models/[^/]+"), slash=True),
 )
 
 
@@ -80,7 +98,7 @@ def _model_of(value: dict[str, Any]) -> str | None:
 def _named_by(model: str) -> str | None:
     """The provider :data:`MODEL_NAMES` names by this model, if any."""
     for names in MODEL_NAMES:
-        if ("/" not in model or names.slash) and names.pattern.match(model):
+        if ("/" not in model or names.slash) and names.pattern.fullmatch(model):
             return names.provider.name
     return None
 
