@@ -225,7 +225,7 @@ class _ByPosition:
 
 
 class _HeldSpans:
-    """The text a reader already cited or flagged: a marker inside it stays as the reader left it.
+    """The markers a reader already cited or flagged: a marker inside one stays as the reader left it.
     Built at the first marker asked about: most answers have none, and many citations."""
 
     def __init__(self, response: Response) -> None:
@@ -238,9 +238,14 @@ class _HeldSpans:
         index = bisect_right(starts, start) - 1
         return index >= 0 and end <= self.ends[index]
 
+    def _is_a_mark(self, citation: Citation) -> bool:
+        """Whether a citation's span is a mark of its own (a marker, or xAI's ``[[1]](url)`` link), not
+        prose: a number in a cited sentence (Claude's, Gemini's) is still to be linked or flagged."""
+        return citation.marker is not None or self.response.text.startswith("[", citation.start)
+
     def _build(self) -> list[int]:
         spans = sorted(
-            [(c.start, c.end) for c in self.response.citations if c.start < c.end]
+            [(c.start, c.end) for c in self.response.citations if c.start < c.end and self._is_a_mark(c)]
             + [(m.start, m.end) for m in self.response.unresolved]
         )
         merged: list[list[int]] = []

@@ -178,3 +178,25 @@ def test_a_range_names_each_number_but_a_token_naming_hundreds_is_flagged_as_a_n
     flood = read(relay("東京は大きい[" + ",".join(["1-999"] * 200) + "]。"))
     assert not flood["citations"]
     assert "unknown_notation" in [d["code"] for d in flood["diagnostics"]]
+
+
+def test_a_number_inside_a_cited_sentence_is_still_flagged():
+    # Claude cites the whole sentence; the [2] the model wrote in it names nothing Claude lists.
+    citation = {"type": "web_search_result_location", "url": "https://example.org/tokyo", "title": "Tokyo"}
+    cited = {
+        "type": "text",
+        "text": "東京の人口は約1400万人です[2]。",
+        "citations": [citation | {"cited_text": "約1400万人"}],
+    }
+    message = {
+        "id": "msg_markerrule",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+        "content": [{"type": "text", "text": "概要。"}, cited],
+    }
+    response = read(message)
+    assert len(response["citations"]) == 1 and response["citations"][0]["marker"] is None
+    assert [(m["marker"], response["text"][m["start"] : m["end"]]) for m in response["unresolved"]] == [("[2]", "[2]")]
