@@ -938,6 +938,14 @@ def names_a_response(value: dict[str, Any]) -> bool:
     return bool(_event_response_id(value)) or value.get("object") == "response"
 
 
+def model_named(value: dict[str, Any]) -> str | None:
+    """The model a body, a chunk or an event holding the ``response`` names."""
+    # Asked of the values of streams no API marks early: no call it can spare.
+    inner = value.get("response")
+    model = (inner if isinstance(inner, dict) and inner else value).get("model")
+    return model if type(model) is str else None
+
+
 def has_completion_id(value: dict[str, Any]) -> bool:
     return str(value.get("id", "")).startswith("chatcmpl-")
 

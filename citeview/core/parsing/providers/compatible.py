@@ -36,6 +36,7 @@ from citeview.core.parsing.providers._openai_shapes import (
     Dialect,
     WebSources,
     has_completion_id,
+    model_named,
     names_a_response,
     read_chat_completions,
     read_responses,
@@ -87,13 +88,6 @@ MODEL_NAMES = (
 )
 
 
-def _model_of(value: dict[str, Any]) -> str | None:
-    # Asked of every event of a Responses stream that no API before these marks: no call it can spare.
-    inner = value.get("response")
-    model = (inner if isinstance(inner, dict) and inner else value).get("model")
-    return model if type(model) is str else None
-
-
 @lru_cache(maxsize=1024)  # asked of every value of a stream no API before these marks: a few models each
 def _named_by(model: str) -> str | None:
     """The provider :data:`MODEL_NAMES` names by this model, if any."""
@@ -105,7 +99,7 @@ def _named_by(model: str) -> str | None:
 
 def _names(provider: str) -> Callable[[dict[str, Any]], bool]:
     def marks(value: dict[str, Any]) -> bool:
-        model = _model_of(value)
+        model = model_named(value)
         return model is not None and _named_by(model) == provider
 
     return marks
@@ -152,35 +146,41 @@ CHAT_NOTATION = phrase(
     "without positions"
 )
 
-for names in MODEL_NAMES:
-    parse_responses, parse_chat_completions = _parsers(names.provider.name)
-    register(
-        ApiFormat(
-            name=f"{names.provider.name}.responses",
-            label=f"{names.provider.label} Responses",
-            provider=names.provider,
-            shape=RESPONSES_SHAPE,
-            parser=parse_responses,
-            citation_notation=RESPONSES_NOTATION,
-            marks=_names(names.provider.name),
-            marked_at_start=True,
-            priority=500,  # the model names it: after the providers with fields of their own and OpenAI (whose
-            # model names are not these), so that an OpenAI stream is not asked these marks for every event
+
+def _register_named_by_model() -> None:
+    """The Responses and Chat Completions APIs of each provider :data:`MODEL_NAMES` names."""
+    for names in MODEL_NAMES:
+        parse_responses, parse_chat_completions = _parsers(names.provider.name)
+        register(
+            ApiFormat(
+                name=f"{names.provider.name}.responses",
+                label=f"{names.provider.label} Responses",
+                provider=names.provider,
+                shape=RESPONSES_SHAPE,
+                parser=parse_responses,
+                citation_notation=RESPONSES_NOTATION,
+                marks=_names(names.provider.name),
+                marked_at_start=True,
+                priority=500,  # the model names it: after the providers with fields of their own and OpenAI (whose
+                # model names are not these), so that an OpenAI stream is not asked these marks for every event
+            )
         )
-    )
-    register(
-        ApiFormat(
-            name=f"{names.provider.name}.chat_completions",
-            label=f"{names.provider.label} Chat Completions",
-            provider=names.provider,
-            shape=CHAT_SHAPE,
-            parser=parse_chat_completions,
-            citation_notation=CHAT_NOTATION,
-            marks=_names(names.provider.name),
-            marked_at_start=True,
-            priority=500,  # as above
+        register(
+            ApiFormat(
+                name=f"{names.provider.name}.chat_completions",
+                label=f"{names.provider.label} Chat Completions",
+                provider=names.provider,
+                shape=CHAT_SHAPE,
+                parser=parse_chat_completions,
+                citation_notation=CHAT_NOTATION,
+                marks=_names(names.provider.name),
+                marked_at_start=True,
+                priority=500,  # as above
+            )
         )
-    )
+
+
+_register_named_by_model()
 
 # Nothing names the provider: the shape and the model are all that is said.
 COMPATIBLE = Provider("compatible", "OpenAI-compatible")
