@@ -152,8 +152,8 @@ def _cite_other_notations(response: Response, unknown: list[UnknownNotation], by
         keys = by_position.keys_for(numbers) if numbers is not None else []
         explain = by_position.why_not if numbers is not None else _not_read_notation
         _cite_or_flag(response, MarkerMatch(token.start, token.end, token.text, token.text[1:-1], False), keys, explain)
-        if not keys and (numbers is None or by_position.listed is None):
-            not_read.append(token)  # (a number past an ordered list is a notation read, and said so)
+        if numbers is None:
+            not_read.append(token)  # (a number that names no source is a notation read, and said so)
     if not_read:
         _note_unknown_notations(response, not_read)
 

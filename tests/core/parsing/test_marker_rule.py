@@ -143,6 +143,9 @@ def test_without_numbered_sources_every_form_of_marker_is_flagged_with_the_reaso
     assert "does not number its sources" in reason(response, "[1]")
     assert "does not number its sources" in reason(response, "【3】")
     assert "notation citeview does not read" in reason(response, "[static_doc_1]")
+    # Only the notation it cannot read is named as one: 【3】 and [1, 2] are read, and name no source.
+    (unknown,) = [d for d in response["diagnostics"] if d["code"] == "unknown_notation"]
+    assert unknown["details"]["tokens"] == ["[static_doc_1]"]
 
 
 def test_markers_in_code_link_text_and_link_addresses_are_left_as_written():
