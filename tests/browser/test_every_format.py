@@ -30,6 +30,9 @@ FORMATS = {
     "23-claude-ja-web-fetch.json": ("anthropic.messages", 3, 3, 0, 0, False),
     "24-azure-on-your-data-ja.json": ("azure.on_your_data", 4, 4, 0, 0, False),
     "26-bedrock-agent-en-kb-traces.jsonl": ("bedrock.invoke_agent", 1, 1, 0, 0, False),
+    "27-deepseek-responses-en-stream.sse": ("deepseek.responses", 0, 0, 1, 0, False),
+    "28-openai-compatible-ja-web-search.json": ("compatible.responses", 0, 0, 0, 0, True),
+    "29-openrouter-sonar-relay-en-ja.json": ("openrouter.chat_completions", 5, 3, 0, 0, True),
 }
 
 
@@ -80,6 +83,9 @@ def test_the_new_formats_look_right_at_both_widths(signed_in):
         ("claude-web-fetch", "23-claude-ja-web-fetch.json"),
         ("azure-on-your-data", "24-azure-on-your-data-ja.json"),
         ("bedrock-agent-kb", "26-bedrock-agent-en-kb-traces.jsonl"),
+        ("deepseek-responses", "27-deepseek-responses-en-stream.sse"),
+        ("openai-compatible", "28-openai-compatible-ja-web-search.json"),
+        ("openrouter-sonar-relay", "29-openrouter-sonar-relay-en-ja.json"),
     ):
         page.goto("/")
         page.fill("#id_text", (SAMPLES / name).read_text(encoding="utf-8"))

@@ -23,9 +23,11 @@ def test_an_answer_nothing_names_is_called_openai_compatible_on_the_viewer_and_t
     dump = ingested(editor, "my-model")
     assert dump.providers == "compatible" and dump.headline == "The capital of France is Paris."
     viewer = editor_client.get(dump.get_absolute_url()).content.decode()
-    assert 'title="OpenAI-compatible Responses">compatible.responses' in viewer and "xai" not in viewer
+    # The provider line in words, on the page (not in a tooltip a phone cannot show), its code beside it.
+    assert 'cv-api-chip">OpenAI-compatible Responses <span class="cv-muted">compatible.responses' in viewer
+    assert "xai" not in viewer
     japanese = editor_client.get(dump.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
-    assert 'title="OpenAI 互換 Responses">compatible.responses' in japanese
+    assert 'cv-api-chip">OpenAI 互換 Responses <span class="cv-muted">compatible.responses' in japanese
     report = editor_client.get(reverse("review:report", args=[dump.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
     assert "OpenAI 互換 · OpenAI 互換 Responses · my-model" in report
 

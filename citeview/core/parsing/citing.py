@@ -152,8 +152,8 @@ def _cite_other_notations(response: Response, unknown: list[UnknownNotation], by
         keys = by_position.keys_for(numbers) if numbers is not None else []
         explain = by_position.why_not if numbers is not None else _not_read_notation
         _cite_or_flag(response, MarkerMatch(token.start, token.end, token.text, token.text[1:-1], False), keys, explain)
-        if not keys and (numbers is None or by_position.listed is None):
-            not_read.append(token)  # (a number past an ordered list is a notation read, and said so)
+        if numbers is None:
+            not_read.append(token)  # (a number that names no source is a notation read, and said so)
     if not_read:
         _note_unknown_notations(response, not_read)
 
@@ -225,7 +225,7 @@ class _ByPosition:
 
 
 class _HeldSpans:
-    """The text a reader already cited or flagged: a marker inside it stays as the reader left it.
+    """The markers a reader already cited or flagged: a marker inside one stays as the reader left it.
     Built at the first marker asked about: most answers have none, and many citations."""
 
     def __init__(self, response: Response) -> None:
@@ -238,9 +238,14 @@ class _HeldSpans:
         index = bisect_right(starts, start) - 1
         return index >= 0 and end <= self.ends[index]
 
+    def _is_a_mark(self, citation: Citation) -> bool:
+        """Whether a citation's span is a mark of its own (a marker, or xAI's ``[[1]](url)`` link), not
+        prose: a number in a cited sentence (Claude's, Gemini's) is still to be linked or flagged."""
+        return citation.marker is not None or self.response.text.startswith("[", citation.start)
+
     def _build(self) -> list[int]:
         spans = sorted(
-            [(c.start, c.end) for c in self.response.citations if c.start < c.end]
+            [(c.start, c.end) for c in self.response.citations if c.start < c.end and self._is_a_mark(c)]
             + [(m.start, m.end) for m in self.response.unresolved]
         )
         merged: list[list[int]] = []

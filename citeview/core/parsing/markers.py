@@ -45,6 +45,9 @@ _ONE_NUMBER = re.compile(r"\[\^?([0-9０-９]{1,6})\]|【([0-9０-９]{1,6})】|
 _LISTED_NUMBERS = re.compile(r"\[([0-9]{1,3}(?:[ ]?[,、–-][ ]?[0-9]{1,3})+)\]")
 _LIST_SEPARATOR = re.compile(r"[ ]?[,、][ ]?")
 _RANGE = re.compile(r"([0-9]{1,3})[ ]?[–-][ ]?([0-9]{1,3})")
+# The most numbers one token may name ([1-20], [1, 3, 5]) before it is read as a notation of its own:
+# each number named is a citation, so a token's cost stays in proportion to its length.
+MOST_NUMBERS_NAMED = 50
 
 
 # Whether the span start..end lies in text a reader already cited or flagged.
@@ -148,12 +151,12 @@ def numbers_named(token: str) -> list[int] | None:
     for part in _LIST_SEPARATOR.split(listed.group(1)):
         if part.isdecimal():
             numbers.append(int(part))
-            continue
-        bounds = _RANGE.fullmatch(part)
-        if bounds is None or int(bounds.group(2)) < int(bounds.group(1)):
+        elif (bounds := _RANGE.fullmatch(part)) is None or int(bounds.group(2)) < int(bounds.group(1)):
             return None  # (a run such as 1-2-3)
-        first, last = int(bounds.group(1)), int(bounds.group(2))
-        numbers += range(first, last + 1)
+        else:
+            numbers += range(int(bounds.group(1)), int(bounds.group(2)) + 1)
+        if len(numbers) > MOST_NUMBERS_NAMED:
+            return None  # no answer cites so many at once: [1-999,1-999,…] would cost memory, not help
     return numbers
 
 

@@ -143,6 +143,9 @@ def test_without_numbered_sources_every_form_of_marker_is_flagged_with_the_reaso
     assert "does not number its sources" in reason(response, "[1]")
     assert "does not number its sources" in reason(response, "【3】")
     assert "notation citeview does not read" in reason(response, "[static_doc_1]")
+    # Only the notation it cannot read is named as one: 【3】 and [1, 2] are read, and name no source.
+    (unknown,) = [d for d in response["diagnostics"] if d["code"] == "unknown_notation"]
+    assert unknown["details"]["tokens"] == ["[static_doc_1]"]
 
 
 def test_markers_in_code_link_text_and_link_addresses_are_left_as_written():
@@ -169,3 +172,34 @@ def test_a_reader_that_resolves_its_own_markers_keeps_its_reading():
     assert linked(response) == [("[1]", [one]), ("【2】", [two])]
     assert flagged(response) == ["[3]"]
     assert reason(response, "[3]") == "[3] points at no entry in citations (the response lists 2)."
+
+
+def test_a_range_names_each_number_but_a_token_naming_hundreds_is_flagged_as_a_notation():
+    cited = read(relay("東京は大きい[1-3]。"))
+    assert [(c["marker"], len(c["source_keys"])) for c in cited["citations"]] == [("[1-3]", 3)]
+    # Each number named would be a citation: [1-999,1-999,…] is flagged, not expanded into 200,000.
+    flood = read(relay("東京は大きい[" + ",".join(["1-999"] * 200) + "]。"))
+    assert not flood["citations"]
+    assert "unknown_notation" in [d["code"] for d in flood["diagnostics"]]
+
+
+def test_a_number_inside_a_cited_sentence_is_still_flagged():
+    # Claude cites the whole sentence; the [2] the model wrote in it names nothing Claude lists.
+    citation = {"type": "web_search_result_location", "url": "https://example.org/tokyo", "title": "Tokyo"}
+    cited = {
+        "type": "text",
+        "text": "東京の人口は約1400万人です[2]。",
+        "citations": [citation | {"cited_text": "約1400万人"}],
+    }
+    message = {
+        "id": "msg_markerrule",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+        "content": [{"type": "text", "text": "概要。"}, cited],
+    }
+    response = read(message)
+    assert len(response["citations"]) == 1 and response["citations"][0]["marker"] is None
+    assert [(m["marker"], response["text"][m["start"] : m["end"]]) for m in response["unresolved"]] == [("[2]", "[2]")]

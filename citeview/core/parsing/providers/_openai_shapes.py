@@ -7,7 +7,8 @@ Citations are annotations on the output text: ``url_citation`` spans (usually th
 in older shapes, spans of the 【4:0†source】 marker they name), container files
 (``../shared/docs/provider-formats.md`` §4). Offsets count code points. Citation tokens the model
 writes in private-use characters, and 【】 markers no annotation covers, are unresolved markers
-(:mod:`citeview.core.parsing.inline_tokens`).
+(:mod:`citeview.core.parsing.inline_tokens`). Reasoning items' text (DeepSeek's ``reasoning_text``,
+OpenAI's summary) is thinking, shown apart from the answer (``Response.reasoning``).
 
 A provider's parser calls :func:`read_responses` and :func:`read_chat_completions` with a
 :class:`Dialect` that says how it differs from OpenAI (xAI's does).
@@ -22,7 +23,7 @@ from functools import lru_cache
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-from citeview.core.common.model import Citation, ListedInOrder, Response, SearchBatch, Source
+from citeview.core.common.model import Citation, ListedInOrder, ReasoningText, Response, SearchBatch, Source
 from citeview.core.common.phrases import Phrase, phrase
 from citeview.core.detection.registry import NEITHER, Decision, Shape, ValueKind
 from citeview.core.parsing.citing import note_unknown_citation
@@ -44,6 +45,17 @@ from citeview.core.parsing.sources import SourceTable
 
 # xAI ends its streams with response.done, where OpenAI sends one of the others.
 _TERMINAL = {"response.completed", "response.incomplete", "response.failed", "response.done"}
+
+# A reasoning item's text streams by part: DeepSeek's whole reasoning_text as content parts, OpenAI's
+# summary as summary parts. Each event type -> the list its part is in.
+_REASONING_EVENTS = {
+    "response.reasoning_text.delta": "content",
+    "response.reasoning_text.done": "content",
+    "response.reasoning_summary_text.delta": "summary",
+    "response.reasoning_summary_text.done": "summary",
+    "response.reasoning_summary_part.added": "summary",
+    "response.reasoning_summary_part.done": "summary",
+}
 
 
 @dataclass
@@ -90,9 +102,14 @@ class _Output:
     parts: dict[tuple[int, int], _Part] = field(default_factory=dict)
     items: dict[int, dict[str, Any]] = field(default_factory=dict)
     index_of: dict[str, int] = field(default_factory=dict)
+    # Reasoning items' text parts by (output index, "content" or "summary", part index): not the answer.
+    thoughts: dict[tuple[int, str, int], _Part] = field(default_factory=dict)
 
     def part(self, output_index: int, content_index: int) -> _Part:
         return self.parts.setdefault((output_index, content_index), _Part())
+
+    def thought(self, output_index: int, kind: str, index: int) -> _Part:
+        return self.thoughts.setdefault((output_index, kind, index), _Part())
 
     def place_of(self, output_index: int, item: dict[str, Any]) -> int:
         item_id = str_or_none(item.get("id"))
@@ -103,7 +120,12 @@ class _Output:
     def read_item(self, output_index: int, item: dict[str, Any], *, with_content: bool = True) -> None:
         output_index = self.place_of(output_index, item)
         self.items[output_index] = item
-        if item.get("type") != "message" or not with_content:
+        if not with_content:
+            return
+        if item.get("type") == "reasoning":
+            self.read_reasoning(output_index, item)
+            return
+        if item.get("type") != "message":
             return
         for content_index, content in enumerate(dicts_in(item.get("content"))):
             kind = content.get("type")
@@ -115,6 +137,14 @@ class _Output:
             )
             part.refusal = kind == "refusal"
             part.add_annotations(dicts_in(content.get("annotations")))
+
+    def read_reasoning(self, output_index: int, item: dict[str, Any]) -> None:
+        """A whole reasoning item's texts; as for the answer, a full text wins over the stream's deltas.
+        Its ``encrypted_content`` is for the API alone and is never shown."""
+        for kind, text_type in (("content", "reasoning_text"), ("summary", "summary_text")):
+            for index, part in enumerate(dicts_in(item.get(kind))):
+                if part.get("type") == text_type:
+                    self.thought(output_index, kind, index).set_text(str_or_none(part.get("text")))
 
 
 # --- How the providers answering in these shapes differ ---------------------------------------------
@@ -212,6 +242,8 @@ def _read_stream(
             output.part(*where).set_text(str_or_none(event.get("text")))
         elif kind == "response.refusal.done":
             output.part(*where).set_text(str_or_none(event.get("refusal")))
+        elif kind in _REASONING_EVENTS:
+            _read_reasoning_event(output, output_index, kind, event)
         elif kind == "response.output_text.annotation.added" and isinstance(event.get("annotation"), dict):
             output.part(*where).add_annotation(event.get("annotation_index"), event["annotation"])
         elif kind in ("response.content_part.done", "response.content_part.added"):
@@ -234,6 +266,19 @@ def _read_stream(
     if final is None and error is None:
         response.mark_incomplete(phrase("stream ended without {event}", event="response.completed"))
     return final, error
+
+
+def _read_reasoning_event(output: _Output, output_index: int, kind: str, event: dict[str, Any]) -> None:
+    """A delta of a reasoning item's text, or the whole text of one of its parts."""
+    listed_in = _REASONING_EVENTS[kind]
+    index = int_or_zero(event.get("content_index" if listed_in == "content" else "summary_index"))
+    thought = output.thought(output_index, listed_in, index)
+    if kind.endswith(".delta"):
+        thought.deltas.append(str_or_none(event.get("delta")) or "")
+    elif kind.startswith("response.reasoning_summary_part."):
+        thought.set_text(str_or_none(dict_or_empty(event.get("part")).get("text")))
+    else:
+        thought.set_text(str_or_none(event.get("text")))
 
 
 @dataclass
@@ -275,12 +320,29 @@ def _read_output(response: Response, output: _Output, dialect: Dialect, final: d
         pieces.append(text)
         position += len(text)
     response.text = "".join(pieces)
+    response.reasoning.extend(_thinking(output))
     for _, item in sorted(output.items.items()):
         if dialect.read_item is None or not dialect.read_item(response, table, item):
             _read_tool_item(response, table, item)
     if final is not None and dialect.read_final is not None:
         dialect.read_final(response, table, final)
     _finish_citations(placing)
+
+
+def _thinking(output: _Output) -> list[ReasoningText]:
+    """Each reasoning item with text, in output order, as thinking shown apart from the answer: its
+    reasoning_text (the whole reasoning, where the API gives it; its summary would only repeat it),
+    else its summary's parts a blank line apart. An item with neither (an empty summary, only
+    encrypted content) shows nothing."""
+    texts: dict[int, dict[str, list[str]]] = {}
+    for (item_index, kind, _), thought in sorted(output.thoughts.items()):
+        text = thought.full_text
+        if text.strip():
+            texts.setdefault(item_index, {}).setdefault(kind, []).append(text)
+    return [
+        ReasoningText("thinking", "\n\n".join(parts.get("content") or parts["summary"]))
+        for _, parts in sorted(texts.items())
+    ]
 
 
 def _finish_citations(placing: _Placing) -> None:
@@ -874,6 +936,14 @@ class _ChatStream:
 def names_a_response(value: dict[str, Any]) -> bool:
     """A response id or the response object: a value that would show Perplexity's marks if it had any."""
     return bool(_event_response_id(value)) or value.get("object") == "response"
+
+
+def model_named(value: dict[str, Any]) -> str | None:
+    """The model a body, a chunk or an event holding the ``response`` names."""
+    # Asked of the values of streams no API marks early: no call it can spare.
+    inner = value.get("response")
+    model = (inner if isinstance(inner, dict) and inner else value).get("model")
+    return model if type(model) is str else None
 
 
 def has_completion_id(value: dict[str, Any]) -> bool:

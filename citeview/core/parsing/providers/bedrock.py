@@ -20,6 +20,7 @@ is said. The agents' recordings are in ``tests/fixtures/recordings/bedrock-agent
 
 from __future__ import annotations
 
+import codecs
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -718,6 +719,9 @@ class _AgentAnswer:
     failures: list[str] = field(default_factory=list)
     chunks: int = 0
     not_base64: int = 0
+    unreadable: int = 0  # chunks whose bytes are in no form citeview reads
+    # One decoder for every chunk's bytes: a character may be split between two chunks.
+    decoder: codecs.IncrementalDecoder = field(default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
     finished: bool = False  # a finalResponse trace came
     returned_control: bool = False
     model: str | None = None
@@ -737,7 +741,7 @@ def parse_invoke_inline_agent(values: Iterable[dict[str, Any]], streamed: bool) 
 def _parse_agent(api: str, values: Iterable[dict[str, Any]], streamed: bool) -> Response:
     response = Response("bedrock", api, streamed)
     answer = _read_agent_stream(response, values)
-    response.text = "".join(answer.texts)
+    response.text = "".join(answer.texts) + answer.decoder.decode(b"", final=True)
     response.id = answer.session
     response.model = answer.model
     passages = _RetrievedPassages(SourceTable(response))
@@ -776,31 +780,44 @@ def _read_agent_stream(response: Response, events: Iterable[dict[str, Any]]) -> 
 
 def _read_chunk(answer: _AgentAnswer, chunk: dict[str, Any]) -> None:
     answer.chunks += 1
-    text = _chunk_text(chunk.get("bytes"))
-    if text is None and isinstance(chunk.get("bytes"), str):
+    data = chunk.get("bytes")
+    raw = _chunk_bytes(data)
+    if raw is not None:
+        answer.texts.append(answer.decoder.decode(raw))
+    elif isinstance(data, str):
         answer.not_base64 += 1  # a dump that decoded the bytes already: the text itself
-        text = chunk["bytes"]
-    answer.texts.append(text or "")
+        answer.texts.append(data)
+    elif data is not None:
+        answer.unreadable += 1
     answer.citations.extend(dicts_in(dict_or_empty(chunk.get("attribution")).get("citations")))
 
 
-def _chunk_text(data: Any) -> str | None:
-    """A chunk's ``bytes`` as text: base64 on the wire and in the SDKs' JSON, a list of byte values, or
-    the object of index and byte a JavaScript ``Uint8Array`` becomes in JSON. None when it is none."""
-    raw: bytes | None = None
+def _chunk_bytes(data: Any) -> bytes | None:
+    """A chunk's ``bytes``: base64 on the wire and in the SDKs' JSON, a list of byte values, or the
+    object of index and byte a JavaScript ``Uint8Array`` becomes in JSON. None when it is none, or
+    when its base64 holds no UTF-8 a character of which could be cut between chunks (then it is text)."""
     if isinstance(data, str):
         raw = decoded_base64(data)
-    elif isinstance(data, list) and all(isinstance(b, int) and 0 <= b < 256 for b in data):
-        raw = bytes(data)
-    elif isinstance(data, dict) and all(isinstance(b, int) and 0 <= b < 256 for b in data.values()):
+        return raw if raw is not None and _may_be_utf8(raw) else None
+    if isinstance(data, list) and all(isinstance(b, int) and 0 <= b < 256 for b in data):
+        return bytes(data)
+    if isinstance(data, dict) and all(isinstance(b, int) and 0 <= b < 256 for b in data.values()):
         ordered = [data.get(str(i)) for i in range(len(data))]
-        raw = bytes(b for b in ordered if isinstance(b, int)) if None not in ordered else None
-    if raw is None:
-        return None
+        return bytes(b for b in ordered if isinstance(b, int)) if None not in ordered else None
+    return None
+
+
+def _may_be_utf8(raw: bytes) -> bool:
+    """Whether bytes are UTF-8 but for a character cut at either end: text that only looks like base64
+    (``"Done"``) decodes to bytes that are not."""
+    start = 0
+    while start < min(3, len(raw)) and 0x80 <= raw[start] < 0xC0:
+        start += 1  # the rest of a character the chunk before began
     try:
-        return raw.decode("utf-8")
+        codecs.getincrementaldecoder("utf-8")().decode(raw[start:])  # (not final: a cut end waits)
     except UnicodeDecodeError:
-        return None
+        return False
+    return True
 
 
 def _read_trace(answer: _AgentAnswer, part: dict[str, Any]) -> None:
@@ -855,6 +872,17 @@ def _note_agent_trace(response: Response, answer: _AgentAnswer) -> None:
             "warning",
             phrase("A step of the agent failed: {reason}", reason=reason or phrase("no reason given")),
             reason=reason or None,
+        )
+    if answer.unreadable:
+        response.diagnose(
+            "chunk_unreadable",
+            "warning",
+            phrase(
+                "{count} chunk(s) carry their bytes in a form citeview does not read (not base64, text or byte "
+                "values): their text is missing from the answer. The dump keeps them as they are.",
+                count=answer.unreadable,
+            ),
+            count=answer.unreadable,
         )
     if answer.not_base64:
         response.diagnose(

@@ -36,6 +36,7 @@ from citeview.core.parsing.providers._openai_shapes import (
     Dialect,
     WebSources,
     has_completion_id,
+    model_named,
     names_a_response,
     read_chat_completions,
     read_responses,
@@ -48,7 +49,10 @@ class ModelNames:
     """A provider whose model names name it: the names its own API answers with."""
 
     provider: Provider
-    pattern: re.Pattern[str]  # matched at the start of the model name, case aside
+    # The whole name, case and all, as the provider's own API writes it. Not the open weights' names
+    # (``DeepSeek-R1``, ``qwen3-32b``, ``kimi-k2-instruct``, ``deepseek-r1:7b``): anyone serves those,
+    # as they serve ``gpt-oss`` (``openai.py``).
+    pattern: re.Pattern[str]
     # Whether a name with a slash can be its own. A slash is otherwise a host's catalogue path
     # (``deepseek-ai/DeepSeek-V3`` on Together or vLLM, ``qwen/qwen3-32b`` on Groq): the model's
     # maker, not who answered.
@@ -60,34 +64,42 @@ class ModelNames:
 # (``meta-llama/Llama-3.3-70B-Instruct-Turbo``, ``Qwen/Qwen3-8B``), so nothing in their answers names
 # them, and their answers are OpenAI-compatible ones named by model.
 MODEL_NAMES = (
-    ModelNames(Provider("deepseek", "DeepSeek"), re.compile(r"deepseek-", re.I)),
-    # DashScope's names: qwen-plus, qwen3-max, qwen2.5-72b-instruct, qwq-plus, qvq-max.
-    ModelNames(Provider("qwen", "Qwen"), re.compile(r"(?:qwen[0-9.]*-|qwq-|qvq-)", re.I)),
-    ModelNames(Provider("kimi", "Kimi"), re.compile(r"(?:kimi-|moonshot-)", re.I)),
+    # DeepSeek's API: deepseek-chat, deepseek-reasoner, and the deepseek-v4-flash of its recordings.
+    ModelNames(Provider("deepseek", "DeepSeek"), re.compile(r"deepseek-(?:chat|reasoner|v4-[a-z]+)")),
+    # DashScope's own models (qwen-plus, qwen-max-latest, qwen3-max-2025-09-23, qwen3-coder-plus,
+    # qwen-vl-max, qwq-plus, qvq-max), not the open weights it serves beside them (qwen2.5-72b-instruct).
+    ModelNames(
+        Provider("qwen", "Qwen"),
+        re.compile(
+            r"(?:qwen[0-9.]*-(?:max|plus|turbo|flash|long|coder-plus|coder-flash|vl-max|vl-plus)|qwq-plus|qvq-max)"
+            r"(?:-latest|-preview|-[0-9]{4}-[0-9]{2}-[0-9]{2})?"
+        ),
+    ),
+    # Moonshot's API: moonshot-v1-8k…, kimi-latest, kimi-k2.6, kimi-k2-0905-preview, kimi-k2-thinking-turbo.
+    ModelNames(
+        Provider("kimi", "Kimi"),
+        re.compile(
+            r"moonshot-v1-[0-9a-z-]+|kimi-(?:latest|thinking-preview"
+            r"|k2(?:\.[0-9]+)?(?:-(?:[0-9]{4}-preview|turbo-preview|thinking(?:-turbo)?|code(?:-highspeed)?))?)"
+        ),
+    ),
     # Fireworks' documented model ids: accounts/<account>/models/<model>.
-    ModelNames(Provider("fireworks", "Fireworks"), re.compile(r"accounts/[^/]+/models/[^/]+$", re.I), slash=True),
+    ModelNames(Provider("fireworks", "Fireworks"), re.compile(r"accounts/[^/]+/models/[^/]+"), slash=True),
 )
-
-
-def _model_of(value: dict[str, Any]) -> str | None:
-    # Asked of every event of a Responses stream that no API before these marks: no call it can spare.
-    inner = value.get("response")
-    model = (inner if isinstance(inner, dict) and inner else value).get("model")
-    return model if type(model) is str else None
 
 
 @lru_cache(maxsize=1024)  # asked of every value of a stream no API before these marks: a few models each
 def _named_by(model: str) -> str | None:
     """The provider :data:`MODEL_NAMES` names by this model, if any."""
     for names in MODEL_NAMES:
-        if ("/" not in model or names.slash) and names.pattern.match(model):
+        if ("/" not in model or names.slash) and names.pattern.fullmatch(model):
             return names.provider.name
     return None
 
 
 def _names(provider: str) -> Callable[[dict[str, Any]], bool]:
     def marks(value: dict[str, Any]) -> bool:
-        model = _model_of(value)
+        model = model_named(value)
         return model is not None and _named_by(model) == provider
 
     return marks
@@ -134,35 +146,41 @@ CHAT_NOTATION = phrase(
     "without positions"
 )
 
-for names in MODEL_NAMES:
-    parse_responses, parse_chat_completions = _parsers(names.provider.name)
-    register(
-        ApiFormat(
-            name=f"{names.provider.name}.responses",
-            label=f"{names.provider.label} Responses",
-            provider=names.provider,
-            shape=RESPONSES_SHAPE,
-            parser=parse_responses,
-            citation_notation=RESPONSES_NOTATION,
-            marks=_names(names.provider.name),
-            marked_at_start=True,
-            priority=500,  # the model names it: after the providers with fields of their own and OpenAI (whose
-            # model names are not these), so that an OpenAI stream is not asked these marks for every event
+
+def _register_named_by_model() -> None:
+    """The Responses and Chat Completions APIs of each provider :data:`MODEL_NAMES` names."""
+    for names in MODEL_NAMES:
+        parse_responses, parse_chat_completions = _parsers(names.provider.name)
+        register(
+            ApiFormat(
+                name=f"{names.provider.name}.responses",
+                label=f"{names.provider.label} Responses",
+                provider=names.provider,
+                shape=RESPONSES_SHAPE,
+                parser=parse_responses,
+                citation_notation=RESPONSES_NOTATION,
+                marks=_names(names.provider.name),
+                marked_at_start=True,
+                priority=500,  # the model names it: after the providers with fields of their own and OpenAI (whose
+                # model names are not these), so that an OpenAI stream is not asked these marks for every event
+            )
         )
-    )
-    register(
-        ApiFormat(
-            name=f"{names.provider.name}.chat_completions",
-            label=f"{names.provider.label} Chat Completions",
-            provider=names.provider,
-            shape=CHAT_SHAPE,
-            parser=parse_chat_completions,
-            citation_notation=CHAT_NOTATION,
-            marks=_names(names.provider.name),
-            marked_at_start=True,
-            priority=500,  # as above
+        register(
+            ApiFormat(
+                name=f"{names.provider.name}.chat_completions",
+                label=f"{names.provider.label} Chat Completions",
+                provider=names.provider,
+                shape=CHAT_SHAPE,
+                parser=parse_chat_completions,
+                citation_notation=CHAT_NOTATION,
+                marks=_names(names.provider.name),
+                marked_at_start=True,
+                priority=500,  # as above
+            )
         )
-    )
+
+
+_register_named_by_model()
 
 # Nothing names the provider: the shape and the model are all that is said.
 COMPATIBLE = Provider("compatible", "OpenAI-compatible")

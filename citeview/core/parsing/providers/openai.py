@@ -21,6 +21,7 @@ from citeview.core.parsing.providers._openai_shapes import (
     CHAT_SHAPE,
     RESPONSES_SHAPE,
     Dialect,
+    model_named,
     read_chat_completions,
     read_responses,
 )
@@ -44,10 +45,8 @@ _OPENAI_MODEL = re.compile(r"(?:ft:)?(?:gpt-(?!oss)|o[1-9](?:-|$)|chatgpt-|codex
 
 def _is_openai_model(value: dict[str, Any]) -> bool:
     """Whether a value (a body, a chunk, or an event holding the ``response``) names an OpenAI model."""
-    # Asked of every event of a Responses stream that no other API marks: no call it can spare.
-    inner = value.get("response")
-    model = (inner if isinstance(inner, dict) and inner else value).get("model")
-    return type(model) is str and "/" not in model and _OPENAI_MODEL.match(model) is not None
+    model = model_named(value)
+    return model is not None and "/" not in model and _OPENAI_MODEL.match(model) is not None
 
 
 OPENAI = Provider("openai", "OpenAI")

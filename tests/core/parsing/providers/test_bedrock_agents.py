@@ -256,3 +256,19 @@ def test_the_sample_is_the_recording_s_events_read_as_an_agent_with_no_warning()
     assert response["api"] == "bedrock.invoke_agent" and response["status"] == "completed"
     assert response["citations"] and response["searches"]
     assert [d["code"] for d in response["diagnostics"] if d["severity"] != "info"] == []
+
+
+def test_a_character_cut_between_two_chunks_reads_whole():
+    raw = "東京は日本の首都です。".encode()
+    halves = [raw[:4], raw[4:]]  # 東 is three bytes: the cut falls inside 京
+    chunks = [{"chunk": {"bytes": base64.b64encode(half).decode()}} for half in halves]
+    response = read(jsonl(chunks))
+    assert response["text"] == "東京は日本の首都です。"
+    assert "chunk_not_base64" not in codes(response)
+
+
+def test_a_chunk_whose_bytes_citeview_cannot_read_is_said_not_dropped():
+    response = read(jsonl([chunk("The answer."), {"chunk": {"bytes": [300, 1]}}]))
+    assert response["text"] == "The answer."
+    (said,) = [d for d in response["diagnostics"] if d["code"] == "chunk_unreadable"]
+    assert said["severity"] == "warning" and said["details"] == {"count": 1}

@@ -96,6 +96,16 @@ def test_a_responses_answer_nothing_names_is_named_by_its_shape_and_model(path: 
         ("Qwen/Qwen3-8B", "chatcmpl-9f8e7d6c5b4a39281706f5e4d3c2b1a0", "OpenAI-compatible"),  # vLLM, Together
         ("gpt-oss-120b", "chatcmpl-abc123", "OpenAI-compatible"),  # open weights, served by anyone
         ("llama-3.3-70b", "3f2e1d0c-9b8a-4766-8554-4433221100ff", "OpenAI-compatible"),
+        # Open weights under their makers' names, served by SambaNova, Ollama, Cerebras and others.
+        ("DeepSeek-R1", "chatcmpl-sambanova1", "OpenAI-compatible"),
+        ("deepseek-r1:7b", "chatcmpl-ollama1", "OpenAI-compatible"),
+        ("qwen2.5-coder:7b", "chatcmpl-ollama2", "OpenAI-compatible"),
+        ("qwen-3-32b", "chatcmpl-cerebras1", "OpenAI-compatible"),
+        ("kimi-k2-instruct", "chatcmpl-host1", "OpenAI-compatible"),
+        ("qwen3-max-2025-09-23", "chatcmpl-dashscope1", "Qwen"),
+        ("kimi-k2.6", "chatcmpl-moonshot1", "Kimi"),
+        ("moonshot-v1-8k", "chatcmpl-moonshot2", "Kimi"),
+        ("deepseek-reasoner", "2c0a9b8e-7d6f-4e5d-8c4b-3a2f1e0d9c8b", "DeepSeek"),
     ],
 )
 def test_a_chat_completion_is_named_by_its_model_or_by_its_shape(

@@ -190,3 +190,21 @@ def test_a_bracketed_number_markdown_does_not_show_as_text_says_why_it_is_no_cit
     assert notes[1]["message"] == (
         "[3] is the text of a link the answer writes to https://example.jp/a; it is not read as a citation."
     )
+
+
+def test_a_deep_research_answer_cites_its_answer_and_not_its_reasoning():
+    # sonar-deep-research, built from Perplexity's documented shape (no public recording of one was
+    # found): a <think> section before the answer, whose bracketed numbers are no citations.
+    body = sonar_object(
+        "<think>\n気象庁の統計 [1] を確認する。\n</think>\n\n## 結論\n\n2025年の東京の猛暑日は記録的でした[1][2]。",
+        CITES[:2],
+        search_results=[{"title": "気象庁", "url": CITES[0]}],
+    )
+    body["model"] = "sonar-deep-research"
+    body["usage"] = {"prompt_tokens": 18, "completion_tokens": 120, "reasoning_tokens": 30000, "num_search_queries": 12}
+    response = parse(body)
+    assert response["api"] == "perplexity.sonar" and response["model"] == "sonar-deep-research"
+    assert [(c["marker"], c["source_keys"]) for c in response["citations"]] == [("[1]", ["1"]), ("[2]", ["2"])]
+    assert all(c["start"] > response["text"].index("</think>") for c in response["citations"])
+    assert not response["unresolved"]
+    assert "reasoning_section" in [d["code"] for d in response["diagnostics"]]
