@@ -52,7 +52,7 @@ class StreamedResponses:
     shows, late, the mark of an API before the one the response was given to, the response notes it
     (``ResponseValues.marked_late``): its values are to be read again with that API ``decided`` (by
     the response's place), as no parser can take back the values it has read. An API
-    ``marked_at_start`` (named by the model) is not asked again of the values after."""
+    ``marked_at_start`` (a model's, an agent's) is not asked again of the values after."""
 
     def __init__(
         self, values: Iterable[Any], framing: str, provider: str | None = None, decided: dict[int, str] | None = None

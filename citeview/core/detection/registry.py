@@ -113,9 +113,10 @@ class ApiFormat:
     # None: every value of its shape is this API's.
     marks: Callable[[dict[str, Any]], bool] | None = None
     priority: int = 0
-    # Its mark is the model a response names, which a stream names in the value that marks the
-    # response's API (a Responses stream's ``response.created``, every chat chunk): it is not asked of
-    # the values after (``StreamedResponses``), as every event of a long stream would pay for it.
+    # Its mark, where a response is its own, shows on the value that decides the response's API: a
+    # model the stream names there (Responses' ``response.created``, every chat chunk), or an event
+    # family the shape's splitter keeps apart (Bedrock's agents). It is not asked of the values after
+    # (``StreamedResponses``), as every event of a long stream would pay for it.
     marked_at_start: bool = False
     # A member every value it marks holds: looked up before the mark is asked of a stream's later
     # values, which spares a call for every event of the other APIs' long streams.
