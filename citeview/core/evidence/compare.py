@@ -69,6 +69,7 @@ from html import escape
 from typing import Any, Literal
 
 from citeview.core.common.numbers import folded, number_value
+from citeview.core.evidence.word_forms import english_forms
 
 Kind = Literal["date", "figure", "qualifier", "negation"]
 Outcome = Literal["differs", "not_stated", "negation_differs"]
@@ -450,7 +451,8 @@ class Reading:
     text: str
     findings: tuple[Finding, ...]
     asserted: frozenset[str]  # the words (stems, Japanese noun runs) of its sentences with no negation
-    scopes: tuple[tuple[Finding, tuple[str, ...], bool], ...]  # each negation, what it negates, English?
+    # each negation, what it negates (each word as the set of its forms), and whether it is English
+    scopes: tuple[tuple[Finding, tuple[frozenset[str], ...], bool], ...]
     sentence_ends: tuple[int, ...]  # where each sentence ends
     sentence_words: tuple[frozenset[str], ...]  # what each is about: its words, and its figures' values
     cut: bool = False  # the text given was longer than MAX_COMPARED_CHARS: ``text`` is its beginning
@@ -1476,8 +1478,14 @@ def _sentences(plain: str) -> Iterable[tuple[int, int]]:
         yield start, len(plain)
 
 
+def _en_forms(word: str) -> frozenset[str]:
+    """An English word as the stems of its forms: its own, and its lemmas' ("rose": rise; "children":
+    child), so that a word meets its other forms where the suffixes alone do not tell."""
+    return frozenset({_stem(word), *(_stem(lemma) for lemma in english_forms(word))})
+
+
 def _words_of(part: str) -> set[str]:
-    english = {_stem(w) for w in _EN_WORD.findall(part) if w.lower() not in _EN_STOP}
+    english = {form for w in _EN_WORD.findall(part) if w.lower() not in _EN_STOP for form in _en_forms(w)}
     return english | set(_JA_RUN_ONLY.findall(part))
 
 
@@ -1488,7 +1496,7 @@ _NOT_CONTEXT = frozenset("万億兆千百十人円年月日時分秒度歳件校
 def _context_words(part: str) -> set[str]:
     """What a sentence is about, to tell whether two figures are about one thing: its English words
     (stems), and its kanji one by one (Japanese compounds are paraphrased: 会場, 来場者数)."""
-    english = {_stem(w) for w in _EN_WORD.findall(part) if w.lower() not in _EN_STOP}
+    english = {form for w in _EN_WORD.findall(part) if w.lower() not in _EN_STOP for form in _en_forms(w)}
     return english | {c for c in _JA_CONTEXT.findall(part) if c not in _NOT_CONTEXT}
 
 
@@ -1504,7 +1512,7 @@ def _asserted_words(plain: str, negations: list[Finding]) -> frozenset[str]:
     return frozenset(words)
 
 
-def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tuple[str, ...], bool]]:
+def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tuple[frozenset[str], ...], bool]]:
     """What each negation negates: the first content words after an English one (up to the clause's
     end), the nearest noun runs before a Japanese one (from the clause's start), and the stem a
     不-/未-/非- word negates."""
@@ -1513,7 +1521,7 @@ def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tup
             window = negation.end + _EN_SCOPE_CHARS
             clause_end = _CLAUSE_END.search(plain, negation.end, window)
             after = plain[negation.end : clause_end.start() if clause_end else window]
-            words = [_stem(w) for w in _EN_WORD.findall(after) if w.lower() not in _EN_STOP]
+            words = [_en_forms(w) for w in _EN_WORD.findall(after) if w.lower() not in _EN_STOP]
             yield negation, tuple(words[:_EN_SCOPE]), True
             continue
         clause_start = max(
@@ -1523,12 +1531,12 @@ def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tup
         found = list(_JA_RUN_ONLY.finditer(plain, clause_start, negation.start))
         if len(found) > 1 and plain[found[0].end() : found[0].end() + 1] == "は":
             found = found[1:]  # 同社は値上げを行わない: the topic is who acts, not what is negated
-        runs = [run.group() for run in found]
+        runs = [frozenset([run.group()]) for run in found]
         if negation.text[:1] in "不未非" and len(negation.text) > 1:
             stem = negation.text[1:]
-            runs.append("必要" if stem == "要" else stem)
+            runs.append(frozenset(["必要" if stem == "要" else stem]))
         elif negation.text.endswith("外"):
-            runs.append(negation.text[:-1])  # 対象外: not 対象
+            runs.append(frozenset([negation.text[:-1]]))  # 対象外: not 対象
         yield negation, tuple(runs[-_JA_SCOPE:]), False
 
 
@@ -1543,7 +1551,7 @@ def _negation_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
         for negation, words, english in side.scopes:
             if not words:
                 continue
-            met = all(w in other.asserted for w in words) if english else any(w in other.asserted for w in words)
+            met = (all if english else any)(not forms.isdisjoint(other.asserted) for forms in words)
             if met:
                 marked = (negation,)
                 hints.append(

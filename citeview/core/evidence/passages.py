@@ -43,6 +43,7 @@ from rapidfuzz import fuzz
 from citeview.core.common.links import text_fragment_url
 from citeview.core.common.numbers import NUMBER, folded, number_value
 from citeview.core.evidence.pdf_pages import Page, page_at
+from citeview.core.evidence.word_forms import form_set, word_forms
 from citeview.core.parsing.markers import MARKER
 
 # The least score of a passage found, chosen from the pages written for tests/core/evidence/test_passages.py
@@ -56,6 +57,10 @@ PASSAGE_THRESHOLD = 35
 # that shares more of the claim's words and none of its figures. Chosen on the dev half of
 # bench/labelled/passage_pages.jsonl (``python -m bench.passages``).
 FIGURE_WEIGHT = 30
+# The part of a window's share of the claim's words that is counted by their forms (``word_forms``:
+# 受付 = 受け付け, "rose" = "rises") rather than by their letters, among the windows the prefilter
+# chose. Chosen on the dev half of bench/labelled/passage_pages.jsonl.
+FORMS_WEIGHT = 0.25
 # How many windows the prefilter hands to rapidfuzz, and how many passages are returned by default.
 CANDIDATES = 40
 BEST = 3
@@ -146,6 +151,13 @@ class SnapshotSentences:
     # same sentences): each sentence's figures and dates, and whether it is a table row or list item.
     _figures: dict[int, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     _items: dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
+    _forms: dict[int, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+
+    def forms(self, sentence: int) -> frozenset[str]:
+        """The forms of the sentence's words (``word_forms``), read from its key when first asked."""
+        if sentence not in self._forms:
+            self._forms[sentence] = form_set(self.keys[sentence])
+        return self._forms[sentence]
 
     def figures(self, sentence: int) -> frozenset[str]:
         if sentence not in self._figures:
@@ -242,10 +254,13 @@ def _claim_passages(
         held = sentences.figures(window.first) | sentences.figures(window.last)
         return len(claim_figures & held) / len(claim_figures)
 
-    for window in _prefiltered(held, weights, len(keys), apart):
+    windows = _prefiltered(held, weights, len(keys), apart)
+    forms_share = _forms_shares(_claim_words(claim_key), windows, sentences)
+    for window in windows:
         start, end = spans[window.first][0], spans[window.last][1]
         key = _NOT_WORD.sub(" ", " ".join(keys[window.first : window.last + 1]))
-        words = 100 * (0.75 * window.share + 0.25 * fuzz.partial_ratio(claim_key, key) / 100)
+        share = (1 - FORMS_WEIGHT) * window.share + FORMS_WEIGHT * forms_share(window)
+        words = 100 * (0.75 * share + 0.25 * fuzz.partial_ratio(claim_key, key) / 100)
         if words + FIGURE_WEIGHT * bool(claim_figures) < threshold:
             continue  # not even all the claim's figures would carry it over: they are not looked for
         figures = figures_in(window) if claim_figures else 0.0
@@ -262,6 +277,36 @@ def _claim_passages(
         if len(chosen) == best:
             break
     return chosen
+
+
+def _claim_words(claim_key: str) -> list[frozenset[str]]:
+    """The claim's words, each as its forms: no figure (``#``) and no English word of two letters."""
+    return [forms for forms in word_forms(claim_key) if "#" not in forms and not _short_word(forms)]
+
+
+def _short_word(forms: frozenset[str]) -> bool:
+    return all(form.isascii() and len(form) <= 2 for form in forms)
+
+
+def _forms_shares(
+    claim_words: list[frozenset[str]], windows: list[_Window], sentences: SnapshotSentences
+) -> Callable[[_Window], float]:
+    """The weighted share of the claim's words a window holds in some form. Each word weighs by how
+    rare it is among the chosen windows' sentences (the page is not read in forms: only they are)."""
+    if not claim_words or not windows:
+        return lambda window: 0.0
+    chosen = sorted({index for window in windows for index in (window.first, window.last)})
+    held = {index: [not words.isdisjoint(sentences.forms(index)) for words in claim_words] for index in chosen}
+    weights = [
+        math.log(1 + (len(chosen) + 1) / (sum(held[index][n] for index in chosen) + 1)) for n in range(len(claim_words))
+    ]
+    total = sum(weights)
+
+    def share(window: _Window) -> float:
+        first, last = held[window.first], held[window.last]
+        return sum(weight for weight, one, other in zip(weights, first, last, strict=True) if one or other) / total
+
+    return share
 
 
 def best_passage(

@@ -1,0 +1,120 @@
+"""The forms of a text's words: the same word in another form reads alike (issue 45).
+
+A claim says 受付 where the page says 受け付け, or "rose" where it says "rises": to a matcher of
+letters these are other words. Each word of a text is read here as the set of its forms:
+
+- **Japanese**, by SudachiPy with sudachidict-core: a word's normalised form (受付 and 引上げ are
+  受け付け and 引き上げ), without its trailing kana, so that a verb and the noun made from it are one
+  word (受け付ける and 受け付け: 受け付). The honorific prefix 御 (お, ご) is dropped: お住まい is
+  住まい. Particles, auxiliaries, punctuation and blanks are no words.
+- **English**, by lemminflect, whose tables ship in its package: every lemma a word may have
+  ("rose" is rose and rise, "rises" is rise), and the word itself.
+- **Figures** stay as they are written (``2,500``, ``8%``, the 6 of 令和6年度): a figure is compared by
+  its value elsewhere (``compare``), never by a lemma.
+
+One tokenizer per process, made when first needed (its dictionary is mapped, not read: 0.1 s and
+about 90 MB resident). Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+# SudachiPy refuses a text longer than 49,149 bytes: a longer text is read in pieces of at most this
+# many characters (three bytes each at most, in UTF-8), cut after a stop where there is one.
+_PIECE_CHARS = 16_000
+_STOPS = re.compile(r"[。！？.!?\n]")
+_CJK = re.compile("[\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# An English word, or a figure as written (2,500; 8%; 3.5): a figure is kept as it is.
+_EN_TOKEN = re.compile(r"\d+(?:[.,]\d+)*%?|[A-Za-z]+(?:['’][A-Za-z]+)*")
+# The parts of speech that are no words (what is said about a word, not the word).
+_NOT_WORDS = frozenset(["助詞", "助動詞", "補助記号", "空白", "記号"])
+_KANA_TAIL = re.compile("[\u3040-\u309f]+$")
+_PREFIX = "接頭辞"
+
+
+def word_forms(text: str) -> list[frozenset[str]]:
+    """Each word of ``text``, in order, as the set of its forms (lower case)."""
+    if _CJK.search(text):
+        return [forms for piece in _pieces(text) for forms in _japanese_forms(piece)]
+    return [_english_forms(token) for token in _EN_TOKEN.findall(text)]
+
+
+def form_set(text: str) -> frozenset[str]:
+    """Every form of every word of ``text``: what a text says, to meet another's words."""
+    return frozenset(form for forms in word_forms(text) for form in forms)
+
+
+def warm() -> None:
+    """Make the tokenizer and the English tables now (a worker about to find many passages)."""
+    word_forms("受け付けは rises")
+
+
+def english_forms(word: str) -> frozenset[str]:
+    """An English word's forms: the word and every lemma it may have, lower case."""
+    return _english_forms(word)
+
+
+@cache
+def _english_forms(word: str) -> frozenset[str]:
+    lowered = word.lower().replace("’", "'")
+    if not lowered[:1].isalpha():
+        return frozenset([word])  # a figure, as written
+    lowered = lowered.removesuffix("'s")  # Tokyo's is Tokyo
+    lemmas = _lemmas(lowered)
+    return frozenset([lowered, *(lemma.lower() for group in lemmas.values() for lemma in group)])
+
+
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    from lemminflect import getAllLemmas  # its tables are loaded on first use
+
+    found: dict[str, tuple[str, ...]] = getAllLemmas(word)
+    return found
+
+
+def _japanese_forms(text: str) -> Iterator[frozenset[str]]:
+    morphemes = list(_tokenizer().tokenize(text))
+    after_prefix = False
+    for morpheme in morphemes:
+        part = morpheme.part_of_speech()
+        if part[0] == _PREFIX and morpheme.normalized_form() == "御":
+            after_prefix = True
+            continue  # お住まい is 住まい
+        if part[0] in _NOT_WORDS:
+            after_prefix = False
+            continue
+        yield _japanese_word(morpheme, part, after_prefix)
+        after_prefix = False
+
+
+def _japanese_word(morpheme: Any, part: tuple[str, ...], after_prefix: bool) -> frozenset[str]:
+    surface: str = morpheme.surface()
+    if part[1] == "数詞" or not _CJK.search(surface):
+        return _english_forms(surface) if surface.isascii() else frozenset([surface])
+    form: str = morpheme.normalized_form()
+    if after_prefix and part[0] == "動詞":
+        form = surface  # お住まい, お知らせ: a noun made from the verb, as written
+    stem = _KANA_TAIL.sub("", form)
+    return frozenset([stem or form])
+
+
+def _pieces(text: str) -> Iterator[str]:
+    start = 0
+    while len(text) - start > _PIECE_CHARS:
+        limit = start + _PIECE_CHARS
+        stops = [m.end() for m in _STOPS.finditer(text, limit - _PIECE_CHARS // 4, limit)]
+        cut = stops[-1] if stops else limit
+        yield text[start:cut]
+        start = cut
+    yield text[start:]
+
+
+@cache
+def _tokenizer() -> Any:
+    """One tokenizer per process, in SudachiPy's middle mode (B): 市外在住者 is 市, 外, 在住者."""
+    from sudachipy import Dictionary, SplitMode
+
+    return Dictionary(dict="core").tokenizer(mode=SplitMode.B)
