@@ -7,6 +7,7 @@ text that is not in its page would silently skew every figure.
 
 import json
 import os
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ SPLITS = {"dev", "test"}
 LABELS = {"agree", "differs", "not_stated"}
 DIFFER_KINDS = {"date", "figure", "qualifier", "negation"}
 UNSTATED_KINDS = {"date", "figure", "qualifier"}
+# A page quoted from a licensed public repository (issue 45): repository, commit and file.
+GITHUB_SOURCE = re.compile(r"github:(?P<repo>[\w.-]+/[\w.-]+)@[0-9a-f]{40}:(?P<path>\S+)")
 
 
 def read_jsonl(name: str) -> list[dict[str, Any]]:
@@ -41,7 +44,7 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
 
 
 def check_source(source: str) -> None:
-    if source == "handwritten":
+    if source == "handwritten" or GITHUB_SOURCE.fullmatch(source):
         return
     assert source.startswith("../shared/fixtures/"), source
     if FIXTURES.is_dir():
@@ -104,7 +107,29 @@ def test_every_page_has_the_documented_fields_and_values(pages: list[dict[str, A
         assert set(page["page"]) in ({"text"}, {"fixture", "pointer"}), page["id"]
         if "fixture" in page["page"]:
             assert page["source"] == "../shared/fixtures/" + page["page"]["fixture"], page["id"]
+        if page["source"].startswith("github:"):
+            assert "text" in page["page"], page["id"]
         check_source(page["source"])
+
+
+def test_every_repository_quoted_is_in_the_provenance_table(
+    pairs: list[dict[str, Any]], pages: list[dict[str, Any]]
+) -> None:
+    # Text quoted from a public repository needs its licence and attribution recorded.
+    quoted: dict[str, set[str]] = {}
+    for entry in [*pairs, *pages]:
+        match = GITHUB_SOURCE.fullmatch(entry["source"])
+        if match:
+            quoted.setdefault(match["repo"], set()).add(entry["source"].split("@")[1].split(":")[0])
+    if not quoted:
+        return
+    rows = [
+        line for line in (LABELLED / "PROVENANCE.md").read_text(encoding="utf-8").splitlines() if line.startswith("|")
+    ]
+    for repo, commits in quoted.items():
+        row = next((line for line in rows if f"`{repo}`" in line), None)
+        assert row is not None, repo
+        assert all(commit in row for commit in commits), (repo, commits)
 
 
 def page_identity(page: dict[str, Any]) -> tuple[str, ...]:
