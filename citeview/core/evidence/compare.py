@@ -65,6 +65,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from html import escape
 from typing import Any, Literal
 
@@ -1478,6 +1479,7 @@ def _sentences(plain: str) -> Iterable[tuple[int, int]]:
         yield start, len(plain)
 
 
+@lru_cache(maxsize=100_000)  # a page's vocabulary, met again in each of its sentences
 def _en_forms(word: str) -> frozenset[str]:
     """An English word as the stems of its forms: its own, and its lemmas' ("rose": rise; "children":
     child), so that a word meets its other forms where the suffixes alone do not tell."""

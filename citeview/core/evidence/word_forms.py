@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 # SudachiPy refuses a text longer than 49,149 bytes: a longer text is read in pieces of at most this
@@ -34,6 +34,9 @@ _EN_TOKEN = re.compile(r"\d+(?:[.,]\d+)*%?|[A-Za-z]+(?:['’][A-Za-z]+)*")
 _NOT_WORDS = frozenset(["助詞", "助動詞", "補助記号", "空白", "記号"])
 _KANA_TAIL = re.compile("[\u3040-\u309f]+$")
 _PREFIX = "接頭辞"
+# How many English words' forms are kept for the next time they are met (a page's vocabulary; a
+# bound, so that a process reading many pages of odd words does not grow for ever).
+_WORDS_KEPT = 100_000
 
 
 def word_forms(text: str) -> list[frozenset[str]]:
@@ -58,7 +61,7 @@ def english_forms(word: str) -> frozenset[str]:
     return _english_forms(word)
 
 
-@cache
+@lru_cache(maxsize=_WORDS_KEPT)
 def _english_forms(word: str) -> frozenset[str]:
     lowered = word.lower().replace("’", "'")
     if not lowered[:1].isalpha():
