@@ -27,8 +27,8 @@ from functools import cache, lru_cache
 from typing import Any
 
 # SudachiPy refuses a text longer than 49,149 bytes: a longer text is read in pieces of at most this
-# many characters (three bytes each at most, in UTF-8), cut after a stop where there is one.
-_PIECE_CHARS = 16_000
+# many characters (four bytes each at most, in UTF-8: emoji), cut after a stop where there is one.
+_PIECE_CHARS = 12_000
 _STOPS = re.compile(r"[。！？.!?\n]")
 _CJK = re.compile("[\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # An English word, or a figure as written (2,500; 8%; 3.5): a figure is kept as it is.

@@ -70,3 +70,8 @@ def test_a_text_longer_than_sudachipy_takes_is_read_in_pieces() -> None:
 
 def test_one_tokenizer_per_process() -> None:
     assert word_forms._tokenizer() is word_forms._tokenizer()
+
+
+def test_a_long_text_of_emoji_is_read_in_pieces_sudachipy_takes() -> None:
+    # four bytes a character: 16,000 characters would be 64,000 bytes, past SudachiPy's 49,149
+    assert len(word_forms.word_forms("受付😀" * 8_000)) == 8_000
