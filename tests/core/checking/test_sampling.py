@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
+from scipy import stats
 
 from citeview.core.checking.sampling import (
     Estimate,
     StratumSample,
     Unit,
+    _wilson,
+    _z,
     allocate,
     draw,
     estimate,
@@ -240,3 +244,15 @@ def test_a_new_seed_fits_a_signed_63_bit_field_and_differs_each_time() -> None:
     seeds = {new_seed() for _ in range(100)}
     assert len(seeds) == 100
     assert all(0 <= seed < 2**62 for seed in seeds)
+
+
+# The interval's formula
+
+
+@pytest.mark.parametrize(("complete", "checked"), [(0, 10), (3, 10), (47, 50), (50, 50), (170, 200)])
+def test_the_wilson_formula_written_here_gives_what_scipy_gives_for_whole_counts(complete: int, checked: int) -> None:
+    # SciPy's Wilson interval takes whole counts only, and an effective size is not one: the formula
+    # is written in sampling.py, and held here to SciPy's where both apply.
+    scipy_s = stats.binomtest(complete, checked).proportion_ci(confidence_level=0.95, method="wilson")
+    low, high = _wilson(np.array([complete / checked]), np.array([float(checked)]), _z(0.95))
+    assert (low[0], high[0]) == pytest.approx((scipy_s.low, scipy_s.high), abs=1e-12)
