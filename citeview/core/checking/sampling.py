@@ -138,14 +138,17 @@ def _stratum_spreads(residuals: Sequence[Floats]) -> list[Floats]:
 
 
 def _effective_size(ratio: Floats, variance: Floats, trials: Floats, fraction: float) -> Floats:
-    """Korn & Graubard's effective sample size p(1 − p)/v, capped at what a simple random sample of
-    the same trials would give, trials/(1 − f): a sample with no spread (p̂ = 0 or 1, or strata that
-    happen to be uniform) then gets the simple sample's interval, never a point. Where every unit in
-    scope was checked (f = 1) the size is infinite and the interval is the value itself."""
+    """Korn & Graubard's effective sample size p(1 − p)/v: the size of a simple random sample that
+    would be as precise as this one. A sample with no spread (p̂ = 0 or 1, or strata that happen to be
+    uniform) has no variance to divide by: it gets the size a simple random sample of the same trials
+    has, trials/(1 − f), never a point. Where every unit in scope was checked (f = 1) that is
+    infinite, and the interval is the value itself."""
+    spread = ratio * (1 - ratio)
     with np.errstate(divide="ignore", invalid="ignore"):
-        cap = trials / (1 - fraction) if fraction < 1 else np.full(trials.shape, np.inf)
-        raw = np.where(variance > 0, ratio * (1 - ratio) / variance, np.inf)
-    return np.minimum(raw, cap)
+        simple = trials / (1 - fraction) if fraction < 1 else np.full(trials.shape, np.inf)
+        design = spread / variance
+    # A variance below a trillionth of p(1 − p) is rounding left by the residuals, not spread.
+    return np.where(variance > 1e-12 * spread, design, simple)
 
 
 def _wilson(share: Floats, size: Floats, z: float) -> tuple[Floats, Floats]:
