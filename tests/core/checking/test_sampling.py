@@ -256,3 +256,8 @@ def test_the_wilson_formula_written_here_gives_what_scipy_gives_for_whole_counts
     scipy_s = stats.binomtest(complete, checked).proportion_ci(confidence_level=0.95, method="wilson")
     low, high = _wilson(np.array([complete / checked]), np.array([float(checked)]), _z(0.95))
     assert (low[0], high[0]) == pytest.approx((scipy_s.low, scipy_s.high), abs=1e-12)
+
+
+def test_a_stratum_counted_smaller_than_its_checks_is_taken_as_checked_whole() -> None:
+    result = estimate({"a": StratumSample(population=0, drawn=4, checked=_citations(3, 1))})
+    assert (result.value, result.low, result.high) == (0.75, 0.75, 0.75)
