@@ -154,3 +154,17 @@ def test_a_plans_items_are_ranked_with_their_signals_and_unknown_keys_left_out(d
         (dump.pk, "r0-c1"),
     ]
     assert VALUE_DIFFERS in ranked[0].signals
+
+
+def test_the_pages_of_likely_problems_are_in_japanese_for_a_japanese_reader(editor_client, dump):
+    queue = editor_client.get(reverse("review:queue"), {"order": "problems"}, HTTP_ACCEPT_LANGUAGE="ja")
+    assert "あなたの確認を待つ項目が 4 件あります" in queue.content.decode()
+    assert "項目（問題のありそうな順）" in queue.content.decode()
+    page = editor_client.get(reverse("review:problems", args=[dump.pk]), HTTP_ACCEPT_LANGUAGE="ja").content.decode()
+    for words in (
+        "問題のありそうな順",
+        "数値・日付・限定語が食い違う",
+        "モデルが読んだときのページがスナップショットと食い違う",
+    ):
+        assert words in page
+    assert "Likely problems" not in page and "weak passage" not in page
