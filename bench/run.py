@@ -195,7 +195,7 @@ def main() -> int:
         "evidence": lambda: _evidence_figures(options.quick),
         "hints": _hint_figures,
         "passages": _passages_figures,
-        "triage": _triage_figures,
+        "triage": lambda: _triage_figures(options.quick),
     }
     figures: list[Figure] = []
     for name, run in sections.items():
@@ -235,10 +235,10 @@ def _passages_figures() -> list[Figure]:
     return passages_figures()
 
 
-def _triage_figures() -> list[Figure]:
-    from bench.triage import triage_figures
+def _triage_figures(quick: bool) -> list[Figure]:
+    from bench.triage import queue_figures, triage_figures
 
-    return triage_figures()
+    return triage_figures() + queue_figures(quick)
 
 
 def _queue_figures(which: str, quick: bool) -> list[Figure]:

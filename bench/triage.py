@@ -11,6 +11,11 @@ Printed, per language and split: of the pairs labelled "differs", the share that
 and the first 40% of the order, against a random order (the mean over SHUFFLES shuffles, seeded; its
 expected value is 20% and 40%). The weights were tuned on ``dev`` only; ``test`` is held out.
 
+Also timed (``queue_figures``): the queue ordered "likely problems first" of an editor assigned the
+1,000-answer batch of ``bench/inputs.py``, its first view (every item's signals made) and later ones
+(kept), against the queue in its usual order; in a fresh Python with a throwaway database, in
+production mode, as ``bench.evidence`` is.
+
     python -m bench.triage [PATH]
 """
 
@@ -18,12 +23,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import subprocess
 import sys
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.figures import Figure
+from bench.figures import Figure, median_seconds
 from citeview.core.checking.triage import NEGATION_DIFFERS, VALUE_DIFFERS, passage_signals, rank
 from citeview.core.evidence.compare import compare
 from citeview.core.evidence.passages import find_passages
@@ -105,7 +114,83 @@ def triage_figures(path: Path = PAIRS) -> list[Figure]:
     return figures
 
 
+QUEUE_ANSWERS = 1_000
+
+
+def queue_figures(quick: bool = False) -> list[Figure]:
+    """The queue's times, measured in a fresh Python against a throwaway database."""
+    from bench.serving import production_env
+
+    with tempfile.TemporaryDirectory(prefix="citeview-bench-") as directory:
+        command = [sys.executable, "-m", "bench.triage", "--queue", *(["--quick"] if quick else [])]
+        finished = subprocess.run(command, env=production_env(Path(directory)), capture_output=True, text=True)
+        if finished.returncode:
+            raise RuntimeError(f"bench.triage --queue failed:\n{finished.stderr}")
+        return [Figure(**item) for item in json.loads(finished.stdout.strip().splitlines()[-1])]
+
+
+def measure_queue(quick: bool) -> list[dict[str, object]]:
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import Group, User
+    from django.core.cache import cache
+    from django.core.management import call_command
+    from django.test import Client
+
+    from bench.inputs import sonar_batch
+    from citeview.dumps.reading import dump_read_begin, dump_read_stored
+    from citeview.dumps.services import dump_ingest
+    from citeview.review.services import editors_assign
+
+    call_command("migrate", verbosity=0)
+    call_command("collectstatic", "--noinput", verbosity=0)  # the pages link their static files
+    editor = User.objects.create_user("bench-editor", password="bench-password-never-used")
+    editor.groups.add(Group.objects.get(name="editor"))
+    lead = User.objects.create_user("bench-lead", password="bench-password-never-used")
+    lead.groups.add(Group.objects.get(name="lead"))
+    answers = 100 if quick else QUEUE_ANSWERS
+    batch, _new = dump_ingest(raw=sonar_batch(answers), uploaded_by=editor, filename="bench-batch.jsonl")
+    if not batch.is_ready:  # queued for a worker: its task's work, here
+        dump_read_begin(pk=batch.pk, task_id="bench")
+        dump_read_stored(pk=batch.pk)
+        batch.refresh_from_db()
+    editors_assign(dump=batch, editors=[editor], by=lead)
+    client = Client()
+    client.force_login(editor)
+
+    def get(query: str) -> int:
+        response = client.get(f"/queue/{query}")
+        assert response.status_code == 200, response.status_code
+        return len(response.content)
+
+    get("")  # the queue as ever, warm
+    cache.clear()
+    started = time.perf_counter()
+    size = get("?order=problems")
+    first = time.perf_counter() - started
+    repeat = 3 if quick else 5
+    kept = median_seconds(lambda: get("?order=problems"), repeat)
+    usual = median_seconds(lambda: get(""), repeat)
+    items = batch.checkable_item_count
+    name = f"queue of one batch of {answers:,} answers ({items:,} items), likely problems first"
+    figures = [
+        Figure("triage", f"{name}: first view (every item's signals made)", round(first, 2), "s"),
+        Figure("triage", f"{name}: later views (kept), median of {repeat}", round(kept, 3), "s"),
+        Figure("triage", f"{name}: its page", round(size / 1000, 1), "KB"),
+        Figure("triage", f"the same queue in its usual order, median of {repeat}", round(usual, 3), "s"),
+    ]
+    return [figure.as_dict() for figure in figures]
+
+
 def main() -> int:
+    if "--queue" in sys.argv:
+        if "DJANGO_SETTINGS_MODULE" not in os.environ:  # run by hand: the same throwaway setup
+            for figure in queue_figures("--quick" in sys.argv):
+                print(figure)
+            return 0
+        print(json.dumps(measure_queue("--quick" in sys.argv)))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", nargs="?", type=Path, default=PAIRS)
     options = parser.parse_args()

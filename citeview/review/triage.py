@@ -99,11 +99,16 @@ def dump_ranked(dump: Dump, signal: str = "") -> list[Ranked[ItemSignals]]:
 
 
 def signal_counts(dump: Dump) -> dict[str, int]:
-    """How many of the dump's items carry each signal, strongest first (every signal, 0 included)."""
-    counts = dict.fromkeys(SIGNALS, 0)
-    for fields in kept_signals(dump).values():
-        for signal in fields["signals"]:
-            counts[signal] += 1
+    """How many of the dump's items carry each signal, strongest first (every signal, 0 included):
+    kept apart from the signals, so that a batch's page reads a few numbers, not every item's."""
+    key = f"{_kept_key(dump)}:counts"
+    counts: dict[str, int] | None = cache.get(key)
+    if counts is None:
+        counts = dict.fromkeys(SIGNALS, 0)
+        for fields in kept_signals(dump).values():
+            for signal in fields["signals"]:
+                counts[signal] += 1
+        cache.set(key, counts, SIGNALS_CACHE_SECONDS)
     return counts
 
 
@@ -115,10 +120,9 @@ def queue_ranked(user: Any) -> tuple[list[Ranked[ItemSignals]], int]:
     entries = work_queue(user)
     if not entries:
         return [], 0
-    ids = [entry.dump.pk for entry in entries]
-    whole = {dump.pk: dump for dump in Dump.objects.filter(pk__in=ids)}
-    done = _not_waiting(user, [entry.dump for entry in entries])
-    waiting = [signals for pk in ids for signals in dump_item_signals(whole[pk]) if (pk, signals.item_key) not in done]
+    dumps = [entry.dump for entry in entries]  # without their results: read only to make their signals
+    done = _not_waiting(user, dumps)
+    waiting = [s for dump in dumps for s in dump_item_signals(dump) if (dump.pk, s.item_key) not in done]
     ranked = rank((s, s.signals) for s in waiting)
     return ranked[:QUEUE_ITEMS_SHOWN], len(ranked)
 
@@ -141,10 +145,7 @@ def kept_signals(dump: Dump) -> dict[str, dict[str, Any]]:
     """Per item key, in check order, what ``ItemSignals`` holds besides the dump, the key and the place:
     made from the dump's result, the check page's kept comparisons and the passages kept of its pages'
     snapshots, and kept while they stay as they are."""
-    key = (
-        f"citeview:triage:{dump.pk}:{dump.sha256}:{dump.derived_at.isoformat()}:{dump.evidence_version}:"
-        f"{RESULT_VERSION[:16]}:{settings.CITEVIEW_MAX_ITEMS_PER_DUMP}"
-    )
+    key = _kept_key(dump)
     kept: dict[str, dict[str, Any]] | None = cache.get(key)
     if kept is None:
         if "result" in dump.get_deferred_fields():
@@ -152,6 +153,16 @@ def kept_signals(dump: Dump) -> dict[str, dict[str, Any]]:
         kept = _signals_made(dump)
         cache.set(key, kept, SIGNALS_CACHE_SECONDS)
     return kept
+
+
+def _kept_key(dump: Dump) -> str:
+    """What a dump's signals are kept by: its result (``derived_at`` moves when it is rebuilt), its
+    evidence (``evidence_version``: a snapshot of a page it cites, passages found), the core's code, and
+    how many items it offers."""
+    return (
+        f"citeview:triage:{dump.pk}:{dump.sha256}:{dump.derived_at.isoformat()}:{dump.evidence_version}:"
+        f"{RESULT_VERSION[:16]}:{settings.CITEVIEW_MAX_ITEMS_PER_DUMP}"
+    )
 
 
 def _signals_made(dump: Dump) -> dict[str, dict[str, Any]]:

@@ -168,3 +168,9 @@ def test_the_pages_of_likely_problems_are_in_japanese_for_a_japanese_reader(edit
     ):
         assert words in page
     assert "Likely problems" not in page and "weak passage" not in page
+
+
+def test_a_snapshot_taken_since_changes_the_signals_kept(editor_client, dump, editor):
+    assert signal_counts(dump)[NEVER_FETCHED] == 1
+    snapshot_paste(url=OSAKA, text="Osaka's population grew in 2024 for the first time in years.", taken_by=editor)
+    assert signal_counts(Dump.objects.get(pk=dump.pk))[NEVER_FETCHED] == 0
