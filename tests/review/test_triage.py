@@ -9,6 +9,8 @@ import json
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from citeview.core.checking.triage import NEVER_FETCHED, UNRESOLVED_MARKER, VALUE_DIFFERS
@@ -174,3 +176,29 @@ def test_a_snapshot_taken_since_changes_the_signals_kept(editor_client, dump, ed
     assert signal_counts(dump)[NEVER_FETCHED] == 1
     snapshot_paste(url=OSAKA, text="Osaka's population grew in 2024 for the first time in years.", taken_by=editor)
     assert signal_counts(Dump.objects.get(pk=dump.pk))[NEVER_FETCHED] == 0
+
+
+def queries_of(client, url: str, **query: str) -> int:
+    client.get(url, query)  # the signals made and kept
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url, query).status_code == 200
+    return len(captured)
+
+
+def test_the_pages_of_likely_problems_read_as_many_queries_for_many_items_as_for_few(editor_client, django_user_model):
+    lead = user_with_role(django_user_model, "sato", "lead")
+    editor = django_user_model.objects.get(username="hanako")
+    counted = []
+    for answers in (12, 40):
+        editor_client.post("/", {"text": batch_of(answers)})
+        batch = Dump.objects.order_by("-pk").first()
+        editors_assign(dump=batch, editors=[editor], by=lead, keep_others=True)
+        counted.append(
+            (
+                queries_of(editor_client, reverse("review:problems", args=[batch.pk])),
+                queries_of(editor_client, reverse("review:queue"), order="problems"),
+            )
+        )
+    (few_page, few_queue), (many_page, many_queue) = counted
+    assert many_page == few_page
+    assert many_queue <= few_queue + 1  # a second dump in the queue: its kept signals, one read
