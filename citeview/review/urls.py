@@ -13,6 +13,7 @@ urlpatterns = [
     path("dumps/<int:pk>/check/<slug:key>/snapshot/", snapshot_views.snapshot_take, name="snapshot"),
     path("dumps/<int:pk>/check/<slug:key>/snapshot/status", snapshot_views.snapshot_status, name="snapshot_status"),
     path("dumps/<int:pk>/checked/", views.check_done, name="done"),
+    path("dumps/<int:pk>/problems/", views.problems, name="problems"),
     path("dumps/<int:pk>/assign/", views.assign, name="assign"),
     path("dumps/assign/", views.assign_many, name="assign_many"),
     path("queue/", views.queue, name="queue"),
