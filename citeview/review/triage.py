@@ -67,7 +67,7 @@ class ItemSignals:
     marker: str = ""
 
 
-def dump_item_signals(dump: Dump, keys: Iterable[str] | None = None) -> list[ItemSignals]:
+def signals_of_items(dump: Dump, keys: Iterable[str] | None = None) -> list[ItemSignals]:
     """The signals of the dump's items in check order (of those of ``keys`` only, when given)."""
     kept = kept_signals(dump)
     wanted = None if keys is None else set(keys)
@@ -88,13 +88,13 @@ def items_ranked(pairs: Iterable[tuple[Dump, str]]) -> list[Ranked[ItemSignals]]
         dumps.setdefault(dump.pk, dump)
         keys_of.setdefault(dump.pk, set()).add(key)
         order.append((dump.pk, key))
-    found = {(s.dump.pk, s.item_key): s for pk, dump in dumps.items() for s in dump_item_signals(dump, keys_of[pk])}
+    found = {(s.dump.pk, s.item_key): s for pk, dump in dumps.items() for s in signals_of_items(dump, keys_of[pk])}
     return rank((found[place], found[place].signals) for place in order if place in found)
 
 
-def dump_ranked(dump: Dump, signal: str = "") -> list[Ranked[ItemSignals]]:
+def ranked_items_of(dump: Dump, signal: str = "") -> list[Ranked[ItemSignals]]:
     """The dump's items, likely problems first; only those carrying ``signal`` when given."""
-    chosen = [s for s in dump_item_signals(dump) if not signal or signal in s.signals]
+    chosen = [s for s in signals_of_items(dump) if not signal or signal in s.signals]
     return rank((s, s.signals) for s in chosen)
 
 
@@ -122,7 +122,7 @@ def queue_ranked(user: Any) -> tuple[list[Ranked[ItemSignals]], int]:
         return [], 0
     dumps = [entry.dump for entry in entries]  # without their results: read only to make their signals
     done = _not_waiting(user, dumps)
-    waiting = [s for dump in dumps for s in dump_item_signals(dump) if (dump.pk, s.item_key) not in done]
+    waiting = [s for dump in dumps for s in signals_of_items(dump) if (dump.pk, s.item_key) not in done]
     ranked = rank((s, s.signals) for s in waiting)
     return ranked[:QUEUE_ITEMS_SHOWN], len(ranked)
 
@@ -299,7 +299,7 @@ def problems_page(dump: Dump, signal: str) -> dict[str, Any]:
     """What the page of a dump's items in this order shows: the counts per signal, then the items (those
     carrying ``signal``, when it is one), the first QUEUE_ITEMS_SHOWN."""
     signal = signal if signal in SIGNALS else ""
-    ranked = dump_ranked(dump, signal)
+    ranked = ranked_items_of(dump, signal)
     return {
         "dump": dump,
         "signal": signal,
