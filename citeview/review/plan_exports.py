@@ -67,16 +67,11 @@ def plan_report_markdown(report: dict[str, Any]) -> str:
         }
     )
     lines.append("- " + _("Scope: %(scope)s") % {"scope": _scope_text(plan["scope"])})
-    unit = _("statements") if plan["unit"] == PlanUnit.STATEMENT else _("citations")
-    lines.append(
-        "- "
-        + _("Drawn: %(size)s of %(population)s %(unit)s in scope")
-        % {
-            "size": plan["size"],
-            "population": plan["population"],
-            "unit": unit,
-        }
-    )
+    drawn = {"size": plan["size"], "population": plan["population"]}
+    if plan["unit"] == PlanUnit.STATEMENT:
+        lines.append("- " + _("Drawn: %(size)s of %(population)s statements in scope") % drawn)
+    else:
+        lines.append("- " + _("Drawn: %(size)s of %(population)s citations in scope") % drawn)
     lines.append("- " + _("Seed: %(seed)s") % {"seed": plan["seed"]})
     if not report["complete"]:
         lines.append(

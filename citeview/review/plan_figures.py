@@ -8,8 +8,7 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from citeview.core.checking.plan_units import PRECISION, RECALL, RECALL_NOT_ESTIMATED
 from citeview.review.charts import VERDICT_LABELS
@@ -126,10 +125,10 @@ class PlanChoiceForm(forms.Form):
     """The figures page's choice of a plan whose estimates it shows (``?plan=<id>``)."""
 
     plan = forms.ModelChoiceField(
-        label=_lazy("Check plan"),
+        label=gettext_lazy("Check plan"),
         queryset=CheckPlan.objects.all(),
         required=False,
-        empty_label=_lazy("none: the figures of what was checked"),
+        empty_label=gettext_lazy("none: the figures of what was checked"),
     )
 
     def chosen(self) -> CheckPlan | None:
