@@ -178,9 +178,22 @@ def test_an_editor_reads_no_estimate_from_checks_blind_first_hides(client, edito
 
 
 def test_strangers_and_anonymous_readers_get_no_estimates(client, citation_plan, django_user_model):
-    for url in (
+    urls = (
         reverse("api:plan", args=[citation_plan.pk]),
+        "/api/plans",
         reverse("review:plan_report_md", args=[citation_plan.pk]),
+        reverse("review:plan_report_json", args=[citation_plan.pk]),
         reverse("review:plan_estimates_csv", args=[citation_plan.pk]),
-    ):
-        assert client.get(url).status_code in (302, 401, 403)
+        reverse("review:plan_estimates_json", args=[citation_plan.pk]),
+    )
+    for url in urls:
+        assert client.get(url).status_code in (302, 401), url
+    client.force_login(django_user_model.objects.create_user("no-role", password="a-long-test-password"))
+    for url in urls:
+        assert client.get(url).status_code == 403, url
+
+
+def test_the_exports_refuse_a_write(client, reviewer, citation_plan):
+    client.force_login(reviewer)
+    assert client.post(reverse("review:plan_estimates_csv", args=[citation_plan.pk])).status_code == 405
+    assert client.post(reverse("api:plan", args=[citation_plan.pk])).status_code == 405
