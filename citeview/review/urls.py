@@ -1,6 +1,6 @@
 from django.urls import path
 
-from citeview.review import exports, plan_exports, snapshot_views, views
+from citeview.review import exports, plan_exports, plan_views, snapshot_views, views
 
 app_name = "review"
 urlpatterns = [
@@ -17,6 +17,10 @@ urlpatterns = [
     path("dumps/assign/", views.assign_many, name="assign_many"),
     path("queue/", views.queue, name="queue"),
     path("settle/", views.settle_queue, name="settle_queue"),
+    path("plans/", plan_views.plan_list, name="plans"),
+    path("plans/new/", plan_views.plan_new, name="plan_new"),
+    path("plans/<int:pk>/", plan_views.plan_detail, name="plan"),
+    path("plans/<int:pk>/check/", plan_views.plan_check_start, name="plan_check"),
     path("dumps/<int:pk>/comments/", views.comment_create, name="comment"),
     path("dumps/<int:pk>/report/", exports.report_page, name="report"),
     path("dumps/<int:pk>/report.md", exports.report_md, name="report_md"),

@@ -30,6 +30,7 @@ from citeview.review.check_page import (
     next_assigned,
     next_url,
     plain_statement,
+    plan_next_url,
     settle_refusal_text,
     shown_filter,
     shown_value,
@@ -39,6 +40,7 @@ from citeview.review.check_page import (
 from citeview.review.decorators import result_required
 from citeview.review.forms import AssignForm, BulkAssignForm, CheckForm, CommentForm, NotClaimsForm, SettleForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS
+from citeview.review.plans import plan_queue
 from citeview.review.selectors import (
     assigned_unread,
     check_visible_to,
@@ -110,7 +112,9 @@ def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     except CheckConflict as conflict:
         return _conflict_page(request, dump, items, item, form, conflict)
     messages.success(request, _("Saved."))
-    return redirect(next_url(dump, items, item, request.user, shown_filter(request)))
+    return redirect(
+        plan_next_url(request, dump, item) or next_url(dump, items, item, request.user, shown_filter(request))
+    )
 
 
 def _check_page_response(
@@ -267,6 +271,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     is_editor = roles.can_record(request.user)
     context = {
         "entries": work_queue(request.user) if is_editor else [],
+        "plans": plan_queue(request.user) if is_editor else [],
         "unread": list(assigned_unread(request.user)[:200]) if is_editor else [],
         "is_editor": is_editor,
         "can_settle": roles.can_settle(request.user),
