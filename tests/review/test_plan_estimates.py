@@ -197,3 +197,14 @@ def test_the_exports_refuse_a_write(client, reviewer, citation_plan):
     client.force_login(reviewer)
     assert client.post(reverse("review:plan_estimates_csv", args=[citation_plan.pk])).status_code == 405
     assert client.post(reverse("api:plan", args=[citation_plan.pk])).status_code == 405
+
+
+def test_the_plans_page_shows_the_same_estimates_as_the_figures_page(client, reviewer, citation_plan):
+    client.force_login(reviewer)
+    html = client.get(reverse("review:plan", args=[citation_plan.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    row = re.search(r'<tr class="cv-estimate-citation_precision">(.*?)</tr>', html, re.S).group(1)
+    figures_row = re.search(
+        r'<tr class="cv-estimate-citation_precision">(.*?)</tr>', figures_page(client, citation_plan), re.S
+    )
+    assert row == figures_row.group(1) and "7 of 8 citations checked" in row
+    assert 'class="cv-bar-interval"' in html
