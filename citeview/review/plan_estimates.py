@@ -31,9 +31,8 @@ from citeview.core.checking.plan_units import (
     statement_units,
 )
 from citeview.core.checking.sampling import Estimate, StratumSample, Unit, estimate
-from citeview.core.checking.statements import statements
-from citeview.dumps.batches import batch_response
-from citeview.dumps.models import Dump
+from citeview.core.checking.statements import Statement, statements
+from citeview.dumps.models import Dump, DumpResponse
 from citeview.review.models import Check, CheckPlan, PlanItem, PlanUnit
 from citeview.review.selectors import checks_visible_to, hidden_check_count
 
@@ -189,31 +188,39 @@ def _statement_plan_units(items: list[PlanItem], answers: _Answers) -> dict[tupl
 
 
 def _citations_of_statements(items: list[PlanItem]) -> dict[tuple[int, str], list[str]]:
-    """The citation item keys of each drawn statement's response, read once per response."""
+    """The citation item keys of each drawn statement, from its response's normalised JSON: a few
+    queries per dump, however many responses it has."""
+    wanted: defaultdict[int, set[int]] = defaultdict(set)
+    for item in items:
+        wanted[item.dump_id].add(item.response_index)
     found: dict[tuple[int, str], list[str]] = {}
-    for dump_id, index in sorted({(item.dump_id, item.response_index) for item in items}):
-        response = _response(dump_id, index)
-        if response is None:
-            continue
-        for statement in statements(response):
-            keys = []
-            for citation in statement.citations:
-                sources = len(response["citations"][citation]["source_keys"])
-                positions = range(1, sources + 1) if sources > 1 else [0]
-                keys += [citation_item_key(index, citation, position) for position in positions]
-            found[(dump_id, statement_item_key(index, statement))] = keys
+    for dump_id, indices in sorted(wanted.items()):
+        for index, response in _responses(dump_id, indices).items():
+            for statement in statements(response):
+                found[(dump_id, statement_item_key(index, statement))] = _citation_keys(response, index, statement)
     return found
 
 
-def _response(dump_id: int, index: int) -> dict[str, Any] | None:
-    """One response's normalised JSON: its own row for a batch, else from the dump's result."""
-    dump = Dump.objects.only("pk", "derived_at", "response_count").get(pk=dump_id)
-    if dump.response_count > 1:
-        row = batch_response(dump, index)
-        if row is not None:
-            return dict(row.result)
-    responses = Dump.objects.only("result").get(pk=dump_id).result.get("responses", [])
-    return responses[index] if index < len(responses) else None
+def _citation_keys(response: dict[str, Any], index: int, statement: Statement) -> list[str]:
+    """A statement's citation items: one per citation, or one per source of a citation with several
+    (as :func:`citeview.core.checking.items.check_items` keys them)."""
+    keys = []
+    for citation in statement.citations:
+        sources = len(response["citations"][citation]["source_keys"])
+        positions = range(1, sources + 1) if sources > 1 else [0]
+        keys += [citation_item_key(index, citation, position) for position in positions]
+    return keys
+
+
+def _responses(dump_id: int, indices: set[int]) -> dict[int, dict[str, Any]]:
+    """Some responses' normalised JSON: a batch's own rows where they are made, else the dump's result."""
+    dump = Dump.objects.only("pk", "derived_at").get(pk=dump_id)
+    rows = DumpResponse.objects.filter(dump_id=dump_id, derived_at=dump.derived_at, index__in=sorted(indices))
+    found = {row.index: dict(row.result) for row in rows.only("index", "result")}
+    if len(found) == len(indices):
+        return found
+    every = Dump.objects.only("result").get(pk=dump_id).result.get("responses", [])
+    return {index: every[index] for index in indices if index < len(every)}
 
 
 def _estimate(

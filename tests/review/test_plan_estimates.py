@@ -13,6 +13,8 @@ import io
 import re
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from citeview.review.models import CheckPlan, PlanItem
@@ -26,13 +28,16 @@ SEED = 4_611_686_018_427_387_903  # the largest seed new_seed makes: it must sur
 STRATUM = "anthropic · claude-sonnet-4-5"
 
 
-def make_plan(dump, lead, unit: str) -> CheckPlan:
-    """Every unit of ``dump`` drawn, as the plan's draw would store them (the draw is tested apart)."""
+def make_plan(dump, lead, unit: str, drawn: int | None = None) -> CheckPlan:
+    """Every unit of ``dump`` drawn (or the first ``drawn``), as the plan's draw would store them (the
+    draw is tested apart)."""
     items = dump_check_items(dump)
     if unit == "citation":
         keys = [(item.key, item.response) for item in items if item.kind == "citation"]
     else:
         keys = list(dict.fromkeys((item.statement_key, item.response) for item in items))
+    population = len(keys)
+    keys = keys[:drawn]
     plan = CheckPlan.objects.create(
         name="July sample",
         unit=unit,
@@ -40,9 +45,9 @@ def make_plan(dump, lead, unit: str) -> CheckPlan:
         scope_dump=dump,
         requested_size=len(keys),
         size=len(keys),
-        population=len(keys),
+        population=population,
         seed=SEED,
-        strata={STRATUM: {"population": len(keys), "drawn": len(keys)}},
+        strata={STRATUM: {"population": population, "drawn": len(keys)}},
         scope_dump_ids=[dump.pk],
         made_by=lead,
     )
@@ -208,3 +213,16 @@ def test_the_plans_page_shows_the_same_estimates_as_the_figures_page(client, rev
     )
     assert row == figures_row.group(1) and "7 of 8 citations checked" in row
     assert 'class="cv-bar-interval"' in html
+
+
+def test_a_plans_estimates_take_as_many_queries_for_one_item_as_for_all(client, reviewer, checked, lead):
+    client.force_login(reviewer)
+    for unit in ("citation", "statement"):
+        whole, one = make_plan(checked, lead, unit), make_plan(checked, lead, unit, drawn=1)
+        client.get(reverse("api:plan", args=[one.pk]))  # the session and the rate budget, read once
+        counts = []
+        for plan in (one, whole):
+            with CaptureQueriesContext(connection) as queries:
+                assert client.get(reverse("api:plan", args=[plan.pk])).status_code == 200
+            counts.append(len(queries))
+        assert counts[0] == counts[1], unit
