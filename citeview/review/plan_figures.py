@@ -88,6 +88,9 @@ def _row(estimate: dict[str, Any], unit: str) -> dict[str, Any]:
         "why_not": plan_why_not(estimate["not_estimated_because"]),
     }
     if shown:
+        # The chart's own line: the estimate and its interval, short enough to sit beside its name on a
+        # phone; n and N are in the table under it, and in the bar's title.
+        row["short"] = f"{_percent(estimate['value'])} ({_percent(estimate['low'])}–{_percent(estimate['high'])})"
         low, high, value = estimate["low"] or 0.0, estimate["high"] or 0.0, estimate["value"]
         row.update(
             low_x=_svg_percent(low), interval_width=_svg_percent(max(high - low, 0.0)), value_x=_svg_percent(value)
