@@ -4,6 +4,9 @@ say about the whole scope, with a 95% interval (``docs/sampling.md``).
 A check plan draws a stratified random sample without replacement (strata are "provider · model",
 allocated in proportion), and a share (a verdict's share, citation precision or recall) is estimated
 as a combined ratio over the strata, its variance linearised with the finite-population correction.
+The interval, ``stratified-wilson``, is Wilson's on Korn & Graubard's effective sample size with
+their degrees-of-freedom adjustment; SciPy gives the quantiles. The simulation in
+``tests/core/checking/test_sampling_coverage.py`` is why this one and not another.
 """
 
 from __future__ import annotations
@@ -15,9 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+from numpy.typing import NDArray
 from scipy import stats  # type: ignore[import-untyped]
 
 METHOD = "stratified-wilson"
+
+Floats = NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -63,76 +70,100 @@ def estimate(strata: Mapping[str, StratumSample], confidence: float = 0.95) -> E
     population = sum(sample.population for sample in strata.values())
     complete = all(len(sample.checked) >= sample.drawn for sample in strata.values())
     in_domain = sum(1 for sample in strata.values() for unit in sample.checked if unit.denominator > 0)
-    empty = Estimate(None, None, None, in_domain, drawn, population, confidence, complete, METHOD)
     # A stratum with no check yet says nothing: the estimate covers the strata checked so far.
     covered = [sample for sample in strata.values() if sample.checked]
-    total_numerator = sum(_weight(s) * sum(u.numerator for u in s.checked) for s in covered)
-    total_denominator = sum(_weight(s) * sum(u.denominator for u in s.checked) for s in covered)
-    if in_domain == 0 or total_denominator <= 0:
-        return empty
-    ratio = total_numerator / total_denominator
-    variance = _linearised_variance(covered, ratio) / total_denominator**2
-    trials = sum(u.denominator for s in covered for u in s.checked)
-    fraction = sum(len(s.checked) for s in covered) / sum(s.population for s in covered)
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    if in_domain:
+        values, lows, highs = estimate_many(
+            # A stratum never holds fewer units than were checked in it, whatever the caller counted.
+            [max(sample.population, len(sample.checked)) for sample in covered],
+            [np.array([[unit.numerator for unit in sample.checked]]) for sample in covered],
+            [np.array([[unit.denominator for unit in sample.checked]]) for sample in covered],
+            confidence,
+        )
+        value, low, high = float(values[0]), float(lows[0]), float(highs[0])
+    return Estimate(value, low, high, in_domain, drawn, population, confidence, complete, METHOD)
+
+
+def estimate_many(
+    populations: Sequence[int],
+    numerators: Sequence[Floats],
+    denominators: Sequence[Floats],
+    confidence: float = 0.95,
+) -> tuple[Floats, Floats, Floats]:
+    """``estimate`` for many samples of one shape at once (the simulation test draws thousands).
+    Stratum h's units are the columns of numerators[h] and denominators[h], one row per sample; each
+    stratum has at least one column. Returns the value, low and high per row, NaN where no unit is in
+    the domain."""
+    ratio, variance, trials, fraction = _combined_ratio(populations, numerators, denominators)
     effective = _effective_size(ratio, variance, trials, fraction)
-    low, high = _wilson(ratio, effective, _z(confidence))
-    return Estimate(ratio, low, high, in_domain, drawn, population, confidence, complete, METHOD)
+    z = _z(confidence)
+    # Korn & Graubard's degrees-of-freedom adjustment: the variance is estimated from n − H units'
+    # worth of freedom, so the size shrinks by (z / t_df)² (it matters below about 100 units).
+    in_domain = sum((x > 0).sum(axis=1) for x in denominators)
+    freedom = np.maximum(np.asarray(in_domain) - len(numerators), 1)
+    effective = effective * (z / stats.t.ppf(0.5 + confidence / 2, freedom)) ** 2
+    low, high = _wilson(ratio, effective, z)
+    return ratio, low, high
 
 
-def _weight(sample: StratumSample) -> float:
-    return sample.population / len(sample.checked)
+def _combined_ratio(
+    populations: Sequence[int], numerators: Sequence[Floats], denominators: Sequence[Floats]
+) -> tuple[Floats, Floats, Floats, float]:
+    """The combined ratio Σ N_h ȳ_h / Σ N_h x̄_h, its linearised variance with the finite-population
+    correction, the trials (Σ x over the checked units) and the sampling fraction."""
+    sizes = np.array([array.shape[1] for array in numerators], dtype=np.float64)
+    counts = np.array(populations, dtype=np.float64)
+    weights = (counts / sizes)[:, None]
+    sums_y = np.stack([y.sum(axis=1) for y in numerators])  # strata × samples
+    sums_x = np.stack([x.sum(axis=1) for x in denominators]).astype(np.float64)
+    total_x = (weights * sums_x).sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(total_x > 0, (weights * sums_y).sum(axis=0) / total_x, np.nan)
+    residuals = [y - ratio[:, None] * x for y, x in zip(numerators, denominators, strict=True)]
+    spreads = np.stack(_stratum_spreads(residuals))
+    corrections = np.clip(1 - sizes / counts, 0.0, 1.0)
+    variance = (counts**2 * corrections / sizes)[:, None] * spreads
+    with np.errstate(divide="ignore", invalid="ignore"):
+        variance_of_ratio = variance.sum(axis=0) / total_x**2
+    fraction = float(sizes.sum() / counts.sum())
+    return ratio, variance_of_ratio, sums_x.sum(axis=0), fraction
 
 
-def _linearised_variance(covered: Sequence[StratumSample], ratio: float) -> float:
-    """Σ N_h² (1 − f_h) s²_h / n_h over the residuals y − R x (Taylor linearisation of the ratio)."""
-    pooled = _pooled_residual_variance(covered, ratio)
-    total = 0.0
-    for sample in covered:
-        checked = len(sample.checked)
-        residuals = [u.numerator - ratio * u.denominator for u in sample.checked]
-        # One unit gives no spread of its own: borrow the spread the other strata show.
-        spread = _sample_variance(residuals) if checked > 1 else pooled
-        correction = max(0.0, 1 - checked / sample.population)
-        total += sample.population**2 * correction * spread / checked
-    return total
+def _stratum_spreads(residuals: Sequence[Floats]) -> list[Floats]:
+    """Each stratum's sample variance of the residuals. A stratum with one unit checked has no spread
+    of its own: it takes the spread of all checked units together, as if unstratified (the larger,
+    safer choice where the other strata happen to be uniform)."""
+    every = np.concatenate(residuals, axis=1)
+    overall = every.var(axis=1, ddof=1) if every.shape[1] > 1 else np.zeros(every.shape[0])
+    return [r.var(axis=1, ddof=1) if r.shape[1] > 1 else overall for r in residuals]
 
 
-def _pooled_residual_variance(covered: Sequence[StratumSample], ratio: float) -> float:
-    squares = 0.0
-    freedom = 0
-    for sample in covered:
-        if len(sample.checked) < 2:
-            continue
-        residuals = [u.numerator - ratio * u.denominator for u in sample.checked]
-        squares += _sample_variance(residuals) * (len(residuals) - 1)
-        freedom += len(residuals) - 1
-    if freedom:
-        return squares / freedom
-    every = [u.numerator - ratio * u.denominator for s in covered for u in s.checked]
-    return _sample_variance(every) if len(every) > 1 else 0.25
+def _effective_size(ratio: Floats, variance: Floats, trials: Floats, fraction: float) -> Floats:
+    """Korn & Graubard's effective sample size p(1 − p)/v: the size of a simple random sample that
+    would be as precise as this one. A sample with no spread (p̂ = 0 or 1, or strata that happen to be
+    uniform) has no variance to divide by: it gets the size a simple random sample of the same trials
+    has, trials/(1 − f), never a point. Where every unit in scope was checked (f = 1) that is
+    infinite, and the interval is the value itself."""
+    spread = ratio * (1 - ratio)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        simple = trials / (1 - fraction) if fraction < 1 else np.full(trials.shape, np.inf)
+        design = spread / variance
+    # A variance below a trillionth of p(1 − p) is rounding left by the residuals, not spread.
+    return np.where(variance > 1e-12 * spread, design, simple)
 
 
-def _sample_variance(values: Sequence[float]) -> float:
-    mean = sum(values) / len(values)
-    return sum((v - mean) ** 2 for v in values) / (len(values) - 1)
-
-
-def _effective_size(ratio: float, variance: float, trials: float, fraction: float) -> float:
-    """Korn & Graubard's effective sample size p(1 − p)/v; when the sample shows no spread (p̂ = 0 or
-    1), the size a simple random sample of the same trials would have."""
-    if variance > 0 and 0 < ratio < 1:
-        return ratio * (1 - ratio) / variance
-    if fraction >= 1:
-        return math.inf
-    return trials / (1 - fraction)
-
-
-def _wilson(share: float, size: float, z: float) -> tuple[float, float]:
-    if math.isinf(size):
-        return share, share
-    centre = (share + z * z / (2 * size)) / (1 + z * z / size)
-    half = z / (1 + z * z / size) * math.sqrt(share * (1 - share) / size + z * z / (4 * size * size))
-    return max(0.0, centre - half), min(1.0, centre + half)
+def _wilson(share: Floats, size: Floats, z: float) -> tuple[Floats, Floats]:
+    """Wilson's score interval on the effective size; a point where the whole scope was checked."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = z * z / size
+        centre = (share + k / 2) / (1 + k)
+        half = z / (1 + k) * np.sqrt(share * (1 - share) / size + k / (4 * size))
+    low = np.clip(centre - half, 0.0, 1.0)
+    high = np.clip(centre + half, 0.0, 1.0)
+    return np.minimum(low, share), np.maximum(high, share)
 
 
 def sample_size_for_margin(margin: float, population: Mapping[str, int], confidence: float = 0.95) -> int:
@@ -146,18 +177,35 @@ def sample_size_for_margin(margin: float, population: Mapping[str, int], confide
 
 
 def allocate(population: Mapping[str, int], size: int) -> dict[str, int]:
-    """Proportional allocation by largest remainder (ties by stratum name); the sizes sum to
-    min(size, population) and no stratum gets more than it holds."""
+    """Proportional allocation by largest remainder (ties by stratum name). The sizes sum to
+    min(size, population) and no stratum gets more than it holds. A stratum too small for a unit of
+    its own in proportion still gets one, while the size allows one for every stratum: a stratum with
+    none drawn could never be estimated, and the estimate would silently leave its units out."""
     total = sum(population.values())
     size = max(0, min(size, total))
+    held_at_one: set[str] = set()
+    while True:
+        rest = {key: count for key, count in population.items() if key not in held_at_one}
+        sizes = _largest_remainder(rest, size - len(held_at_one))
+        starved = {key for key, drawn in sizes.items() if drawn == 0 and population[key] > 0}
+        if not starved or len(held_at_one) + len(starved) > size:
+            break
+        held_at_one |= starved
+    return {key: 1 if key in held_at_one else sizes[key] for key in population}
+
+
+def _largest_remainder(population: Mapping[str, int], size: int) -> dict[str, int]:
+    """Hamilton's method in whole numbers: each stratum's floor of size·N_h/N, then one more for the
+    largest remainders."""
+    total = sum(population.values())
     if total == 0:
         return dict.fromkeys(population, 0)
-    floors = {key: size * count // total for key, count in population.items()}
-    left = size - sum(floors.values())
+    sizes = {key: size * count // total for key, count in population.items()}
+    left = size - sum(sizes.values())
     by_remainder = sorted(population, key=lambda key: (-(size * population[key] % total), key))
     for key in by_remainder[:left]:
-        floors[key] += 1
-    return floors
+        sizes[key] += 1
+    return sizes
 
 
 def draw(units: Mapping[str, Sequence[str]], size: int, seed: int) -> list[tuple[str, str]]:
