@@ -9,10 +9,13 @@ import re
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.urls import reverse
 
 from citeview.core.checking import sampling
 from citeview.dumps.models import Dump, Tag
+from citeview.review.management.commands.load_sample_review import PLAN_BATCH, PLAN_CHECKED, PLAN_SIZE
 from citeview.review.models import Check, CheckPlan, HistoryIsKept, PlanItem
 from citeview.review.plans import plan_redraw
 from tests.conftest import user_with_role
@@ -283,3 +286,27 @@ def test_a_statement_plan_draws_statements_and_opens_their_first_item(client, le
     start = client.get(reverse("review:plan_check", args=[plan.pk]))["Location"]
     assert re.search(rf"/check/r\d+-c\d+/\?plan={plan.pk}$", start)
     assert "item 1 of 10" in client.get(start).content.decode()
+
+
+# make run ----------------------------------------------------------------------------------------
+
+
+def test_make_run_has_a_sample_plan_and_the_local_lead_can_make_one_over_the_sample_batch(client, capsys):
+    call_command("ensure_local_account")
+    call_command("load_sample_dumps")
+    call_command("load_sample_review")
+    assert "Sample plan: 40 citations of the sample batch, 16 checked" in capsys.readouterr().out
+    plan = the_plan()
+    assert plan.size == PLAN_SIZE and set(plan.strata) == {"perplexity · sonar", "perplexity · sonar-pro"}
+    local = get_user_model().objects.get(username="editor")
+    client.force_login(local)
+    page = client.get(reverse("review:plan", args=[plan.pk])).content.decode()
+    assert f"{PLAN_CHECKED} of {PLAN_SIZE} items have a final verdict" in page
+    call_command("load_sample_review")  # once: run again, it changes nothing
+    assert "Sample plan: already there." in capsys.readouterr().out and CheckPlan.objects.count() == 1
+
+    batch = Dump.objects.get(filename=PLAN_BATCH)
+    form = client.get(reverse("review:plan_new"), {"dump": batch.pk}).content.decode()
+    assert f'<option value="{batch.pk}" selected>' in form
+    response = make_plan(client, local, batch, [local], name="My plan", margin="", size="30")
+    assert response.status_code == 302 and CheckPlan.objects.get(name="My plan").size == 30
