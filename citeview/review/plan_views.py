@@ -19,6 +19,7 @@ from citeview.dumps.http_status import form_error_status
 from citeview.review.check_page import plan_item_url
 from citeview.review.forms import PlanForm
 from citeview.review.models import CheckPlan
+from citeview.review.plan_figures import plan_figures
 from citeview.review.plans import (
     EmptyScope,
     dumps_added_since,
@@ -108,6 +109,7 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "is_plan_editor": editor,
         "waiting": plan_walk(plan, request.user).waiting_count if editor else 0,
         "margin_points": plan.target_margin * 100 if plan.target_margin else None,
+        "pf": plan_figures(plan, request.user),  # its estimates, as the figures page shows them
     }
     return render(request, "review/plan.html", context)
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from citeview.review import exports, plan_views, snapshot_views, views
+from citeview.review import exports, plan_exports, plan_views, snapshot_views, views
 
 app_name = "review"
 urlpatterns = [
@@ -30,4 +30,9 @@ urlpatterns = [
     path("figures.json", exports.figures_json, name="figures_json"),
     path("verdicts.csv", exports.verdicts_csv, name="verdicts_csv"),
     path("verdicts.jsonl", exports.verdicts_jsonl, name="verdicts_jsonl"),
+    # A check plan's estimates to take away (the plan's pages are ``plan_views``).
+    path("plans/<int:pk>/report.md", plan_exports.plan_report_md, name="plan_report_md"),
+    path("plans/<int:pk>/report.json", plan_exports.plan_report_json, name="plan_report_json"),
+    path("plans/<int:pk>/estimates.csv", plan_exports.plan_estimates_csv, name="plan_estimates_csv"),
+    path("plans/<int:pk>/estimates.json", plan_exports.plan_estimates_json, name="plan_estimates_json"),
 ]
