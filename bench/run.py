@@ -179,7 +179,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller inputs, fewer runs")
     parser.add_argument(
         "--only",
-        choices=["parse", "render", "memory", "serving", "upload", "import", "evidence", "hints", "passages"],
+        choices=["parse", "render", "memory", "serving", "upload", "import", "evidence", "hints", "passages", "triage"],
         help="one section, not written to the results file",
     )
     options = parser.parse_args()
@@ -195,6 +195,7 @@ def main() -> int:
         "evidence": lambda: _evidence_figures(options.quick),
         "hints": _hint_figures,
         "passages": _passages_figures,
+        "triage": lambda: _triage_figures(options.quick),
     }
     figures: list[Figure] = []
     for name, run in sections.items():
@@ -232,6 +233,12 @@ def _passages_figures() -> list[Figure]:
     from bench.passages import passages_figures
 
     return passages_figures()
+
+
+def _triage_figures(quick: bool) -> list[Figure]:
+    from bench.triage import queue_figures, triage_figures
+
+    return triage_figures() + queue_figures(quick)
 
 
 def _queue_figures(which: str, quick: bool) -> list[Figure]:

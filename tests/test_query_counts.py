@@ -31,8 +31,9 @@ VIEWER_COLD, VIEWER_WARM = 18, 6
 # The check page reads its items' flags and hints, kept since its first view (issue 42), in one query.
 CHECK_PAGE = 25
 # A batch's page with its pieces kept: the viewer's warm queries but the kept body, whether the rows
-# are current, the checks per response, and the navigator and response kept.
-BATCH_WARM = 10
+# are current, the checks per response, and the navigator and response kept; and its counts of the
+# likely problems, kept (issue 45: citeview/review/triage.py), in one read of the cache.
+BATCH_WARM = 11
 # A lead's (or staff's) header says how many disagreements wait to be settled: one count on each of
 # their pages (citeview/review/context_processors.py). An editor's or a reviewer's page pays none.
 SETTLE_LINK = 1

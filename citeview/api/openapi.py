@@ -58,6 +58,7 @@ def _paths() -> dict[str, Any]:
         "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
         "example": 1,
     }
+    plan_id = {**dump_id, "description": "The check plan's id."}
     return {
         "/api/openapi.json": {
             "get": {
@@ -255,6 +256,29 @@ def _paths() -> dict[str, Any]:
                     _query("until", "Stored on or before this day.", {"type": "string", "format": "date"}),
                 ],
                 "responses": _answers({"200": _json_ok("The figures.", _ref("Metrics"))}, 400),
+            }
+        },
+        "/api/plans": {
+            "get": {
+                "operationId": "listPlans",
+                "summary": "Every check plan, newest first, with its scope, seed, strata, size and N.",
+                "parameters": [_query("page", "The page, from 1 (50 plans a page).", {"type": "string"})],
+                "responses": _answers({"200": _json_ok("A page of plans.", _ref("PlanList"))}),
+            }
+        },
+        "/api/plans/{id}": {
+            "get": {
+                "operationId": "getPlan",
+                "summary": "A check plan's estimates for its whole scope (the Figures page's, for the plan).",
+                "description": (
+                    "Citation precision, citation recall (statement plans only: a citation plan says why "
+                    "not in not_estimated_because) and the share of each verdict, each with its 95% interval "
+                    "(low, high), n checked and N in scope, from final verdicts (settled, or agreed). While "
+                    "the plan is not complete, the estimates cover the items checked so far. Blind first: "
+                    "an editor's estimates leave out other editors' checks of items they have not checked."
+                ),
+                "parameters": [{**plan_id}],
+                "responses": _answers({"200": _json_ok("The plan's estimates.", _ref("PlanEstimates"))}, 404),
             }
         },
         "/api/imports": {
@@ -673,6 +697,7 @@ def _schemas() -> dict[str, Any]:
                 "uncheckable_item_count": _INTEGER,
             },
         },
+        **_plan_schemas(),
         "Metrics": {
             "type": "object",
             "description": (
@@ -763,6 +788,96 @@ _ERROR_DESCRIPTIONS = {
     413: "The body is over the size limit.",
     415: "The body's media type is not accepted.",
 }
+
+
+_SHARE = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+
+
+def _plan_schemas() -> dict[str, Any]:
+    """A check plan and its estimates (``citeview.review.plan_estimates``)."""
+    text_or_null = {"type": ["string", "null"]}
+    plan = {
+        "type": "object",
+        "required": ["id", "name", "unit", "scope", "seed", "size", "population", "strata", "made_at"],
+        "properties": {
+            "id": _INTEGER,
+            "name": {"type": "string"},
+            "unit": {"enum": ["citation", "statement"]},
+            "scope": {
+                "type": "object",
+                "description": "kind says which of the other fields is the scope.",
+                "properties": {
+                    "kind": {"enum": ["batch", "tag", "provider", "dates"]},
+                    "dump": {"type": ["integer", "null"]},
+                    "tag": text_or_null,
+                    "provider": text_or_null,
+                    "from": {**text_or_null, "format": "date"},
+                    "to": {**text_or_null, "format": "date"},
+                },
+            },
+            "seed": {"type": "integer", "description": "The draw's seed: the same seed draws the same sample."},
+            "size": {**_INTEGER, "description": "Units drawn (n)."},
+            "population": {**_INTEGER, "description": "Units in scope when the plan was drawn (N)."},
+            "confidence": {"type": "number"},
+            "requested_size": {"type": ["integer", "null"]},
+            "target_margin": {"type": ["number", "null"]},
+            "strata": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["stratum", "population", "drawn"],
+                    "properties": {"stratum": {"type": "string"}, "population": _INTEGER, "drawn": _INTEGER},
+                },
+            },
+            "dumps_in_scope": _INTEGER,
+            "made_by": {"type": "string"},
+            "made_at": {"type": "string", "format": "date-time"},
+            "url": {"type": "string", "format": "uri"},
+        },
+    }
+    estimate = {
+        "type": "object",
+        "required": ["name", "value", "low", "high", "not_estimated_because"],
+        "properties": {
+            "name": {"type": "string", "description": "citation_precision, citation_recall or verdict_<verdict>."},
+            "value": _SHARE,
+            "low": _SHARE,
+            "high": _SHARE,
+            "checked": {**_INTEGER, "description": "n: checked units in the estimate's domain."},
+            "drawn": _INTEGER,
+            "population": {**_INTEGER, "description": "N: units in scope."},
+            "confidence": {"type": "number"},
+            "complete": {"type": "boolean"},
+            "method": {"type": "string", "description": "The interval's method, as a stable code."},
+            "not_estimated_because": {**text_or_null, "description": "Why there is no estimate at all."},
+        },
+    }
+    return {
+        "Plan": plan,
+        "PlanList": {
+            "type": "object",
+            "required": ["count", "results"],
+            "properties": {
+                "count": _INTEGER,
+                "next": {"type": ["string", "null"]},
+                "previous": {"type": ["string", "null"]},
+                "results": {"type": "array", "items": _ref("Plan")},
+            },
+        },
+        "PlanEstimate": estimate,
+        "PlanEstimates": {
+            "type": "object",
+            "required": ["plan", "items", "items_checked", "complete", "hidden_until_you_check", "estimates"],
+            "properties": {
+                "plan": _ref("Plan"),
+                "items": {**_INTEGER, "description": "Items drawn."},
+                "items_checked": {**_INTEGER, "description": "Items with every answer the estimates read final."},
+                "complete": {"type": "boolean"},
+                "hidden_until_you_check": _INTEGER,
+                "estimates": {"type": "array", "items": _ref("PlanEstimate")},
+            },
+        },
+    }
 
 
 def _responses() -> dict[str, Any]:

@@ -13,6 +13,8 @@ urlpatterns = [
     path("dumps/<int:pk>/report", views.dump_report_json, name="report"),
     path("dumps/<int:pk>/report.md", views.dump_report_markdown, name="report_md"),
     path("metrics", views.metrics, name="metrics"),
+    path("plans", views.plans, name="plans"),
+    path("plans/<int:pk>", views.plan_item, name="plan"),
     path("imports", views.imports, name="imports"),
     re_path(r"^(?P<path>.*)$", views.unknown_path),  # answered in the API's JSON, not with a page
 ]

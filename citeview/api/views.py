@@ -37,7 +37,8 @@ from citeview.review import exports
 from citeview.review.exports import report_of
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.forms import MAX_CHECK_BYTES, CheckForm
-from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, ItemState
+from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS, Check, CheckPlan, ItemState
+from citeview.review.plan_estimates import plan_estimates, plan_json
 from citeview.review.selectors import assignments_on, checks_visible_to, dump_check_items, hidden_check_count
 from citeview.review.services import CheckConflict, check_save, editors_assign
 
@@ -200,6 +201,35 @@ def metrics(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _invalid(form.errors)
     return JsonResponse(team_figures(form.filters(), request.user), json_dumps_params=JSON_OPTIONS)
+
+
+@api_endpoint({"GET": roles.READ})
+def plans(request: HttpRequest) -> HttpResponse:
+    """Every check plan, newest first, with what it was drawn from (its estimates: ``plans/<id>``)."""
+    listed = CheckPlan.objects.select_related("made_by", "scope_tag").order_by("-made_at", "-id")
+    page = Paginator(listed, PAGE_SIZE).get_page(request.GET.get("page"))
+    return JsonResponse(
+        {
+            "count": page.paginator.count,
+            "next": _page_url(request, page.next_page_number()) if page.has_next() else None,
+            "previous": _page_url(request, page.previous_page_number()) if page.has_previous() else None,
+            "results": [
+                {**plan_json(plan), "url": request.build_absolute_uri(reverse("api:plan", args=[plan.pk]))}
+                for plan in page.object_list
+            ],
+        },
+        json_dumps_params=JSON_OPTIONS,
+    )
+
+
+@api_endpoint({"GET": roles.READ})
+def plan_item(request: HttpRequest, pk: int) -> HttpResponse:
+    """A plan's estimates for its whole scope, with their intervals, n, N, the seed and the strata, as
+    the reader may read them (blind first), as the figures page gives them."""
+    plan = CheckPlan.objects.select_related("made_by", "scope_tag").filter(pk=pk).first() if pk <= MAX_ID else None
+    if plan is None:
+        return api_error(404, "not_found", f"There is no check plan {pk}.")
+    return JsonResponse(plan_estimates(plan, request.user), json_dumps_params=JSON_OPTIONS)
 
 
 @api_endpoint({"POST": roles.STORE})

@@ -42,6 +42,7 @@ from citeview.dumps.viewer_body import batch_body, dump_body, dump_viewed
 from citeview.pages.fragments import list_content, viewer_page, with_csrf_token
 from citeview.review.decorators import result_required
 from citeview.review.selectors import checked_items_per_response
+from citeview.review.triage import signal_counts
 
 PAGE_SIZE = 25
 
@@ -120,6 +121,7 @@ def dump_detail(request: HttpRequest, pk: int) -> HttpResponse:
         if not batch_rows_made(dump):  # made by the worker or request that read it (a dump stored before)
             dump_queue_pages_keep(dump=dump)
         body = batch_body(dump, asked=request.GET, checked=checked_items_per_response(dump))
+        context["triage"] = {"dump": dump, "counts": list(signal_counts(dump).items())}
     elif body is None:  # none kept for this language and code: made for this view, kept by a task
         dump_queue_pages_keep(dump=dump)
         body = dump_body(whole())

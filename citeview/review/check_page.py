@@ -29,7 +29,8 @@ from citeview.dumps.models import Dump
 from citeview.dumps.selectors import UNASSIGNED
 from citeview.dumps.viewer_body import rendered_answers
 from citeview.review.forms import CheckForm, CommentForm, SettleForm
-from citeview.review.models import VERDICTS, Check, Comment
+from citeview.review.models import VERDICTS, Check, CheckPlan, Comment
+from citeview.review.plans import PlanStop, plan_walk
 from citeview.review.selectors import (
     SETTLE_ASSIGNED,
     SETTLE_TOOK_PART,
@@ -120,6 +121,9 @@ class CheckPage:
     # An editor who reads every verdict (a lead or staff not assigned to the dump) is told that a check
     # they save is not blind.
     not_blind: bool
+    # The check plan walked (``?plan=<id>``) when the item is one of its items: its name, where the item
+    # is in its random order, and what comes next; None outside a plan's walk.
+    plan: dict[str, Any] | None = None
 
     def context(self) -> dict[str, Any]:
         """The template's context: each field by its name."""
@@ -154,6 +158,7 @@ def check_page(
     disputed = disagrees(verdict for _editor, verdict in readable.verdicts.get(item.key, []))
     all_done = is_editor and len(items) > 0 and all(i.key in done for i in items)
     next_dump = next_assigned(request.user, dump) if is_editor else None
+    walked = plan_step(request, dump, item)
     return CheckPage(
         dump=dump,
         item=item,
@@ -162,8 +167,16 @@ def check_page(
         item_hints=hints.get(item.key, []),
         position=position + 1,
         item_count=len(items),
-        previous_url=item_url(dump, items[position - 1], show) if position > 0 else None,
-        next_url=item_url(dump, items[position + 1], show) if position + 1 < len(items) else None,
+        previous_url=walked["previous_url"]
+        if walked
+        else item_url(dump, items[position - 1], show)
+        if position > 0
+        else None,
+        next_url=walked["next_url"]
+        if walked
+        else item_url(dump, items[position + 1], show)
+        if position + 1 < len(items)
+        else None,
         next_unresolved_url=_next_unresolved_url(dump, items, position, show),
         item_list=_item_list(request, dump, items, item, done, flags, show, readable),
         anchor=_answer_anchor(response, prefix, item),
@@ -195,7 +208,48 @@ def check_page(
         settle=_settle_offer(request, dump, item, readable, settle_form) if disputed else None,
         unassigned=unassigned_offer() if all_done and next_dump is None else None,
         not_blind=is_editor and reads_every_verdict(request.user, dump),
+        plan=walked,
     )
+
+
+def walked_plan(request: HttpRequest) -> CheckPlan | None:
+    """The check plan whose items the reader walks through (``?plan=<id>`` on the check page), if any."""
+    plan_id = request.GET.get("plan", "")
+    return CheckPlan.objects.filter(pk=int(plan_id)).first() if plan_id.isdigit() else None
+
+
+def plan_item_url(plan: CheckPlan, stop: PlanStop) -> str:
+    return f"{stop.url}?{urlencode({'plan': plan.pk})}"
+
+
+def plan_step(request: HttpRequest, dump: Dump, item: CheckItem) -> dict[str, Any] | None:
+    """Where the item is in the walk through the plan of ``?plan=``: its place in the plan's random
+    order, the plan's previous item, and, for "next", the plan's next item waiting for the reader
+    (across dumps), or the plan's page when none is. None when the item is not one of the plan's."""
+    plan = walked_plan(request)
+    if plan is None:
+        return None
+    walk = plan_walk(plan, request.user)
+    position = walk.position_of(dump.pk, item.key)
+    if position is None:
+        return None
+    following = walk.next_waiting(after=(dump.pk, item.key))
+    return {
+        "name": plan.name,
+        "url": reverse("review:plan", args=[plan.pk]),
+        "position": position + 1,
+        "count": len(walk.stops),
+        "waiting": walk.waiting_count,
+        "previous_url": plan_item_url(plan, walk.stops[position - 1]) if position > 0 else None,
+        "next_url": plan_item_url(plan, following) if following else reverse("review:plan", args=[plan.pk]),
+    }
+
+
+def plan_next_url(request: HttpRequest, dump: Dump, item: CheckItem) -> str | None:
+    """After a save in a plan's walk: the plan's next item waiting for the editor, else the plan's
+    page; None outside a plan's walk."""
+    walked = plan_step(request, dump, item)
+    return str(walked["next_url"]) if walked else None
 
 
 # What the page reads from the dump's text for its items, kept while the dump's result is the same.

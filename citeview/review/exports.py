@@ -46,6 +46,7 @@ from citeview.review.decorators import result_required
 from citeview.review.figure_scope import ReaderScope
 from citeview.review.figures import FigureFilterForm, team_figures
 from citeview.review.models import Check, Comment
+from citeview.review.plan_figures import PlanChoiceForm, plan_figures
 from citeview.review.selectors import checks_visible_to, dump_check_items, hidden_check_count, sees_own_progress_only
 
 RECORDED_FIELDS = (
@@ -344,8 +345,13 @@ def figures_page(request: HttpRequest) -> HttpResponse:
     form = FigureFilterForm(request.GET)
     figures = team_figures(form.filters(), request.user)
     which = EDITORS if request.GET.get("verdicts") == EDITORS else FINAL
+    # A check plan's estimates for its whole scope, when one is chosen (``?plan=<id>``).
+    plan_form = PlanChoiceForm(request.GET)
+    plan = plan_form.chosen()
     context = {
         "form": form,
+        "plan_form": plan_form,
+        "pf": plan_figures(plan, request.user) if plan else None,
         "figures": figures,
         "scope": scope_text(figures["scope"]),
         "headline": headline(figures),

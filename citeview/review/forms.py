@@ -1,15 +1,26 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, cast
 
 from django import forms
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
+from citeview.core.detection import registry
 from citeview.dumps.forms import assignable_editors
-from citeview.dumps.models import CHECKS_NEEDED_CHOICES
-from citeview.review.models import SUPPORTED_TOGETHER, VERDICTS, YES_NO, YES_NO_UNSURE
+from citeview.dumps.models import CHECKS_NEEDED_CHOICES, Dump, ReadState, Tag, default_checks_needed
+from citeview.dumps.selectors import HEAVY_FIELDS
+from citeview.review.models import (
+    SUPPORTED_TOGETHER,
+    VERDICTS,
+    YES_NO,
+    YES_NO_UNSURE,
+    PlanScopeKind,
+    PlanUnit,
+)
+from citeview.review.plans import PlanDraft, PlanScope
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -247,3 +258,93 @@ class BulkAssignForm(forms.Form):
                 params={"limit": MAX_BULK_ASSIGN, "count": len(chosen)},
             )
         return chosen
+
+
+# A plan's size: enough for any margin worth asking (±1 point at 95% needs 9,604), and a bound on the
+# rows one draw writes.
+MAX_PLAN_SIZE = 20_000
+
+
+class PlanForm(forms.Form):
+    """A new check plan (a lead's page): its name, what it draws (citations or statements) from which
+    scope, how many (a size, or a margin in points at 95%), and which editors check it."""
+
+    name = forms.CharField(label=_("Name"), max_length=200)
+    unit = forms.ChoiceField(label=_("Draw"), choices=PlanUnit.choices, initial=PlanUnit.CITATION)
+    scope_kind = forms.ChoiceField(
+        label=_("From"), choices=PlanScopeKind.choices, initial=PlanScopeKind.BATCH, widget=forms.RadioSelect
+    )
+    scope_dump: forms.ModelChoiceField[Any] = forms.ModelChoiceField(label=_("Batch"), queryset=None, required=False)
+    scope_tag: forms.ModelChoiceField[Any] = forms.ModelChoiceField(
+        label=_("Tag"), queryset=Tag.objects.all(), required=False
+    )
+    scope_provider = forms.ChoiceField(label=_("Provider"), required=False)
+    scope_from = forms.DateField(label=_("Stored from"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    scope_to = forms.DateField(label=_("Stored until"), required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    size = forms.IntegerField(label=_("Sample size"), min_value=1, max_value=MAX_PLAN_SIZE, required=False)
+    margin = forms.DecimalField(
+        label=_("or a margin of ± (points, at 95%)"),
+        min_value=Decimal("0.5"),
+        max_value=Decimal("50"),
+        decimal_places=1,
+        required=False,
+    )
+    editors: forms.ModelMultipleChoiceField[Any] = forms.ModelMultipleChoiceField(
+        label=_("Editors who check it"),
+        queryset=None,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages={"required": _("Choose at least one editor.")},
+    )
+    checks_needed = forms.TypedChoiceField(
+        label=_("Independent checks per item"), choices=CHECKS_NEEDED_CHOICES, coerce=int
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        fields = self.fields
+        cast("forms.ModelMultipleChoiceField[Any]", fields["editors"]).queryset = assignable_editors()
+        batches = Dump.objects.filter(read_state=ReadState.READY, item_count__gt=0).defer(*HEAVY_FIELDS)
+        cast("forms.ModelChoiceField[Any]", fields["scope_dump"]).queryset = batches.order_by("-created_at", "-id")
+        cast(forms.ChoiceField, fields["scope_provider"]).choices = [
+            ("", "—"),
+            *((name, name) for name in registry.provider_names()),
+        ]
+        fields["checks_needed"].initial = default_checks_needed()
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        kind = cleaned.get("scope_kind")
+        needed = {
+            PlanScopeKind.BATCH: ("scope_dump", _("Choose the batch.")),
+            PlanScopeKind.TAG: ("scope_tag", _("Choose the tag.")),
+            PlanScopeKind.PROVIDER: ("scope_provider", _("Choose the provider.")),
+        }
+        if kind in needed and not cleaned.get(needed[kind][0]):
+            self.add_error(needed[kind][0], needed[kind][1])
+        if kind == PlanScopeKind.DATES and not (cleaned.get("scope_from") or cleaned.get("scope_to")):
+            self.add_error("scope_from", _("Give the first day, the last day, or both."))
+        if cleaned.get("size") is None and cleaned.get("margin") is None:
+            self.add_error("size", _("Give a sample size, or a margin from which citeview computes it."))
+        return cleaned
+
+    def draft(self) -> PlanDraft:
+        """The plan asked for (call once the form is valid): a size given wins over a margin."""
+        data = self.cleaned_data
+        scope = PlanScope(
+            data["scope_kind"],
+            data["scope_dump"],
+            data["scope_tag"],
+            data["scope_provider"],
+            data["scope_from"],
+            data["scope_to"],
+        )
+        margin = float(data["margin"]) / 100 if data["margin"] is not None else None
+        return PlanDraft(
+            name=data["name"],
+            unit=data["unit"],
+            scope=scope,
+            size=data["size"],
+            margin=None if data["size"] is not None else margin,
+            editors=list(data["editors"]),
+            checks_needed=data["checks_needed"],
+        )

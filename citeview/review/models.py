@@ -8,9 +8,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from citeview.dumps.models import Dump
+from citeview.dumps.models import CHECKS_NEEDED_CHOICES, Dump, default_checks_needed
 
 VERDICTS = [
     ("complete", _("Complete support")),
@@ -225,3 +226,129 @@ class Comment(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
+
+
+class PlanUnit(models.TextChoices):
+    """What a check plan draws: citations (each statement × source), or statements."""
+
+    CITATION = "citation", _("citations")
+    STATEMENT = "statement", _("statements")
+
+
+class PlanScopeKind(models.TextChoices):
+    """Which dumps a check plan draws from: one batch, a tag's dumps, a provider's, or a date range's."""
+
+    BATCH = "batch", _("a batch")
+    TAG = "tag", _("a tag")
+    PROVIDER = "provider", _("a provider")
+    DATES = "dates", _("a date range")
+
+
+class CheckPlan(models.Model):
+    """A random sample of a scope's citations (or statements), drawn once with a recorded seed, for the
+    plan's editors to check: what the figures estimate the whole scope from (``PlanItem`` holds the
+    sample). What the draw saw (N, the strata, the dumps in scope) is recorded as it was, so the plan
+    can be drawn again from its seed and can say which dumps were added to its scope afterwards.
+    Never deleted: its checks and estimates are history."""
+
+    name = models.CharField(_("name"), max_length=200)
+    unit = models.CharField(_("unit"), max_length=10, choices=PlanUnit.choices, default=PlanUnit.CITATION)
+
+    # The scope: ``scope_kind`` says which one of the fields after it is used.
+    scope_kind = models.CharField(_("scope"), max_length=10, choices=PlanScopeKind.choices)
+    # PROTECT: a dump or a tag a plan was drawn over stays, as the plan's items do.
+    scope_dump = models.ForeignKey(
+        Dump, null=True, blank=True, on_delete=models.PROTECT, related_name="+", verbose_name=_("batch")
+    )
+    scope_tag = models.ForeignKey(
+        "dumps.Tag", null=True, blank=True, on_delete=models.PROTECT, related_name="+", verbose_name=_("tag")
+    )
+    scope_provider = models.CharField(_("provider"), max_length=20, blank=True)
+    scope_from = models.DateField(_("from"), null=True, blank=True)  # stored on or after this day
+    scope_to = models.DateField(_("to"), null=True, blank=True)  # stored on or before this day
+
+    # What the lead asked for: a size, or a margin (a half-width, 0.05 for ±5 points) at ``confidence``.
+    requested_size = models.PositiveIntegerField(_("sample size"), null=True, blank=True)
+    target_margin = models.FloatField(_("target margin"), null=True, blank=True)
+    confidence = models.FloatField(_("confidence"), default=0.95)
+
+    # What the draw found and did, at drawing time.
+    size = models.PositiveIntegerField(_("size drawn"), default=0)
+    population = models.PositiveIntegerField(_("units in scope"), default=0)
+    seed = models.BigIntegerField(_("seed"))
+    # {"provider · model": {"population": N_h, "drawn": n_h}}
+    strata = models.JSONField(_("strata"), default=dict)
+    scope_dump_ids = models.JSONField(default=list)  # the ids of the dumps in scope when it was drawn
+
+    checks_needed = models.PositiveSmallIntegerField(
+        _("independent checks per item"), choices=CHECKS_NEEDED_CHOICES, default=default_checks_needed
+    )
+    made_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    made_at = models.DateTimeField(_("made at"), default=timezone.now)
+    editors = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        through="PlanEditor",
+        through_fields=("plan", "editor"),
+        blank=True,
+        related_name="check_plans",
+        verbose_name=_("editors"),
+    )
+
+    objects = models.Manager.from_queryset(KeptQuerySet)()
+
+    class Meta:
+        ordering = ["-made_at", "-id"]
+        verbose_name = _("check plan")
+        verbose_name_plural = _("check plans")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise HistoryIsKept("A check plan is never deleted: its sample and its checks are history.")
+
+
+class PlanEditor(models.Model):
+    """An editor a plan's items go to. ``added_at`` says, as an assignment's does, which checks were
+    there to be read before the editor joined (blind first)."""
+
+    plan = models.ForeignKey(CheckPlan, on_delete=models.PROTECT, related_name="plan_editors")
+    editor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    added_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["plan", "editor__username"]
+        constraints = [models.UniqueConstraint(fields=["plan", "editor"], name="one_plan_editor_per_editor")]
+
+    def __str__(self) -> str:
+        return f"{self.plan_id} → {self.editor_id}"
+
+
+class PlanItem(models.Model):
+    """One drawn unit of a plan: an item of a dump, its stratum ("provider · model" of its response), and
+    its place in the plan's random order. Never deleted. ``item_key`` is a citation item's key
+    (``r0-c3``, ``r0-c3-2``) in a citation plan, a statement's key (``r0-s12-40``: its ``statement_key``,
+    where the statement-wide answers are recorded) in a statement plan."""
+
+    plan = models.ForeignKey(CheckPlan, on_delete=models.PROTECT, related_name="items")
+    dump = models.ForeignKey(Dump, on_delete=models.PROTECT, related_name="plan_items")
+    item_key = models.CharField(max_length=40)
+    response_index = models.PositiveIntegerField(default=0)
+    stratum = models.CharField(max_length=200)
+    position = models.PositiveIntegerField()  # 0, 1, … in the order of the draw
+
+    objects = models.Manager.from_queryset(KeptQuerySet)()
+
+    class Meta:
+        ordering = ["plan", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["plan", "dump", "item_key"], name="one_plan_item_per_item"),
+            models.UniqueConstraint(fields=["plan", "position"], name="one_plan_item_per_position"),
+        ]
+        indexes = [models.Index(fields=["dump", "item_key"])]
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise HistoryIsKept("A plan's item is never deleted: the sample is history.")

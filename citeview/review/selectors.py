@@ -17,7 +17,16 @@ from citeview.core.checking.items import CheckItem
 from citeview.dumps.models import Assignment, Dump, ReadState
 from citeview.dumps.selectors import HEAVY_FIELDS
 from citeview.dumps.selectors import dump_check_items as dump_check_items  # review's pages read items here
-from citeview.review.models import FINISHED, RECORDED, Check, CheckRevision, Comment, ItemState
+from citeview.review.models import (
+    FINISHED,
+    RECORDED,
+    Check,
+    CheckRevision,
+    Comment,
+    ItemState,
+    PlanEditor,
+    PlanItem,
+)
 
 
 def item_version(dump: Dump, key: str) -> int:
@@ -124,7 +133,29 @@ def assignments_on(dump: Dump) -> list[Assignment]:
 
 
 def is_assigned(user: Any, dump: Dump) -> bool:
-    return Assignment.objects.filter(dump=dump, editor_id=user.pk).exists()
+    """Whether ``user`` checks ``dump`` as one of its editors: assigned to it, or an editor of a check
+    plan with items in it (``PlanEditor``). The one rule of who checks a dump blind and may not settle
+    it; every reader asks here or through :func:`checks_as_editor`, its SQL form."""
+    return Dump.objects.filter(checks_as_editor(user.pk, "pk"), pk=dump.pk).exists()
+
+
+def checks_as_editor(user_id: Any, dump: str) -> Q:
+    """:func:`is_assigned` in SQL, for the dump whose id the outer query holds at ``dump``."""
+    in_plan = PlanItem.objects.filter(dump_id=OuterRef(dump), plan__plan_editors__editor_id=user_id)
+    return Q(Exists(Assignment.objects.filter(dump_id=OuterRef(dump), editor_id=user_id))) | Q(Exists(in_plan))
+
+
+def editor_since(user: Any, dump: Dump) -> Any:
+    """When ``user`` became one of the dump's editors (:func:`is_assigned`): the earliest of their
+    assignment and their joining a plan with items in it; None when they are not one."""
+    times = [
+        Assignment.objects.filter(dump=dump, editor_id=user.pk).values_list("assigned_at", flat=True).first(),
+        PlanEditor.objects.filter(editor_id=user.pk, plan__items__dump=dump)
+        .order_by("added_at")
+        .values_list("added_at", flat=True)
+        .first(),
+    ]
+    return min((time for time in times if time is not None), default=None)
 
 
 def finished_keys(dump: Dump, editor: Any) -> set[str]:
@@ -193,7 +224,7 @@ def disputes_waiting(user: Any, limit: int = 200) -> tuple[list[Dispute], int]:
         .filter(verdicts__gt=1)
         .exclude(Exists(Check.settlements.filter(dump_id=OuterRef("dump_id"), item_key=OuterRef("item_key"))))
         .exclude(Exists(own))
-        .exclude(Exists(Assignment.objects.filter(dump_id=OuterRef("dump_id"), editor_id=user.pk)))
+        .exclude(checks_as_editor(user.pk, "dump_id"))
         .order_by("since", "dump_id", "item_key")
     )
     total = waiting.count()
@@ -303,7 +334,8 @@ def checks_visible_to(user: Any, checks: QuerySet[Check], *, emptied: bool = Fal
     another's answer anchors the judgement (``../shared/docs/evidence-review.md``). Reviewers record
     nothing, so they read everything. A settler (a lead, or staff) reads every check of a dump they are
     not assigned to, as a reviewer does: settling and the report need them. Assigned to it as an
-    editor, they are blind first like any editor (one who read the verdicts before being assigned
+    editor, or an editor of a check plan with items in it (:func:`is_assigned`), they are blind first
+    like any editor (one who read the verdicts before being assigned
     checks not blind, and the history says so: ``CheckRevision.not_blind``). The same rule holds for
     settlements (``Check.rows``, ``Check.settlements``): an editor reads an item's final verdict once
     they have given their own. Every page, API view, export, report and figure that shows checks reads
@@ -320,7 +352,7 @@ def checks_visible_to(user: Any, checks: QuerySet[Check], *, emptied: bool = Fal
         | Exists(finished.filter(statement_key=OuterRef("item_key")))
     )
     if roles.can_settle(user):
-        readable |= Q(~Exists(Assignment.objects.filter(dump=OuterRef("dump"), editor_id=user.pk)))
+        readable |= ~checks_as_editor(user.pk, "dump")
     return checks.filter(readable)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Subquery
+from django.db.models import Count, F
 
 from citeview.accounts import roles
 from citeview.core.checking.items import CheckItem, check_items
@@ -19,6 +19,7 @@ from citeview.dumps.services import dump_assignments_set, dump_changed
 from citeview.review.models import FINISHED, Check, CheckRevision, Comment, ItemState
 from citeview.review.selectors import (
     disputed_items,
+    editor_since,
     finished_by_anyone,
     independent_checks,
     reads_every_verdict,
@@ -306,9 +307,10 @@ def _could_read_others(dump: Dump, check: Check) -> bool:
         return False
     if reads_every_verdict(check.editor, dump):
         return True
-    # Assigned after reading every verdict as a lead or staff: what was judged before was readable.
-    assigned_at = Assignment.objects.filter(dump=dump, editor_id=check.editor_id).values("assigned_at")
-    if roles.can_settle(check.editor) and others.filter(created_at__lt=Subquery(assigned_at)).exists():
+    # Assigned (or made a plan's editor) after reading every verdict as a lead or staff: what was judged
+    # before was readable.
+    since = editor_since(check.editor, dump)
+    if roles.can_settle(check.editor) and since is not None and others.filter(created_at__lt=since).exists():
         return True
     return any(_finished_values(check.kind, revision.after) for revision in check.revisions.all())
 

@@ -30,6 +30,7 @@ from citeview.review.check_page import (
     next_assigned,
     next_url,
     plain_statement,
+    plan_next_url,
     settle_refusal_text,
     shown_filter,
     shown_value,
@@ -39,6 +40,7 @@ from citeview.review.check_page import (
 from citeview.review.decorators import result_required
 from citeview.review.forms import AssignForm, BulkAssignForm, CheckForm, CommentForm, NotClaimsForm, SettleForm
 from citeview.review.models import CITATION_FIELDS, STATEMENT_FIELDS
+from citeview.review.plans import plan_queue
 from citeview.review.selectors import (
     assigned_unread,
     check_visible_to,
@@ -62,6 +64,7 @@ from citeview.review.services import (
     comment_add,
     editors_assign,
 )
+from citeview.review.triage import ORDER_PROBLEMS, problems_page, queue_order, queue_ranked
 
 
 @require_GET
@@ -110,7 +113,9 @@ def check_item(request: HttpRequest, pk: int, key: str) -> HttpResponse:
     except CheckConflict as conflict:
         return _conflict_page(request, dump, items, item, form, conflict)
     messages.success(request, _("Saved."))
-    return redirect(next_url(dump, items, item, request.user, shown_filter(request)))
+    return redirect(
+        plan_next_url(request, dump, item) or next_url(dump, items, item, request.user, shown_filter(request))
+    )
 
 
 def _check_page_response(
@@ -263,10 +268,17 @@ def check_done(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @permission_required(roles.READ, raise_exception=True)
 def queue(request: HttpRequest) -> HttpResponse:
-    """The dumps assigned to the user that they have not finished checking."""
+    """The dumps assigned to the user that they have not finished checking; or, ordered "likely
+    problems first" (``?order=problems``), the items waiting for them, each with its signals."""
     is_editor = roles.can_record(request.user)
+    order = queue_order(request.GET.get("order", ""))
+    problems, waiting = queue_ranked(request.user) if is_editor and order == ORDER_PROBLEMS else ([], 0)
     context = {
+        "order": order,
+        "problems": problems,
+        "problems_waiting": waiting,
         "entries": work_queue(request.user) if is_editor else [],
+        "plans": plan_queue(request.user) if is_editor else [],
         "unread": list(assigned_unread(request.user)[:200]) if is_editor else [],
         "is_editor": is_editor,
         "can_settle": roles.can_settle(request.user),
@@ -274,6 +286,15 @@ def queue(request: HttpRequest) -> HttpResponse:
         "own_progress_only": sees_own_progress_only(request.user),
     }
     return render(request, "review/queue.html", context)
+
+
+@require_GET
+@permission_required(roles.READ, raise_exception=True)
+@result_required
+def problems(request: HttpRequest, pk: int) -> HttpResponse:
+    """The dump's items likely problems first, or those carrying one signal (``?signal=``)."""
+    context = problems_page(dump_get(pk=pk), request.GET.get("signal", ""))
+    return render(request, "review/problems.html", context)
 
 
 @require_POST

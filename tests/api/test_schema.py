@@ -12,6 +12,7 @@ import pytest
 
 from citeview.accounts.tokens import token_create
 from citeview.dumps.services import dump_ingest
+from citeview.review.plans import PlanDraft, PlanScope, plan_make
 from tests.conftest import own_fixture, user_with_role
 
 CHECKS = (
@@ -28,7 +29,10 @@ CHECKS = (
 @pytest.fixture
 def editor_key(transactional_db, django_user_model) -> str:
     editor = user_with_role(django_user_model, "schema-editor", "editor")
-    dump_ingest(raw=own_fixture("claude-ja-documents-exchange.json"), uploaded_by=editor)  # an id to find
+    dump = dump_ingest(raw=own_fixture("claude-ja-documents-exchange.json"), uploaded_by=editor)[0]  # an id to find
+    # A check plan over it, so that a plan's estimates are answered too, not only a 404.
+    draft = PlanDraft("schema", "citation", PlanScope(kind="batch", dump=dump), 3, None, [editor], 1)
+    plan_make(draft=draft, by=user_with_role(django_user_model, "schema-lead", "lead"))
     return token_create(user=editor, name="schemathesis")[1]
 
 
