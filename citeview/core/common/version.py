@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 
@@ -68,4 +69,24 @@ PASSAGES_READ_WITH = (
     "common/phrases.py",
     "parsing/markers.py",
 )
-PASSAGE_VERSION = code_version(CORE_DIR / "evidence", (rapidfuzz,), [CORE_DIR / name for name in PASSAGES_READ_WITH])
+
+
+def installed(distribution: str, name: str) -> ModuleType:
+    """A library as the version digest names it, read from its installed metadata rather than imported:
+    the word-form libraries take a quarter of a second to import, and a dictionary has no module."""
+    library = ModuleType(name)
+    library.__version__ = metadata.version(distribution)  # type: ignore[attr-defined]
+    return library
+
+
+# Besides rapidfuzz, the passages read words in their forms (``evidence.word_forms``): SudachiPy with its
+# dictionary, and lemminflect's tables. Another release of any of them may find other passages.
+PASSAGES_FOUND_WITH = (
+    rapidfuzz,
+    installed("lemminflect", "lemminflect"),
+    installed("sudachipy", "sudachipy"),
+    installed("sudachidict-core", "sudachidict_core"),
+)
+PASSAGE_VERSION = code_version(
+    CORE_DIR / "evidence", PASSAGES_FOUND_WITH, [CORE_DIR / name for name in PASSAGES_READ_WITH]
+)

@@ -9,9 +9,14 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-import rapidfuzz
-
-from citeview.core.common.version import CORE_DIR, PASSAGE_VERSION, RENDERED_WITH, RESULT_VERSION, code_version
+from citeview.core.common.version import (
+    CORE_DIR,
+    PASSAGE_VERSION,
+    PASSAGES_FOUND_WITH,
+    RENDERED_WITH,
+    RESULT_VERSION,
+    code_version,
+)
 
 # Third-party libraries the core may import without being part of the version, and why.
 # Snapshot texts are stored with their extractor and its version, and the passages found in them with
@@ -23,6 +28,10 @@ OUTPUT_NEUTRAL = {
     "trafilatura": _SNAPSHOT_ONLY,
     "lxml": _SNAPSHOT_ONLY,
     "rapidfuzz": "used only on source snapshots: the passages found with it are kept under PASSAGE_VERSION",
+    "lemminflect": "word forms: read by passages (kept under PASSAGE_VERSION) and by hints, made on the page",
+    "sudachipy": "word forms: read by passages (kept under PASSAGE_VERSION) and by hints, made on the page",
+    "scipy": "a check plan's intervals, computed each time they are shown, never stored",
+    "numpy": "a check plan's intervals, computed each time they are shown, never stored",
 }
 
 
@@ -83,14 +92,14 @@ def test_every_library_the_core_imports_is_part_of_the_version_or_known_not_to_c
     assert libraries <= {library.__name__ for library in RENDERED_WITH} | set(OUTPUT_NEUTRAL)
 
 
-def test_the_passages_found_follow_the_evidence_code_and_rapidfuzz_but_not_a_provider(tmp_path):
+def test_the_passages_found_follow_the_evidence_code_and_its_libraries_but_not_a_provider(tmp_path):
     from citeview.core.common.version import PASSAGES_READ_WITH
 
     core = core_copy(tmp_path)
 
     def version(root: Path = core, libraries: list[ModuleType] | None = None) -> str:
         read_with = [root / name for name in PASSAGES_READ_WITH]
-        return code_version(root / "evidence", libraries or [rapidfuzz], read_with)
+        return code_version(root / "evidence", libraries or list(PASSAGES_FOUND_WITH), read_with)
 
     assert version() == PASSAGE_VERSION
     (core / "parsing" / "providers" / "gemini.py").write_text("# changed\n", encoding="utf-8")
@@ -101,9 +110,11 @@ def test_the_passages_found_follow_the_evidence_code_and_rapidfuzz_but_not_a_pro
     assert version() != PASSAGE_VERSION
     (core / "evidence" / "passages.py").write_text("# changed\n", encoding="utf-8")
     assert version() != PASSAGE_VERSION
-    later = ModuleType("rapidfuzz")
-    later.__version__ = "99.0"
-    assert version(CORE_DIR, [later]) != PASSAGE_VERSION
+    for library in PASSAGES_FOUND_WITH:  # rapidfuzz, and the word forms' libraries and dictionary
+        later = ModuleType(library.__name__)
+        later.__version__ = "99.0"
+        others = [other for other in PASSAGES_FOUND_WITH if other is not library]
+        assert version(CORE_DIR, [later, *others]) != PASSAGE_VERSION, library.__name__
 
 
 def test_the_passages_version_covers_every_core_module_the_evidence_code_reads_with():
