@@ -19,10 +19,10 @@ character bigrams, other text by its words; full-width and half-width characters
    ("adopted 142-12, with 10 abstentions") comes before an opening paragraph that shares more words.
 
    A figure said to be about (``約2,500万人``) is held by the precise one it rounds (``2,507万人``).
-4. Ranked: once a window holds the claim's figures, a window that states another value of a kind the
-   claim states (``20%`` against the claim's ``8%``, ``2019年`` against its ``2023年``; the kind is what
-   stands beside the figure: %, °, a year, a currency, a counter) and not the claim's comes after
-   every window that does not, however many of the claim's words it shares. A pair one of whose
+4. Ranked: a window that states another value of a kind the claim states (``20%`` against the
+   claim's ``8%``, ``2019年`` against its ``2023年``; the kind is what stands beside the figure: %, °, a
+   year, a currency, a counter) and not the claim's ranks below the best window that holds the
+   claim's figures, however many of the claim's words it shares (its score stays its own). A pair one of whose
    sentences holds the claim's figures and at least :data:`ALONE_SHARE` of what the pair holds of its
    words is shown as that sentence.
 
@@ -329,13 +329,16 @@ class _Scored:
 
 def _chosen(found: list[_Scored], sentences: SnapshotSentences, best: int) -> list[Passage]:
     """The best ``best`` of the windows scored, none overlapping another and no text twice (a page
-    repeats its lines: "Winds W at 10 to 20 mph." tonight and tomorrow). Once a window holds the claim's
-    figures, a window that states another value of their kind comes after every window that does not,
-    however many more of the claim's words it shares: it is about another day, year or place."""
-    demoted = any(one.figures > 0 and not one.contradicted for one in found)
+    repeats its lines: "Winds W at 10 to 20 mph." tonight and tomorrow). A window that states another
+    value of a kind the claim states, and not the claim's, ranks below the best window that holds the
+    claim's figures, however many more of the claim's words it shares: it is about another day, year
+    or place. Its score stays its own."""
+    holding = [one.rank for one in found if one.figures > 0 and not one.contradicted]
+    if holding:
+        ceiling = max(holding) - 1
+        found = [replace(one, rank=min(one.rank, ceiling)) if one.contradicted else one for one in found]
     found.sort(
-        key=lambda one: (not (demoted and one.contradicted), one.rank, one.figures, one.start - one.end, one.start),
-        reverse=True,
+        key=lambda one: (one.rank, not one.contradicted, one.figures, one.start - one.end, one.start), reverse=True
     )
     text = sentences.text
     chosen: list[Passage] = []

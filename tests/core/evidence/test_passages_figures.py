@@ -39,6 +39,18 @@ def test_a_figure_said_to_be_about_is_held_by_the_precise_one_it_rounds():
     assert found[0].text == "2023年は2,507万人だった。"
 
 
+def test_a_window_stating_another_value_ranks_just_below_the_one_stating_the_claims():
+    text = (
+        "Tomorrow: 8% chance of rain.\n\nWednesday: partly cloudy skies with a 20% chance of precipitation.\n\n"
+        "Precipitation records for San Francisco go back to 1849."
+    )
+    found = texts("8% chance of precipitation", text)
+    assert found[:2] == [
+        "Tomorrow: 8% chance of rain.",
+        "Wednesday: partly cloudy skies with a 20% chance of precipitation.",
+    ]
+
+
 def test_a_window_stating_another_value_is_still_found_when_none_states_the_claims():
     # What differs is a finding too: the comparison marks 20% against 8%.
     text = "Forecast for Wednesday.\n\nPartly cloudy skies with a 20% chance of precipitation."
