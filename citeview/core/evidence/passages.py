@@ -409,25 +409,36 @@ def _figure_values(text: str) -> frozenset[str]:
 
 def _kinded_figures(text: str) -> tuple[tuple[str, str, bool], ...]:
     """Each figure of ``text`` that says what kind it is, as (value, kind, about): its value (and its
-    value with its scale: ``2,507万人`` is 2507 and 25070000, both of kind 人), its kind (``_KIND_AFTER``),
-    and whether it is said to be about (``約``). An era's year is a year."""
+    value with its scale: ``2,507万人`` is 2507 and 25070000, both of kind 人; ``72万7277人`` is 727277 and
+    72 and 720000), its kind (``_KIND_AFTER``), and whether it is said to be about (``約``). An era's year
+    is a year."""
     plain = folded(unicodedata.normalize("NFKC", text)) if not text.isascii() else text
-    found = []
+    found: list[tuple[str, str, bool]] = []
+    head: tuple[int, list[str]] | None = None  # where a figure of a Japanese scale ends (72万), its values
     for match in _SCALED_FIGURE.finditer(plain):
-        kind = _kind(plain, match)
-        if not kind or _ERA_BEFORE.search(plain, max(match.start() - 3, 0), match.start()):
-            continue  # no kind; or an era's year, read below
         written = match.group(0)
         scale = _SCALE_WORD.search(written)
         number = number_value(written[: scale.start()].strip() if scale else written)
+        values = [number, _scaled(number, _SCALE_OF[scale.group(1).lower()])] if scale else [number]
+        if head is not None and head[0] == match.start():
+            values = [*head[1], _sum(head[1][-1], values[-1])]  # 72万 then 7277: one figure, 727277
+        kind = _kind(plain, match)
+        head = (match.end(), values) if scale and scale.group(1) in "万億兆" else None
+        if not kind or _ERA_BEFORE.search(plain, max(match.start() - 3, 0), match.start()):
+            continue  # no kind (yet: 72万 of 72万7277人); or an era's year, read below
         about = _ABOUT.search(plain, max(match.start() - 15, 0), match.start()) is not None
-        found.append((number, kind, about))
-        if scale:
-            found.append((_scaled(number, _SCALE_OF[scale.group(1).lower()]), kind, about))
+        found.extend((value, kind, about) for value in values)
     for match in _ERA_YEAR.finditer(plain):
         year = 1 if match.group(2) == "元" else int(match.group(2))
         found.append((str(_ERA_BASE[match.group(1)] + year), "year", False))
     return tuple(found)
+
+
+def _sum(one: str, other: str) -> str:
+    try:
+        return format((Decimal(one) + Decimal(other)).normalize(), "f")
+    except InvalidOperation:
+        return other
 
 
 def _kind(plain: str, figure: re.Match[str]) -> str:
@@ -438,6 +449,8 @@ def _kind(plain: str, figure: re.Match[str]) -> str:
     if after is None:
         return "year" if _BARE_YEAR.fullmatch(figure.group(0)) else ""
     name = after.lastgroup or ""
+    if name == "year" and not _BARE_YEAR.fullmatch(figure.group(0)):
+        return "years"  # 9年連続, 3年: a count of years, not a year
     return {"percent": "%", "degree": "°", "yen": "円", "dollar": "$", "counter": after.group(0).strip()}.get(
         name, name
     )

@@ -85,3 +85,12 @@ def test_candidates_of_the_same_words_spaced_or_cased_otherwise_are_one():
     found = texts("Winds W at 10 to 20 mph", text)
     assert found[0] == "Winds W at 10 to 20 mph."
     assert "winds  W at 10 to 20 mph." not in found
+
+
+def test_a_count_of_years_is_no_other_year():
+    text = (
+        "厚生労働省は2023年の出生数などをまとめた人口動態統計の概数を公表した。\n\n"
+        "出生数は72万7277人で、8年連続の減少となった。\n\n婚姻件数も減った。"
+    )
+    found = texts("2023年の出生数は約72万人だった。", text)
+    assert found[0] == "出生数は72万7277人で、8年連続の減少となった。"
