@@ -19,10 +19,19 @@ from django.utils.translation import gettext as _
 from citeview.accounts import roles
 from citeview.core.checking.final import disagrees
 from citeview.core.checking.items import CUT_OFF, CheckItem, item_flags_and_comparisons
-from citeview.core.checking.side_by_side import hint_words
+from citeview.core.checking.side_by_side import (
+    claim_span,
+    claim_words,
+    hint_words,
+    item_marks,
+    marks_moved,
+    shown_whole,
+)
 from citeview.core.common.phrases import phrase_text
 from citeview.core.common.shortening import shortened
 from citeview.core.common.version import RESULT_VERSION
+from citeview.core.evidence.compare import Finding, mark_findings
+from citeview.core.evidence.held import held_evidence
 from citeview.core.rendering.answer import citation_anchor, readable_marker, response_prefix, source_entries
 from citeview.core.rendering.plain import plain_text
 from citeview.dumps.models import Dump
@@ -81,6 +90,9 @@ class CheckPage:
     dump: Dump
     item: CheckItem
     statement_text: str
+    # The statement escaped by mark_findings, what differs from the item's evidence marked (our own
+    # <mark>s only): safe as built.
+    statement_html: str
     flags: list[str]
     item_hints: list[Any]
     position: int
@@ -149,7 +161,9 @@ def check_page(
     is_editor = roles.can_record(request.user)
     done = finished_keys(dump, request.user)
     others, hidden = _others(dump, item, request.user)
-    flags, hints = kept_item_evidence(dump, items)
+    flags, hints, marks = kept_item_evidence(dump, items)
+    claim_marked, evidence_marked = marks.get(item.key, ((), ()))
+    statement_text = plain_text(item.statement.text)
     show = shown_filter(request)
     # What every editor recorded, as far as the user may read it (blind first), for the list and this item.
     readable = _Readable(
@@ -162,7 +176,8 @@ def check_page(
     return CheckPage(
         dump=dump,
         item=item,
-        statement_text=plain_text(item.statement.text),
+        statement_text=statement_text,
+        statement_html=mark_findings(statement_text, _statement_marks(response, item, statement_text, claim_marked)),
         flags=flags.get(item.key, []),
         item_hints=hints.get(item.key, []),
         position=position + 1,
@@ -186,7 +201,7 @@ def check_page(
         next_dump=next_dump,
         response=response,
         answer_html=rendered_answers(dump)[item.response]["answer"],
-        citation=_citation_view(response, prefix, item) if item.citation is not None else None,
+        citation=_citation_view(response, prefix, item, evidence_marked) if item.citation is not None else None,
         snapshot=snapshot_panel(request, dump, item, url) if (url := item_source_url(dump, item)) else None,
         unresolved=_unresolved_view(dump, response, prefix, item) if item.unresolved is not None else None,
         form=form,
@@ -256,22 +271,40 @@ def plan_next_url(request: HttpRequest, dump: Dump, item: CheckItem) -> str | No
 ITEM_EVIDENCE_CACHE_SECONDS = 24 * 60 * 60
 
 
-def kept_item_evidence(dump: Dump, items: list[CheckItem]) -> tuple[dict[str, list[str]], dict[str, list[Any]]]:
-    """Per item, its flags and the hints of its claim against its evidence (the chips beside the claim;
-    ``item_flags_and_comparisons``): every citation item's comparison, made on the dump's first check
-    page and kept, as the report keeps its passages, not made again on every view. Kept by what they
-    are made from: the dump's result (``derived_at`` moves when it is rebuilt, with the core's code:
-    RESULT_VERSION) and how many items it offers."""
+ItemMarks = tuple[tuple[Finding, ...], tuple[Finding, ...]]
+ItemEvidence = tuple[dict[str, list[str]], dict[str, list[Any]], dict[str, ItemMarks]]
+
+
+def kept_item_evidence(dump: Dump, items: list[CheckItem]) -> ItemEvidence:
+    """Per item, its flags, the hints of its claim against its evidence (the chips beside that evidence;
+    ``item_flags_and_comparisons``) and what differs, to mark in its claim and its evidence
+    (``item_marks``, as the viewer's side by side marks them): every citation item's comparison, made
+    on the dump's first check page and kept, as the report keeps its passages, not made again on every
+    view. Kept by what they are made from: the dump's result (``derived_at`` moves when it is rebuilt,
+    with the core's code: RESULT_VERSION) and how many items it offers."""
     key = (
         f"citeview:check-evidence:{dump.pk}:{dump.sha256}:{dump.derived_at.isoformat()}:"
         f"{RESULT_VERSION[:16]}:{settings.CITEVIEW_MAX_ITEMS_PER_DUMP}"
     )
-    kept: tuple[dict[str, list[str]], dict[str, list[Any]]] | None = cache.get(key)
+    kept: ItemEvidence | None = cache.get(key)
     if kept is None:
         flags, comparisons = item_flags_and_comparisons(dump.result["responses"], items)
-        kept = flags, {item_key: hint_words(comparison) for item_key, comparison in comparisons.items()}
+        hints = {item_key: hint_words(comparison) for item_key, comparison in comparisons.items()}
+        marks = {item_key: item_marks(comparison) for item_key, comparison in comparisons.items()}
+        kept = flags, hints, {item_key: pair for item_key, pair in marks.items() if pair[0] or pair[1]}
         cache.set(key, kept, ITEM_EVIDENCE_CACHE_SECONDS)
     return kept
+
+
+def _statement_marks(
+    response: dict[str, Any], item: CheckItem, statement: str, marks: tuple[Finding, ...]
+) -> tuple[Finding, ...]:
+    """The claim's marks, moved into the statement shown (the claim is the span the citation covers,
+    or the sentence up to its marker: words of the statement)."""
+    if not marks or item.citation is None:
+        return ()
+    start, end = claim_span(response["text"], response["citations"][item.citation])
+    return marks_moved(marks, claim_words(response["text"][start:end]), statement)
 
 
 @dataclass(frozen=True)
@@ -406,20 +439,33 @@ def _unresolved_anchor(prefix: str, index: int) -> str:
     return f"{prefix}-unresolved-{index}"
 
 
-def _citation_view(response: dict[str, Any], prefix: str, item: CheckItem) -> dict[str, Any]:
+def _citation_view(
+    response: dict[str, Any], prefix: str, item: CheckItem, marks: tuple[Finding, ...] = ()
+) -> dict[str, Any]:
+    """The citation and its source, the evidence the dump holds escaped by mark_findings with what
+    differs from the claim marked (our own <mark>s only: safe as built), where the claim was held
+    against all of it (``shown_whole``); a long text's passage was, and it is shown unmarked."""
     assert item.citation is not None
     citation = response["citations"][item.citation]
     entries = {entry["key"]: entry for entry in source_entries(response, prefix)}
     sources = [entries[item.source_key]] if item.source_key in entries else []
+    held = None
+    if item.source_key is not None:
+        held = held_evidence(citation, item.source_key, {s["key"]: s for s in response["sources"]})
+    marks = marks if held is not None and shown_whole(held) else ()
+    cited_text = citation["cited_text"]
     return {
         "marker": citation["marker"],
-        "cited_text": citation["cited_text"],
-        "sources": [{**source, "passage": _passage(source)} for source in sources],
+        "cited_text": cited_text,
+        "cited_text_html": mark_findings(cited_text, marks) if cited_text is not None else None,
+        "sources": [
+            {**source, "passage": _passage(source, () if cited_text is not None else marks)} for source in sources
+        ],
         "of_sources": (item.source_position, len(citation["source_keys"])) if item.source_position else None,
     }
 
 
-def _passage(source: dict[str, Any]) -> dict[str, Any] | None:
+def _passage(source: dict[str, Any], marks: tuple[Finding, ...] = ()) -> dict[str, Any] | None:
     """The source's text the dump holds, as much as the panel shows: a search snippet is short; a
     document, a retrieved passage or a tool's output is what the editor quotes from, so more of it."""
     snippet = source.get("snippet")
@@ -427,7 +473,12 @@ def _passage(source: dict[str, Any]) -> dict[str, Any] | None:
         return None
     is_document = source.get("kind") == "file" or source.get("snippet_kind") in _DOCUMENT_KINDS
     limit = DOCUMENT_CHARS if is_document else SNIPPET_CHARS
-    return {"text": snippet[:limit], "cut": len(snippet) > limit, "kind": source.get("snippet_kind") or "search"}
+    return {
+        "text": snippet[:limit],
+        "html": mark_findings(snippet[:limit], marks),
+        "cut": len(snippet) > limit,
+        "kind": source.get("snippet_kind") or "search",
+    }
 
 
 def _unresolved_view(dump: Dump, response: dict[str, Any], prefix: str, item: CheckItem) -> dict[str, Any]:

@@ -13,10 +13,11 @@ from django.utils.translation import gettext as _
 
 from citeview.core.checking.items import CheckItem
 from citeview.core.checking.report import snapshot_provenance
-from citeview.core.checking.side_by_side import CUT_HINT
+from citeview.core.checking.side_by_side import CUT_HINT, hint_words
 from citeview.core.common.links import is_safe_http_url
 from citeview.core.common.phrases import phrase_text
-from citeview.core.evidence.found import PassageFound, figures_and_dates, found_with
+from citeview.core.evidence.compare import Comparison, compare
+from citeview.core.evidence.found import PassageFound, claims_kinds_in, found_with
 from citeview.core.evidence.page_copies import copies_compared, model_copy_sentences
 from citeview.core.evidence.passages import Passage, passage_fragment_url, passages_of_claims
 from citeview.dumps.models import Dump
@@ -137,17 +138,25 @@ def passage_view(statement: str, kept: SnapshotPassage, url: str) -> dict[str, A
         "passage_html": found.passage_html(),
         "fragment_url": passage_fragment_url(url, found.passage.text) if found.passage else None,
         "hints": _hints(found),
-        "candidates": [candidate_view(number, passage, url) for number, passage in enumerate(found.candidates, 1)],
+        "candidates": [
+            candidate_view(number, passage, url, claim, found.comparison if number == 1 else None)
+            for number, passage in enumerate(found.candidates, 1)
+        ],
     }
 
 
-def candidate_view(number: int, passage: Passage, url: str) -> dict[str, Any]:
-    """One candidate as the panel lists it: its place, score, page, text, and the figures and dates it
-    holds (as the comparison reads them), and a link to it on the live page."""
+def candidate_view(
+    number: int, passage: Passage, url: str, claim: str, comparison: Comparison | None = None
+) -> dict[str, Any]:
+    """One candidate as the panel lists it: its place, score, page, text, the figures and dates it holds
+    of the kinds the claim states (as the comparison reads them), the chips of the claim held against
+    it (the candidate's own: they follow the passage, never the first candidate's or the dump's
+    evidence's), and a link to it on the live page. ``comparison``: the first's, made already."""
     return {
         "number": number,
         "passage": passage,
-        "figures": [finding.text for finding in figures_and_dates(passage.text)],
+        "figures": [finding.text for finding in claims_kinds_in(claim, passage.text)],
+        "hints": hint_words(comparison or compare(claim, passage.text)),
         "fragment_url": passage_fragment_url(url, passage.text),
     }
 

@@ -167,7 +167,7 @@ def _kept_key(dump: Dump) -> str:
 
 def _signals_made(dump: Dump) -> dict[str, dict[str, Any]]:
     items = dump_check_items(dump)
-    flags, hints = kept_item_evidence(dump, items)
+    flags, hints, _marks = kept_item_evidence(dump, items)
     pages = _Pages(dump, items)
     made: dict[str, dict[str, Any]] = {}
     for item in items:

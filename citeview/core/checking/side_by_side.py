@@ -8,6 +8,8 @@ negations that differ between the two marked on both sides (``core.evidence.comp
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from citeview.core.checking.statements import MAX_STATEMENT_CHARS
@@ -20,7 +22,9 @@ from citeview.core.evidence.compare import (
     Comparison,
     Finding,
     Reading,
+    claim_marks,
     compare_readings,
+    evidence_marks,
     mark_findings,
     read,
 )
@@ -161,7 +165,7 @@ def _row(
     return {
         # Both sides are their text escaped, with marks of our own around some of its words: safe as
         # built, as the footnotes are (core.rendering.markdown), with no HTML of the dump's in them.
-        "claim_html": mark_findings(words, _claim_marks(comparisons)),
+        "claim_html": mark_findings(words, claim_marks(comparisons)),
         "differences": _difference_kinds(comparisons),
         "passages": [
             _passage(citation, key, evidence, text, found, comparison, sources, labels, gettext)
@@ -180,13 +184,6 @@ def evidence_comparison(
     text, found = _shown_text(claim, evidence, reading)
     held_against = reading.read(text if found is not False else "")
     return text, found, compare_readings(reading.read(claim), held_against)
-
-
-def _claim_marks(comparisons: list[Comparison]) -> list[Finding]:
-    """A finding of the claim is marked when some evidence beside it differs and none says the same."""
-    hinted = [{f for hint in c.hints for f in hint.claim} for c in comparisons]
-    differing = {f for c in comparisons for f in c.differing_in_claim}
-    return [f for f in differing if all(f in found for found in hinted)]
 
 
 def hint_words(comparison: Comparison) -> list[dict[str, str]]:
@@ -225,11 +222,32 @@ class EvidenceReading:
         return True
 
 
+def item_marks(comparison: Comparison) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """What differs between one citation item's claim and its evidence, to mark on both sides as this
+    view marks them (``claim_marks``, ``evidence_marks``): the check page keeps them with its flags."""
+    return claim_marks([comparison]), evidence_marks(comparison)
+
+
+def marks_moved(marks: Sequence[Finding], claim: str, text: str) -> tuple[Finding, ...]:
+    """``marks``, found in ``claim``, moved into ``text`` that holds the claim's words (a statement holds
+    the span its citation covers); none when it does not hold them as they are."""
+    offset = text.find(claim) if claim else -1
+    if offset < 0:
+        return ()
+    return tuple(replace(f, start=f.start + offset, end=f.end + offset) for f in marks)
+
+
+def shown_whole(evidence: HeldEvidence) -> bool:
+    """Whether the claim is held against the whole of the evidence (a quote, a short text), so that what
+    differs in it is marked where the evidence is shown whole; of a long text, a passage is."""
+    return evidence.is_quote or len(evidence.text) <= SHARED_PASSAGE_CHARS
+
+
 def _shown_text(claim: str, evidence: HeldEvidence, reading: EvidenceReading) -> tuple[str, bool | None]:
     """What is shown of the evidence, and whether it is the passage found for the claim (None when it
     is shown whole): a quote or a short text whole; of a long text, the passage that best matches the
     claim, or its beginning when none does."""
-    if evidence.is_quote or len(evidence.text) <= SHARED_PASSAGE_CHARS:
+    if shown_whole(evidence):
         return evidence.text, None
     searched = evidence.text[:PASSAGE_SEARCH_CHARS]
     passage = best_passage(claim, searched) if reading.may_search(len(searched)) else None
@@ -259,7 +277,7 @@ def _passage(
     source = sources.get(key, {"title": None, "url": None})
     context = citation.get("context") or {}
     # A text shown from its beginning is held against nothing (evidence_comparison): unmarked.
-    marks = comparison.differing_in_passage
+    marks = evidence_marks(comparison)
     link = None
     if is_safe_http_url(source["url"]):
         link = (

@@ -1566,6 +1566,48 @@ def _negation_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
     return [Hint("negation_differs", "negation", claim_marks, passage_marks)]
 
 
+# --- what is shown -------------------------------------------------------------------------------
+
+
+def claim_marks(comparisons: Sequence[Comparison]) -> tuple[Finding, ...]:
+    """The findings of a claim to mark, held against the evidence beside it (one comparison each): a
+    finding differs from some evidence, and none says the same of it. The one rule of what is marked in
+    a claim: the viewer's side by side, the check page's statement and its snapshot panel read it."""
+    hinted = [{f for hint in c.hints for f in hint.claim} for c in comparisons]
+    differing = {f for c in comparisons for f in c.differing_in_claim}
+    return _sorted_unique(f for f in differing if all(f in found for found in hinted))
+
+
+def evidence_marks(comparison: Comparison) -> tuple[Finding, ...]:
+    """The findings of the evidence to mark: those that differ from the claim (the rule's other side)."""
+    return comparison.differing_in_passage
+
+
+def of_the_claims_kinds(claim: Sequence[Finding], found: Iterable[Finding]) -> tuple[Finding, ...]:
+    """The figures and dates of ``found`` of a kind ``claim`` (its findings) states, as the chips beside
+    a passage list them: a figure of a unit the claim gives one of (``8%`` for a claim of 8%, never the
+    ``09`` of a date or ``9:12 AM``), a date that could be held against one of the claim's (a weekday
+    only for a weekday), a year for a claim's year. A claim with none has none to show."""
+    figures = [f for f in claim if f.kind == "figure"]
+    dates = [f for f in claim if f.kind == "date"]
+    claim_years = any(_year_like(f) for f in figures) or any(_date_sort(f.value) == "year" for f in dates)
+    kept = []
+    for finding in found:
+        if finding.kind == "figure":
+            year = _year_like(finding) and claim_years
+            if year or any(_same_sort(one, finding) and _one_unit(one, finding) for one in figures):
+                kept.append(finding)
+        elif finding.kind == "date":
+            year = _date_sort(finding.value) == "year" and claim_years
+            if year or any(_comparable_dates(one.value, finding.value) for one in dates):
+                kept.append(finding)
+    return tuple(kept)
+
+
+def _one_unit(one: Finding, other: Finding) -> bool:
+    return one.unit == other.unit or {one.unit, other.unit} in _KILO_UNITS
+
+
 # --- marking --------------------------------------------------------------------------------------
 
 _MARK_CLASSES = {"date": "cv-number-diff", "figure": "cv-number-diff", "qualifier": "cv-qualifier-diff"}

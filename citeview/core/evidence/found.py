@@ -7,7 +7,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citeview.core.evidence.compare import Comparison, Finding, compare, findings, mark_findings
+from citeview.core.evidence.compare import (
+    Comparison,
+    Finding,
+    claim_marks,
+    compare,
+    evidence_marks,
+    findings,
+    mark_findings,
+    of_the_claims_kinds,
+)
 from citeview.core.evidence.passages import BEST, Passage, passages_of_claims, snapshot_sentences
 from citeview.core.evidence.pdf_pages import Page
 
@@ -38,13 +47,13 @@ class PassageFound:
 
     def claim_html(self) -> str:
         """The claim escaped, what differs from the passage marked (``mark_findings`` escapes)."""
-        marks: Sequence[Finding] = self.comparison.differing_in_claim if self.comparison else ()
+        marks: Sequence[Finding] = claim_marks([self.comparison]) if self.comparison else ()
         return mark_findings(self.claim, marks)
 
     def passage_html(self) -> str:
         if self.passage is None:
             return ""
-        marks: Sequence[Finding] = self.comparison.differing_in_passage if self.comparison else ()
+        marks: Sequence[Finding] = evidence_marks(self.comparison) if self.comparison else ()
         return mark_findings(self.passage.text, marks)
 
     def to_json(self) -> dict[str, Any]:
@@ -79,3 +88,9 @@ def found_with(claim: str, candidates: Sequence[Passage]) -> PassageFound:
 def figures_and_dates(text: str) -> tuple[Finding, ...]:
     """The figures and dates a passage holds, in its order, as the comparison reads them."""
     return tuple(finding for finding in findings(text) if finding.kind in FIGURE_AND_DATE_KINDS)
+
+
+def claims_kinds_in(claim: str, text: str) -> tuple[Finding, ...]:
+    """The figures and dates a passage holds of the kinds the claim states (``of_the_claims_kinds``): a
+    claim about the chance of rain lists the passage's percentages, not its weekdays and clock times."""
+    return of_the_claims_kinds(findings(claim), figures_and_dates(text))

@@ -18,11 +18,19 @@ character bigrams, other text by its words; full-width and half-width characters
    the window holds, by value (``30,000`` = ``3万``, ``令和8年`` = 2026). A paraphrase that holds them
    ("adopted 142-12, with 10 abstentions") comes before an opening paragraph that shares more words.
 
+   A figure said to be about (``約2,500万人``) is held by the precise one it rounds (``2,507万人``).
+4. Ranked: a window that states another value of a kind the claim states (``20%`` against the
+   claim's ``8%``, ``2019年`` against its ``2023年``; the kind is what stands beside the figure: %, °, a
+   year, a currency, a counter) and not the claim's ranks below the best window that holds the
+   claim's figures, however many of the claim's words it shares (its score stays its own). A pair one of whose
+   sentences holds the claim's figures and at least :data:`ALONE_SHARE` of what the pair holds of its
+   words is shown as that sentence.
+
 Figures are masked in the first two steps (``2024`` and ``2023`` read alike): a passage that says the
-same about another figure or year is still found, and what differs is marked by ``compare``; it only
-ranks below one that holds the claim's own. Below :data:`PASSAGE_THRESHOLD` no passage is found: a
-finding too. Up to :data:`BEST` passages are returned, best first, none overlapping another: the
-candidates the check panel shows.
+same about another figure or year is still found when no window states the claim's, and what differs
+is marked by ``compare``. Below :data:`PASSAGE_THRESHOLD` no passage is found: a finding too. Up to
+:data:`BEST` passages are returned, best first, none overlapping another and no text twice (a page
+repeats its lines): the candidates the check panel shows.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from itertools import accumulate
 from operator import add
@@ -61,6 +69,13 @@ FIGURE_WEIGHT = 30
 # 受付 = 受け付け, "rose" = "rises") rather than by their letters, among the windows the prefilter
 # chose. Chosen on the dev half of bench/labelled/passage_pages.jsonl.
 FORMS_WEIGHT = 0.25
+# A sentence of a pair that holds every figure of the claim the pair holds, and at least this share of
+# the claim's words the pair holds, is shown alone (``_claim_passages``): the claim is in it, and the
+# other sentence adds words, not the claim. Below it, the claim says what the two say ("The museum
+# opened in 1998 and welcomed two million visitors": the first sentence holds a third of it). The
+# labelled pages do not tell one value from another here (a sentence inside a labelled pair counts):
+# one half is read from the pages of tests/core/evidence/test_passages_figures.py.
+ALONE_SHARE = 0.5
 # How many windows the prefilter hands to rapidfuzz, and how many passages are returned by default.
 CANDIDATES = 40
 BEST = 3
@@ -110,7 +125,24 @@ _SCALE_OF = {"万": 10**4, "億": 10**8, "兆": 10**12, "千": 10**3, "百万": 
              "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}  # fmt: skip
 _SCALE_WORD = re.compile(r"(百万|千万|万|億|兆|千|thousand|million|billion|trillion)$", re.I)
 _ERA_YEAR = re.compile(r"(令和|平成|昭和|大正|明治)[ \t]*(元|\d{1,2})[ \t]*年")
+_ERA_BEFORE = re.compile(r"(令和|平成|昭和|大正|明治)[ \t]?$")
 _ERA_BASE = {"令和": 2018, "平成": 1988, "昭和": 1925, "大正": 1911, "明治": 1867}
+# What kind of quantity a figure is, read from what stands right beside it: a currency sign before it,
+# a unit or a counter after it (``8%``, ``66 °F``, ``2,507万人``, ``2023年``); a bare year of four digits
+# is a year. Two figures of one kind state one sort of thing: ``20%`` is another value than ``8%``,
+# where ``20`` beside ``8%`` may be anything. Read cheaply, as the values are; ``compare`` reads units
+# in full.
+_KIND_BEFORE = re.compile(r"(US\$|\$|€|£|¥)[ \t]?$")
+_KIND_AFTER = re.compile(
+    r"[ \t]*(?:(?P<percent>%|percent\b|per[ \t]cent\b|パーセント)|(?P<degree>°[ \t]?[FC](?![A-Za-z])|°(?![A-Za-z])|[FC](?![A-Za-z])|度)|(?P<year>年(?!間|代|度|前|後|ぶり))"
+    r"|(?P<yen>円)|(?P<dollar>ドル|dollars?\b)|(?P<counter>[人件台歳倍校店社回票か国]))",
+    re.I,
+)
+_BARE_YEAR = re.compile(r"(?:1[89]|20)\d\d")
+_CURRENCY_KIND = {"us$": "$", "$": "$", "€": "€", "£": "£", "¥": "円"}
+# A figure said to be about (``約2,500万人``, ``about 25 million``) is met by the precise one it rounds
+# (``2,507万人``), as ``compare`` holds them; any other is met only by its own value.
+_ABOUT = re.compile(r"(?:約|およそ|おおよそ|ほぼ|about|around|approximately|roughly|some|nearly|almost)[ \t]*$", re.I)
 # Citation markers, links and emphasis are the answer's, not the claim's: [1], [web:3], 【4:0†source】.
 _CLAIM_NOISE = re.compile(r"【[^】\n]{0,40}】|\(?https?://\S+\)?|[*_`]+")
 
@@ -151,6 +183,7 @@ class SnapshotSentences:
     # same sentences): each sentence's figures and dates, and whether it is a table row or list item.
     _figures: dict[int, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
     _items: dict[int, bool] = field(default_factory=dict, compare=False, repr=False)
+    _kinds: dict[int, frozenset[tuple[str, str]]] = field(default_factory=dict, compare=False, repr=False)
     _forms: dict[int, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     def forms(self, sentence: int) -> frozenset[str]:
@@ -163,6 +196,13 @@ class SnapshotSentences:
         if sentence not in self._figures:
             self._figures[sentence] = _figure_values(self.text[slice(*self.spans[sentence])])
         return self._figures[sentence]
+
+    def kinds(self, sentence: int) -> frozenset[tuple[str, str]]:
+        """The sentence's figures that say their kind, as (value, kind): ``_kinded_figures``."""
+        if sentence not in self._kinds:
+            found = _kinded_figures(self.text[slice(*self.spans[sentence])])
+            self._kinds[sentence] = frozenset((value, kind) for value, kind, _about in found)
+        return self._kinds[sentence]
 
     def is_item(self, sentence: int) -> bool:
         """Whether the sentence is a table row or a list item (it starts one: most start with a letter,
@@ -238,8 +278,7 @@ def _claim_passages(
     text, spans, keys = sentences.text, sentences.spans, sentences.keys
     held = _held(claim_terms, index)
     weights = _weights(claim_terms, index, len(keys))
-    claim_figures = _figure_values(_claim_text(claim))
-    scored = []
+    figures = _claim_figures(_claim_text(claim))
 
     def apart(first: int) -> bool:
         """Whether the sentence and the next make no pair: a blank line stands between them (a pair is
@@ -250,30 +289,85 @@ def _claim_passages(
             or sentences.is_item(first + 1)
         )
 
-    def figures_in(window: _Window) -> float:
-        held = sentences.figures(window.first) | sentences.figures(window.last)
-        return len(claim_figures & held) / len(claim_figures)
+    def figures_of(first: int, last: int) -> frozenset[str]:
+        return sentences.figures(first) | sentences.figures(last)
 
     windows = _prefiltered(held, weights, len(keys), apart)
     forms_share = _forms_shares(_claim_words(claim_key), windows, sentences)
-    for window in windows:
+
+    def scored(window: _Window) -> _Scored | None:
         start, end = spans[window.first][0], spans[window.last][1]
         key = _NOT_WORD.sub(" ", " ".join(keys[window.first : window.last + 1]))
         share = (1 - FORMS_WEIGHT) * window.share + FORMS_WEIGHT * forms_share(window)
         words = 100 * (0.75 * share + 0.25 * fuzz.partial_ratio(claim_key, key) / 100)
-        if words + FIGURE_WEIGHT * bool(claim_figures) < threshold:
-            continue  # not even all the claim's figures would carry it over: they are not looked for
-        figures = figures_in(window) if claim_figures else 0.0
-        score = min(100, round(words + FIGURE_WEIGHT * figures))
-        if score >= threshold:
-            scored.append((score, figures, start - end, start, end))
-    scored.sort(reverse=True)
+        if words + FIGURE_WEIGHT * bool(figures.values) < threshold:
+            return None  # not even all the claim's figures would carry it over: they are not looked for
+        holds = figures.share(figures_of(window.first, window.last)) if figures.values else 0.0
+        score = min(100, round(words + FIGURE_WEIGHT * holds))
+        if score < threshold:
+            return None
+        kinded = sentences.kinds(window.first) | sentences.kinds(window.last) if figures.kinds else frozenset()
+        return _Scored(score, score, holds, figures.contradicted(kinded), start, end)
+
+    def alone(pair: _Window, found: _Scored) -> _Scored:
+        """A pair one of whose sentences holds every figure of the claim the pair holds, and at least
+        ALONE_SHARE of the claim's words the pair holds, is shown as that sentence, in the pair's place,
+        with its own score: the other sentence adds words, not the claim (a Japanese page's sentences
+        are short, and a pair of them shares more of the claim's words than the one that says it)."""
+        if pair.first == pair.last or not found.figures:
+            return found
+        for sentence in (pair.first, pair.last):
+            if figures.share(sentences.figures(sentence)) == found.figures:
+                mask = held.get(sentence, 0)
+                share = sum(weight for i, weight in enumerate(weights) if mask >> i & 1) / sum(weights)
+                if share < ALONE_SHARE * pair.share:
+                    return found  # the other sentence holds much of the claim too: the claim is the pair
+                one = scored(_Window(sentence, sentence, share))
+                return found if one is None else replace(one, rank=found.rank)
+        return found
+
+    found = []
+    for window in windows:
+        if (one := scored(window)) is not None:
+            found.append(alone(window, one))
+    return _chosen(found, sentences, best)
+
+
+@dataclass(frozen=True)
+class _Scored:
+    score: int
+    rank: int  # its score, or (a sentence shown for its pair) the pair's
+    figures: float  # the share of the claim's figures and dates it holds
+    contradicted: bool  # it states another value of a kind the claim states, and not the claim's
+    start: int
+    end: int
+
+
+def _chosen(found: list[_Scored], sentences: SnapshotSentences, best: int) -> list[Passage]:
+    """The best ``best`` of the windows scored, none overlapping another and no text twice (a page
+    repeats its lines: "Winds W at 10 to 20 mph." tonight and tomorrow). A window that states another
+    value of a kind the claim states, and not the claim's, ranks below the best window that holds the
+    claim's figures, however many more of the claim's words it shares: it is about another day, year
+    or place. Its score stays its own."""
+    holding = [one.rank for one in found if one.figures > 0 and not one.contradicted]
+    if holding:
+        ceiling = max(holding) - 1
+        found = [replace(one, rank=min(one.rank, ceiling)) if one.contradicted else one for one in found]
+    found.sort(
+        key=lambda one: (one.rank, not one.contradicted, one.figures, one.start - one.end, one.start), reverse=True
+    )
+    text = sentences.text
     chosen: list[Passage] = []
-    for score, _, _, start, end in scored:
-        if any(start < passage.end and passage.start < end for passage in chosen):
+    seen: set[str] = set()
+    for one in found:
+        if any(one.start < passage.end and passage.start < one.end for passage in chosen):
             continue  # a sentence and the pair it is in are one passage: the better one is kept
-        start, end = _stripped(text, start, end)
-        chosen.append(Passage(start, end, text[start:end], score, page_at(sentences.pages, start)))
+        start, end = _stripped(text, one.start, one.end)
+        same = " ".join(text[start:end].split()).casefold()
+        if same in seen:
+            continue
+        seen.add(same)
+        chosen.append(Passage(start, end, text[start:end], one.score, page_at(sentences.pages, start)))
         if len(chosen) == best:
             break
     return chosen
@@ -357,6 +451,120 @@ def _figure_values(text: str) -> frozenset[str]:
         year = 1 if match.group(2) == "元" else int(match.group(2))
         values.add(str(_ERA_BASE[match.group(1)] + year))
     return frozenset(values)
+
+
+def _kinded_figures(text: str) -> tuple[tuple[str, str, bool], ...]:
+    """Each figure of ``text`` that says what kind it is, as (value, kind, about): its value (and its
+    value with its scale: ``2,507万人`` is 2507 and 25070000, both of kind 人; ``72万7277人`` is 727277 and
+    72 and 720000), its kind (``_KIND_AFTER``), and whether it is said to be about (``約``). An era's year
+    is a year."""
+    plain = folded(unicodedata.normalize("NFKC", text)) if not text.isascii() else text
+    found: list[tuple[str, str, bool]] = []
+    head: tuple[int, list[str]] | None = None  # where a figure of a Japanese scale ends (72万), its values
+    for match in _SCALED_FIGURE.finditer(plain):
+        written = match.group(0)
+        scale = _SCALE_WORD.search(written)
+        number = number_value(written[: scale.start()].strip() if scale else written)
+        values = [number, _scaled(number, _SCALE_OF[scale.group(1).lower()])] if scale else [number]
+        if head is not None and head[0] == match.start():
+            values = [*head[1], _sum(head[1][-1], values[-1])]  # 72万 then 7277: one figure, 727277
+        kind = _kind(plain, match)
+        head = (match.end(), values) if scale and scale.group(1) in "万億兆" else None
+        if not kind or _ERA_BEFORE.search(plain, max(match.start() - 3, 0), match.start()):
+            continue  # no kind (yet: 72万 of 72万7277人); or an era's year, read below
+        about = _ABOUT.search(plain, max(match.start() - 15, 0), match.start()) is not None
+        found.extend((value, kind, about) for value in values)
+    for match in _ERA_YEAR.finditer(plain):
+        year = 1 if match.group(2) == "元" else int(match.group(2))
+        found.append((str(_ERA_BASE[match.group(1)] + year), "year", False))
+    return tuple(found)
+
+
+def _sum(one: str, other: str) -> str:
+    try:
+        return format((Decimal(one) + Decimal(other)).normalize(), "f")
+    except InvalidOperation:
+        return other
+
+
+def _kind(plain: str, figure: re.Match[str]) -> str:
+    before = _KIND_BEFORE.search(plain, max(figure.start() - 4, 0), figure.start())
+    if before:
+        return _CURRENCY_KIND[before.group(1).lower()]
+    after = _KIND_AFTER.match(plain, figure.end())
+    if after is None:
+        return "year" if _BARE_YEAR.fullmatch(figure.group(0)) else ""
+    name = after.lastgroup or ""
+    if name == "year" and not _BARE_YEAR.fullmatch(figure.group(0)):
+        return "years"  # 9年連続, 3年: a count of years, not a year
+    return {"percent": "%", "degree": "°", "yen": "円", "dollar": "$", "counter": after.group(0).strip()}.get(
+        name, name
+    )
+
+
+@dataclass(frozen=True)
+class _ClaimFigures:
+    """The claim's figures and dates, as a window is held against them: their values (``values``), the
+    step an approximate one was rounded to, and the values of each kind."""
+
+    values: frozenset[str]
+    steps: dict[str, Decimal]
+    kinds: dict[str, frozenset[str]]
+
+    def met(self, value: str, held: frozenset[str]) -> bool:
+        """Whether ``held`` (a window's values) holds the claim's ``value``, or a value it rounds."""
+        if value in held:
+            return True
+        step = self.steps.get(value)
+        return step is not None and any(_rounds_to(other, value, step) for other in held)
+
+    def share(self, held: frozenset[str]) -> float:
+        """The share of the claim's figures and dates that ``held`` holds."""
+        return sum(self.met(value, held) for value in self.values) / len(self.values)
+
+    def contradicted(self, kinded: frozenset[tuple[str, str]]) -> bool:
+        """Whether a window states another value of a kind the claim states, and none the claim's: a
+        window of the claim's words about another day's chance of rain (``20%`` against ``8%``)."""
+        for kind, values in self.kinds.items():
+            held = frozenset(value for value, of_kind in kinded if of_kind == kind)
+            if held and not any(self.met(value, held) for value in values):
+                return True
+        return False
+
+
+def _claim_figures(claim: str) -> _ClaimFigures:
+    kinded = _kinded_figures(claim)
+    steps = {value: step for value, kind, about in kinded if about and kind != "year" and (step := _round_step(value))}
+    kinds: dict[str, set[str]] = {}
+    for value, kind, _about in kinded:
+        kinds.setdefault(kind, set()).add(value)
+    return _ClaimFigures(_figure_values(claim), steps, {kind: frozenset(values) for kind, values in kinds.items()})
+
+
+def _round_step(value: str) -> Decimal | None:
+    """The step a round figure was rounded to: its last nonzero digit's (2500: 100); None for one
+    with no zeros to round (2507)."""
+    try:
+        number = Decimal(value)
+    except InvalidOperation:
+        return None
+    step = Decimal(1)
+    while (
+        number
+        and number == number.to_integral_value()
+        and (number / (step * 10)) == (number / (step * 10)).to_integral_value()
+    ):
+        step *= 10
+    return step if step > 1 else None
+
+
+def _rounds_to(precise: str, rounded: str, step: Decimal) -> bool:
+    """Whether ``precise`` rounds to ``rounded`` at ``step``, half away from zero (2507 to 2500 at 100)."""
+    try:
+        low, high = Decimal(rounded) - step / 2, Decimal(rounded) + step / 2
+        return low <= Decimal(precise) < high
+    except InvalidOperation:
+        return False
 
 
 def _scaled(number: str, scale: int) -> str:

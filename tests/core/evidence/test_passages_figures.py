@@ -1,0 +1,96 @@
+"""Passages that find the claim's figure (issue 45, the walk's findings), on pages written for these
+tests after the pages the walk met (tests/fixtures/snapshots/): Weather Underground's forecast for San
+Francisco, which a Claude web search cited for "8% chance of precipitation"
+(../shared/fixtures/anthropic/anthropic-websearch-sonnet4-sf-weather.json quotes its lines), and a
+page of the yearly counts of visitors to Japan.
+"""
+
+from __future__ import annotations
+
+from citeview.core.evidence.passages import find_passages
+from tests.conftest import OWN_FIXTURES
+
+PAGES = OWN_FIXTURES / "snapshots"
+
+
+def page(name: str) -> str:
+    return (PAGES / f"{name}.txt").read_text(encoding="utf-8")
+
+
+def texts(claim: str, text: str) -> list[str]:
+    return [passage.text for passage in find_passages(claim, text)]
+
+
+def test_the_sentences_holding_the_claims_percentage_come_before_one_of_its_words_with_another():
+    found = texts("8% chance of precipitation", page("en-weather"))
+    assert "8% Precip." in found[0]
+    assert "8% Precip." in found[1]
+    assert found[2] == "Partly cloudy skies with a 20% chance of precipitation."
+
+
+def test_the_sentence_of_the_claims_year_comes_before_the_sentences_of_other_years():
+    found = texts("2023年の訪日客数は約2,500万人", page("ja-visitors"))
+    assert found[0] == "2023年は2,507万人と、2019年比で78.6%まで回復した。"
+
+
+def test_a_figure_said_to_be_about_is_held_by_the_precise_one_it_rounds():
+    text = "訪日客数の推移。\n\n2023年は2,507万人だった。\n\n2023年の訪日客数の目標は3,000万人だった。"
+    found = find_passages("2023年の訪日客数は約2,500万人", text)
+    assert found[0].text == "2023年は2,507万人だった。"
+
+
+def test_a_window_stating_another_value_ranks_just_below_the_one_stating_the_claims():
+    text = (
+        "Tomorrow: 8% chance of rain.\n\nWednesday: partly cloudy skies with a 20% chance of precipitation.\n\n"
+        "Precipitation records for San Francisco go back to 1849."
+    )
+    found = texts("8% chance of precipitation", text)
+    assert found[:2] == [
+        "Tomorrow: 8% chance of rain.",
+        "Wednesday: partly cloudy skies with a 20% chance of precipitation.",
+    ]
+
+
+def test_a_window_stating_another_value_is_still_found_when_none_states_the_claims():
+    # What differs is a finding too: the comparison marks 20% against 8%.
+    text = "Forecast for Wednesday.\n\nPartly cloudy skies with a 20% chance of precipitation."
+    assert texts("8% chance of precipitation", text) == ["Partly cloudy skies with a 20% chance of precipitation."]
+
+
+def test_a_japanese_passage_is_the_one_sentence_that_holds_the_claim_not_the_pair_it_is_in():
+    text = (
+        "訪日外客統計\n\n日本政府観光局（JNTO）は12日、2023年の訪日外客数の推計値を発表した。"
+        "2023年の年間の訪日客数は2,507万人で、コロナ禍前の2019年の約8割まで回復した。\n\n国・地域別では韓国が最も多かった。"
+    )
+    found = texts("日本政府観光局によると、2023年の訪日客数は約2,500万人だった。", text)
+    assert found[0] == "2023年の年間の訪日客数は2,507万人で、コロナ禍前の2019年の約8割まで回復した。"
+
+
+def test_a_claim_that_says_what_two_sentences_say_still_finds_the_pair():
+    text = (
+        "Unrelated opening words.\nThe museum opened in 1998. It welcomed two million visitors in its first year.\nEnd."
+    )
+    found = texts("The museum opened in 1998 and welcomed two million visitors in its first year.", text)
+    assert found[0] == "The museum opened in 1998. It welcomed two million visitors in its first year."
+
+
+def test_the_same_sentence_is_never_listed_twice_among_the_candidates():
+    found = texts("Winds W at 10 to 20 mph", page("en-weather"))
+    assert found[0] == "Winds W at 10 to 20 mph."
+    assert len(found) == len(set(found))
+
+
+def test_candidates_of_the_same_words_spaced_or_cased_otherwise_are_one():
+    text = "Winds W at 10 to 20 mph.\n\nOther words here.\n\nwinds  W at 10 to 20 mph.\n\nWinds W at 10 to 15 mph."
+    found = texts("Winds W at 10 to 20 mph", text)
+    assert found[0] == "Winds W at 10 to 20 mph."
+    assert "winds  W at 10 to 20 mph." not in found
+
+
+def test_a_count_of_years_is_no_other_year():
+    text = (
+        "厚生労働省は2023年の出生数などをまとめた人口動態統計の概数を公表した。\n\n"
+        "出生数は72万7277人で、8年連続の減少となった。\n\n婚姻件数も減った。"
+    )
+    found = texts("2023年の出生数は約72万人だった。", text)
+    assert found[0] == "出生数は72万7277人で、8年連続の減少となった。"
