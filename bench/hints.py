@@ -4,8 +4,8 @@ claim/evidence pairs of ``bench/labelled/hint_pairs.jsonl`` (issue 30).
 Each pair is compared by ``citeview.core.evidence.compare.compare``, the one function every hint
 comes from, and its label (differs, not_stated, agree) held against the pair's. Printed: precision
 and recall of "differs" and of "not stated", for each language, for the dev split (the rules were
-tuned on it), the test split (held out) and all. Target: precision ≥ 0.95 and recall ≥ 0.90 for
-"differs", in both languages.
+tuned on it), the test split (held out) and all. Target (issue 45): precision ≥ 0.93 and recall
+≥ 0.88 for "differs", in each language, on the test split (issue 30 asked 0.95 / 0.90).
 
     python -m bench.hints [PATH] [--errors]   # --errors lists the dev split's misses, to tune by
 """
@@ -22,7 +22,7 @@ from bench.figures import Figure
 from citeview.core.evidence.compare import compare
 
 PAIRS = Path(__file__).with_name("labelled") / "hint_pairs.jsonl"
-PRECISION_TARGET, RECALL_TARGET = 0.95, 0.90
+PRECISION_TARGET, RECALL_TARGET = 0.93, 0.88
 SPLITS, LANGUAGES, LABELS = ("dev", "test", "all"), ("en", "ja"), ("differs", "not_stated")
 
 

@@ -1,6 +1,7 @@
 """``make bench``, section "passages": how often the passage finder puts the passage that supports a
 claim first, and among the three candidates the check panel shows, on the labelled pages of
-``bench/labelled/passage_pages.jsonl`` (issue 30's target: first in ≥ 90%, among three in ≥ 98%).
+``bench/labelled/passage_pages.jsonl`` (issue 45's target on the test split, each language: first in ≥ 80%, among three in ≥ 95%;
+issue 30 asked 90% and 98%).
 
 A page's text is given in the set, or is a string inside a recording of ``../shared/fixtures`` (its
 file and an RFC 6901 pointer to the string). Each page is searched as a worker searches a snapshot
@@ -31,8 +32,8 @@ from bench.figures import Figure
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 LABELLED = PROJECT_DIR / "bench" / "labelled" / "passage_pages.jsonl"
 SHARED_FIXTURES = PROJECT_DIR.parent / "shared" / "fixtures"
-FIRST_TARGET = 90.0  # per cent of the pages
-AMONG_THREE_TARGET = 98.0
+FIRST_TARGET = 80.0  # per cent of the pages
+AMONG_THREE_TARGET = 95.0
 SPLITS = ("dev", "test", "all")
 LANGUAGES = ("en", "ja", "all")
 
