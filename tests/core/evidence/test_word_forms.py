@@ -3,6 +3,8 @@ never touched."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from citeview.core.evidence import word_forms
@@ -68,8 +70,20 @@ def test_a_text_longer_than_sudachipy_takes_is_read_in_pieces() -> None:
     assert len(word_forms.word_forms(text)) == 4 * 5_000  # 申請, 受付, 窓口, 行う
 
 
-def test_one_tokenizer_per_process() -> None:
+def test_one_dictionary_per_process_and_one_tokenizer_per_thread() -> None:
     assert word_forms._tokenizer() is word_forms._tokenizer()
+    with ThreadPoolExecutor(max_workers=1) as other:
+        assert other.submit(word_forms._tokenizer).result() is not word_forms._tokenizer()
+    assert word_forms._dictionary() is word_forms._dictionary()
+
+
+def test_japanese_text_is_read_by_many_threads_at_once() -> None:
+    # A threaded server (make dev) reads two pages at once: one tokenizer for both raised
+    # "Tokenizer is already in use" on 63 of 64 calls.
+    text = "申請の受付は窓口で行います。お住まいの地域を確認してください。" * 40
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        read = list(pool.map(lambda _: word_forms.word_forms(text), range(64)))
+    assert all(forms == read[0] for forms in read)
 
 
 def test_a_long_text_of_emoji_is_read_in_pieces_sudachipy_takes() -> None:
