@@ -179,10 +179,13 @@ def sample_size_for_margin(margin: float, population: Mapping[str, int], confide
 def allocate(population: Mapping[str, int], size: int) -> dict[str, int]:
     """Proportional allocation by largest remainder (ties by stratum name). The sizes sum to
     min(size, population) and no stratum gets more than it holds. A stratum too small for a unit of
-    its own in proportion still gets one, while the size allows one for every stratum: a stratum with
-    none drawn could never be estimated, and the estimate would silently leave its units out."""
+    its own in proportion still gets one, when the size allows one for every non-empty stratum: a
+    stratum with none drawn could never be estimated. A smaller size is allocated in plain proportion:
+    holding small strata at one would leave the largest ones with nothing."""
     total = sum(population.values())
     size = max(0, min(size, total))
+    if size < sum(1 for count in population.values() if count > 0):
+        return _largest_remainder(population, size)
     held_at_one: set[str] = set()
     while True:
         rest = {key: count for key, count in population.items() if key not in held_at_one}

@@ -94,6 +94,21 @@ def test_a_stratum_too_small_for_a_unit_in_proportion_still_gets_one() -> None:
     assert allocate({"big": 5_000, "rare": 3}, 20) == {"big": 19, "rare": 1}
 
 
+def test_a_sample_smaller_than_the_strata_goes_in_proportion_so_the_largest_is_never_skipped() -> None:
+    # Holding "b" and "c" at one unit each would leave "a", 98% of the scope, with none.
+    assert allocate({"a": 1_000, "b": 10, "c": 5}, 2) == {"a": 2, "b": 0, "c": 0}
+    assert allocate({"a": 1_000, "b": 10, "c": 5, "empty": 0}, 3) == {"a": 1, "b": 1, "c": 1, "empty": 0}
+
+
+def test_every_non_empty_stratum_gets_a_unit_when_the_size_allows_one_each() -> None:
+    rng = random.Random(46)
+    for _ in range(2_000):
+        population = {f"s{i}": rng.choice([0, 1, 2, 3, 7, 40, 900]) for i in range(rng.randint(1, 7))}
+        non_empty = [stratum for stratum, count in population.items() if count > 0]
+        sizes = allocate(population, rng.randint(len(non_empty), sum(population.values()) + 3))
+        assert all(sizes[stratum] >= 1 for stratum in non_empty)
+
+
 def test_a_size_beyond_the_scope_takes_every_unit_and_no_more() -> None:
     assert allocate({"a": 3, "b": 2, "empty": 0}, 9) == {"a": 3, "b": 2, "empty": 0}
 
