@@ -54,8 +54,9 @@ class Estimate:
     drawn: int
     population: int  # N in scope
     confidence: float  # 0.95
-    complete: bool  # every drawn unit checked
+    complete: bool  # every drawn unit checked, and every non-empty stratum has a unit checked
     method: str  # a stable code naming the interval, e.g. "stratified-wilson"
+    uncovered: int = 0  # the population of strata with no unit checked: the estimate leaves it out
 
 
 @lru_cache(maxsize=16)
@@ -68,7 +69,10 @@ def estimate(strata: Mapping[str, StratumSample], confidence: float = 0.95) -> E
     """The share over the whole scope, from the units checked so far, with its interval."""
     drawn = sum(sample.drawn for sample in strata.values())
     population = sum(sample.population for sample in strata.values())
-    complete = all(len(sample.checked) >= sample.drawn for sample in strata.values())
+    # A non-empty stratum with nothing checked (even with nothing drawn) is left out of the estimate,
+    # so the estimate is not the whole scope's, however many of the drawn units were checked.
+    uncovered = sum(sample.population for sample in strata.values() if not sample.checked)
+    complete = not uncovered and all(len(sample.checked) >= sample.drawn for sample in strata.values())
     in_domain = sum(1 for sample in strata.values() for unit in sample.checked if unit.denominator > 0)
     # A stratum with no check yet says nothing: the estimate covers the strata checked so far.
     covered = [sample for sample in strata.values() if sample.checked]
@@ -84,7 +88,7 @@ def estimate(strata: Mapping[str, StratumSample], confidence: float = 0.95) -> E
             confidence,
         )
         value, low, high = float(values[0]), float(lows[0]), float(highs[0])
-    return Estimate(value, low, high, in_domain, drawn, population, confidence, complete, METHOD)
+    return Estimate(value, low, high, in_domain, drawn, population, confidence, complete, METHOD, uncovered)
 
 
 def estimate_many(

@@ -203,6 +203,28 @@ def test_an_incomplete_plan_estimates_from_the_units_checked_so_far_and_says_so(
     )
     assert result.value == pytest.approx(0.8)
     assert (result.checked, result.drawn, result.population, result.complete) == (10, 45, 900, False)
+    assert result.uncovered == 300
+
+
+def test_a_plan_with_a_stratum_never_drawn_is_not_complete_and_says_how_much_it_leaves_out() -> None:
+    result = estimate(
+        {
+            "a": StratumSample(population=1_000, drawn=2, checked=_citations(2, 0)),
+            "b": StratumSample(population=10, drawn=0, checked=[]),
+            "empty": StratumSample(population=0, drawn=0, checked=[]),
+        }
+    )
+    assert (result.complete, result.uncovered) == (False, 10)
+
+
+def test_a_plan_with_every_stratum_checked_leaves_nothing_out() -> None:
+    result = estimate(
+        {
+            "a": StratumSample(population=1_000, drawn=2, checked=_citations(2, 0)),
+            "b": StratumSample(population=10, drawn=1, checked=[Unit(0, 0)]),
+        }
+    )
+    assert (result.complete, result.uncovered) == (True, 0)
 
 
 def test_an_incomplete_plan_is_less_sure_than_the_same_plan_complete() -> None:
