@@ -185,6 +185,16 @@ def test_a_sample_where_no_citation_counts_still_has_an_interval_above_zero() ->
     assert result.high is not None and 0.04 < result.high < 0.1
 
 
+def test_statements_whose_every_citation_counts_are_as_sure_as_their_number_not_their_citations() -> None:
+    # A statement's citations tend to fail together: 30 statements of 10 citations are 30 units, not
+    # 300 (whose lower bound would be 0.987).
+    statements = estimate({"a": StratumSample(population=1_000, drawn=30, checked=[Unit(10, 10)] * 30)})
+    citations = estimate({"a": StratumSample(population=1_000, drawn=30, checked=_citations(30, 0))})
+    assert statements.value == 1.0 and statements.low is not None
+    assert statements.low == pytest.approx(citations.low, abs=1e-12)
+    assert 0.87 < statements.low < 0.89
+
+
 def test_a_stratum_with_one_unit_checked_widens_the_interval_rather_than_narrowing_it() -> None:
     alone = {"a": StratumSample(population=500, drawn=20, checked=_citations(20, 0))}
     with_one = {**alone, "b": StratumSample(population=500, drawn=20, checked=_citations(0, 1))}
