@@ -94,6 +94,21 @@ def test_a_stratum_too_small_for_a_unit_in_proportion_still_gets_one() -> None:
     assert allocate({"big": 5_000, "rare": 3}, 20) == {"big": 19, "rare": 1}
 
 
+def test_a_sample_smaller_than_the_strata_goes_in_proportion_so_the_largest_is_never_skipped() -> None:
+    # Holding "b" and "c" at one unit each would leave "a", 98% of the scope, with none.
+    assert allocate({"a": 1_000, "b": 10, "c": 5}, 2) == {"a": 2, "b": 0, "c": 0}
+    assert allocate({"a": 1_000, "b": 10, "c": 5, "empty": 0}, 3) == {"a": 1, "b": 1, "c": 1, "empty": 0}
+
+
+def test_every_non_empty_stratum_gets_a_unit_when_the_size_allows_one_each() -> None:
+    rng = random.Random(46)
+    for _ in range(2_000):
+        population = {f"s{i}": rng.choice([0, 1, 2, 3, 7, 40, 900]) for i in range(rng.randint(1, 7))}
+        non_empty = [stratum for stratum, count in population.items() if count > 0]
+        sizes = allocate(population, rng.randint(len(non_empty), sum(population.values()) + 3))
+        assert all(sizes[stratum] >= 1 for stratum in non_empty)
+
+
 def test_a_size_beyond_the_scope_takes_every_unit_and_no_more() -> None:
     assert allocate({"a": 3, "b": 2, "empty": 0}, 9) == {"a": 3, "b": 2, "empty": 0}
 
@@ -170,6 +185,16 @@ def test_a_sample_where_no_citation_counts_still_has_an_interval_above_zero() ->
     assert result.high is not None and 0.04 < result.high < 0.1
 
 
+def test_statements_whose_every_citation_counts_are_as_sure_as_their_number_not_their_citations() -> None:
+    # A statement's citations tend to fail together: 30 statements of 10 citations are 30 units, not
+    # 300 (whose lower bound would be 0.987).
+    statements = estimate({"a": StratumSample(population=1_000, drawn=30, checked=[Unit(10, 10)] * 30)})
+    citations = estimate({"a": StratumSample(population=1_000, drawn=30, checked=_citations(30, 0))})
+    assert statements.value == 1.0 and statements.low is not None
+    assert statements.low == pytest.approx(citations.low, abs=1e-12)
+    assert 0.87 < statements.low < 0.89
+
+
 def test_a_stratum_with_one_unit_checked_widens_the_interval_rather_than_narrowing_it() -> None:
     alone = {"a": StratumSample(population=500, drawn=20, checked=_citations(20, 0))}
     with_one = {**alone, "b": StratumSample(population=500, drawn=20, checked=_citations(0, 1))}
@@ -188,6 +213,28 @@ def test_an_incomplete_plan_estimates_from_the_units_checked_so_far_and_says_so(
     )
     assert result.value == pytest.approx(0.8)
     assert (result.checked, result.drawn, result.population, result.complete) == (10, 45, 900, False)
+    assert result.uncovered == 300
+
+
+def test_a_plan_with_a_stratum_never_drawn_is_not_complete_and_says_how_much_it_leaves_out() -> None:
+    result = estimate(
+        {
+            "a": StratumSample(population=1_000, drawn=2, checked=_citations(2, 0)),
+            "b": StratumSample(population=10, drawn=0, checked=[]),
+            "empty": StratumSample(population=0, drawn=0, checked=[]),
+        }
+    )
+    assert (result.complete, result.uncovered) == (False, 10)
+
+
+def test_a_plan_with_every_stratum_checked_leaves_nothing_out() -> None:
+    result = estimate(
+        {
+            "a": StratumSample(population=1_000, drawn=2, checked=_citations(2, 0)),
+            "b": StratumSample(population=10, drawn=1, checked=[Unit(0, 0)]),
+        }
+    )
+    assert (result.complete, result.uncovered) == (True, 0)
 
 
 def test_an_incomplete_plan_is_less_sure_than_the_same_plan_complete() -> None:

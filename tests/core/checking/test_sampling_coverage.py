@@ -62,12 +62,26 @@ def _statements(seed: int) -> Population:
     return population
 
 
+def _clustered_near_one(seed: int) -> Population:
+    """Statement units of 3 to 8 citations each, about 98.5% of which count, failing together (each
+    statement's own rate from a beta): many samples have no failure at all, p̂ = 1, and the interval
+    then rests on the number of statements alone."""
+    rng = np.random.default_rng(seed)
+    population: Population = {}
+    for (stratum, count), rate in zip(STRATA.items(), (0.99, 0.98, 0.97), strict=True):
+        citations = rng.integers(3, 9, size=count)
+        own_rates = rng.beta(rate * 12, (1 - rate) * 12, size=count)
+        population[stratum] = (rng.binomial(citations, own_rates).astype(np.float64), citations.astype(np.float64))
+    return population
+
+
 POPULATIONS: dict[str, Callable[[], Population]] = {
     "precision 0.60": lambda: _citations((0.65, 0.55, 0.45), seed=1),
     "precision 0.85": lambda: _citations((0.90, 0.80, 0.70), seed=2),
     "precision 0.97": lambda: _citations((0.98, 0.96, 0.94), seed=3),
     "a domain: worthy statements only": lambda: _domain(seed=4),
     "a ratio: statements with several citations": lambda: _statements(seed=5),
+    "a ratio near 1: statements whose citations fail together": lambda: _clustered_near_one(seed=6),
 }
 
 
