@@ -143,6 +143,15 @@ _CURRENCY_KIND = {"us$": "$", "$": "$", "€": "€", "£": "£", "¥": "円"}
 # A figure said to be about (``約2,500万人``, ``about 25 million``) is met by the precise one it rounds
 # (``2,507万人``), as ``compare`` holds them; any other is met only by its own value.
 _ABOUT = re.compile(r"(?:約|およそ|おおよそ|ほぼ|about|around|approximately|roughly|some|nearly|almost)[ \t]*$", re.I)
+# A month's short name, as a case-folded key has it: an English date is written both ways ("Oct. 7",
+# "October 7"). ``may`` is its own name; ``mar`` and ``dec`` only beside a figure (``#``), where they
+# are months (not "mar the view", "dec" of a decimal type).
+_MONTH_NAMES = {"jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
+                "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
+                "nov": "november", "dec": "december"}  # fmt: skip
+_MONTH_SHORT = re.compile(
+    r"\b(jan|feb|apr|jun|jul|aug|sept|sep|oct|nov|(?:mar|dec)(?=\.?[ \t]*#)|(?<=# )(?:mar|dec))\b"
+)
 # Citation markers, links and emphasis are the answer's, not the claim's: [1], [web:3], 【4:0†source】.
 _CLAIM_NOISE = re.compile(r"【[^】\n]{0,40}】|\(?https?://\S+\)?|[*_`]+")
 
@@ -431,7 +440,13 @@ def _claim_text(claim: str) -> str:
 def _normalised(text: str) -> str:
     """Full-width and half-width alike, case folded, every figure ``#``, punctuation a space."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    return _NOT_WORD.sub(" ", _DIGITS.sub("#", folded))
+    return _NOT_WORD.sub(" ", _months_named(_DIGITS.sub("#", folded)))
+
+
+def _months_named(key: str) -> str:
+    """A month's short name read as its name (``oct`` = ``october``): a date is written both ways
+    ("Release date: Oct. 7, 2024" for "released on October 7, 2024")."""
+    return _MONTH_SHORT.sub(lambda short: _MONTH_NAMES[short.group(1)], key)
 
 
 def _figure_values(text: str) -> frozenset[str]:
@@ -601,7 +616,7 @@ def _sentences(text: str) -> tuple[list[tuple[int, int]], list[str]]:
     if any(stop - start > MAX_SENTENCE_CHARS for start, stop in spans):
         spans = [piece for start, stop in spans for piece in _pieces(text, start, stop)]
     joined = _SEPARATOR.join([clean[start:stop] for start, stop in spans])
-    keys = _DIGITS.sub("#", unicodedata.normalize("NFKC", joined).casefold()).split(_SEPARATOR)
+    keys = _months_named(_DIGITS.sub("#", unicodedata.normalize("NFKC", joined).casefold())).split(_SEPARATOR)
     if clean.startswith("|") or "\n|" in clean:
         keys = _with_headers(keys, budget=len(text))
     return spans, keys

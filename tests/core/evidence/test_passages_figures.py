@@ -94,3 +94,21 @@ def test_a_count_of_years_is_no_other_year():
     )
     found = texts("2023年の出生数は約72万人だった。", text)
     assert found[0] == "出生数は72万7277人で、8年連続の減少となった。"
+
+
+def test_a_months_short_name_reads_as_its_name():
+    # A date is written both ways: "Oct. 7" on the page, "October 7" in the answer.
+    text = (
+        "Python 3.13.0 is the newest major release of the Python programming language.\n\n"
+        "This is the stable release of Python 3.13.0.\n\nRelease date: Oct. 7, 2024\n\n"
+        "Python 3.13.0 was preceded by release candidate 3.\n\nThe release notes list every stable change."
+    )
+    found = texts("Python 3.13.0 was released as a stable release on October 7, 2024.", text)
+    assert found[0] == "Release date: Oct. 7, 2024"
+
+
+def test_mar_and_dec_are_months_only_beside_a_figure():
+    from citeview.core.evidence.passages import _normalised
+
+    assert _normalised("3 Mar 2025, Dec. 5") == "# march # december #"
+    assert _normalised("nothing to mar the view of type dec") == "nothing to mar the view of type dec"
