@@ -22,7 +22,8 @@ character bigrams, other text by its words; full-width and half-width characters
 4. Ranked: a window that states another value of a kind the claim states (``20%`` against the
    claim's ``8%``, ``2019年`` against its ``2023年``; the kind is what stands beside the figure: %, °, a
    year, a currency, a counter) and not the claim's ranks below the best window that holds the
-   claim's figures, however many of the claim's words it shares (its score stays its own). A pair one of whose
+   claim's figures, however many of the claim's words it shares (its score stays its own); a window
+   holding none of the claim's figures, below the best that holds them all. A pair one of whose
    sentences holds the claim's figures and at least :data:`ALONE_SHARE` of what the pair holds of its
    words is shown as that sentence.
 
@@ -357,11 +358,8 @@ def _chosen(found: list[_Scored], sentences: SnapshotSentences, best: int) -> li
     repeats its lines: "Winds W at 10 to 20 mph." tonight and tomorrow). A window that states another
     value of a kind the claim states, and not the claim's, ranks below the best window that holds the
     claim's figures, however many more of the claim's words it shares: it is about another day, year
-    or place. Its score stays its own."""
-    holding = [one.rank for one in found if one.figures > 0 and not one.contradicted]
-    if holding:
-        ceiling = max(holding) - 1
-        found = [replace(one, rank=min(one.rank, ceiling)) if one.contradicted else one for one in found]
+    or place; one holding none of them, below the best holding them all (``_ranked_by_figures``)."""
+    found = _ranked_by_figures(found)
     found.sort(
         key=lambda one: (one.rank, not one.contradicted, one.figures, one.start - one.end, one.start), reverse=True
     )
@@ -380,6 +378,26 @@ def _chosen(found: list[_Scored], sentences: SnapshotSentences, best: int) -> li
         if len(chosen) == best:
             break
     return chosen
+
+
+def _ranked_by_figures(found: list[_Scored]) -> list[_Scored]:
+    """A window stating another value of a kind the claim states, and not the claim's, ranks just
+    below the best window that holds any of the claim's figures; a window holding none of them ranks
+    just below the best that holds them all ("The bill passed 142-12" before "Lawmakers approved the
+    levy" for "approved by 142 votes to 12": what an editor checks is the figures). Scores stay."""
+    found = _below_the_best(found, lambda one: one.figures > 0, lambda one: one.contradicted)
+    return _below_the_best(found, lambda one: one.figures == 1, lambda one: one.figures == 0)
+
+
+def _below_the_best(
+    found: list[_Scored], better: Callable[[_Scored], bool], worse: Callable[[_Scored], bool]
+) -> list[_Scored]:
+    """The ``worse`` windows ranked just below the best ``better`` one that is not contradicted."""
+    ranks = [one.rank for one in found if better(one) and not one.contradicted]
+    if not ranks:
+        return found
+    ceiling = max(ranks) - 1
+    return [replace(one, rank=min(one.rank, ceiling)) if worse(one) else one for one in found]
 
 
 def _claim_words(claim_key: str) -> list[frozenset[str]]:

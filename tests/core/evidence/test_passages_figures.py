@@ -112,3 +112,16 @@ def test_mar_and_dec_are_months_only_beside_a_figure():
 
     assert _normalised("3 Mar 2025, Dec. 5") == "# march # december #"
     assert _normalised("nothing to mar the view of type dec") == "nothing to mar the view of type dec"
+
+
+def test_a_window_holding_none_of_the_claims_figures_ranks_below_one_holding_them_all():
+    # The opening shares more of the claim's words; the sentence with the vote is what can be checked.
+    text = (
+        "Lawmakers approve levy on single-use plastic packaging\n\n"
+        "Lawmakers on Wednesday approved a levy on single-use plastic packaging, ending two years of argument.\n\n"
+        "The bill passed 142-12, with 10 abstentions.\n\n"
+        "A previous attempt failed in 2023, when the bill was defeated 71-88.\n\n"
+        "Producers will pay 80 cents for every kilogram of plastic packaging they sell."
+    )
+    found = texts("Lawmakers approved the plastic packaging levy by 142 votes to 12.", text)
+    assert found[0] == "The bill passed 142-12, with 10 abstentions."
