@@ -18,7 +18,8 @@ character bigrams, other text by its words; full-width and half-width characters
    the window holds, by value (``30,000`` = ``3万``, ``令和8年`` = 2026). A paraphrase that holds them
    ("adopted 142-12, with 10 abstentions") comes before an opening paragraph that shares more words.
 
-   A figure said to be about (``約2,500万人``) is held by the precise one it rounds (``2,507万人``).
+   A figure said to be about (``約2,500万人``) is held by the precise one it rounds (``2,507万人``); a
+   figure a window holds only as a day or a month of a date (the 1 of ``4月1日``) holds only a day.
 4. Ranked: a window that states another value of a kind the claim states (``20%`` against the
    claim's ``8%``, ``2019年`` against its ``2023年``; the kind is what stands beside the figure: %, °, a
    year, a currency, a counter) and not the claim's ranks below the best window that holds the
@@ -203,8 +204,12 @@ class SnapshotSentences:
         return self._forms[sentence]
 
     def figures(self, sentence: int) -> frozenset[str]:
+        """The sentence's figures and dates (``_figure_values``), less those it holds only as a day or a
+        month of a date (``_dated_only``): marked ``day:``, so that they meet only a claim's day."""
         if sentence not in self._figures:
-            self._figures[sentence] = _figure_values(self.text[slice(*self.spans[sentence])])
+            text = self.text[slice(*self.spans[sentence])]
+            values, dated = _figure_values(text), _dated_only(text)
+            self._figures[sentence] = (values - dated) | {f"day:{value}" for value in dated}
         return self._figures[sentence]
 
     def kinds(self, sentence: int) -> frozenset[tuple[str, str]]:
@@ -486,6 +491,18 @@ def _figure_values(text: str) -> frozenset[str]:
     return frozenset(values)
 
 
+def _dated_only(text: str) -> frozenset[str]:
+    """The figures ``text`` holds only as a day or a month of a date (the 1 of ``4月1日``): not the 1
+    of ``1回``. Read only where a Japanese date could be."""
+    if "月" not in text and "日" not in text:
+        return frozenset()
+    plain = folded(unicodedata.normalize("NFKC", text))
+    dated, other = set(), set()
+    for match in _DIGITS.finditer(plain):
+        (dated if plain[match.end() : match.end() + 1] in ("月", "日") else other).add(number_value(match.group(0)))
+    return frozenset(dated - other)
+
+
 def _kinded_figures(text: str) -> tuple[tuple[str, str, bool], ...]:
     """Each figure of ``text`` that says what kind it is, as (value, kind, about): its value (and its
     value with its scale: ``2,507万人`` is 2507 and 25070000, both of kind 人; ``72万7277人`` is 727277 and
@@ -571,7 +588,9 @@ def _claim_figures(claim: str) -> _ClaimFigures:
     kinds: dict[str, set[str]] = {}
     for value, kind, _about in kinded:
         kinds.setdefault(kind, set()).add(value)
-    return _ClaimFigures(_figure_values(claim), steps, {kind: frozenset(values) for kind, values in kinds.items()})
+    dated = _dated_only(claim)
+    values = (_figure_values(claim) - dated) | {f"day:{value}" for value in dated}
+    return _ClaimFigures(values, steps, {kind: frozenset(values) for kind, values in kinds.items()})
 
 
 def _round_step(value: str) -> Decimal | None:

@@ -125,3 +125,32 @@ def test_a_window_holding_none_of_the_claims_figures_ranks_below_one_holding_the
     )
     found = texts("Lawmakers approved the plastic packaging levy by 142 votes to 12.", text)
     assert found[0] == "The bill passed 142-12, with 10 abstentions."
+
+
+def test_a_day_of_a_date_is_not_the_claims_count():
+    # The 1 of 4月1日 is a day: it does not hold the claim's 1回 (one ride); the fare's 1乗車 does.
+    text = (
+        "高齢者おでかけ支援事業のご案内\n\n"
+        "市では、高齢者の外出機会を増やすため、路線バスの運賃を割り引く事業を実施しています。\n\n"
+        "令和7年4月1日から、対象年齢を70歳以上から65歳以上に引き下げました。\n\n"
+        "- 市内の路線バスは、1乗車につき100円でご利用いただけます。\n"
+        "- 通常運賃が100円未満の区間は、通常運賃となります。\n\n"
+        "- 市内に住民登録のある65歳以上の方\n\n"
+        "ICカードの発行手数料は500円です。\n"
+    )
+    scores = {
+        passage.text: passage.score
+        for passage in find_passages("この市では、65歳以上の市民がバスに1回100円で乗れる。", text)
+    }
+    fare, date = (
+        "- 市内の路線バスは、1乗車につき100円でご利用いただけます。",
+        "令和7年4月1日から、対象年齢を70歳以上から65歳以上に引き下げました。",
+    )
+    assert scores[fare] > scores.get(date, 0)
+
+
+def test_a_day_of_the_claims_date_is_still_held():
+    from citeview.core.evidence.passages import _claim_figures, _dated_only
+
+    assert _dated_only("4月1日から1回100円") == frozenset({"4"})
+    assert "day:4" in _claim_figures("4月1日").values
