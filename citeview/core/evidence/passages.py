@@ -497,7 +497,8 @@ def _dated_only(text: str) -> frozenset[str]:
     if "月" not in text and "日" not in text:
         return frozenset()
     plain = folded(unicodedata.normalize("NFKC", text))
-    dated, other = set(), set()
+    dated: set[str] = set()
+    other: set[str] = set()
     for match in _DIGITS.finditer(plain):
         (dated if plain[match.end() : match.end() + 1] in ("月", "日") else other).add(number_value(match.group(0)))
     return frozenset(dated - other)
