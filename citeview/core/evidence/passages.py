@@ -18,11 +18,13 @@ character bigrams, other text by its words; full-width and half-width characters
    the window holds, by value (``30,000`` = ``3万``, ``令和8年`` = 2026). A paraphrase that holds them
    ("adopted 142-12, with 10 abstentions") comes before an opening paragraph that shares more words.
 
-   A figure said to be about (``約2,500万人``) is held by the precise one it rounds (``2,507万人``).
+   A figure said to be about (``約2,500万人``) is held by the precise one it rounds (``2,507万人``); a
+   figure a window holds only as a day or a month of a date (the 1 of ``4月1日``) holds only a day.
 4. Ranked: a window that states another value of a kind the claim states (``20%`` against the
    claim's ``8%``, ``2019年`` against its ``2023年``; the kind is what stands beside the figure: %, °, a
    year, a currency, a counter) and not the claim's ranks below the best window that holds the
-   claim's figures, however many of the claim's words it shares (its score stays its own). A pair one of whose
+   claim's figures, however many of the claim's words it shares (its score stays its own); a window
+   holding none of the claim's figures, below the best that holds them all. A pair one of whose
    sentences holds the claim's figures and at least :data:`ALONE_SHARE` of what the pair holds of its
    words is shown as that sentence.
 
@@ -143,6 +145,15 @@ _CURRENCY_KIND = {"us$": "$", "$": "$", "€": "€", "£": "£", "¥": "円"}
 # A figure said to be about (``約2,500万人``, ``about 25 million``) is met by the precise one it rounds
 # (``2,507万人``), as ``compare`` holds them; any other is met only by its own value.
 _ABOUT = re.compile(r"(?:約|およそ|おおよそ|ほぼ|about|around|approximately|roughly|some|nearly|almost)[ \t]*$", re.I)
+# A month's short name, as a case-folded key has it: an English date is written both ways ("Oct. 7",
+# "October 7"). ``may`` is its own name; ``mar`` and ``dec`` only beside a figure (``#``), where they
+# are months (not "mar the view", "dec" of a decimal type).
+_MONTH_NAMES = {"jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
+                "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
+                "nov": "november", "dec": "december"}  # fmt: skip
+_MONTH_SHORT = re.compile(
+    r"\b(jan|feb|apr|jun|jul|aug|sept|sep|oct|nov|(?:mar|dec)(?=\.?[ \t]*#)|(?<=# )(?:mar|dec))\b"
+)
 # Citation markers, links and emphasis are the answer's, not the claim's: [1], [web:3], 【4:0†source】.
 _CLAIM_NOISE = re.compile(r"【[^】\n]{0,40}】|\(?https?://\S+\)?|[*_`]+")
 
@@ -193,8 +204,12 @@ class SnapshotSentences:
         return self._forms[sentence]
 
     def figures(self, sentence: int) -> frozenset[str]:
+        """The sentence's figures and dates (``_figure_values``), less those it holds only as a day or a
+        month of a date (``_dated_only``): marked ``day:``, so that they meet only a claim's day."""
         if sentence not in self._figures:
-            self._figures[sentence] = _figure_values(self.text[slice(*self.spans[sentence])])
+            text = self.text[slice(*self.spans[sentence])]
+            values, dated = _figure_values(text), _dated_only(text)
+            self._figures[sentence] = (values - dated) | {f"day:{value}" for value in dated}
         return self._figures[sentence]
 
     def kinds(self, sentence: int) -> frozenset[tuple[str, str]]:
@@ -348,11 +363,8 @@ def _chosen(found: list[_Scored], sentences: SnapshotSentences, best: int) -> li
     repeats its lines: "Winds W at 10 to 20 mph." tonight and tomorrow). A window that states another
     value of a kind the claim states, and not the claim's, ranks below the best window that holds the
     claim's figures, however many more of the claim's words it shares: it is about another day, year
-    or place. Its score stays its own."""
-    holding = [one.rank for one in found if one.figures > 0 and not one.contradicted]
-    if holding:
-        ceiling = max(holding) - 1
-        found = [replace(one, rank=min(one.rank, ceiling)) if one.contradicted else one for one in found]
+    or place; one holding none of them, below the best holding them all (``_ranked_by_figures``)."""
+    found = _ranked_by_figures(found)
     found.sort(
         key=lambda one: (one.rank, not one.contradicted, one.figures, one.start - one.end, one.start), reverse=True
     )
@@ -371,6 +383,26 @@ def _chosen(found: list[_Scored], sentences: SnapshotSentences, best: int) -> li
         if len(chosen) == best:
             break
     return chosen
+
+
+def _ranked_by_figures(found: list[_Scored]) -> list[_Scored]:
+    """A window stating another value of a kind the claim states, and not the claim's, ranks just
+    below the best window that holds any of the claim's figures; a window holding none of them ranks
+    just below the best that holds them all ("The bill passed 142-12" before "Lawmakers approved the
+    levy" for "approved by 142 votes to 12": what an editor checks is the figures). Scores stay."""
+    found = _below_the_best(found, lambda one: one.figures > 0, lambda one: one.contradicted)
+    return _below_the_best(found, lambda one: one.figures == 1, lambda one: one.figures == 0)
+
+
+def _below_the_best(
+    found: list[_Scored], better: Callable[[_Scored], bool], worse: Callable[[_Scored], bool]
+) -> list[_Scored]:
+    """The ``worse`` windows ranked just below the best ``better`` one that is not contradicted."""
+    ranks = [one.rank for one in found if better(one) and not one.contradicted]
+    if not ranks:
+        return found
+    ceiling = max(ranks) - 1
+    return [replace(one, rank=min(one.rank, ceiling)) if worse(one) else one for one in found]
 
 
 def _claim_words(claim_key: str) -> list[frozenset[str]]:
@@ -431,7 +463,13 @@ def _claim_text(claim: str) -> str:
 def _normalised(text: str) -> str:
     """Full-width and half-width alike, case folded, every figure ``#``, punctuation a space."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    return _NOT_WORD.sub(" ", _DIGITS.sub("#", folded))
+    return _NOT_WORD.sub(" ", _months_named(_DIGITS.sub("#", folded)))
+
+
+def _months_named(key: str) -> str:
+    """A month's short name read as its name (``oct`` = ``october``): a date is written both ways
+    ("Release date: Oct. 7, 2024" for "released on October 7, 2024")."""
+    return _MONTH_SHORT.sub(lambda short: _MONTH_NAMES[short.group(1)], key)
 
 
 def _figure_values(text: str) -> frozenset[str]:
@@ -451,6 +489,19 @@ def _figure_values(text: str) -> frozenset[str]:
         year = 1 if match.group(2) == "元" else int(match.group(2))
         values.add(str(_ERA_BASE[match.group(1)] + year))
     return frozenset(values)
+
+
+def _dated_only(text: str) -> frozenset[str]:
+    """The figures ``text`` holds only as a day or a month of a date (the 1 of ``4月1日``): not the 1
+    of ``1回``. Read only where a Japanese date could be."""
+    if "月" not in text and "日" not in text:
+        return frozenset()
+    plain = folded(unicodedata.normalize("NFKC", text))
+    dated: set[str] = set()
+    other: set[str] = set()
+    for match in _DIGITS.finditer(plain):
+        (dated if plain[match.end() : match.end() + 1] in ("月", "日") else other).add(number_value(match.group(0)))
+    return frozenset(dated - other)
 
 
 def _kinded_figures(text: str) -> tuple[tuple[str, str, bool], ...]:
@@ -538,7 +589,9 @@ def _claim_figures(claim: str) -> _ClaimFigures:
     kinds: dict[str, set[str]] = {}
     for value, kind, _about in kinded:
         kinds.setdefault(kind, set()).add(value)
-    return _ClaimFigures(_figure_values(claim), steps, {kind: frozenset(values) for kind, values in kinds.items()})
+    dated = _dated_only(claim)
+    values = (_figure_values(claim) - dated) | {f"day:{value}" for value in dated}
+    return _ClaimFigures(values, steps, {kind: frozenset(values) for kind, values in kinds.items()})
 
 
 def _round_step(value: str) -> Decimal | None:
@@ -601,7 +654,7 @@ def _sentences(text: str) -> tuple[list[tuple[int, int]], list[str]]:
     if any(stop - start > MAX_SENTENCE_CHARS for start, stop in spans):
         spans = [piece for start, stop in spans for piece in _pieces(text, start, stop)]
     joined = _SEPARATOR.join([clean[start:stop] for start, stop in spans])
-    keys = _DIGITS.sub("#", unicodedata.normalize("NFKC", joined).casefold()).split(_SEPARATOR)
+    keys = _months_named(_DIGITS.sub("#", unicodedata.normalize("NFKC", joined).casefold())).split(_SEPARATOR)
     if clean.startswith("|") or "\n|" in clean:
         keys = _with_headers(keys, budget=len(text))
     return spans, keys

@@ -362,7 +362,9 @@ def test_a_paraphrase_that_holds_the_claims_figures_comes_before_an_opening_that
     assert found[0].text == "The text was adopted 142-12, with 10 abstentions."
     assert found[1].text.startswith("The UN General Assembly on Friday overwhelmingly voted")
     assert len(found) == 3 and found[2].text.startswith("The New York Declaration endorsed")
-    monkeypatch.setattr(passages, "FIGURE_WEIGHT", 0)  # by its words alone, the opening comes first
+    # By its words alone (no figures counted, nor ranked by), the opening comes first.
+    monkeypatch.setattr(passages, "FIGURE_WEIGHT", 0)
+    monkeypatch.setattr(passages, "_ranked_by_figures", lambda found: found)
     assert find_passages(VOTE_CLAIM, VOTE_PAGE)[0].text.startswith("The UN General Assembly on Friday")
 
 

@@ -94,3 +94,63 @@ def test_a_count_of_years_is_no_other_year():
     )
     found = texts("2023年の出生数は約72万人だった。", text)
     assert found[0] == "出生数は72万7277人で、8年連続の減少となった。"
+
+
+def test_a_months_short_name_reads_as_its_name():
+    # A date is written both ways: "Oct. 7" on the page, "October 7" in the answer.
+    text = (
+        "Python 3.13.0 is the newest major release of the Python programming language.\n\n"
+        "This is the stable release of Python 3.13.0.\n\nRelease date: Oct. 7, 2024\n\n"
+        "Python 3.13.0 was preceded by release candidate 3.\n\nThe release notes list every stable change."
+    )
+    found = texts("Python 3.13.0 was released as a stable release on October 7, 2024.", text)
+    assert found[0] == "Release date: Oct. 7, 2024"
+
+
+def test_mar_and_dec_are_months_only_beside_a_figure():
+    from citeview.core.evidence.passages import _normalised
+
+    assert _normalised("3 Mar 2025, Dec. 5") == "# march # december #"
+    assert _normalised("nothing to mar the view of type dec") == "nothing to mar the view of type dec"
+
+
+def test_a_window_holding_none_of_the_claims_figures_ranks_below_one_holding_them_all():
+    # The opening shares more of the claim's words; the sentence with the vote is what can be checked.
+    text = (
+        "Lawmakers approve levy on single-use plastic packaging\n\n"
+        "Lawmakers on Wednesday approved a levy on single-use plastic packaging, ending two years of argument.\n\n"
+        "The bill passed 142-12, with 10 abstentions.\n\n"
+        "A previous attempt failed in 2023, when the bill was defeated 71-88.\n\n"
+        "Producers will pay 80 cents for every kilogram of plastic packaging they sell."
+    )
+    found = texts("Lawmakers approved the plastic packaging levy by 142 votes to 12.", text)
+    assert found[0] == "The bill passed 142-12, with 10 abstentions."
+
+
+def test_a_day_of_a_date_is_not_the_claims_count():
+    # The 1 of 4月1日 is a day: it does not hold the claim's 1回 (one ride); the fare's 1乗車 does.
+    text = (
+        "高齢者おでかけ支援事業のご案内\n\n"
+        "市では、高齢者の外出機会を増やすため、路線バスの運賃を割り引く事業を実施しています。\n\n"
+        "令和7年4月1日から、対象年齢を70歳以上から65歳以上に引き下げました。\n\n"
+        "- 市内の路線バスは、1乗車につき100円でご利用いただけます。\n"
+        "- 通常運賃が100円未満の区間は、通常運賃となります。\n\n"
+        "- 市内に住民登録のある65歳以上の方\n\n"
+        "ICカードの発行手数料は500円です。\n"
+    )
+    scores = {
+        passage.text: passage.score
+        for passage in find_passages("この市では、65歳以上の市民がバスに1回100円で乗れる。", text)
+    }
+    fare, date = (
+        "- 市内の路線バスは、1乗車につき100円でご利用いただけます。",
+        "令和7年4月1日から、対象年齢を70歳以上から65歳以上に引き下げました。",
+    )
+    assert scores[fare] > scores.get(date, 0)
+
+
+def test_a_day_of_the_claims_date_is_still_held():
+    from citeview.core.evidence.passages import _claim_figures, _dated_only
+
+    assert _dated_only("4月1日から1回100円") == frozenset({"4"})
+    assert "day:4" in _claim_figures("4月1日").values
