@@ -19,7 +19,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from citeview.core.checking.final import FinalVerdict, final_verdict
+from citeview.core.checking.final import FinalVerdict, final_verdict, needed_final_verdict
 from citeview.core.checking.items import citation_item_key, statement_item_key
 from citeview.core.checking.metrics import StatementJudgement
 from citeview.core.checking.plan_units import (
@@ -34,7 +34,7 @@ from citeview.core.checking.sampling import Estimate, StratumSample, Unit, estim
 from citeview.core.checking.statements import Statement, statements
 from citeview.dumps.models import Dump, DumpResponse
 from citeview.review.models import Check, CheckPlan, PlanItem, PlanUnit
-from citeview.review.selectors import checks_visible_to, hidden_check_count
+from citeview.review.selectors import checks_visible_to, hidden_check_count, with_independence
 
 # The estimates a plan gives, in the order every reader shows them.
 ESTIMATES = (PRECISION, RECALL, *VERDICT_SHARES)
@@ -77,7 +77,9 @@ def plan_estimates(plan: CheckPlan, user: Any) -> dict[str, Any]:
     dump_ids = sorted({item.dump_id for item in items})
     checks = Check.objects.filter(dump__in=dump_ids)
     answers = _answers(
-        checks_visible_to(user, checks), checks_visible_to(user, Check.settlements.filter(dump__in=dump_ids))
+        checks_visible_to(user, checks),
+        checks_visible_to(user, Check.settlements.filter(dump__in=dump_ids)),
+        plan.checks_needed,
     )
     if plan.unit == PlanUnit.STATEMENT:
         units = _statement_plan_units(items, answers)
@@ -130,27 +132,30 @@ def _scope_json(plan: CheckPlan) -> dict[str, Any]:
     }
 
 
-def _answers(checks: QuerySet[Check], settlements: QuerySet[Check]) -> _Answers:
+def _answers(checks: QuerySet[Check], settlements: QuerySet[Check], needed: int) -> _Answers:
+    """Final only where ``needed`` independent checks agree (or a settlement): as the walk, which offers
+    an item to another editor until it has them (:func:`needed_final_verdict`)."""
     fields = ("dump_id", "item_key", "statement_key", "kind", "verdict", "verification_worthy")
-    given: defaultdict[tuple[int, str], list[str]] = defaultdict(list)
-    worthy: defaultdict[tuple[int, str], list[str]] = defaultdict(list)
-    together: defaultdict[tuple[int, str], list[str]] = defaultdict(list)
+    given: defaultdict[tuple[int, str], list[tuple[str, bool]]] = defaultdict(list)
+    worthy: defaultdict[tuple[int, str], list[tuple[str, bool]]] = defaultdict(list)
+    together: defaultdict[tuple[int, str], list[tuple[str, bool]]] = defaultdict(list)
     statement_of: dict[tuple[int, str], str] = {}
     unresolved: dict[tuple[int, str], int] = {}
-    for check in checks.only(*fields, "supported_together", "unresolved_count"):
+    read = with_independence(checks).only(*fields, "supported_together", "unresolved_count")
+    for check in read:
         key = (check.dump_id, check.item_key)
         statement_of[key] = check.statement_key
         unresolved[(check.dump_id, check.statement_key)] = check.unresolved_count
         if check.kind == "citation":
-            given[key].append(check.verdict)
+            given[key].append((check.verdict, check.independent))
         elif check.item_key == check.statement_key:
-            worthy[key].append(check.verification_worthy)
-            together[key].append(check.supported_together)
+            worthy[key].append((check.verification_worthy, check.independent))
+            together[key].append((check.supported_together, check.independent))
     settled = {(s.dump_id, s.item_key): s.verdict for s in settlements.only(*fields)}
     return _Answers(
-        verdicts={key: final_verdict(verdicts, settled.get(key, "")) for key, verdicts in given.items()},
-        worthy={key: final_verdict(answers) for key, answers in worthy.items()},
-        together={key: final_verdict(answers) for key, answers in together.items()},
+        verdicts={key: needed_final_verdict(found, settled.get(key, ""), needed) for key, found in given.items()},
+        worthy={key: needed_final_verdict(found, "", needed) for key, found in worthy.items()},
+        together={key: needed_final_verdict(found, "", needed) for key, found in together.items()},
         statement_of=statement_of,
         unresolved=unresolved,
     )

@@ -16,12 +16,12 @@ from django.db.models import Q, QuerySet
 from django.urls import reverse
 
 from citeview.core.checking import sampling
-from citeview.core.checking.final import final_verdict
+from citeview.core.checking.final import needed_final_verdict
 from citeview.core.checking.items import CheckItem
 from citeview.dumps.models import Dump, ReadState, Tag
 from citeview.dumps.selectors import HEAVY_FIELDS, dump_check_items
 from citeview.review.models import FINISHED, Check, CheckPlan, PlanEditor, PlanItem, PlanScopeKind, PlanUnit
-from citeview.review.selectors import independent_checks
+from citeview.review.selectors import independent_checks, with_independence
 
 # A stratum is "provider · model" of the unit's response; a response that names no model reads so.
 STRATUM_JOIN = " · "
@@ -352,7 +352,7 @@ def plan_progress(plan: CheckPlan) -> PlanProgress:
     verdict. Counts only: no verdict is shown, so blind first holds for whoever reads it."""
     items = list(plan.items.values_list("dump_id", "item_key"))
     dump_ids = {dump_id for dump_id, _key in items}
-    answers = _final_answers(dump_ids)
+    answers = _final_answers(dump_ids, plan.checks_needed)
     if plan.unit != PlanUnit.STATEMENT:
         return PlanProgress(sum(1 for item in items if answers.get(item)), len(items))
     covered = _covered_items(plan, dump_ids)
@@ -363,24 +363,25 @@ def plan_progress(plan: CheckPlan) -> PlanProgress:
     return PlanProgress(final, len(items))
 
 
-def _final_answers(dump_ids: set[int]) -> dict[tuple[int, str], bool]:
-    """Per checked item (and statement) of the dumps: whether it has its final answer."""
-    given: dict[tuple[int, str], list[str]] = defaultdict(list)
+def _final_answers(dump_ids: set[int], needed: int) -> dict[tuple[int, str], bool]:
+    """Per checked item (and statement) of the dumps: whether it has its final answer, by the rule the
+    estimates count (:func:`needed_final_verdict`: ``needed`` independent checks agree, or a settlement)."""
+    given: dict[tuple[int, str], list[tuple[str, bool]]] = defaultdict(list)
     settled: dict[tuple[int, str], str] = {}
-    rows = Check.rows.filter(dump_id__in=dump_ids).values_list(
-        "dump_id", "item_key", "kind", "verdict", "verification_worthy", "is_settlement"
+    rows = with_independence(Check.rows.filter(dump_id__in=dump_ids)).values_list(
+        "dump_id", "item_key", "kind", "verdict", "verification_worthy", "is_settlement", "independent"
     )
-    for dump_id, key, kind, verdict, worthy, is_settlement in _iterate(rows):
+    for dump_id, key, kind, verdict, worthy, is_settlement, independent in _iterate(rows):
         answer = verdict if kind == "citation" else worthy
         if is_settlement:
             settled[(dump_id, key)] = answer
         else:
-            given[(dump_id, key)].append(answer)
+            given[(dump_id, key)].append((answer, independent))
     return {
-        place: final_verdict(answers, settled.get(place, "")).verdict is not None
+        place: needed_final_verdict(answers, settled.get(place, ""), needed).verdict is not None
         for place, answers in (given | {place: given.get(place, []) for place in settled}).items()
     }
 
 
-def _iterate(rows: Any) -> Iterator[tuple[int, str, str, str, str, bool]]:
+def _iterate(rows: Any) -> Iterator[tuple[int, str, str, str, str, bool, bool]]:
     yield from rows.iterator(chunk_size=2000)

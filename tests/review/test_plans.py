@@ -276,6 +276,36 @@ def test_the_plan_counts_its_items_with_a_final_verdict(client, editor, second_e
     assert "1 of 20 items have a final verdict" in page
 
 
+def test_one_editors_verdicts_are_not_final_while_the_plan_needs_two_checks(
+    client, editor, second_editor, reviewer, lead, batch
+):
+    """Two checks per item, the first editor checked 8 items, the second none: the walk still offers all
+    8 to the second, so neither progress nor the estimates may count them final."""
+    make_plan(client, lead, batch, [editor, second_editor], checks_needed="2", size="8")
+    plan = the_plan()
+    client.force_login(editor)
+    for item in first_items(plan, 8):
+        save_verdict(client, batch, item.item_key, "complete", plan)
+    client.force_login(second_editor)
+    assert "8 items waiting for you" in client.get(reverse("review:queue")).content.decode()
+    client.force_login(reviewer)
+    assert "0 of 8 items have a final verdict" in client.get(reverse("review:plan", args=[plan.pk])).content.decode()
+    assert verdict_shares_checked(client, plan) == 0
+    # The second editor's agreeing verdicts make them final.
+    client.force_login(second_editor)
+    for item in first_items(plan, 8):
+        save_verdict(client, batch, item.item_key, "complete", plan)
+    client.force_login(reviewer)
+    assert "8 of 8 items have a final verdict" in client.get(reverse("review:plan", args=[plan.pk])).content.decode()
+    assert verdict_shares_checked(client, plan) == 8
+
+
+def verdict_shares_checked(client: Any, plan: CheckPlan) -> int:
+    """How many items the estimate of the share of "complete" verdicts counts (n checked)."""
+    found = client.get(reverse("api:plan", args=[plan.pk])).json()["estimates"]
+    return next(e["checked"] for e in found if e["name"] == "verdict_complete")
+
+
 def test_a_statement_plan_draws_statements_and_opens_their_first_item(client, lead, editor, batch):
     make_plan(client, lead, batch, [editor], unit="statement", size="10")
     plan = the_plan()
