@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from citeview.accounts import roles
 from citeview.core.checking.final import FinalVerdict, final_verdict, needed_final_verdict
 from citeview.core.checking.items import citation_item_key, statement_item_key
 from citeview.core.checking.metrics import StatementJudgement
@@ -33,8 +34,8 @@ from citeview.core.checking.plan_units import (
 from citeview.core.checking.sampling import Estimate, StratumSample, Unit, estimate
 from citeview.core.checking.statements import Statement, statements
 from citeview.dumps.models import Dump, DumpResponse
-from citeview.review.models import Check, CheckPlan, PlanItem, PlanUnit
-from citeview.review.selectors import checks_visible_to, hidden_check_count, with_independence
+from citeview.review.models import RECORDED, Check, CheckPlan, PlanItem, PlanUnit
+from citeview.review.selectors import checks_visible_to, with_independence
 
 # The estimates a plan gives, in the order every reader shows them.
 ESTIMATES = (PRECISION, RECALL, *VERDICT_SHARES)
@@ -93,7 +94,7 @@ def plan_estimates(plan: CheckPlan, user: Any) -> dict[str, Any]:
         "items": len(items),
         "items_checked": checked,  # with every estimate's answers final
         "complete": bool(items) and checked == len(items),
-        "hidden_until_you_check": hidden_check_count(user, _plan_checks(checks, items)),
+        "hidden_until_you_check": _hidden_items(user, checks, items),
         "estimates": estimates,
     }
 
@@ -266,7 +267,28 @@ def _fully_checked(units: dict[str, Unit], plan: CheckPlan) -> bool:
     return wanted <= set(units)
 
 
+def _hidden_items(user: Any, checks: QuerySet[Check], items: list[PlanItem]) -> int:
+    """How many of the plan's items have a check blind first keeps from ``user``: items, not checks,
+    each matched in its own dump (two dumps share item keys such as "r0-c0")."""
+    if not roles.can_record(user):
+        return 0
+    recorded = _plan_checks(checks, items).filter(RECORDED)
+    hidden = recorded.exclude(pk__in=checks_visible_to(user, recorded).values("pk"))
+    drawn = {(item.dump_id, item.item_key) for item in items}
+    found = set()
+    for dump_id, item_key, statement_key in hidden.values_list("dump_id", "item_key", "statement_key"):
+        # A statement plan's item is the statement: its citations' checks are its own.
+        place = (dump_id, item_key) if (dump_id, item_key) in drawn else (dump_id, statement_key)
+        found.add(place)
+    return len(found & drawn)
+
+
 def _plan_checks(checks: QuerySet[Check], items: Iterable[PlanItem]) -> QuerySet[Check]:
-    """The checks of the plan's items (blind first counts what it hides of them)."""
-    keys = {item.item_key for item in items}
-    return checks.filter(Q(item_key__in=keys) | Q(statement_key__in=keys), is_item=True)
+    """The checks of the plan's items, each dump's keys in that dump only."""
+    keys: defaultdict[int, set[str]] = defaultdict(set)
+    for item in items:
+        keys[item.dump_id].add(item.item_key)
+    of_items = Q(pk__in=[])
+    for dump_id, dump_keys in keys.items():
+        of_items |= Q(dump_id=dump_id) & (Q(item_key__in=dump_keys) | Q(statement_key__in=dump_keys))
+    return checks.filter(of_items, is_item=True)
