@@ -12,7 +12,8 @@ from datetime import date
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from citeview.core.checking import sampling
@@ -235,11 +236,29 @@ class PlanQueueEntry:
 def plan_queue(user: Any) -> list[PlanQueueEntry]:
     """The plans ``user`` is an editor of that have items waiting for them, the oldest plan first."""
     entries = []
-    for plan in plans_of_editor(user):
+    for plan in _plans_not_finished(plans_of_editor(user)):
         walk = plan_walk(plan, user)
         if walk.waiting_count:
             entries.append(PlanQueueEntry(plan, walk.waiting_count, reverse("review:plan_check", args=[plan.pk])))
     return entries
+
+
+def _plans_not_finished(plans: QuerySet[CheckPlan]) -> QuerySet[CheckPlan]:
+    """``plans`` less the citation plans whose every item has the independent checks it needs: they wait
+    for nobody, so the queue need not walk them (one query for all). A statement plan's items are its
+    statements' items, known only from the dump's result: those are walked."""
+    given = (
+        independent_checks()
+        .filter(dump=OuterRef("dump"), item_key=OuterRef("item_key"))
+        .order_by()
+        .values("item_key")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    short = PlanItem.objects.annotate(given=Coalesce(Subquery(given, output_field=IntegerField()), 0)).filter(
+        plan=OuterRef("pk"), given__lt=F("plan__checks_needed")
+    )
+    return plans.filter(Q(unit=PlanUnit.STATEMENT) | Q(Exists(short)))
 
 
 def is_plan_editor(user: Any, plan: CheckPlan) -> bool:
@@ -326,7 +345,8 @@ def _covered_items(plan: CheckPlan, dump_ids: set[int]) -> dict[tuple[int, str],
     if plan.unit != PlanUnit.STATEMENT:
         return {}
     covered: dict[tuple[int, str], list[str]] = defaultdict(list)
-    for dump in Dump.objects.filter(pk__in=dump_ids):
+    # The result alone: the renderings and the search text are as heavy and not read here.
+    for dump in Dump.objects.filter(pk__in=dump_ids).only("pk", "result"):
         for item in dump_check_items(dump):
             covered[(dump.pk, item.statement_key)].append(item.key)
     return covered

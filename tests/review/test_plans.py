@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from citeview.core.checking import sampling
@@ -316,6 +318,43 @@ def test_a_statement_plan_draws_statements_and_opens_their_first_item(client, le
     start = client.get(reverse("review:plan_check", args=[plan.pk]))["Location"]
     assert re.search(rf"/check/r\d+-c\d+/\?plan={plan.pk}$", start)
     assert "item 1 of 10" in client.get(start).content.decode()
+
+
+def walk_queries(client: Any, plan: CheckPlan) -> list[str]:
+    """The SQL of opening the plan's walk (its first waiting item)."""
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(reverse("review:plan_check", args=[plan.pk])).status_code == 302
+    return [query["sql"] for query in queries]
+
+
+@pytest.mark.parametrize("unit", ["citation", "statement"])
+def test_the_walk_reads_no_dumps_heavy_fields_and_as_many_queries_for_two_dumps(client, lead, editor, batch, unit):
+    client.force_login(editor)
+    store_batch(client, {"sonar": 3}, start=100)
+    make_plan(client, lead, batch, [editor], unit=unit, size="4")
+    one = the_plan()
+    make_plan(client, lead, batch, [editor], unit=unit, size="40", scope_kind="provider", scope_provider="perplexity")
+    both = CheckPlan.objects.exclude(pk=one.pk).get()
+    assert both.items.values("dump").distinct().count() == 2
+    client.force_login(editor)
+    walk_queries(client, one)  # the session, read once
+    one_dump, two_dumps = walk_queries(client, one), walk_queries(client, both)
+    assert len(one_dump) == len(two_dumps)
+    assert not [sql for sql in two_dumps if '"rendered"' in sql or '"search_text"' in sql]
+
+
+def test_the_queue_does_not_walk_a_plan_nobody_waits_on(client, lead, editor, batch):
+    client.force_login(editor)
+    with CaptureQueriesContext(connection) as before:
+        client.get(reverse("review:queue"))
+    make_plan(client, lead, batch, [editor], size="2")
+    client.force_login(editor)
+    for item in first_items(the_plan(), 2):
+        save_verdict(client, batch, item.item_key, "complete", the_plan())
+    with CaptureQueriesContext(connection) as after:
+        queue = client.get(reverse("review:queue")).content.decode()
+    assert "週次サンプル" not in queue
+    assert len(after) == len(before)
 
 
 # make run ----------------------------------------------------------------------------------------
