@@ -194,16 +194,15 @@ def _statement_plan_units(items: list[PlanItem], answers: _Answers) -> dict[tupl
 
 
 def _citations_of_statements(items: list[PlanItem]) -> dict[tuple[int, str], list[str]]:
-    """The citation item keys of each drawn statement, from its response's normalised JSON: a few
-    queries per dump, however many responses it has."""
+    """The citation item keys of each drawn statement, from its response's normalised JSON: at most
+    three queries, however many dumps and responses."""
     wanted: defaultdict[int, set[int]] = defaultdict(set)
     for item in items:
         wanted[item.dump_id].add(item.response_index)
     found: dict[tuple[int, str], list[str]] = {}
-    for dump_id, indices in sorted(wanted.items()):
-        for index, response in _responses(dump_id, indices).items():
-            for statement in statements(response):
-                found[(dump_id, statement_item_key(index, statement))] = _citation_keys(response, index, statement)
+    for (dump_id, index), response in _responses(wanted).items():
+        for statement in statements(response):
+            found[(dump_id, statement_item_key(index, statement))] = _citation_keys(response, index, statement)
     return found
 
 
@@ -218,15 +217,20 @@ def _citation_keys(response: dict[str, Any], index: int, statement: Statement) -
     return keys
 
 
-def _responses(dump_id: int, indices: set[int]) -> dict[int, dict[str, Any]]:
-    """Some responses' normalised JSON: a batch's own rows where they are made, else the dump's result."""
-    dump = Dump.objects.only("pk", "derived_at").get(pk=dump_id)
-    rows = DumpResponse.objects.filter(dump_id=dump_id, derived_at=dump.derived_at, index__in=sorted(indices))
-    found = {row.index: dict(row.result) for row in rows.only("index", "result")}
-    if len(found) == len(indices):
-        return found
-    every = Dump.objects.only("result").get(pk=dump_id).result.get("responses", [])
-    return {index: every[index] for index in indices if index < len(every)}
+def _responses(wanted: dict[int, set[int]]) -> dict[tuple[int, int], dict[str, Any]]:
+    """Some responses' normalised JSON, per (dump, index): a batch's own rows where they are made (for
+    the dump's current ``derived_at``), else the dump's result, read only for the dumps that lack them."""
+    derived = dict(Dump.objects.filter(pk__in=wanted).values_list("pk", "derived_at"))
+    current = Q(pk__in=[])
+    for dump_id, indices in wanted.items():
+        current |= Q(dump_id=dump_id, derived_at=derived.get(dump_id), index__in=sorted(indices))
+    rows = DumpResponse.objects.filter(current).only("dump_id", "index", "result")
+    found = {(row.dump_id, row.index): dict(row.result) for row in rows}
+    lacking = [dump_id for dump_id, indices in wanted.items() if any((dump_id, i) not in found for i in indices)]
+    for dump in Dump.objects.filter(pk__in=lacking).only("pk", "result"):
+        every = dump.result.get("responses", [])
+        found |= {(dump.pk, i): every[i] for i in wanted[dump.pk] if i < len(every)}
+    return found
 
 
 def _estimate(

@@ -232,6 +232,21 @@ def test_the_plans_page_shows_the_same_estimates_as_the_figures_page(client, rev
     assert 'class="cv-bar-interval"' in html
 
 
+def test_a_statement_plans_estimates_take_as_many_queries_for_two_dumps_as_for_one(
+    client, reviewer, editor, checked, lead
+):
+    other = ten_item_dump(editor, response_id="resp_second")
+    one, both = make_plan(checked, lead, "statement"), make_plan(checked, lead, "statement", more=(other,))
+    client.force_login(reviewer)
+    client.get(reverse("api:plan", args=[one.pk]))  # the session and the rate budget, read once
+    counts = []
+    for plan in (one, both):
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(reverse("api:plan", args=[plan.pk])).status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
+
+
 def test_a_plans_estimates_take_as_many_queries_for_one_item_as_for_all(client, reviewer, checked, lead):
     client.force_login(reviewer)
     for unit in ("citation", "statement"):
