@@ -20,7 +20,7 @@ from citeview.review.models import (
     PlanScopeKind,
     PlanUnit,
 )
-from citeview.review.plans import PlanDraft, PlanScope
+from citeview.review.plans import MAX_PLAN_SIZE, PlanDraft, PlanScope
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -258,11 +258,6 @@ class BulkAssignForm(forms.Form):
                 params={"limit": MAX_BULK_ASSIGN, "count": len(chosen)},
             )
         return chosen
-
-
-# A plan's size: enough for any margin worth asking (±1 point at 95% needs 9,604), and a bound on the
-# rows one draw writes.
-MAX_PLAN_SIZE = 20_000
 
 
 class PlanForm(forms.Form):

@@ -30,6 +30,9 @@ NO_MODEL = "?"
 # The kinds of item that are a citation plan's units: a citation (statement × source), and a marker that
 # cites no source, which is a citation that supports nothing (``../shared/docs/evidence-review.md``).
 CITATION_KINDS = frozenset({"citation", "unresolved"})
+# A plan's size: enough for any margin worth asking (±1 point at 95% needs 9,604), and a bound on the
+# rows one draw writes. A margin that asks more (±0.5 needs 38,416) is drawn at this size.
+MAX_PLAN_SIZE = 20_000
 
 
 class EmptyScope(Exception):
@@ -203,7 +206,12 @@ def _by_stratum(units: Iterable[ScopeUnit]) -> dict[str, list[str]]:
 def _size_for(draft: PlanDraft, population: dict[str, int]) -> int:
     if draft.margin is None:
         raise ValueError("A plan needs a size or a margin.")
-    return sampling.sample_size_for_margin(draft.margin, population, draft.confidence)
+    return min(sampling.sample_size_for_margin(draft.margin, population, draft.confidence), MAX_PLAN_SIZE)
+
+
+def size_capped(plan: CheckPlan) -> bool:
+    """Whether the plan's margin asked for more units than a plan draws (:data:`MAX_PLAN_SIZE`)."""
+    return plan.target_margin is not None and plan.size == MAX_PLAN_SIZE and plan.population > MAX_PLAN_SIZE
 
 
 def plan_redraw(plan: CheckPlan) -> list[tuple[str, str]]:

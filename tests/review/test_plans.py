@@ -17,6 +17,7 @@ from django.urls import reverse
 
 from citeview.core.checking import sampling
 from citeview.dumps.models import Dump, Tag
+from citeview.review import plans
 from citeview.review.management.commands.load_sample_review import PLAN_BATCH, PLAN_CHECKED, PLAN_SIZE
 from citeview.review.models import Check, CheckPlan, HistoryIsKept, PlanItem
 from citeview.review.plans import plan_redraw
@@ -134,6 +135,17 @@ def test_a_margin_gives_the_size_the_statistics_compute(client, lead, editor, ba
     assert 20 < expected < 80
     assert (plan.size, plan.requested_size, plan.target_margin) == (expected, None, 0.10)
     assert "a margin of ±10 points at 95%" in client.get(reverse("review:plan", args=[plan.pk])).content.decode()
+
+
+def test_a_margin_that_needs_more_than_a_plan_draws_is_drawn_at_the_cap_and_says_so(
+    client, lead, editor, batch, monkeypatch
+):
+    monkeypatch.setattr(plans, "MAX_PLAN_SIZE", 5)  # ±10 points over these 80 citations needs 40 or so
+    make_plan(client, lead, batch, [editor], size="", margin="10")
+    plan = the_plan()
+    assert plan.size == 5
+    page = client.get(reverse("review:plan", args=[plan.pk])).content.decode()
+    assert "it needs more units than a plan draws: drawn at the most, 5" in page
 
 
 def test_a_size_over_the_scope_takes_every_unit_and_says_so(client, lead, editor, batch):
