@@ -260,6 +260,10 @@ class BulkAssignForm(forms.Form):
         return chosen
 
 
+def _after(first: Any, last: Any) -> bool:
+    return first is not None and last is not None and first > last
+
+
 class PlanForm(forms.Form):
     """A new check plan (a lead's page): its name, what it draws (citations or statements) from which
     scope, how many (a size, or a margin in points at 95%), and which editors check it."""
@@ -318,6 +322,8 @@ class PlanForm(forms.Form):
             self.add_error(needed[kind][0], needed[kind][1])
         if kind == PlanScopeKind.DATES and not (cleaned.get("scope_from") or cleaned.get("scope_to")):
             self.add_error("scope_from", _("Give the first day, the last day, or both."))
+        if kind == PlanScopeKind.DATES and _after(cleaned.get("scope_from"), cleaned.get("scope_to")):
+            self.add_error("scope_to", _("The last day comes before the first: the range holds no dump."))
         if cleaned.get("size") is None and cleaned.get("margin") is None:
             self.add_error("size", _("Give a sample size, or a margin from which citeview computes it."))
         return cleaned

@@ -148,6 +148,13 @@ def test_a_margin_that_needs_more_than_a_plan_draws_is_drawn_at_the_cap_and_says
     assert "it needs more units than a plan draws: drawn at the most, 5" in page
 
 
+def test_a_date_range_ending_before_it_starts_is_a_form_error(client, lead, editor, batch):
+    fields = {"scope_kind": "dates", "scope_from": "2026-07-10", "scope_to": "2026-07-01"}
+    response = make_plan(client, lead, batch, [editor], **fields)
+    assert response.status_code == 400 and not CheckPlan.objects.exists()
+    assert "The last day comes before the first: the range holds no dump." in response.content.decode()
+
+
 def test_a_size_over_the_scope_takes_every_unit_and_says_so(client, lead, editor, batch):
     response = make_plan(client, lead, batch, [editor], size="500")
     plan = the_plan()
