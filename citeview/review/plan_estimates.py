@@ -34,7 +34,7 @@ from citeview.core.checking.plan_units import (
 from citeview.core.checking.sampling import Estimate, StratumSample, Unit, estimate
 from citeview.core.checking.statements import Statement, statements
 from citeview.dumps.models import Dump, DumpResponse
-from citeview.review.models import RECORDED, Check, CheckPlan, PlanItem, PlanUnit
+from citeview.review.models import RECORDED, Check, CheckPlan, PlanItem, PlanUnit, stratum_label
 from citeview.review.selectors import checks_visible_to, with_independence
 
 # The estimates a plan gives, in the order every reader shows them.
@@ -242,7 +242,8 @@ def _estimate(
         if unit is not None:
             checked[item.stratum].append(unit)
     samples = {
-        stratum: StratumSample(part.get("population", 0), part.get("drawn", 0), checked.get(stratum, []))
+        # The plan keeps each stratum's whole name; its items, the name cut to fit (stratum_label).
+        stratum: StratumSample(part.get("population", 0), part.get("drawn", 0), checked.get(stratum_label(stratum), []))
         for stratum, part in strata.items()
     }
     return estimate(samples)

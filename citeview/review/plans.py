@@ -21,7 +21,16 @@ from citeview.core.checking.final import needed_final_verdict
 from citeview.core.checking.items import CheckItem
 from citeview.dumps.models import Dump, ReadState, Tag
 from citeview.dumps.selectors import HEAVY_FIELDS, dump_check_items
-from citeview.review.models import FINISHED, Check, CheckPlan, PlanEditor, PlanItem, PlanScopeKind, PlanUnit
+from citeview.review.models import (
+    FINISHED,
+    Check,
+    CheckPlan,
+    PlanEditor,
+    PlanItem,
+    PlanScopeKind,
+    PlanUnit,
+    stratum_label,
+)
 from citeview.review.selectors import independent_checks, with_independence
 
 # A stratum is "provider · model" of the unit's response; a response that names no model reads so.
@@ -186,7 +195,7 @@ def plan_make(*, draft: PlanDraft, by: Any) -> CheckPlan:
                     dump_id=named[key].dump_id,
                     item_key=named[key].item_key,
                     response_index=named[key].response,
-                    stratum=stratum,
+                    stratum=stratum_label(stratum),
                     position=position,
                 )
                 for position, (stratum, key) in enumerate(drawn)
@@ -220,7 +229,7 @@ def plan_redraw(plan: CheckPlan) -> list[tuple[str, str]]:
     they were."""
     dumps = Dump.objects.filter(pk__in=plan.scope_dump_ids).order_by("created_at", "id")
     units = scope_units(PlanScope.of(plan), plan.unit, dumps)
-    return sampling.draw(_by_stratum(units), plan.size, plan.seed)
+    return [(stratum_label(stratum), key) for stratum, key in sampling.draw(_by_stratum(units), plan.size, plan.seed)]
 
 
 def dumps_added_since(plan: CheckPlan) -> QuerySet[Dump]:

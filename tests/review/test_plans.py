@@ -155,6 +155,20 @@ def test_a_date_range_ending_before_it_starts_is_a_form_error(client, lead, edit
     assert "The last day comes before the first: the range holds no dump." in response.content.decode()
 
 
+def test_a_long_model_name_is_cut_to_fit_the_items_stratum_and_kept_whole_in_the_plan(client, lead, editor):
+    """PostgreSQL refuses a stratum over 200 characters; two long names sharing their start stay apart."""
+    long_a, long_b = "m" * 250 + "-a", "m" * 250 + "-b"
+    client.force_login(editor)
+    batch = store_batch(client, {long_a: 2, long_b: 2})
+    make_plan(client, lead, batch, [editor], size="8")
+    plan = the_plan()
+    labels = set(plan.items.values_list("stratum", flat=True))
+    assert len(labels) == 2 and all(len(label) <= 200 for label in labels)
+    assert {name.split(" · ")[1] for name in plan.strata} == {long_a, long_b}
+    items = plan.items.order_by("position")
+    assert [(item.stratum, f"{item.dump_id}:{item.item_key}") for item in items] == plan_redraw(plan)
+
+
 def test_a_size_over_the_scope_takes_every_unit_and_says_so(client, lead, editor, batch):
     response = make_plan(client, lead, batch, [editor], size="500")
     plan = the_plan()
