@@ -159,6 +159,17 @@ def test_the_plans_report_gives_scope_seed_strata_and_each_interval(client, revi
     assert report["plan"]["seed"] == SEED and report["plan"]["strata"][0]["stratum"] == STRATUM
 
 
+def test_the_plans_report_escapes_the_markdown_of_strata_and_usernames(client, reviewer, checked, django_user_model):
+    maker = user_with_role(django_user_model, "a_lead_", "lead")
+    plan = make_plan(checked, maker, "citation")
+    plan.strata = {"openai · [gpt](https://evil.example/) <b>|": {"population": 8, "drawn": 8}}
+    plan.save(update_fields=["strata"])
+    client.force_login(reviewer)
+    markdown = client.get(reverse("review:plan_report_md", args=[plan.pk])).content.decode()
+    assert "| openai · \\[gpt\\](https://evil.example/) \\<b\\>\\| | 8 | 8 |" in markdown
+    assert "made by a\\_lead\\_ on" in markdown
+
+
 def test_the_estimates_export_as_csv_and_json(client, reviewer, citation_plan):
     client.force_login(reviewer)
     text = client.get(reverse("review:plan_estimates_csv", args=[citation_plan.pk])).content.decode()
