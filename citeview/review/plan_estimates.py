@@ -35,7 +35,7 @@ from citeview.core.checking.sampling import Estimate, StratumSample, Unit, estim
 from citeview.core.checking.statements import Statement, statements
 from citeview.dumps.models import Dump, DumpResponse
 from citeview.review.models import RECORDED, Check, CheckPlan, PlanItem, PlanUnit, stratum_label
-from citeview.review.selectors import checks_visible_to, with_independence
+from citeview.review.selectors import checks_visible_to, is_independent
 
 # The estimates a plan gives, in the order every reader shows them.
 ESTIMATES = (PRECISION, RECALL, *VERDICT_SHARES)
@@ -142,7 +142,7 @@ def _answers(checks: QuerySet[Check], settlements: QuerySet[Check], needed: int)
     together: defaultdict[tuple[int, str], list[tuple[str, bool]]] = defaultdict(list)
     statement_of: dict[tuple[int, str], str] = {}
     unresolved: dict[tuple[int, str], int] = {}
-    read = with_independence(checks).only(*fields, "supported_together", "unresolved_count")
+    read = checks.annotate(independent=is_independent()).only(*fields, "supported_together", "unresolved_count")
     for check in read:
         key = (check.dump_id, check.item_key)
         statement_of[key] = check.statement_key

@@ -31,7 +31,7 @@ from citeview.review.models import (
     PlanUnit,
     stratum_label,
 )
-from citeview.review.selectors import independent_checks, with_independence
+from citeview.review.selectors import independent_checks, is_independent
 
 # A stratum is "provider · model" of the unit's response; a response that names no model reads so.
 STRATUM_JOIN = " · "
@@ -405,8 +405,10 @@ def _final_answers(dump_ids: set[int], needed: int) -> dict[tuple[int, str], boo
     estimates count (:func:`needed_final_verdict`: ``needed`` independent checks agree, or a settlement)."""
     given: dict[tuple[int, str], list[tuple[str, bool]]] = defaultdict(list)
     settled: dict[tuple[int, str], str] = {}
-    rows = with_independence(Check.rows.filter(dump_id__in=dump_ids)).values_list(
-        "dump_id", "item_key", "kind", "verdict", "verification_worthy", "is_settlement", "independent"
+    rows = (
+        Check.rows.filter(dump_id__in=dump_ids)
+        .annotate(independent=is_independent())
+        .values_list("dump_id", "item_key", "kind", "verdict", "verification_worthy", "is_settlement", "independent")
     )
     for dump_id, key, kind, verdict, worthy, is_settlement, independent in _iterate(rows):
         answer = verdict if kind == "citation" else worthy

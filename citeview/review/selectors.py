@@ -82,11 +82,10 @@ def independent_checks() -> QuerySet[Check]:
     return Check.objects.filter(FINISHED, is_item=True).exclude(Exists(given_not_blind))
 
 
-def with_independence(checks: QuerySet[Check]) -> QuerySet[Check]:
-    """``checks``, each with ``independent``: none of it given while its editor could read another's
-    answer (as :func:`independent_checks`, and for a statement's shared answers too, which are not items)."""
-    given_not_blind = CheckRevision.objects.filter(check_record=OuterRef("pk"), not_blind=True)
-    return checks.annotate(independent=~Exists(given_not_blind))
+def is_independent() -> Any:
+    """Whether a check (annotated on it) is independent: none of it given while its editor could read
+    another's answer (as :func:`independent_checks`, and for a statement's shared answers, not items)."""
+    return ~Exists(CheckRevision.objects.filter(check_record=OuterRef("pk"), not_blind=True))
 
 
 def work_queue(user: Any, limit: int = 200, *, besides: int | None = None) -> list[QueueEntry]:
