@@ -20,7 +20,7 @@ from citeview.review.models import (
     PlanScopeKind,
     PlanUnit,
 )
-from citeview.review.plans import PlanDraft, PlanScope
+from citeview.review.plans import MAX_PLAN_SIZE, PlanDraft, PlanScope
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -260,9 +260,8 @@ class BulkAssignForm(forms.Form):
         return chosen
 
 
-# A plan's size: enough for any margin worth asking (±1 point at 95% needs 9,604), and a bound on the
-# rows one draw writes.
-MAX_PLAN_SIZE = 20_000
+def _after(first: Any, last: Any) -> bool:
+    return first is not None and last is not None and first > last
 
 
 class PlanForm(forms.Form):
@@ -323,6 +322,8 @@ class PlanForm(forms.Form):
             self.add_error(needed[kind][0], needed[kind][1])
         if kind == PlanScopeKind.DATES and not (cleaned.get("scope_from") or cleaned.get("scope_to")):
             self.add_error("scope_from", _("Give the first day, the last day, or both."))
+        if kind == PlanScopeKind.DATES and _after(cleaned.get("scope_from"), cleaned.get("scope_to")):
+            self.add_error("scope_to", _("The last day comes before the first: the range holds no dump."))
         if cleaned.get("size") is None and cleaned.get("margin") is None:
             self.add_error("size", _("Give a sample size, or a margin from which citeview computes it."))
         return cleaned

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import operator
 from typing import Any
 
@@ -327,6 +328,21 @@ class PlanEditor(models.Model):
         return f"{self.plan_id} → {self.editor_id}"
 
 
+# PlanItem.stratum's width; a longer stratum (a model name is the dump's, uncapped) is cut to fit.
+STRATUM_MAX_LENGTH = 200
+_STRATUM_KEPT = 180
+
+
+def stratum_label(name: str) -> str:
+    """``name`` as a plan item stores it: whole when it fits, else its first 180 characters and a short
+    hash of the whole, so that two long names sharing their start stay two strata. The plan's
+    ``strata`` keep the whole name."""
+    if len(name) <= STRATUM_MAX_LENGTH:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+    return f"{name[:_STRATUM_KEPT]}…{digest}"
+
+
 class PlanItem(models.Model):
     """One drawn unit of a plan: an item of a dump, its stratum ("provider · model" of its response), and
     its place in the plan's random order. Never deleted. ``item_key`` is a citation item's key
@@ -337,7 +353,7 @@ class PlanItem(models.Model):
     dump = models.ForeignKey(Dump, on_delete=models.PROTECT, related_name="plan_items")
     item_key = models.CharField(max_length=40)
     response_index = models.PositiveIntegerField(default=0)
-    stratum = models.CharField(max_length=200)
+    stratum = models.CharField(max_length=STRATUM_MAX_LENGTH)  # stratum_label of the stratum's name
     position = models.PositiveIntegerField()  # 0, 1, … in the order of the draw
 
     objects = models.Manager.from_queryset(KeptQuerySet)()

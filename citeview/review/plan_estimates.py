@@ -19,7 +19,8 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from citeview.core.checking.final import FinalVerdict, final_verdict
+from citeview.accounts import roles
+from citeview.core.checking.final import FinalVerdict, final_verdict, needed_final_verdict
 from citeview.core.checking.items import citation_item_key, statement_item_key
 from citeview.core.checking.metrics import StatementJudgement
 from citeview.core.checking.plan_units import (
@@ -33,8 +34,8 @@ from citeview.core.checking.plan_units import (
 from citeview.core.checking.sampling import Estimate, StratumSample, Unit, estimate
 from citeview.core.checking.statements import Statement, statements
 from citeview.dumps.models import Dump, DumpResponse
-from citeview.review.models import Check, CheckPlan, PlanItem, PlanUnit
-from citeview.review.selectors import checks_visible_to, hidden_check_count
+from citeview.review.models import RECORDED, Check, CheckPlan, PlanItem, PlanUnit, stratum_label
+from citeview.review.selectors import checks_visible_to, is_independent
 
 # The estimates a plan gives, in the order every reader shows them.
 ESTIMATES = (PRECISION, RECALL, *VERDICT_SHARES)
@@ -77,7 +78,9 @@ def plan_estimates(plan: CheckPlan, user: Any) -> dict[str, Any]:
     dump_ids = sorted({item.dump_id for item in items})
     checks = Check.objects.filter(dump__in=dump_ids)
     answers = _answers(
-        checks_visible_to(user, checks), checks_visible_to(user, Check.settlements.filter(dump__in=dump_ids))
+        checks_visible_to(user, checks),
+        checks_visible_to(user, Check.settlements.filter(dump__in=dump_ids)),
+        plan.checks_needed,
     )
     if plan.unit == PlanUnit.STATEMENT:
         units = _statement_plan_units(items, answers)
@@ -91,7 +94,7 @@ def plan_estimates(plan: CheckPlan, user: Any) -> dict[str, Any]:
         "items": len(items),
         "items_checked": checked,  # with every estimate's answers final
         "complete": bool(items) and checked == len(items),
-        "hidden_until_you_check": hidden_check_count(user, _plan_checks(checks, items)),
+        "hidden_until_you_check": _hidden_items(user, checks, items),
         "estimates": estimates,
     }
 
@@ -130,27 +133,30 @@ def _scope_json(plan: CheckPlan) -> dict[str, Any]:
     }
 
 
-def _answers(checks: QuerySet[Check], settlements: QuerySet[Check]) -> _Answers:
+def _answers(checks: QuerySet[Check], settlements: QuerySet[Check], needed: int) -> _Answers:
+    """Final only where ``needed`` independent checks agree (or a settlement): as the walk, which offers
+    an item to another editor until it has them (:func:`needed_final_verdict`)."""
     fields = ("dump_id", "item_key", "statement_key", "kind", "verdict", "verification_worthy")
-    given: defaultdict[tuple[int, str], list[str]] = defaultdict(list)
-    worthy: defaultdict[tuple[int, str], list[str]] = defaultdict(list)
-    together: defaultdict[tuple[int, str], list[str]] = defaultdict(list)
+    given: defaultdict[tuple[int, str], list[tuple[str, bool]]] = defaultdict(list)
+    worthy: defaultdict[tuple[int, str], list[tuple[str, bool]]] = defaultdict(list)
+    together: defaultdict[tuple[int, str], list[tuple[str, bool]]] = defaultdict(list)
     statement_of: dict[tuple[int, str], str] = {}
     unresolved: dict[tuple[int, str], int] = {}
-    for check in checks.only(*fields, "supported_together", "unresolved_count"):
+    read = checks.annotate(independent=is_independent()).only(*fields, "supported_together", "unresolved_count")
+    for check in read:
         key = (check.dump_id, check.item_key)
         statement_of[key] = check.statement_key
         unresolved[(check.dump_id, check.statement_key)] = check.unresolved_count
         if check.kind == "citation":
-            given[key].append(check.verdict)
+            given[key].append((check.verdict, check.independent))
         elif check.item_key == check.statement_key:
-            worthy[key].append(check.verification_worthy)
-            together[key].append(check.supported_together)
+            worthy[key].append((check.verification_worthy, check.independent))
+            together[key].append((check.supported_together, check.independent))
     settled = {(s.dump_id, s.item_key): s.verdict for s in settlements.only(*fields)}
     return _Answers(
-        verdicts={key: final_verdict(verdicts, settled.get(key, "")) for key, verdicts in given.items()},
-        worthy={key: final_verdict(answers) for key, answers in worthy.items()},
-        together={key: final_verdict(answers) for key, answers in together.items()},
+        verdicts={key: needed_final_verdict(found, settled.get(key, ""), needed) for key, found in given.items()},
+        worthy={key: needed_final_verdict(found, "", needed) for key, found in worthy.items()},
+        together={key: needed_final_verdict(found, "", needed) for key, found in together.items()},
         statement_of=statement_of,
         unresolved=unresolved,
     )
@@ -188,16 +194,15 @@ def _statement_plan_units(items: list[PlanItem], answers: _Answers) -> dict[tupl
 
 
 def _citations_of_statements(items: list[PlanItem]) -> dict[tuple[int, str], list[str]]:
-    """The citation item keys of each drawn statement, from its response's normalised JSON: a few
-    queries per dump, however many responses it has."""
+    """The citation item keys of each drawn statement, from its response's normalised JSON: at most
+    three queries, however many dumps and responses."""
     wanted: defaultdict[int, set[int]] = defaultdict(set)
     for item in items:
         wanted[item.dump_id].add(item.response_index)
     found: dict[tuple[int, str], list[str]] = {}
-    for dump_id, indices in sorted(wanted.items()):
-        for index, response in _responses(dump_id, indices).items():
-            for statement in statements(response):
-                found[(dump_id, statement_item_key(index, statement))] = _citation_keys(response, index, statement)
+    for (dump_id, index), response in _responses(wanted).items():
+        for statement in statements(response):
+            found[(dump_id, statement_item_key(index, statement))] = _citation_keys(response, index, statement)
     return found
 
 
@@ -212,15 +217,20 @@ def _citation_keys(response: dict[str, Any], index: int, statement: Statement) -
     return keys
 
 
-def _responses(dump_id: int, indices: set[int]) -> dict[int, dict[str, Any]]:
-    """Some responses' normalised JSON: a batch's own rows where they are made, else the dump's result."""
-    dump = Dump.objects.only("pk", "derived_at").get(pk=dump_id)
-    rows = DumpResponse.objects.filter(dump_id=dump_id, derived_at=dump.derived_at, index__in=sorted(indices))
-    found = {row.index: dict(row.result) for row in rows.only("index", "result")}
-    if len(found) == len(indices):
-        return found
-    every = Dump.objects.only("result").get(pk=dump_id).result.get("responses", [])
-    return {index: every[index] for index in indices if index < len(every)}
+def _responses(wanted: dict[int, set[int]]) -> dict[tuple[int, int], dict[str, Any]]:
+    """Some responses' normalised JSON, per (dump, index): a batch's own rows where they are made (for
+    the dump's current ``derived_at``), else the dump's result, read only for the dumps that lack them."""
+    derived = dict(Dump.objects.filter(pk__in=wanted).values_list("pk", "derived_at"))
+    current = Q(pk__in=[])
+    for dump_id, indices in wanted.items():
+        current |= Q(dump_id=dump_id, derived_at=derived.get(dump_id), index__in=sorted(indices))
+    rows = DumpResponse.objects.filter(current).only("dump_id", "index", "result")
+    found = {(row.dump_id, row.index): dict(row.result) for row in rows}
+    lacking = [dump_id for dump_id, indices in wanted.items() if any((dump_id, i) not in found for i in indices)]
+    for dump in Dump.objects.filter(pk__in=lacking).only("pk", "result"):
+        every = dump.result.get("responses", [])
+        found |= {(dump.pk, i): every[i] for i in wanted[dump.pk] if i < len(every)}
+    return found
 
 
 def _estimate(
@@ -232,7 +242,8 @@ def _estimate(
         if unit is not None:
             checked[item.stratum].append(unit)
     samples = {
-        stratum: StratumSample(part.get("population", 0), part.get("drawn", 0), checked.get(stratum, []))
+        # The plan keeps each stratum's whole name; its items, the name cut to fit (stratum_label).
+        stratum: StratumSample(part.get("population", 0), part.get("drawn", 0), checked.get(stratum_label(stratum), []))
         for stratum, part in strata.items()
     }
     return estimate(samples)
@@ -261,7 +272,28 @@ def _fully_checked(units: dict[str, Unit], plan: CheckPlan) -> bool:
     return wanted <= set(units)
 
 
+def _hidden_items(user: Any, checks: QuerySet[Check], items: list[PlanItem]) -> int:
+    """How many of the plan's items have a check blind first keeps from ``user``: items, not checks,
+    each matched in its own dump (two dumps share item keys such as "r0-c0")."""
+    if not roles.can_record(user):
+        return 0
+    recorded = _plan_checks(checks, items).filter(RECORDED)
+    hidden = recorded.exclude(pk__in=checks_visible_to(user, recorded).values("pk"))
+    drawn = {(item.dump_id, item.item_key) for item in items}
+    found = set()
+    for dump_id, item_key, statement_key in hidden.values_list("dump_id", "item_key", "statement_key"):
+        # A statement plan's item is the statement: its citations' checks are its own.
+        place = (dump_id, item_key) if (dump_id, item_key) in drawn else (dump_id, statement_key)
+        found.add(place)
+    return len(found & drawn)
+
+
 def _plan_checks(checks: QuerySet[Check], items: Iterable[PlanItem]) -> QuerySet[Check]:
-    """The checks of the plan's items (blind first counts what it hides of them)."""
-    keys = {item.item_key for item in items}
-    return checks.filter(Q(item_key__in=keys) | Q(statement_key__in=keys), is_item=True)
+    """The checks of the plan's items, each dump's keys in that dump only."""
+    keys: defaultdict[int, set[str]] = defaultdict(set)
+    for item in items:
+        keys[item.dump_id].add(item.item_key)
+    of_items = Q(pk__in=[])
+    for dump_id, dump_keys in keys.items():
+        of_items |= Q(dump_id=dump_id) & (Q(item_key__in=dump_keys) | Q(statement_key__in=dump_keys))
+    return checks.filter(of_items, is_item=True)

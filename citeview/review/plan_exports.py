@@ -17,6 +17,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
 from citeview.accounts import roles
+from citeview.core.checking.report import markdown_line
 from citeview.review.exports import FORMULA_STARTS, report_language, shown_time
 from citeview.review.models import CheckPlan, PlanUnit
 from citeview.review.plan_estimates import plan_estimates
@@ -54,7 +55,8 @@ def plan_report(plan: CheckPlan, user: Any) -> dict[str, Any]:
 
 def plan_report_markdown(report: dict[str, Any]) -> str:
     """The plan's report for people, in the active language: scope, seed, strata, n, N and each
-    estimate with its interval. Names from the plan (its name, strata) are written as they are."""
+    estimate with its interval. Names from the plan, its dumps and its users (its name, strata, maker)
+    are escaped: the report quotes them, it does not format with them."""
     plan = report["plan"]
     lines = ["# " + _("Check plan report: %(name)s") % {"name": _one_line(plan["name"])}, ""]
     lines.append(
@@ -62,7 +64,7 @@ def plan_report_markdown(report: dict[str, Any]) -> str:
         + _("Plan %(id)s, made by %(user)s on %(time)s")
         % {
             "id": plan["id"],
-            "user": plan["made_by"],
+            "user": _one_line(plan["made_by"]),
             "time": shown_time(plan["made_at"]),
         }
     )
@@ -109,17 +111,19 @@ def _scope_text(scope: dict[str, Any]) -> str:
     if kind == "tag":
         return _("the dumps tagged %(tag)s") % {"tag": _one_line(scope["tag"] or "")}
     if kind == "provider":
-        return _("the dumps of %(provider)s") % {"provider": scope["provider"]}
+        return _("the dumps of %(provider)s") % {"provider": _one_line(scope["provider"])}
     return _("the dumps stored from %(start)s to %(end)s") % {"start": scope["from"] or "…", "end": scope["to"] or "…"}
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """Text from a dump or a user (a stratum's model name, a username) on one line, its Markdown escaped
+    as the dump's report escapes it: a viewer must not turn it into links, images or HTML."""
+    return markdown_line(text)
 
 
 def _cell(text: str) -> str:
-    """Text in a Markdown table cell: one line, its pipes escaped."""
-    return _one_line(text).replace("|", "\\|")
+    """Text in a Markdown table cell: one line, its pipes escaped (with the rest of its Markdown)."""
+    return _one_line(text)
 
 
 def estimate_rows(report: dict[str, Any]) -> list[dict[str, Any]]:

@@ -27,6 +27,7 @@ from citeview.review.plans import (
     plan_make,
     plan_progress,
     plan_walk,
+    size_capped,
 )
 
 # The dumps added to a plan's scope since it was drawn that its page names (it says how many in all).
@@ -109,6 +110,7 @@ def plan_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "is_plan_editor": editor,
         "waiting": plan_walk(plan, request.user).waiting_count if editor else 0,
         "margin_points": plan.target_margin * 100 if plan.target_margin else None,
+        "size_capped": size_capped(plan),
         "pf": plan_figures(plan, request.user),  # its estimates, as the figures page shows them
     }
     return render(request, "review/plan.html", context)

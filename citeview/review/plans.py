@@ -12,16 +12,26 @@ from datetime import date
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from citeview.core.checking import sampling
-from citeview.core.checking.final import final_verdict
+from citeview.core.checking.final import needed_final_verdict
 from citeview.core.checking.items import CheckItem
 from citeview.dumps.models import Dump, ReadState, Tag
 from citeview.dumps.selectors import HEAVY_FIELDS, dump_check_items
-from citeview.review.models import FINISHED, Check, CheckPlan, PlanEditor, PlanItem, PlanScopeKind, PlanUnit
-from citeview.review.selectors import independent_checks
+from citeview.review.models import (
+    FINISHED,
+    Check,
+    CheckPlan,
+    PlanEditor,
+    PlanItem,
+    PlanScopeKind,
+    PlanUnit,
+    stratum_label,
+)
+from citeview.review.selectors import independent_checks, is_independent
 
 # A stratum is "provider · model" of the unit's response; a response that names no model reads so.
 STRATUM_JOIN = " · "
@@ -29,6 +39,9 @@ NO_MODEL = "?"
 # The kinds of item that are a citation plan's units: a citation (statement × source), and a marker that
 # cites no source, which is a citation that supports nothing (``../shared/docs/evidence-review.md``).
 CITATION_KINDS = frozenset({"citation", "unresolved"})
+# A plan's size: enough for any margin worth asking (±1 point at 95% needs 9,604), and a bound on the
+# rows one draw writes. A margin that asks more (±0.5 needs 38,416) is drawn at this size.
+MAX_PLAN_SIZE = 20_000
 
 
 class EmptyScope(Exception):
@@ -182,7 +195,7 @@ def plan_make(*, draft: PlanDraft, by: Any) -> CheckPlan:
                     dump_id=named[key].dump_id,
                     item_key=named[key].item_key,
                     response_index=named[key].response,
-                    stratum=stratum,
+                    stratum=stratum_label(stratum),
                     position=position,
                 )
                 for position, (stratum, key) in enumerate(drawn)
@@ -202,7 +215,12 @@ def _by_stratum(units: Iterable[ScopeUnit]) -> dict[str, list[str]]:
 def _size_for(draft: PlanDraft, population: dict[str, int]) -> int:
     if draft.margin is None:
         raise ValueError("A plan needs a size or a margin.")
-    return sampling.sample_size_for_margin(draft.margin, population, draft.confidence)
+    return min(sampling.sample_size_for_margin(draft.margin, population, draft.confidence), MAX_PLAN_SIZE)
+
+
+def size_capped(plan: CheckPlan) -> bool:
+    """Whether the plan's margin asked for more units than a plan draws (:data:`MAX_PLAN_SIZE`)."""
+    return plan.target_margin is not None and plan.size == MAX_PLAN_SIZE and plan.population > MAX_PLAN_SIZE
 
 
 def plan_redraw(plan: CheckPlan) -> list[tuple[str, str]]:
@@ -211,7 +229,7 @@ def plan_redraw(plan: CheckPlan) -> list[tuple[str, str]]:
     they were."""
     dumps = Dump.objects.filter(pk__in=plan.scope_dump_ids).order_by("created_at", "id")
     units = scope_units(PlanScope.of(plan), plan.unit, dumps)
-    return sampling.draw(_by_stratum(units), plan.size, plan.seed)
+    return [(stratum_label(stratum), key) for stratum, key in sampling.draw(_by_stratum(units), plan.size, plan.seed)]
 
 
 def dumps_added_since(plan: CheckPlan) -> QuerySet[Dump]:
@@ -235,11 +253,29 @@ class PlanQueueEntry:
 def plan_queue(user: Any) -> list[PlanQueueEntry]:
     """The plans ``user`` is an editor of that have items waiting for them, the oldest plan first."""
     entries = []
-    for plan in plans_of_editor(user):
+    for plan in _plans_not_finished(plans_of_editor(user)):
         walk = plan_walk(plan, user)
         if walk.waiting_count:
             entries.append(PlanQueueEntry(plan, walk.waiting_count, reverse("review:plan_check", args=[plan.pk])))
     return entries
+
+
+def _plans_not_finished(plans: QuerySet[CheckPlan]) -> QuerySet[CheckPlan]:
+    """``plans`` less the citation plans whose every item has the independent checks it needs: they wait
+    for nobody, so the queue need not walk them (one query for all). A statement plan's items are its
+    statements' items, known only from the dump's result: those are walked."""
+    given = (
+        independent_checks()
+        .filter(dump=OuterRef("dump"), item_key=OuterRef("item_key"))
+        .order_by()
+        .values("item_key")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    short = PlanItem.objects.annotate(given=Coalesce(Subquery(given, output_field=IntegerField()), 0)).filter(
+        plan=OuterRef("pk"), given__lt=F("plan__checks_needed")
+    )
+    return plans.filter(Q(unit=PlanUnit.STATEMENT) | Q(Exists(short)))
 
 
 def is_plan_editor(user: Any, plan: CheckPlan) -> bool:
@@ -326,7 +362,8 @@ def _covered_items(plan: CheckPlan, dump_ids: set[int]) -> dict[tuple[int, str],
     if plan.unit != PlanUnit.STATEMENT:
         return {}
     covered: dict[tuple[int, str], list[str]] = defaultdict(list)
-    for dump in Dump.objects.filter(pk__in=dump_ids):
+    # The result alone: the renderings and the search text are as heavy and not read here.
+    for dump in Dump.objects.filter(pk__in=dump_ids).only("pk", "result"):
         for item in dump_check_items(dump):
             covered[(dump.pk, item.statement_key)].append(item.key)
     return covered
@@ -352,7 +389,7 @@ def plan_progress(plan: CheckPlan) -> PlanProgress:
     verdict. Counts only: no verdict is shown, so blind first holds for whoever reads it."""
     items = list(plan.items.values_list("dump_id", "item_key"))
     dump_ids = {dump_id for dump_id, _key in items}
-    answers = _final_answers(dump_ids)
+    answers = _final_answers(dump_ids, plan.checks_needed)
     if plan.unit != PlanUnit.STATEMENT:
         return PlanProgress(sum(1 for item in items if answers.get(item)), len(items))
     covered = _covered_items(plan, dump_ids)
@@ -363,24 +400,27 @@ def plan_progress(plan: CheckPlan) -> PlanProgress:
     return PlanProgress(final, len(items))
 
 
-def _final_answers(dump_ids: set[int]) -> dict[tuple[int, str], bool]:
-    """Per checked item (and statement) of the dumps: whether it has its final answer."""
-    given: dict[tuple[int, str], list[str]] = defaultdict(list)
+def _final_answers(dump_ids: set[int], needed: int) -> dict[tuple[int, str], bool]:
+    """Per checked item (and statement) of the dumps: whether it has its final answer, by the rule the
+    estimates count (:func:`needed_final_verdict`: ``needed`` independent checks agree, or a settlement)."""
+    given: dict[tuple[int, str], list[tuple[str, bool]]] = defaultdict(list)
     settled: dict[tuple[int, str], str] = {}
-    rows = Check.rows.filter(dump_id__in=dump_ids).values_list(
-        "dump_id", "item_key", "kind", "verdict", "verification_worthy", "is_settlement"
+    rows = (
+        Check.rows.filter(dump_id__in=dump_ids)
+        .annotate(independent=is_independent())
+        .values_list("dump_id", "item_key", "kind", "verdict", "verification_worthy", "is_settlement", "independent")
     )
-    for dump_id, key, kind, verdict, worthy, is_settlement in _iterate(rows):
+    for dump_id, key, kind, verdict, worthy, is_settlement, independent in _iterate(rows):
         answer = verdict if kind == "citation" else worthy
         if is_settlement:
             settled[(dump_id, key)] = answer
         else:
-            given[(dump_id, key)].append(answer)
+            given[(dump_id, key)].append((answer, independent))
     return {
-        place: final_verdict(answers, settled.get(place, "")).verdict is not None
+        place: needed_final_verdict(answers, settled.get(place, ""), needed).verdict is not None
         for place, answers in (given | {place: given.get(place, []) for place in settled}).items()
     }
 
 
-def _iterate(rows: Any) -> Iterator[tuple[int, str, str, str, str, bool]]:
+def _iterate(rows: Any) -> Iterator[tuple[int, str, str, str, str, bool, bool]]:
     yield from rows.iterator(chunk_size=2000)

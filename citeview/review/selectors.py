@@ -82,6 +82,12 @@ def independent_checks() -> QuerySet[Check]:
     return Check.objects.filter(FINISHED, is_item=True).exclude(Exists(given_not_blind))
 
 
+def is_independent() -> Any:
+    """Whether a check (annotated on it) is independent: none of it given while its editor could read
+    another's answer (as :func:`independent_checks`, and for a statement's shared answers, not items)."""
+    return ~Exists(CheckRevision.objects.filter(check_record=OuterRef("pk"), not_blind=True))
+
+
 def work_queue(user: Any, limit: int = 200, *, besides: int | None = None) -> list[QueueEntry]:
     """The dumps assigned to ``user`` with items waiting for them, the longest waiting first (at most
     ``limit``; ``besides`` a dump's id to leave out). An item waits for the user when they have not

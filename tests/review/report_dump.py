@@ -53,8 +53,10 @@ VERDICTS = {
 TOGETHER = {0: "yes", 1: "no", 2: "yes", 3: "no", 4: "contradict"}  # by statement index
 
 
-def ten_item_dump(uploader: Any) -> Any:
-    raw = json.dumps(agent_object(ANSWER, SOURCES), ensure_ascii=False).encode()
+def ten_item_dump(uploader: Any, response_id: str = "") -> Any:
+    """The ten-item dump; another ``response_id`` makes another dump of the same items."""
+    value = agent_object(ANSWER, SOURCES) | ({"id": response_id} if response_id else {})
+    raw = json.dumps(value, ensure_ascii=False).encode()
     dump = dump_ingest(raw=raw, uploaded_by=uploader, filename="heat-alert.json")[0]
     assert len(dump_check_items(dump)) == 10
     return dump

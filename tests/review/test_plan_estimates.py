@@ -20,7 +20,7 @@ from django.urls import reverse
 from citeview.review.models import CheckPlan, PlanItem
 from citeview.review.selectors import dump_check_items
 from tests.conftest import user_with_role
-from tests.review.report_dump import SETTLE_REASON, settle
+from tests.review.report_dump import SETTLE_REASON, check_everything, settle, ten_item_dump
 
 pytestmark = pytest.mark.django_db
 
@@ -28,16 +28,14 @@ SEED = 4_611_686_018_427_387_903  # the largest seed new_seed makes: it must sur
 STRATUM = "anthropic · claude-sonnet-4-5"
 
 
-def make_plan(dump, lead, unit: str, drawn: int | None = None) -> CheckPlan:
-    """Every unit of ``dump`` drawn (or the first ``drawn``), as the plan's draw would store them (the
-    draw is tested apart)."""
-    items = dump_check_items(dump)
-    if unit == "citation":
-        keys = [(item.key, item.response) for item in items if item.kind == "citation"]
-    else:
-        keys = list(dict.fromkeys((item.statement_key, item.response) for item in items))
-    population = len(keys)
-    keys = keys[:drawn]
+def make_plan(dump, lead, unit: str, drawn: int | None = None, more: tuple = ()) -> CheckPlan:
+    """Every unit of ``dump`` drawn (or the first ``drawn``), and of each dump of ``more``, as the plan's
+    draw would store them (the draw is tested apart)."""
+    keys, population = [], 0
+    for each in (dump, *more):
+        units = units_of(each, unit)
+        population += len(units)
+        keys += [(each, key, response) for key, response in units[:drawn]]
     plan = CheckPlan.objects.create(
         name="July sample",
         unit=unit,
@@ -48,14 +46,21 @@ def make_plan(dump, lead, unit: str, drawn: int | None = None) -> CheckPlan:
         population=population,
         seed=SEED,
         strata={STRATUM: {"population": population, "drawn": len(keys)}},
-        scope_dump_ids=[dump.pk],
+        scope_dump_ids=[each.pk for each in (dump, *more)],
         made_by=lead,
     )
-    for position, (key, response) in enumerate(keys):
+    for position, (each, key, response) in enumerate(keys):
         PlanItem.objects.create(
-            plan=plan, dump=dump, item_key=key, response_index=response, stratum=STRATUM, position=position
+            plan=plan, dump=each, item_key=key, response_index=response, stratum=STRATUM, position=position
         )
     return plan
+
+
+def units_of(dump, unit: str) -> list[tuple[str, int]]:
+    items = dump_check_items(dump)
+    if unit == "citation":
+        return [(item.key, item.response) for item in items if item.kind == "citation"]
+    return list(dict.fromkeys((item.statement_key, item.response) for item in items))
 
 
 @pytest.fixture
@@ -154,6 +159,17 @@ def test_the_plans_report_gives_scope_seed_strata_and_each_interval(client, revi
     assert report["plan"]["seed"] == SEED and report["plan"]["strata"][0]["stratum"] == STRATUM
 
 
+def test_the_plans_report_escapes_the_markdown_of_strata_and_usernames(client, reviewer, checked, django_user_model):
+    maker = user_with_role(django_user_model, "a_lead_", "lead")
+    plan = make_plan(checked, maker, "citation")
+    plan.strata = {"openai · [gpt](https://evil.example/) <b>|": {"population": 8, "drawn": 8}}
+    plan.save(update_fields=["strata"])
+    client.force_login(reviewer)
+    markdown = client.get(reverse("review:plan_report_md", args=[plan.pk])).content.decode()
+    assert "| openai · \\[gpt\\](https://evil.example/) \\<b\\>\\| | 8 | 8 |" in markdown
+    assert "made by a\\_lead\\_ on" in markdown
+
+
 def test_the_estimates_export_as_csv_and_json(client, reviewer, citation_plan):
     client.force_login(reviewer)
     text = client.get(reverse("review:plan_estimates_csv", args=[citation_plan.pk])).content.decode()
@@ -180,6 +196,18 @@ def test_an_editor_reads_no_estimate_from_checks_blind_first_hides(client, edito
     found = client.get(reverse("api:plan", args=[plan.pk])).json()
     assert found["hidden_until_you_check"] > 0
     assert all(e["value"] is None for e in found["estimates"])
+
+
+def test_hidden_until_you_check_counts_the_plans_items_each_in_its_own_dump(
+    client, editor, second_editor, django_user_model, lead, checked
+):
+    """One citation of each of two dumps, both checked by two editors: 2 items hidden, not 4 checks."""
+    other = ten_item_dump(editor, response_id="resp_second")
+    check_everything(other, editor, 0)
+    check_everything(other, second_editor, 1)
+    plan = make_plan(checked, lead, "citation", drawn=1, more=(other,))
+    client.force_login(user_with_role(django_user_model, "jiro", "editor"))
+    assert client.get(reverse("api:plan", args=[plan.pk])).json()["hidden_until_you_check"] == 2
 
 
 def test_strangers_and_anonymous_readers_get_no_estimates(client, citation_plan, django_user_model):
@@ -213,6 +241,21 @@ def test_the_plans_page_shows_the_same_estimates_as_the_figures_page(client, rev
     )
     assert row == figures_row.group(1) and "7 of 8 citations checked" in row
     assert 'class="cv-bar-interval"' in html
+
+
+def test_a_statement_plans_estimates_take_as_many_queries_for_two_dumps_as_for_one(
+    client, reviewer, editor, checked, lead
+):
+    other = ten_item_dump(editor, response_id="resp_second")
+    one, both = make_plan(checked, lead, "statement"), make_plan(checked, lead, "statement", more=(other,))
+    client.force_login(reviewer)
+    client.get(reverse("api:plan", args=[one.pk]))  # the session and the rate budget, read once
+    counts = []
+    for plan in (one, both):
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(reverse("api:plan", args=[plan.pk])).status_code == 200
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
 
 
 def test_a_plans_estimates_take_as_many_queries_for_one_item_as_for_all(client, reviewer, checked, lead):

@@ -11,10 +11,13 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from citeview.core.checking import sampling
 from citeview.dumps.models import Dump, Tag
+from citeview.review import plans
 from citeview.review.management.commands.load_sample_review import PLAN_BATCH, PLAN_CHECKED, PLAN_SIZE
 from citeview.review.models import Check, CheckPlan, HistoryIsKept, PlanItem
 from citeview.review.plans import plan_redraw
@@ -132,6 +135,38 @@ def test_a_margin_gives_the_size_the_statistics_compute(client, lead, editor, ba
     assert 20 < expected < 80
     assert (plan.size, plan.requested_size, plan.target_margin) == (expected, None, 0.10)
     assert "a margin of ±10 points at 95%" in client.get(reverse("review:plan", args=[plan.pk])).content.decode()
+
+
+def test_a_margin_that_needs_more_than_a_plan_draws_is_drawn_at_the_cap_and_says_so(
+    client, lead, editor, batch, monkeypatch
+):
+    monkeypatch.setattr(plans, "MAX_PLAN_SIZE", 5)  # ±10 points over these 80 citations needs 40 or so
+    make_plan(client, lead, batch, [editor], size="", margin="10")
+    plan = the_plan()
+    assert plan.size == 5
+    page = client.get(reverse("review:plan", args=[plan.pk])).content.decode()
+    assert "it needs more units than a plan draws: drawn at the most, 5" in page
+
+
+def test_a_date_range_ending_before_it_starts_is_a_form_error(client, lead, editor, batch):
+    fields = {"scope_kind": "dates", "scope_from": "2026-07-10", "scope_to": "2026-07-01"}
+    response = make_plan(client, lead, batch, [editor], **fields)
+    assert response.status_code == 400 and not CheckPlan.objects.exists()
+    assert "The last day comes before the first: the range holds no dump." in response.content.decode()
+
+
+def test_a_long_model_name_is_cut_to_fit_the_items_stratum_and_kept_whole_in_the_plan(client, lead, editor):
+    """PostgreSQL refuses a stratum over 200 characters; two long names sharing their start stay apart."""
+    long_a, long_b = "m" * 250 + "-a", "m" * 250 + "-b"
+    client.force_login(editor)
+    batch = store_batch(client, {long_a: 2, long_b: 2})
+    make_plan(client, lead, batch, [editor], size="8")
+    plan = the_plan()
+    labels = set(plan.items.values_list("stratum", flat=True))
+    assert len(labels) == 2 and all(len(label) <= 200 for label in labels)
+    assert {name.split(" · ")[1] for name in plan.strata} == {long_a, long_b}
+    items = plan.items.order_by("position")
+    assert [(item.stratum, f"{item.dump_id}:{item.item_key}") for item in items] == plan_redraw(plan)
 
 
 def test_a_size_over_the_scope_takes_every_unit_and_says_so(client, lead, editor, batch):
@@ -276,6 +311,36 @@ def test_the_plan_counts_its_items_with_a_final_verdict(client, editor, second_e
     assert "1 of 20 items have a final verdict" in page
 
 
+def test_one_editors_verdicts_are_not_final_while_the_plan_needs_two_checks(
+    client, editor, second_editor, reviewer, lead, batch
+):
+    """Two checks per item, the first editor checked 8 items, the second none: the walk still offers all
+    8 to the second, so neither progress nor the estimates may count them final."""
+    make_plan(client, lead, batch, [editor, second_editor], checks_needed="2", size="8")
+    plan = the_plan()
+    client.force_login(editor)
+    for item in first_items(plan, 8):
+        save_verdict(client, batch, item.item_key, "complete", plan)
+    client.force_login(second_editor)
+    assert "8 items waiting for you" in client.get(reverse("review:queue")).content.decode()
+    client.force_login(reviewer)
+    assert "0 of 8 items have a final verdict" in client.get(reverse("review:plan", args=[plan.pk])).content.decode()
+    assert verdict_shares_checked(client, plan) == 0
+    # The second editor's agreeing verdicts make them final.
+    client.force_login(second_editor)
+    for item in first_items(plan, 8):
+        save_verdict(client, batch, item.item_key, "complete", plan)
+    client.force_login(reviewer)
+    assert "8 of 8 items have a final verdict" in client.get(reverse("review:plan", args=[plan.pk])).content.decode()
+    assert verdict_shares_checked(client, plan) == 8
+
+
+def verdict_shares_checked(client: Any, plan: CheckPlan) -> int:
+    """How many items the estimate of the share of "complete" verdicts counts (n checked)."""
+    found = client.get(reverse("api:plan", args=[plan.pk])).json()["estimates"]
+    return next(e["checked"] for e in found if e["name"] == "verdict_complete")
+
+
 def test_a_statement_plan_draws_statements_and_opens_their_first_item(client, lead, editor, batch):
     make_plan(client, lead, batch, [editor], unit="statement", size="10")
     plan = the_plan()
@@ -286,6 +351,43 @@ def test_a_statement_plan_draws_statements_and_opens_their_first_item(client, le
     start = client.get(reverse("review:plan_check", args=[plan.pk]))["Location"]
     assert re.search(rf"/check/r\d+-c\d+/\?plan={plan.pk}$", start)
     assert "item 1 of 10" in client.get(start).content.decode()
+
+
+def walk_queries(client: Any, plan: CheckPlan) -> list[str]:
+    """The SQL of opening the plan's walk (its first waiting item)."""
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(reverse("review:plan_check", args=[plan.pk])).status_code == 302
+    return [query["sql"] for query in queries]
+
+
+@pytest.mark.parametrize("unit", ["citation", "statement"])
+def test_the_walk_reads_no_dumps_heavy_fields_and_as_many_queries_for_two_dumps(client, lead, editor, batch, unit):
+    client.force_login(editor)
+    store_batch(client, {"sonar": 3}, start=100)
+    make_plan(client, lead, batch, [editor], unit=unit, size="4")
+    one = the_plan()
+    make_plan(client, lead, batch, [editor], unit=unit, size="40", scope_kind="provider", scope_provider="perplexity")
+    both = CheckPlan.objects.exclude(pk=one.pk).get()
+    assert both.items.values("dump").distinct().count() == 2
+    client.force_login(editor)
+    walk_queries(client, one)  # the session, read once
+    one_dump, two_dumps = walk_queries(client, one), walk_queries(client, both)
+    assert len(one_dump) == len(two_dumps)
+    assert not [sql for sql in two_dumps if '"rendered"' in sql or '"search_text"' in sql]
+
+
+def test_the_queue_does_not_walk_a_plan_nobody_waits_on(client, lead, editor, batch):
+    client.force_login(editor)
+    with CaptureQueriesContext(connection) as before:
+        client.get(reverse("review:queue"))
+    make_plan(client, lead, batch, [editor], size="2")
+    client.force_login(editor)
+    for item in first_items(the_plan(), 2):
+        save_verdict(client, batch, item.item_key, "complete", the_plan())
+    with CaptureQueriesContext(connection) as after:
+        queue = client.get(reverse("review:queue")).content.decode()
+    assert "週次サンプル" not in queue
+    assert len(after) == len(before)
 
 
 # make run ----------------------------------------------------------------------------------------

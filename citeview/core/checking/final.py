@@ -41,3 +41,15 @@ def final_verdict(editor_verdicts: Iterable[str], settled: str = "") -> FinalVer
 def disagrees(editor_verdicts: Iterable[str]) -> bool:
     """Whether editors who judged the item gave different verdicts (the ≠ of the reviewer's view)."""
     return len({verdict for verdict in editor_verdicts if verdict}) > 1
+
+
+def needed_final_verdict(checks: Iterable[tuple[str, bool]], settled: str = "", needed: int = 1) -> FinalVerdict:
+    """:func:`final_verdict` for a plan that needs ``needed`` independent checks per item: ``checks`` the
+    (verdict, independent) of each editor's check. Agreement counts only once ``needed`` independent
+    verdicts agree: one editor's verdict is not final while the plan still offers the item to a second."""
+    given = list(checks)
+    final = final_verdict((verdict for verdict, _independent in given), settled)
+    independent = sum(1 for verdict, is_independent in given if verdict and is_independent)
+    if final.how == "agreed" and independent < needed:
+        return FinalVerdict(None, "unchecked", final.editors)
+    return final

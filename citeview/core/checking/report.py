@@ -967,6 +967,11 @@ def _one_line(text: str) -> str:
     return _MARKDOWN_PUNCTUATION.sub(r"\\\1", show_bidi_controls(" ".join(str(text).split())))
 
 
+def markdown_line(text: str) -> str:
+    """:func:`_one_line` for the other reports written as Markdown (a check plan's)."""
+    return _one_line(text)
+
+
 def _code(text: str | None) -> str:
     """A URL or id as a code span (shown, never followed), fenced by more backticks than it holds."""
     text = show_bidi_controls(" ".join(str(text or "").split()))
