@@ -163,11 +163,12 @@ _WEEKDAY_NAMES = re.compile(
 _SCALES = {"万": 10**4, "億": 10**8, "兆": 10**12, "千": 10**3, "百万": 10**6, "千万": 10**7, "割": 10}
 _SCALES.update({"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "bn": 10**9})
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?|\.\d+)"
-# One figure as written: a version (3.11.2), a time (7:12 AM, 15:30), a Japanese figure of several
+# One figure as written: a version (3.11.2, v1.31, go1.24), a time (7:12 AM, 15:30), a Japanese figure of several
 # scales (1兆2000億, 68万6061), or a number with at most one scale (1.2兆, 14.1 million, 3割).
 _FIGURE = re.compile(
     r"(?<![A-Za-z0-9_.:])(?<![A-Za-z]-)(?:"
     r"(?P<version>\d+(?:\.\d+){2,})(?!\d|\.\d)"
+    r"|(?<![A-Za-z])(?:v|go)(?P<tagged>\d+(?:\.\d+)+)(?!\d|\.\d)"
     r"|(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::\d{2})?(?!\d)(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?"
     r"|(?P<hour2>\d{1,2})\s?(?P<ampm2>[ap])\.?\s?m\b\.?"
     r"|(?P<wari>\d+割(?:\d+分)?(?:\d+厘)?|\d+分\d+厘)(?![\d秒])"
@@ -967,6 +968,8 @@ def _figure_value(match: re.Match[str], plain: str) -> tuple[str, str, str, int]
     end = match.end()
     if match.group("version"):
         return match.group("version"), "0", "version", end
+    if match.group("tagged"):  # v1.31, go1.24: a release, named by its version, not a decimal
+        return match.group("tagged"), "0", "version", end
     if match.group("hour") is not None or match.group("hour2") is not None:
         hour, minute = int(match.group("hour") or match.group("hour2")), int(match.group("minute") or 0)
         if hour > 24 or minute > 59 or (match.group("hour2") and not 1 <= hour <= 12):
@@ -1255,6 +1258,7 @@ def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
         relations[finding.start] = found
         agreed.update(p.value for relation, p in found if relation == "agree")
     unmatched = [p for p in distinct if p.value not in agreed]
+    names_versions = any(p.unit == "version" for p in in_passage)
     years = {f.value.removeprefix("FY")[:4] for f in passage if f.kind == "date" and not f.value.startswith(("-", "W"))}
     years_of_claim = {
         f.value.removeprefix("FY")[:4] for f in claim if f.kind == "date" and not f.value.startswith(("-", "W"))
@@ -1289,6 +1293,8 @@ def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
         if against:
             marked = tuple(f for p in against for f in by_value[p.value])
             yield Hint("differs", "figure", (finding,), marked)
+        elif finding.unit == "version" and not names_versions:
+            continue  # "v1.31" against "this release": the version names what the passage is about
         else:
             yield Hint("not_stated", "figure", claim_side)
             if qualifier is not None:

@@ -810,3 +810,23 @@ def test_a_share_is_not_held_against_a_figure_too_large_to_be_one():
     # A share and a bare number that may be one are still held against each other.
     (hint,) = compare("Turnout was 55.3 this year.", "Turnout was 52.1% this year.").hints
     assert (hint.outcome, [f.text for f in hint.passage]) == ("differs", ["52.1"])
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # a release named by its version is a figure: v1.31 is not v1.33
+        (
+            "The field stops being populated in Kubernetes v1.31.",
+            "The field will not be populated starting in Kubernetes v1.33.",
+            "differs",
+        ),
+        ("クラウドプロバイダーの外部化はv1.24から始まった。", "外部化はv1.26から始まりました。", "differs"),
+        ("go1.24では削除される。", "go1.22で削除される予定です。", "differs"),
+        ("The field stops being populated in v1.33.", "It is not populated starting in v1.33.", "agree"),
+        # the release the passage calls "this release" is what it is about, not a value it lacks
+        ("Kubernetes v1.31 consists of 45 enhancements.", "This release consists of 45 enhancements.", "agree"),
+    ],
+)
+def test_a_version_named_with_v_or_go_is_a_figure(claim, passage, label):
+    assert compare(claim, passage).label == label
