@@ -110,6 +110,9 @@ _PERIOD_PATTERNS = [
     # 2026年3月期上半期, 2026年3月期第1四半期: a half or quarter of a fiscal year named by its end
     r"(?=\d)(?<!\d)(?P<fe_y>\d{4})\s*年\s*(?P<fe_m>\d{1,2})\s*月期\s*(?:の\s*)?"
     r"(?:(?P<fe_half>上半期|上期|下半期|下期)|第\s*(?P<fe_q>[1-4一二三四])\s*四半期)",
+    # 2025年前半, 2025年下期, 2025年第1四半期, 2025年度上半期: a half or quarter of a year named by its number
+    r"(?=\d)(?<!\d)(?P<jp_y>\d{4})\s*年(?P<jp_fy>度)?\s*(?:の\s*)?"
+    r"(?:(?P<jp_half>前半|後半|上半期|下半期|上期|下期)|第\s*(?P<jp_q>[1-4一二三四])\s*四半期)",
     # Q2 2025, 2025 Q2, second quarter of 2025, H1 2025, first half of 2025 (fiscal: only with fiscal)
     r"(?=[fFQqHhsStT\d])(?<![A-Za-z])(?P<fq>fiscal\s+(?:year\s+)?|FY\s?)?(?:Q(?P<q1>[1-4])\s*(?:of\s+)?(?P<fq1>fiscal\s+|FY\s?)?(?P<q1_y>\d{4})"
     r"|(?P<q2_y>\d{4})\s*Q(?P<q2>[1-4])|H(?P<h1>[12])\s*(?P<fq3>fiscal\s+|FY\s?)?(?P<h1_y>\d{4})"
@@ -118,7 +121,10 @@ _PERIOD_PATTERNS = [
 _PERIOD = re.compile("|".join(f"(?:{pattern})" for pattern in _PERIOD_PATTERNS), re.I)
 # Most texts name no period: the patterns above are tried only on those that might.
 # Possessive runs of spaces: "1" and 40,000 spaces was 40,000 tries of the two runs' every split.
-_MAYBE_PERIOD = re.compile(r"月期|\d\s*+(?:月\s*+)?[〜～~-]\s*+\d{1,2}\s*+月|[QH][1-4]|quarter|half", re.I)
+_MAYBE_PERIOD = re.compile(
+    r"月期|年度?\s*+(?:の\s*+)?(?:前半|後半|上|下|第)|\d\s*+(?:月\s*+)?[〜～~-]\s*+\d{1,2}\s*+月|[QH][1-4]|quarter|half",
+    re.I,
+)
 _DATE_PATTERNS = [
     # the 1990s, mid-1990s, 1990年代: a decade
     r"(?<![\d.])(?P<decade>(?:1[89]|20)\d)0(?:['’]?s(?![A-Za-z])|\s*年代)",
@@ -646,6 +652,8 @@ def _period_value(groups: dict[str, str | None]) -> str | None:
             return _period(start + 6 * half, start + 6 * half + 5)
         quarter = _KANJI_QUARTERS[groups["fe_q"] or "1"] - 1
         return _period(start + 3 * quarter, start + 3 * quarter + 2)
+    if groups["jp_y"]:
+        return _japanese_period(groups)
     year_text = groups["q1_y"] or groups["q2_y"] or groups["h1_y"] or groups["q3_y"]
     if not year_text:
         return None
@@ -657,6 +665,17 @@ def _period_value(groups: dict[str, str | None]) -> str | None:
     if fiscal:
         return f"F{'H' if months == 6 else 'Q'}{year_text}-{number}"
     start = int(year_text) * 12 + (number - 1) * months
+    return _period(start, start + months - 1)
+
+
+def _japanese_period(groups: dict[str, str | None]) -> str:
+    """2025年前半 (January to June 2025), 2025年第3四半期; of a 年度 (fiscal), its half or quarter."""
+    half = groups["jp_half"]
+    number = (1 if half.startswith(("前", "上")) else 2) if half else _KANJI_QUARTERS[groups["jp_q"] or "1"]
+    months = 6 if half else 3
+    if groups["jp_fy"]:
+        return f"F{'H' if half else 'Q'}{groups['jp_y']}-{number}"
+    start = int(groups["jp_y"] or 0) * 12 + (number - 1) * months
     return _period(start, start + months - 1)
 
 

@@ -830,3 +830,25 @@ def test_a_share_is_not_held_against_a_figure_too_large_to_be_one():
 )
 def test_a_version_named_with_v_or_go_is_a_figure(claim, passage, label):
     assert compare(claim, passage).label == label
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("2025年前半", "P2025-01:2025-06"),
+        ("２０２５年の後半", "P2025-07:2025-12"),
+        ("2025年上半期", "P2025-01:2025-06"),
+        ("2025年第3四半期", "P2025-07:2025-09"),
+        ("2025年度下期", "FH2025-2"),
+        ("2025年度第1四半期", "FQ2025-1"),
+    ],
+)
+def test_a_half_or_quarter_of_a_numbered_year_is_a_period(text, value):
+    assert values(text, "date") == [value]
+
+
+def test_a_half_of_a_year_differs_from_the_other_half_and_holds_its_months():
+    evidence = "go1.24は2025年前半にリリースされる予定です。"
+    assert compare("go1.24は2025年後半にリリースされる予定だ。", evidence).label == "differs"
+    assert compare("go1.24は2025年3月にリリースされる予定だ。", evidence).label == "agree"
+    assert compare("go1.24は2025年9月にリリースされる予定だ。", evidence).label == "differs"
