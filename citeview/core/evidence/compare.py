@@ -1579,7 +1579,7 @@ def _negation_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
             if not words:
                 continue
             met = (all if english else any)(not forms.isdisjoint(other.asserted) for forms in words)
-            if met:
+            if met and not _negated_alike(words, english, other):
                 marked = (negation,)
                 hints.append(
                     Hint("negation_differs", "negation", marked if claim_side else (), () if claim_side else marked)
@@ -1589,6 +1589,17 @@ def _negation_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
     claim_marks = tuple(f for hint in hints for f in hint.claim)
     passage_marks = tuple(f for hint in hints for f in hint.passage)
     return [Hint("negation_differs", "negation", claim_marks, passage_marks)]
+
+
+def _negated_alike(words: tuple[frozenset[str], ...], english: bool, other: Reading) -> bool:
+    """Whether the other side negates the same words too (発行していない against 発行していません, beside
+    a sentence that asserts them of something else): two negations of one thing agree."""
+    met = all if english else any
+    for _, other_words, _ in other.scopes:
+        negated = frozenset().union(*other_words)
+        if met(not forms.isdisjoint(negated) for forms in words):
+            return True
+    return False
 
 
 # --- what is shown -------------------------------------------------------------------------------

@@ -852,3 +852,14 @@ def test_a_half_of_a_year_differs_from_the_other_half_and_holds_its_months():
     assert compare("go1.24は2025年後半にリリースされる予定だ。", evidence).label == "differs"
     assert compare("go1.24は2025年3月にリリースされる予定だ。", evidence).label == "agree"
     assert compare("go1.24は2025年9月にリリースされる予定だ。", evidence).label == "differs"
+
+
+def test_two_negations_of_the_same_words_agree_beside_a_sentence_that_asserts_them():
+    evidence = (
+        "go1.18以降、crypto/x509はSHA-1で署名された証明書を拒否するようになりました。"
+        "認証局は2015年以降SHA-1証明書を発行していません。"
+    )
+    assert compare("認証局は2015年以降SHA-1証明書を発行していない。", evidence).label == "agree"
+    assert compare("認証局は2015年以降SHA-1証明書を発行している。", evidence).label == "differs"
+    passage = "The tool does not cover children. It covers every adult."
+    assert compare("It does not cover children.", passage).label == "agree"
