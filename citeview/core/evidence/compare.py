@@ -1083,7 +1083,22 @@ def _plain(value: Decimal) -> str:
     return format(value.normalize(), "f")
 
 
+# A figure that is the gap between two others: "five more than v1.30", 「v1.30より10件多い」.
+_GAP_AFTER = re.compile(r"\s*(?:more|fewer|less|higher|lower|greater)\s+than\b", re.I)
+_JA_GAP_AFTER = re.compile(r"(?:[一-龯々ァ-ヶー]{1,3})?(?:多|少)")
+GAP = "±"  # the mark a gap's unit starts with
+
+
 def _unit(plain: str, start: int, end: int) -> str:
+    """The unit of a figure; a gap's is marked (``±件``): it is held only against gaps, never against
+    the counts it lies between (10件多い is not 11の機能)."""
+    unit = _counted_unit(plain, start, end)
+    if _GAP_AFTER.match(plain, end) or (plain[max(start - 2, 0) : start] == "より" and _JA_GAP_AFTER.match(plain, end)):
+        return GAP + unit
+    return unit
+
+
+def _counted_unit(plain: str, start: int, end: int) -> str:
     before = _UNIT_BEFORE.search(plain, max(start - 4, 0), start)
     if before:
         return _UNIT_WORDS.get(before.group("currency").lower(), before.group("currency"))
@@ -1170,6 +1185,9 @@ def _widened(finding: Finding) -> Decimal:
 
 
 def _units_meet(one: str, other: str) -> bool:
+    if one.startswith(GAP) != other.startswith(GAP):
+        return False
+    one, other = one.removeprefix(GAP), other.removeprefix(GAP)
     return (
         one == other
         or (not one and other not in ("time", "version"))

@@ -863,3 +863,26 @@ def test_two_negations_of_the_same_words_agree_beside_a_sentence_that_asserts_th
     assert compare("認証局は2015年以降SHA-1証明書を発行している。", evidence).label == "differs"
     passage = "The tool does not cover children. It covers every adult."
     assert compare("It does not cover children.", passage).label == "agree"
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # a gap between two counts is not one of the counts it lies between
+        (
+            "Kubernetes v1.31 ships 45 enhancements, five more than v1.30 did.",
+            "This release consists of 45 enhancements.\nOf those enhancements, 11 have graduated to Stable, 22 are entering Beta.",
+            "not_stated",
+        ),
+        (
+            "v1.31の機能強化は45件で、前回のv1.30より10件多い。",
+            "今回のリリースでは、45の機能強化が行われました。そのうち、11の機能がGAに昇格しました。",
+            "not_stated",
+        ),
+        # and is held against a gap
+        ("It has five more seats than before.", "It has 5 more seats than before.", "agree"),
+        ("前回より10件多い。", "前回より12件多い。", "differs"),
+    ],
+)
+def test_a_gap_between_two_figures_is_held_only_against_a_gap(claim, passage, label):
+    assert compare(claim, passage).label == label
