@@ -268,6 +268,8 @@ _NOT_UNITS = _word_set(
     "had that this which who it its into over under up down more less fewer higher lower "
     "year-on-year percentage points point"
 )
+# Words between an English figure and its unit.
+_BEFORE_UNIT = _word_set("total additional extra new active separate distinct different unique")
 # Japanese counters whose figures are whole: 18歳未満 is 17歳以下.
 _WHOLE_UNITS = _word_set("歳 人 件 校 個 台 回 世 社 店 票 チーム か国 人目 person vote seat team country")
 # A number in kanji (三十五人, 二億三千万円, 第三回) is a figure only where it must be one, before a
@@ -1118,6 +1120,8 @@ def _counted_unit(plain: str, start: int, end: int) -> str:
             return _UNIT_WORDS.get(word[:3], _UNIT_WORDS.get(word[:2], ""))
         return _UNIT_WORDS.get(word, _UNIT_WORDS.get(word[:1], word[:2] if word[0] in "かカヶケヵ箇" else word[:1]))
     word = after.group("word").lower()
+    if word in _BEFORE_UNIT:  # "150000 total pods": the unit is the noun after the adjective
+        return _counted_unit(plain, start, after.end())
     if word in _NOT_UNITS:
         return ""
     word = word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

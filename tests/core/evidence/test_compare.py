@@ -886,3 +886,10 @@ def test_two_negations_of_the_same_words_agree_beside_a_sentence_that_asserts_th
 )
 def test_a_gap_between_two_figures_is_held_only_against_a_gap(claim, passage, label):
     assert compare(claim, passage).label == label
+
+
+def test_an_adjective_between_a_figure_and_its_noun_is_not_its_unit():
+    passage = "We support no more than 110 pods per node and no more than 150000 total pods."
+    assert compare("A cluster may run at most 150,000 pods in total.", passage).label == "agree"
+    assert compare("A cluster may run at most 200,000 pods in total.", passage).label == "differs"
+    assert [f.unit for f in findings("no more than 150000 total pods") if f.kind == "figure"] == ["pod"]
