@@ -260,7 +260,7 @@ _UNIT_WORDS = {
     "kilometre": "km", "kilometer": "km", "kms": "km", "kilogram": "kg", "kilogramme": "kg", "kgs": "kg",
     "kilo": "kg", "キロメ": "km", "キログ": "kg", "パーセ": "%", "メート": "m", "metre": "m", "meter": "m",
     "グラム": "g", "gram": "g", "マイル": "mile",
-    "¥": "円", "￥": "円", "time": "倍", "fold": "倍", "euro": "€", "ユーロ": "€", "pound": "£", "people": "person", "persons": "person",
+    "¥": "円", "￥": "円", "time": "倍", "fold": "倍", "euro": "€", "ユーロ": "€", "pound": "£", "people": "person", "persons": "person", "individual": "person",
 }  # fmt: skip
 # Words after an English figure that are no unit ("10 to 15 mph": 10's unit is unknown, not "to").
 _NOT_UNITS = _word_set(

@@ -893,3 +893,9 @@ def test_an_adjective_between_a_figure_and_its_noun_is_not_its_unit():
     assert compare("A cluster may run at most 150,000 pods in total.", passage).label == "agree"
     assert compare("A cluster may run at most 200,000 pods in total.", passage).label == "differs"
     assert [f.unit for f in findings("no more than 150000 total pods") if f.kind == "figure"] == ["pod"]
+
+
+def test_individuals_are_people():
+    passage = "We saw contributions from 113 different companies and 528 individuals."
+    assert compare("Contributions came from 113 companies and 528 people.", passage).label == "agree"
+    assert compare("Contributions came from 113 companies and 582 people.", passage).label == "differs"
