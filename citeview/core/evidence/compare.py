@@ -248,7 +248,7 @@ _MULTIPLE_WORD = re.compile(
 # The unit after a figure: a sign, a Japanese counter, or (English) the next word.
 _UNIT_AFTER = re.compile(
     r"\s?(?P<sign>%|％|percent\b|per\s+cent\b|pct\b|km\b|kg\b|°\s?[FC]\b|℃|℉|[FC]\b(?![.'’]\w))"
-    r"|(?P<ja>(?:か|カ|ヶ|ケ|ヵ|箇)?[一-龯々ァ-ヶー]{1,3})"
+    r"|(?P<ja>(?:か|カ|ヶ|ケ|ヵ|箇)?[一-龯々ァ-ヶー]{1,3})|(?P<tsu>つ)"
     r"|\s(?P<word>[A-Za-z]{2,})",
 )
 _UNIT_BEFORE = re.compile(r"(?P<currency>US\$|\$|€|£|¥|￥)\s?$")
@@ -1110,6 +1110,8 @@ def _counted_unit(plain: str, start: int, end: int) -> str:
     if after.group("sign"):
         sign = re.sub(r"\s+", " ", after.group("sign").lower())
         return _UNIT_WORDS.get(sign, sign)
+    if after.group("tsu"):
+        return "個"  # 3つ = 3個: a count of things, never a year's 1年間
     if after.group("ja"):
         word = after.group("ja")
         if word[0] in "以未超約程前最上弱強余近足":

@@ -899,3 +899,10 @@ def test_individuals_are_people():
     passage = "We saw contributions from 113 different companies and 528 individuals."
     assert compare("Contributions came from 113 companies and 528 people.", passage).label == "agree"
     assert compare("Contributions came from 113 companies and 582 people.", passage).label == "differs"
+
+
+def test_a_count_with_tsu_is_a_count_of_things_not_a_duration():
+    passage = "最新の3つのマイナーリリースについてリリースブランチを管理しています。"
+    assert compare("各マイナーリリースは、リリースから１年間サポートされる。", passage).label == "not_stated"
+    assert compare("最新の4つのマイナーリリースのブランチを管理している。", passage).label == "differs"
+    assert compare("最新の3個のマイナーリリースのブランチを管理している。", passage).label == "agree"
