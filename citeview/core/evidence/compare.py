@@ -355,6 +355,7 @@ _NEGATING_STEMS = {
     "不": "要 可能 可(?!欠) 明 十分 正確 適切 適用 採用 支持 承認 許可 参加 使用 在 一致 合格 成立 同意 実施 開示 公表 対応 確か 確実 透明 備 通 払い",
     "未": "定 確認 確定 実施 公表 公開 発表 承認 対応 完成 完了 整備 導入 定義 加入 納 払い 解決 回答 提出 達 到達 使用 開始 達成 検証 報告 登録",
     "非": "公開 公表 対応 課税 営利 表示 推奨 該当 開示 正規 公式 対象",
+    "無": "効 料 償",  # 無効 negates 有効: the other side asserts the 有- word
 }  # fmt: skip
 _PREFIXED = "|".join(
     f"{prefix}(?:{'|'.join(sorted(stems.split(), key=len, reverse=True))})" for prefix, stems in _NEGATING_STEMS.items()
@@ -1583,7 +1584,9 @@ def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tup
         if len(found) > 1 and plain[found[0].end() : found[0].end() + 1] == "は":
             found = found[1:]  # 同社は値上げを行わない: the topic is who acts, not what is negated
         runs = [frozenset([run.group()]) for run in found]
-        if negation.text[:1] in "不未非" and len(negation.text) > 1:
+        if negation.text[:1] == "無" and len(negation.text) > 1:
+            runs.append(frozenset(["有" + negation.text[1:]]))  # 無効 against 有効
+        elif negation.text[:1] in "不未非" and len(negation.text) > 1:
             stem = negation.text[1:]
             runs.append(frozenset(["必要" if stem == "要" else stem]))
         elif negation.text.endswith("外"):

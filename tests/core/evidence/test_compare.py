@@ -906,3 +906,10 @@ def test_a_count_with_tsu_is_a_count_of_things_not_a_duration():
     assert compare("各マイナーリリースは、リリースから１年間サポートされる。", passage).label == "not_stated"
     assert compare("最新の4つのマイナーリリースのブランチを管理している。", passage).label == "differs"
     assert compare("最新の3個のマイナーリリースのブランチを管理している。", passage).label == "agree"
+
+
+def test_mu_negates_the_word_with_yu():
+    passage = "複数のサービスCIDRのサポートがベータになりました(デフォルトでは無効)。"
+    assert compare("複数のサービスCIDRの対応はベータとなり、既定で有効になった。", passage).label == "differs"
+    assert compare("複数のサービスCIDRの対応はベータとなり、既定では無効だ。", passage).label == "agree"
+    assert compare("このサービスは有料です。", "このサービスは無料で利用できます。").label == "differs"
