@@ -34,7 +34,7 @@ What is read:
   dozen``, ``one hundred and twenty``, ``a billion``), shares (``half of the``, ``a third of``, ``one in
   five``: a percentage to a few points), multiples (``twice``, ``doubled``, ``tripled``: 倍), times
   (``7:12 AM``, ``9 p.m.``; with a zone on both sides, one moment: ``9 p.m. EDT`` on July 15 = ``01:00 UTC`` on
-  July 16, the dates moved with it) and versions (``3.11.2``). A rounded figure agrees with the precise one it rounds,
+  July 16, the dates moved with it) and versions (``3.11.2``, ``v1.31``, ``go1.24``). A rounded figure agrees with the precise one it rounds,
   half away from zero (``約5万人`` = ``5万1200人``, ``75.2兆`` = ``75兆2320億``; 75 is not "around 70"); ``142 to 10`` and
   ``142-12`` differ. Figures of two different units are never held against each other.
   A change given the other way by both sides (``8%増`` against ``8%減``, ``rose 3%`` against ``fell 3%``,
