@@ -34,7 +34,7 @@ What is read:
   dozen``, ``one hundred and twenty``, ``a billion``), shares (``half of the``, ``a third of``, ``one in
   five``: a percentage to a few points), multiples (``twice``, ``doubled``, ``tripled``: 倍), times
   (``7:12 AM``, ``9 p.m.``; with a zone on both sides, one moment: ``9 p.m. EDT`` on July 15 = ``01:00 UTC`` on
-  July 16, the dates moved with it) and versions (``3.11.2``). A rounded figure agrees with the precise one it rounds,
+  July 16, the dates moved with it) and versions (``3.11.2``, ``v1.31``, ``go1.24``). A rounded figure agrees with the precise one it rounds,
   half away from zero (``約5万人`` = ``5万1200人``, ``75.2兆`` = ``75兆2320億``; 75 is not "around 70"); ``142 to 10`` and
   ``142-12`` differ. Figures of two different units are never held against each other.
   A change given the other way by both sides (``8%増`` against ``8%減``, ``rose 3%`` against ``fell 3%``,
@@ -110,6 +110,9 @@ _PERIOD_PATTERNS = [
     # 2026年3月期上半期, 2026年3月期第1四半期: a half or quarter of a fiscal year named by its end
     r"(?=\d)(?<!\d)(?P<fe_y>\d{4})\s*年\s*(?P<fe_m>\d{1,2})\s*月期\s*(?:の\s*)?"
     r"(?:(?P<fe_half>上半期|上期|下半期|下期)|第\s*(?P<fe_q>[1-4一二三四])\s*四半期)",
+    # 2025年前半, 2025年下期, 2025年第1四半期, 2025年度上半期: a half or quarter of a year named by its number
+    r"(?=\d)(?<!\d)(?P<jp_y>\d{4})\s*年(?P<jp_fy>度)?\s*(?:の\s*)?"
+    r"(?:(?P<jp_half>前半|後半|上半期|下半期|上期|下期)|第\s*(?P<jp_q>[1-4一二三四])\s*四半期)",
     # Q2 2025, 2025 Q2, second quarter of 2025, H1 2025, first half of 2025 (fiscal: only with fiscal)
     r"(?=[fFQqHhsStT\d])(?<![A-Za-z])(?P<fq>fiscal\s+(?:year\s+)?|FY\s?)?(?:Q(?P<q1>[1-4])\s*(?:of\s+)?(?P<fq1>fiscal\s+|FY\s?)?(?P<q1_y>\d{4})"
     r"|(?P<q2_y>\d{4})\s*Q(?P<q2>[1-4])|H(?P<h1>[12])\s*(?P<fq3>fiscal\s+|FY\s?)?(?P<h1_y>\d{4})"
@@ -118,7 +121,10 @@ _PERIOD_PATTERNS = [
 _PERIOD = re.compile("|".join(f"(?:{pattern})" for pattern in _PERIOD_PATTERNS), re.I)
 # Most texts name no period: the patterns above are tried only on those that might.
 # Possessive runs of spaces: "1" and 40,000 spaces was 40,000 tries of the two runs' every split.
-_MAYBE_PERIOD = re.compile(r"月期|\d\s*+(?:月\s*+)?[〜～~-]\s*+\d{1,2}\s*+月|[QH][1-4]|quarter|half", re.I)
+_MAYBE_PERIOD = re.compile(
+    r"月期|年度?\s*+(?:の\s*+)?(?:前半|後半|上|下|第)|\d\s*+(?:月\s*+)?[〜～~-]\s*+\d{1,2}\s*+月|[QH][1-4]|quarter|half",
+    re.I,
+)
 _DATE_PATTERNS = [
     # the 1990s, mid-1990s, 1990年代: a decade
     r"(?<![\d.])(?P<decade>(?:1[89]|20)\d)0(?:['’]?s(?![A-Za-z])|\s*年代)",
@@ -163,11 +169,12 @@ _WEEKDAY_NAMES = re.compile(
 _SCALES = {"万": 10**4, "億": 10**8, "兆": 10**12, "千": 10**3, "百万": 10**6, "千万": 10**7, "割": 10}
 _SCALES.update({"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "bn": 10**9})
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?|\.\d+)"
-# One figure as written: a version (3.11.2), a time (7:12 AM, 15:30), a Japanese figure of several
+# One figure as written: a version (3.11.2, v1.31, go1.24), a time (7:12 AM, 15:30), a Japanese figure of several
 # scales (1兆2000億, 68万6061), or a number with at most one scale (1.2兆, 14.1 million, 3割).
 _FIGURE = re.compile(
     r"(?<![A-Za-z0-9_.:])(?<![A-Za-z]-)(?:"
     r"(?P<version>\d+(?:\.\d+){2,})(?!\d|\.\d)"
+    r"|(?<![A-Za-z])(?:v|go)(?P<tagged>\d+(?:\.\d+)+)(?!\d|\.\d)"
     r"|(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::\d{2})?(?!\d)(?:\s*(?P<ampm>[ap])\.?\s?m\b\.?)?"
     r"|(?P<hour2>\d{1,2})\s?(?P<ampm2>[ap])\.?\s?m\b\.?"
     r"|(?P<wari>\d+割(?:\d+分)?(?:\d+厘)?|\d+分\d+厘)(?![\d秒])"
@@ -241,7 +248,7 @@ _MULTIPLE_WORD = re.compile(
 # The unit after a figure: a sign, a Japanese counter, or (English) the next word.
 _UNIT_AFTER = re.compile(
     r"\s?(?P<sign>%|％|percent\b|per\s+cent\b|pct\b|km\b|kg\b|°\s?[FC]\b|℃|℉|[FC]\b(?![.'’]\w))"
-    r"|(?P<ja>(?:か|カ|ヶ|ケ|ヵ|箇)?[一-龯々ァ-ヶー]{1,3})"
+    r"|(?P<ja>(?:か|カ|ヶ|ケ|ヵ|箇)?[一-龯々ァ-ヶー]{1,3})|(?P<tsu>つ)"
     r"|\s(?P<word>[A-Za-z]{2,})",
 )
 _UNIT_BEFORE = re.compile(r"(?P<currency>US\$|\$|€|£|¥|￥)\s?$")
@@ -253,7 +260,7 @@ _UNIT_WORDS = {
     "kilometre": "km", "kilometer": "km", "kms": "km", "kilogram": "kg", "kilogramme": "kg", "kgs": "kg",
     "kilo": "kg", "キロメ": "km", "キログ": "kg", "パーセ": "%", "メート": "m", "metre": "m", "meter": "m",
     "グラム": "g", "gram": "g", "マイル": "mile",
-    "¥": "円", "￥": "円", "time": "倍", "fold": "倍", "euro": "€", "ユーロ": "€", "pound": "£", "people": "person", "persons": "person",
+    "¥": "円", "￥": "円", "time": "倍", "fold": "倍", "euro": "€", "ユーロ": "€", "pound": "£", "people": "person", "persons": "person", "individual": "person",
 }  # fmt: skip
 # Words after an English figure that are no unit ("10 to 15 mph": 10's unit is unknown, not "to").
 _NOT_UNITS = _word_set(
@@ -261,6 +268,8 @@ _NOT_UNITS = _word_set(
     "had that this which who it its into over under up down more less fewer higher lower "
     "year-on-year percentage points point"
 )
+# Words between an English figure and its unit.
+_BEFORE_UNIT = _word_set("total additional extra new active separate distinct different unique")
 # Japanese counters whose figures are whole: 18歳未満 is 17歳以下.
 _WHOLE_UNITS = _word_set("歳 人 件 校 個 台 回 世 社 店 票 チーム か国 人目 person vote seat team country")
 # A number in kanji (三十五人, 二億三千万円, 第三回) is a figure only where it must be one, before a
@@ -346,6 +355,7 @@ _NEGATING_STEMS = {
     "不": "要 可能 可(?!欠) 明 十分 正確 適切 適用 採用 支持 承認 許可 参加 使用 在 一致 合格 成立 同意 実施 開示 公表 対応 確か 確実 透明 備 通 払い",
     "未": "定 確認 確定 実施 公表 公開 発表 承認 対応 完成 完了 整備 導入 定義 加入 納 払い 解決 回答 提出 達 到達 使用 開始 達成 検証 報告 登録",
     "非": "公開 公表 対応 課税 営利 表示 推奨 該当 開示 正規 公式 対象",
+    "無": "効 料 償",  # 無効 negates 有効: the other side asserts the 有- word
 }  # fmt: skip
 _PREFIXED = "|".join(
     f"{prefix}(?:{'|'.join(sorted(stems.split(), key=len, reverse=True))})" for prefix, stems in _NEGATING_STEMS.items()
@@ -645,6 +655,8 @@ def _period_value(groups: dict[str, str | None]) -> str | None:
             return _period(start + 6 * half, start + 6 * half + 5)
         quarter = _KANJI_QUARTERS[groups["fe_q"] or "1"] - 1
         return _period(start + 3 * quarter, start + 3 * quarter + 2)
+    if groups["jp_y"]:
+        return _japanese_period(groups)
     year_text = groups["q1_y"] or groups["q2_y"] or groups["h1_y"] or groups["q3_y"]
     if not year_text:
         return None
@@ -656,6 +668,17 @@ def _period_value(groups: dict[str, str | None]) -> str | None:
     if fiscal:
         return f"F{'H' if months == 6 else 'Q'}{year_text}-{number}"
     start = int(year_text) * 12 + (number - 1) * months
+    return _period(start, start + months - 1)
+
+
+def _japanese_period(groups: dict[str, str | None]) -> str:
+    """2025年前半 (January to June 2025), 2025年第3四半期; of a 年度 (fiscal), its half or quarter."""
+    half = groups["jp_half"]
+    number = (1 if half.startswith(("前", "上")) else 2) if half else _KANJI_QUARTERS[groups["jp_q"] or "1"]
+    months = 6 if half else 3
+    if groups["jp_fy"]:
+        return f"F{'H' if half else 'Q'}{groups['jp_y']}-{number}"
+    start = int(groups["jp_y"] or 0) * 12 + (number - 1) * months
     return _period(start, start + months - 1)
 
 
@@ -967,6 +990,8 @@ def _figure_value(match: re.Match[str], plain: str) -> tuple[str, str, str, int]
     end = match.end()
     if match.group("version"):
         return match.group("version"), "0", "version", end
+    if match.group("tagged"):  # v1.31, go1.24: a release, named by its version, not a decimal
+        return match.group("tagged"), "0", "version", end
     if match.group("hour") is not None or match.group("hour2") is not None:
         hour, minute = int(match.group("hour") or match.group("hour2")), int(match.group("minute") or 0)
         if hour > 24 or minute > 59 or (match.group("hour2") and not 1 <= hour <= 12):
@@ -1061,7 +1086,22 @@ def _plain(value: Decimal) -> str:
     return format(value.normalize(), "f")
 
 
+# A figure that is the gap between two others: "five more than v1.30", 「v1.30より10件多い」.
+_GAP_AFTER = re.compile(r"\s*(?:more|fewer|less|higher|lower|greater)\s+than\b", re.I)
+_JA_GAP_AFTER = re.compile(r"(?:[一-龯々ァ-ヶー]{1,3})?(?:多|少)")
+GAP = "±"  # the mark a gap's unit starts with
+
+
 def _unit(plain: str, start: int, end: int) -> str:
+    """The unit of a figure; a gap's is marked (``±件``): it is held only against gaps, never against
+    the counts it lies between (10件多い is not 11の機能)."""
+    unit = _counted_unit(plain, start, end)
+    if _GAP_AFTER.match(plain, end) or (plain[max(start - 2, 0) : start] == "より" and _JA_GAP_AFTER.match(plain, end)):
+        return GAP + unit
+    return unit
+
+
+def _counted_unit(plain: str, start: int, end: int) -> str:
     before = _UNIT_BEFORE.search(plain, max(start - 4, 0), start)
     if before:
         return _UNIT_WORDS.get(before.group("currency").lower(), before.group("currency"))
@@ -1071,6 +1111,8 @@ def _unit(plain: str, start: int, end: int) -> str:
     if after.group("sign"):
         sign = re.sub(r"\s+", " ", after.group("sign").lower())
         return _UNIT_WORDS.get(sign, sign)
+    if after.group("tsu"):
+        return "個"  # 3つ = 3個: a count of things, never a year's 1年間
     if after.group("ja"):
         word = after.group("ja")
         if word[0] in "以未超約程前最上弱強余近足":
@@ -1081,6 +1123,8 @@ def _unit(plain: str, start: int, end: int) -> str:
             return _UNIT_WORDS.get(word[:3], _UNIT_WORDS.get(word[:2], ""))
         return _UNIT_WORDS.get(word, _UNIT_WORDS.get(word[:1], word[:2] if word[0] in "かカヶケヵ箇" else word[:1]))
     word = after.group("word").lower()
+    if word in _BEFORE_UNIT:  # "150000 total pods": the unit is the noun after the adjective
+        return _counted_unit(plain, start, after.end())
     if word in _NOT_UNITS:
         return ""
     word = word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
@@ -1148,6 +1192,9 @@ def _widened(finding: Finding) -> Decimal:
 
 
 def _units_meet(one: str, other: str) -> bool:
+    if one.startswith(GAP) != other.startswith(GAP):
+        return False
+    one, other = one.removeprefix(GAP), other.removeprefix(GAP)
     return (
         one == other
         or (not one and other not in ("time", "version"))
@@ -1255,6 +1302,7 @@ def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
         relations[finding.start] = found
         agreed.update(p.value for relation, p in found if relation == "agree")
     unmatched = [p for p in distinct if p.value not in agreed]
+    names_versions = any(p.unit == "version" for p in in_passage)
     years = {f.value.removeprefix("FY")[:4] for f in passage if f.kind == "date" and not f.value.startswith(("-", "W"))}
     years_of_claim = {
         f.value.removeprefix("FY")[:4] for f in claim if f.kind == "date" and not f.value.startswith(("-", "W"))
@@ -1289,6 +1337,8 @@ def _figure_hints(claim_read: Reading, passage_read: Reading) -> Iterable[Hint]:
         if against:
             marked = tuple(f for p in against for f in by_value[p.value])
             yield Hint("differs", "figure", (finding,), marked)
+        elif finding.unit == "version" and not names_versions:
+            continue  # "v1.31" against "this release": the version names what the passage is about
         else:
             yield Hint("not_stated", "figure", claim_side)
             if qualifier is not None:
@@ -1534,7 +1584,9 @@ def _scopes(plain: str, negations: list[Finding]) -> Iterable[tuple[Finding, tup
         if len(found) > 1 and plain[found[0].end() : found[0].end() + 1] == "は":
             found = found[1:]  # 同社は値上げを行わない: the topic is who acts, not what is negated
         runs = [frozenset([run.group()]) for run in found]
-        if negation.text[:1] in "不未非" and len(negation.text) > 1:
+        if negation.text[:1] == "無" and len(negation.text) > 1:
+            runs.append(frozenset(["有" + negation.text[1:]]))  # 無効 against 有効
+        elif negation.text[:1] in "不未非" and len(negation.text) > 1:
             stem = negation.text[1:]
             runs.append(frozenset(["必要" if stem == "要" else stem]))
         elif negation.text.endswith("外"):
@@ -1554,7 +1606,7 @@ def _negation_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
             if not words:
                 continue
             met = (all if english else any)(not forms.isdisjoint(other.asserted) for forms in words)
-            if met:
+            if met and not _negated_alike(words, english, other):
                 marked = (negation,)
                 hints.append(
                     Hint("negation_differs", "negation", marked if claim_side else (), () if claim_side else marked)
@@ -1564,6 +1616,17 @@ def _negation_hints(claim: Reading, passage: Reading) -> Iterable[Hint]:
     claim_marks = tuple(f for hint in hints for f in hint.claim)
     passage_marks = tuple(f for hint in hints for f in hint.passage)
     return [Hint("negation_differs", "negation", claim_marks, passage_marks)]
+
+
+def _negated_alike(words: tuple[frozenset[str], ...], english: bool, other: Reading) -> bool:
+    """Whether the other side negates the same words too (発行していない against 発行していません, beside
+    a sentence that asserts them of something else): two negations of one thing agree."""
+    met = all if english else any
+    for _, other_words, _ in other.scopes:
+        negated = frozenset().union(*other_words)
+        if met(not forms.isdisjoint(negated) for forms in words):
+            return True
+    return False
 
 
 # --- what is shown -------------------------------------------------------------------------------

@@ -810,3 +810,106 @@ def test_a_share_is_not_held_against_a_figure_too_large_to_be_one():
     # A share and a bare number that may be one are still held against each other.
     (hint,) = compare("Turnout was 55.3 this year.", "Turnout was 52.1% this year.").hints
     assert (hint.outcome, [f.text for f in hint.passage]) == ("differs", ["52.1"])
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # a release named by its version is a figure: v1.31 is not v1.33
+        (
+            "The field stops being populated in Kubernetes v1.31.",
+            "The field will not be populated starting in Kubernetes v1.33.",
+            "differs",
+        ),
+        ("クラウドプロバイダーの外部化はv1.24から始まった。", "外部化はv1.26から始まりました。", "differs"),
+        ("go1.24では削除される。", "go1.22で削除される予定です。", "differs"),
+        ("The field stops being populated in v1.33.", "It is not populated starting in v1.33.", "agree"),
+        # the release the passage calls "this release" is what it is about, not a value it lacks
+        ("Kubernetes v1.31 consists of 45 enhancements.", "This release consists of 45 enhancements.", "agree"),
+    ],
+)
+def test_a_version_named_with_v_or_go_is_a_figure(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("2025年前半", "P2025-01:2025-06"),
+        ("２０２５年の後半", "P2025-07:2025-12"),
+        ("2025年上半期", "P2025-01:2025-06"),
+        ("2025年第3四半期", "P2025-07:2025-09"),
+        ("2025年度下期", "FH2025-2"),
+        ("2025年度第1四半期", "FQ2025-1"),
+    ],
+)
+def test_a_half_or_quarter_of_a_numbered_year_is_a_period(text, value):
+    assert values(text, "date") == [value]
+
+
+def test_a_half_of_a_year_differs_from_the_other_half_and_holds_its_months():
+    evidence = "go1.24は2025年前半にリリースされる予定です。"
+    assert compare("go1.24は2025年後半にリリースされる予定だ。", evidence).label == "differs"
+    assert compare("go1.24は2025年3月にリリースされる予定だ。", evidence).label == "agree"
+    assert compare("go1.24は2025年9月にリリースされる予定だ。", evidence).label == "differs"
+
+
+def test_two_negations_of_the_same_words_agree_beside_a_sentence_that_asserts_them():
+    evidence = (
+        "go1.18以降、crypto/x509はSHA-1で署名された証明書を拒否するようになりました。"
+        "認証局は2015年以降SHA-1証明書を発行していません。"
+    )
+    assert compare("認証局は2015年以降SHA-1証明書を発行していない。", evidence).label == "agree"
+    assert compare("認証局は2015年以降SHA-1証明書を発行している。", evidence).label == "differs"
+    passage = "The tool does not cover children. It covers every adult."
+    assert compare("It does not cover children.", passage).label == "agree"
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "label"),
+    [
+        # a gap between two counts is not one of the counts it lies between
+        (
+            "Kubernetes v1.31 ships 45 enhancements, five more than v1.30 did.",
+            "This release consists of 45 enhancements.\nOf those enhancements, 11 have graduated to Stable, 22 are entering Beta.",
+            "not_stated",
+        ),
+        (
+            "v1.31の機能強化は45件で、前回のv1.30より10件多い。",
+            "今回のリリースでは、45の機能強化が行われました。そのうち、11の機能がGAに昇格しました。",
+            "not_stated",
+        ),
+        # and is held against a gap
+        ("It has five more seats than before.", "It has 5 more seats than before.", "agree"),
+        ("前回より10件多い。", "前回より12件多い。", "differs"),
+    ],
+)
+def test_a_gap_between_two_figures_is_held_only_against_a_gap(claim, passage, label):
+    assert compare(claim, passage).label == label
+
+
+def test_an_adjective_between_a_figure_and_its_noun_is_not_its_unit():
+    passage = "We support no more than 110 pods per node and no more than 150000 total pods."
+    assert compare("A cluster may run at most 150,000 pods in total.", passage).label == "agree"
+    assert compare("A cluster may run at most 200,000 pods in total.", passage).label == "differs"
+    assert [f.unit for f in findings("no more than 150000 total pods") if f.kind == "figure"] == ["pod"]
+
+
+def test_individuals_are_people():
+    passage = "We saw contributions from 113 different companies and 528 individuals."
+    assert compare("Contributions came from 113 companies and 528 people.", passage).label == "agree"
+    assert compare("Contributions came from 113 companies and 582 people.", passage).label == "differs"
+
+
+def test_a_count_with_tsu_is_a_count_of_things_not_a_duration():
+    passage = "最新の3つのマイナーリリースについてリリースブランチを管理しています。"
+    assert compare("各マイナーリリースは、リリースから１年間サポートされる。", passage).label == "not_stated"
+    assert compare("最新の4つのマイナーリリースのブランチを管理している。", passage).label == "differs"
+    assert compare("最新の3個のマイナーリリースのブランチを管理している。", passage).label == "agree"
+
+
+def test_mu_negates_the_word_with_yu():
+    passage = "複数のサービスCIDRのサポートがベータになりました(デフォルトでは無効)。"
+    assert compare("複数のサービスCIDRの対応はベータとなり、既定で有効になった。", passage).label == "differs"
+    assert compare("複数のサービスCIDRの対応はベータとなり、既定では無効だ。", passage).label == "agree"
+    assert compare("このサービスは有料です。", "このサービスは無料で利用できます。").label == "differs"
