@@ -848,6 +848,10 @@ def _plan_schemas() -> dict[str, Any]:
             "population": {**_INTEGER, "description": "N: units in scope."},
             "confidence": {"type": "number"},
             "complete": {"type": "boolean"},
+            "uncovered": {
+                **_INTEGER,
+                "description": "Units in scope in strata with no checked unit yet: the estimate leaves them out.",
+            },
             "method": {"type": "string", "description": "The interval's method, as a stable code."},
             "not_estimated_because": {**text_or_null, "description": "Why there is no estimate at all."},
         },

@@ -262,6 +262,7 @@ def _estimate_json(name: str, found: Estimate, plan: CheckPlan) -> dict[str, Any
         "population": found.population,
         "confidence": found.confidence,
         "complete": found.complete,
+        "uncovered": found.uncovered,
         "method": found.method,
         "not_estimated_because": None,
     }

@@ -38,6 +38,7 @@ def plan_figures(plan: CheckPlan, user: Any) -> dict[str, Any]:
         "chart_height": len(chart_rows) * ROW_HEIGHT,
         "bar_height": BAR_HEIGHT,
         "incomplete": None if found["complete"] else _incomplete_text(found),
+        "uncovered": _uncovered_text(found),
         "hidden": found["hidden_until_you_check"],
         "recall_not_estimated": any(e["not_estimated_because"] == RECALL_NOT_ESTIMATED for e in found["estimates"]),
     }
@@ -113,6 +114,19 @@ def _incomplete_text(found: dict[str, Any]) -> str:
         "This plan is not finished: the estimates cover the %(checked)s of %(items)s drawn items checked so far.",
         found["items"],
     ) % {"checked": found["items_checked"], "items": found["items"]}
+
+
+def _uncovered_text(found: dict[str, Any]) -> str | None:
+    """Said when a stratum has nothing checked yet: the estimates are of the strata checked, not of the
+    whole scope (a plan smaller than its strata draws none from the smallest)."""
+    uncovered = max((estimate.get("uncovered") or 0 for estimate in found["estimates"]), default=0)
+    if not uncovered:
+        return None
+    return ngettext(
+        "%(n)s unit in scope is in strata with nothing checked yet: the estimates leave it out.",
+        "%(n)s units in scope are in strata with nothing checked yet: the estimates leave them out.",
+        uncovered,
+    ) % {"n": uncovered}
 
 
 def _percent(share: float | None) -> str:

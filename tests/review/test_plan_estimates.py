@@ -269,3 +269,16 @@ def test_a_plans_estimates_take_as_many_queries_for_one_item_as_for_all(client, 
                 assert client.get(reverse("api:plan", args=[plan.pk])).status_code == 200
             counts.append(len(queries))
         assert counts[0] == counts[1], unit
+
+
+def test_a_stratum_with_nothing_checked_is_named_as_left_out_of_the_estimates(client, reviewer, citation_plan):
+    # A plan smaller than its strata draws nothing from the smallest: its estimates are of the strata
+    # checked, and the pages say how many units in scope they leave out.
+    citation_plan.strata = {**citation_plan.strata, "perplexity · sonar": {"population": 40, "drawn": 0}}
+    citation_plan.population += 40
+    citation_plan.save()
+    client.force_login(reviewer)
+    precision = estimates(client, citation_plan)["citation_precision"]
+    assert precision["uncovered"] == 40 and precision["complete"] is False
+    html = figures_page(client, citation_plan)
+    assert "40 units in scope are in strata with nothing checked yet: the estimates leave them out." in html
