@@ -1087,7 +1087,9 @@ def _plain(value: Decimal) -> str:
 
 
 # A figure that is the gap between two others: "five more than v1.30", 「v1.30より10件多い」.
-_GAP_AFTER = re.compile(r"\s*(?:more|fewer|less|higher|lower|greater)\s+than\b", re.I)
+# ``(?<!\s)``: read only from a figure's end (``match`` at it): a search through a run of spaces would
+# start the run again at each of them (tests/test_regex_linear.py).
+_GAP_AFTER = re.compile(r"(?<!\s)\s*(?:more|fewer|less|higher|lower|greater)\s+than\b", re.I)
 _JA_GAP_AFTER = re.compile(r"(?:[一-龯々ァ-ヶー]{1,3})?(?:多|少)")
 GAP = "±"  # the mark a gap's unit starts with
 

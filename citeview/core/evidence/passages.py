@@ -135,8 +135,10 @@ _ERA_BASE = {"令和": 2018, "平成": 1988, "昭和": 1925, "大正": 1911, "�
 # where ``20`` beside ``8%`` may be anything. Read cheaply, as the values are; ``compare`` reads units
 # in full.
 _KIND_BEFORE = re.compile(r"(US\$|\$|€|£|¥)[ \t]?$")
+# ``(?<![ \t])``: read only from a figure's end (``match`` at it); a search through a run of spaces
+# would otherwise start the run again at each of them (tests/test_regex_linear.py).
 _KIND_AFTER = re.compile(
-    r"[ \t]*(?:(?P<percent>%|percent\b|per[ \t]cent\b|パーセント)|(?P<degree>°[ \t]?[FC](?![A-Za-z])|°(?![A-Za-z])|[FC](?![A-Za-z])|度)|(?P<year>年(?!間|代|度|前|後|ぶり))"
+    r"(?<![ \t])[ \t]*(?:(?P<percent>%|percent\b|per[ \t]cent\b|パーセント)|(?P<degree>°[ \t]?[FC](?![A-Za-z])|°(?![A-Za-z])|[FC](?![A-Za-z])|度)|(?P<year>年(?!間|代|度|前|後|ぶり))"
     r"|(?P<yen>円)|(?P<dollar>ドル|dollars?\b)|(?P<counter>[人件台歳倍校店社回票か国]))",
     re.I,
 )
